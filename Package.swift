@@ -1,0 +1,81 @@
+// swift-tools-version: 6.1
+// TraitBridge: an MQTT device bridge with one model of device types and traits.
+// Module cut and dependency direction: ../shared/design/ARCHITECTURE.md §2 (mirrored in README.md).
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "TraitBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "traitbridge", targets: ["traitbridge"]),
+        .library(name: "TraitBridgeModel", targets: ["TraitBridgeModel"]),
+        .library(name: "TraitBridgeJSON", targets: ["TraitBridgeJSON"]),
+        .library(name: "TraitBridgeMapping", targets: ["TraitBridgeMapping"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, each behind its own system-library target (pkg-config + Debian provider).
+        .systemLibrary(
+            name: "CJSONC",
+            pkgConfig: "json-c",
+            providers: [.apt(["libjson-c-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+
+        // json-c as a Swift value; the only module that imports CJSONC.
+        .target(name: "TraitBridgeJSON", dependencies: ["CJSONC"], swiftSettings: upcoming),
+        // Value types only: homes, rooms, devices, device types, traits, metadata, connectivity.
+        .target(name: "TraitBridgeModel", swiftSettings: upcoming),
+        // Loads and validates mappings/ (catalog now; source and cloud tables later).
+        .target(
+            name: "TraitBridgeMapping",
+            dependencies: ["TraitBridgeModel", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
+        // The command tree.
+        .target(
+            name: "TraitBridgeCLI",
+            dependencies: [
+                "TraitBridgeMapping",
+                "TraitBridgeModel",
+                "TraitBridgeJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
+
+        // Release-mode micro-benchmarks: `make bench` (never run by the tests).
+        .executableTarget(
+            name: "TraitBridgeBench",
+            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel"],
+            swiftSettings: upcoming
+        ),
+
+        .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
+        .testTarget(
+            name: "TraitBridgeMappingTests",
+            dependencies: ["TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "TraitBridgeCLITests",
+            dependencies: ["TraitBridgeCLI", "traitbridge"],
+            swiftSettings: upcoming
+        ),
+    ]
+)

@@ -1,0 +1,60 @@
+import ArgumentParser
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+/// `traitbridge mappings …`: work with the data files in `mappings/`.
+struct MappingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mappings",
+        abstract: "Check the data files that define device types, traits and source tables.",
+        subcommands: [MappingsValidateCommand.self]
+    )
+}
+
+/// `traitbridge mappings validate [DIR]`.
+struct MappingsValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Validate every file of a mappings folder and print each problem as file:line:col: path: message.",
+        discussion: """
+            Exits 0 when every file is valid, 1 when any problem was found.
+
+            Examples:
+              traitbridge mappings validate
+              traitbridge mappings validate ./my-mappings --json
+            """
+    )
+
+    @Argument(help: "The mappings folder (it holds catalog/).")
+    var directory: String = "mappings"
+
+    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"problems\": [...]}.")
+    var json = false
+
+    func run() throws {
+        let (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
+        if json {
+            var result = JSONObject()
+            result["valid"] = .bool(problems.isEmpty)
+            result["traits"] = .int(Int64(catalog?.traits.count ?? 0))
+            result["deviceTypes"] = .int(Int64(catalog?.deviceTypes.count ?? 0))
+            result["problems"] = .array(problems.map { problem in
+                .object([
+                    "file": .string(problem.file),
+                    "line": .int(Int64(problem.location.line)),
+                    "column": .int(Int64(problem.location.column)),
+                    "path": .string(problem.path.description),
+                    "message": .string(problem.message),
+                ])
+            })
+            print(JSONValue.object(result).serialized(.pretty), terminator: "")
+        } else if problems.isEmpty {
+            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types)")
+        } else {
+            for problem in problems { print(problem) }
+            print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(directory)")
+        }
+        if !problems.isEmpty { throw ExitCode.failure }
+    }
+}

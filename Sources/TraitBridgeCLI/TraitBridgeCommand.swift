@@ -1,0 +1,53 @@
+public import ArgumentParser
+
+/// The `traitbridge` command tree.
+///
+/// Exit codes scripts can rely on: 0 success, 1 failure (for `mappings validate`: problems found),
+/// 2 usage error. See ``run(arguments:)``.
+public struct TraitBridgeCommand: ParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "traitbridge",
+        abstract: "Bridge MQTT devices and Google Cloud-to-cloud into one model of device types and traits.",
+        discussion: """
+            Examples:
+              traitbridge mappings validate mappings
+              traitbridge --version
+            """,
+        version: version,
+        subcommands: [MappingsCommand.self]
+    )
+
+    public init() {}
+
+    /// Parses `arguments`, runs the command and exits with the project's exit codes
+    /// (argument-parser's usage error, 64, becomes 2 like most Unix tools).
+    public static func run(arguments: [String]? = nil) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Self.exit()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { printError(message) }
+                Self.exit(withError: ExitCode(2))
+            }
+            Self.exit(withError: error)
+        }
+    }
+}
+
+func printError(_ message: String) {
+    var standardError = StandardError()
+    print(message, to: &standardError)
+}
+
+/// Standard error as a `TextOutputStream`.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandleWriter.write(string, to: 2)
+    }
+}

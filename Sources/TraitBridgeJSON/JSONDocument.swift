@@ -1,0 +1,107 @@
+internal import CJSONC
+
+/// A parsed JSON text, held by json-c.
+///
+/// Parsing goes through json-c (fast, no Foundation); reading is done through ``JSON`` views that
+/// look keys up in json-c's own hash tables, so a message handler reads the three fields it needs
+/// without converting the whole tree. The document owns the single json-c reference to the root
+/// and releases it in `deinit`: this is the one place where json-c reference counts are handled.
+/// A document is immutable after parsing, so it may be read from several threads at once.
+public final class JSONDocument: @unchecked Sendable {
+    /// The json-c root; `nil` when the text was the literal `null`.
+    let rootObject: OpaquePointer?
+
+    /// Default nesting limit: deeper texts are rejected instead of exhausting the stack.
+    public static let defaultMaxDepth = 64
+
+    private init(rootObject: OpaquePointer?) {
+        self.rootObject = rootObject
+    }
+
+    deinit {
+        if let rootObject {
+            json_object_put(rootObject)
+        }
+    }
+
+    /// The root value.
+    public var root: JSON { JSON(document: self, object: rootObject) }
+
+    /// Parses one JSON text (RFC 8259, strict: no comments, no trailing commas, valid UTF-8).
+    ///
+    /// - Parameter maxDepth: arrays and objects nested deeper than this are rejected (default 64).
+    /// - Throws: ``JSONParseError`` with the 1-based line and column of the first bad character.
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONDocument {
+        var text = text
+        return try text.withUTF8 { buffer in
+            Result { () throws(JSONParseError) in try parse(UnsafeRawBufferPointer(buffer), maxDepth: maxDepth) }
+        }.get()
+    }
+
+    /// Parses one JSON text from bytes (for example an MQTT payload). See ``parse(_:maxDepth:)-(String,_)``.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONDocument {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) in try parse(buffer, maxDepth: maxDepth) }
+        }.get()
+    }
+
+    /// Parses one JSON text from raw bytes without copying them into a Swift array first.
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer,
+        maxDepth: Int = defaultMaxDepth
+    ) throws(JSONParseError) -> JSONDocument {
+        let count = bytes.count
+        guard count < Int(Int32.max) else {
+            throw JSONParseError(reason: "text is larger than 2 GiB", line: 1, column: 1, byteOffset: 0)
+        }
+        guard let tokener = json_tokener_new_ex(Int32(clamping: max(1, maxDepth))) else {
+            throw JSONParseError(reason: "out of memory", line: 1, column: 1, byteOffset: 0)
+        }
+        defer { json_tokener_free(tokener) }
+        json_tokener_set_flags(tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8))
+
+        var terminator: CChar = 0
+        var object: OpaquePointer?
+        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+            object = json_tokener_parse_ex(tokener, base, Int32(count))
+        } else {
+            object = json_tokener_parse_ex(tokener, &terminator, 0)
+        }
+        var error = json_tokener_get_error(tokener)
+        if error == json_tokener_continue {
+            // A complete buffer ends here: tell json-c so that a bare number or literal can finish.
+            object = json_tokener_parse_ex(tokener, &terminator, 1)
+            error = json_tokener_get_error(tokener)
+        }
+        let end = min(json_tokener_get_parse_end(tokener), count)
+
+        guard error == json_tokener_success else {
+            if let object { json_object_put(object) }
+            let reason: String
+            if error == json_tokener_continue || (error == json_tokener_error_parse_eof && end >= count) {
+                reason = "unexpected end of input"
+            } else if error == json_tokener_error_depth {
+                reason = "nesting deeper than \(maxDepth) levels"
+            } else {
+                reason = String(cString: json_tokener_error_desc(error))
+            }
+            throw makeError(reason, at: error == json_tokener_continue ? count : end, in: bytes)
+        }
+        // Only whitespace may follow the value.
+        var offset = end
+        while offset < count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default:
+                if let object { json_object_put(object) }
+                throw makeError("unexpected content after the JSON value", at: offset, in: bytes)
+            }
+        }
+        return JSONDocument(rootObject: object)
+    }
+
+    private static func makeError(_ reason: String, at offset: Int, in bytes: UnsafeRawBufferPointer) -> JSONParseError {
+        let location = SourceLocation(byteOffset: offset, in: bytes)
+        return JSONParseError(reason: reason, line: location.line, column: location.column, byteOffset: offset)
+    }
+}

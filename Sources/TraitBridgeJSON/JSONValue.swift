@@ -1,0 +1,100 @@
+/// A JSON value built in Swift, for output: state payloads, exports, CLI `--json`.
+///
+/// Objects keep their members in the order they were built (and, for parsed values, in text order),
+/// so serialization is deterministic: the same value always gives the same bytes, which makes
+/// "publish only on change" a byte comparison and keeps retained MQTT messages stable.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The member `key` of an object value.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let object) = self else { return nil }
+        return object[key]
+    }
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+}
+
+/// An ordered JSON object: members in insertion order, one value per key.
+public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    public private(set) var members: [(key: String, value: JSONValue)] = []
+
+    public init() {}
+
+    /// Members in the literal's order (a Swift dictionary literal keeps source order here).
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { members.count }
+    public var keys: [String] { members.map(\.key) }
+
+    /// Reading finds the member; writing replaces it in place, appends a new one, or removes it (`nil`).
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            let index = members.firstIndex(where: { $0.key == key })
+            switch (index, newValue) {
+            case (let index?, let value?): members[index].value = value
+            case (let index?, nil): members.remove(at: index)
+            case (nil, let value?): members.append((key, value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// Sets a member only when the value is present; keeps optional fields out of the output.
+    public mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
+        if let value { self[key] = value }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        var object = JSONObject()
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
+    }
+}
+
+extension JSON {
+    /// Copies this view into a ``JSONValue`` (keeps member order; integers beyond Int64 become doubles).
+    public var value: JSONValue {
+        switch kind {
+        case .null: return .null
+        case .bool: return .bool(bool ?? false)
+        case .number:
+            if isInteger, let integer = int64 { return .int(integer) }
+            return .double(double ?? 0)
+        case .string: return .string(string ?? "")
+        case .array: return .array(elements.map(\.value))
+        case .object:
+            var object = JSONObject()
+            for (key, member) in members { object[key] = member.value }
+            return .object(object)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// All the trait and device type definitions TraitBridge knows: the vocabulary of the model.
+///
+/// Built by TraitBridgeMapping from `mappings/catalog/`; every device type instance, attribute
+/// write and command is checked against it.
+public struct Catalog: Sendable {
+    public private(set) var traits: [TraitID: TraitDefinition] = [:]
+    public private(set) var deviceTypes: [DeviceTypeID: DeviceTypeDefinition] = [:]
+
+    public init() {}
+
+    /// Adds definitions; a second definition with an id already present is a ``ModelError/duplicateDefinition(_:)``.
+    public init(traits: [TraitDefinition], deviceTypes: [DeviceTypeDefinition]) throws(ModelError) {
+        for trait in traits {
+            guard self.traits[trait.id] == nil else { throw .duplicateDefinition(trait.id.description) }
+            self.traits[trait.id] = trait
+        }
+        for deviceType in deviceTypes {
+            guard self.deviceTypes[deviceType.id] == nil else { throw .duplicateDefinition(deviceType.id.description) }
+            self.deviceTypes[deviceType.id] = deviceType
+        }
+    }
+
+    public func trait(_ id: TraitID) -> TraitDefinition? { traits[id] }
+    public func deviceType(_ id: DeviceTypeID) -> DeviceTypeDefinition? { deviceTypes[id] }
+
+    /// The device type with this Matter device type id, if the catalog has one.
+    public func deviceType(matterID: UInt32) -> DeviceTypeDefinition? {
+        deviceTypes.values.first { $0.matterID == matterID && $0.id.namespace == .matter }
+    }
+
+    /// The metadata of one attribute, or the precise reason there is none.
+    public func attributeMetadata(_ trait: TraitID, _ attribute: String) throws(ModelError) -> AttributeMetadata {
+        guard let definition = traits[trait] else { throw .unknownTrait(trait) }
+        guard let attributeDefinition = definition.attribute(named: attribute) else {
+            throw .unknownAttribute(trait: trait, attribute: attribute, known: definition.attributes.map(\.name))
+        }
+        return attributeDefinition.metadata
+    }
+
+    /// Makes a device type instance, checking that the type exists, every trait exists, and every
+    /// required trait is present. Traits start with no values and ``TraitConnectivity/initial``.
+    public func makeDeviceType(
+        key: String,
+        type typeID: DeviceTypeID,
+        isPrimaryType: Bool,
+        traits traitIDs: [TraitID]
+    ) throws(ModelError) -> DeviceTypeInstance {
+        guard let definition = deviceTypes[typeID] else { throw .unknownDeviceType(typeID) }
+        var instances: [TraitInstance] = []
+        for traitID in traitIDs {
+            guard traits[traitID] != nil else { throw .unknownTrait(traitID) }
+            guard !instances.contains(where: { $0.traitID == traitID }) else {
+                throw .duplicateTrait(deviceTypeKey: key, trait: traitID)
+            }
+            instances.append(TraitInstance(traitID: traitID))
+        }
+        let missing = definition.requiredTraits.filter { !traitIDs.contains($0) }
+        guard missing.isEmpty else { throw .missingRequiredTraits(type: typeID, missing: missing) }
+        return DeviceTypeInstance(key: key, typeID: typeID, isPrimaryType: isPrimaryType, traits: instances)
+    }
+}

@@ -1,0 +1,3 @@
+import TraitBridgeCLI
+
+TraitBridgeCommand.run()
