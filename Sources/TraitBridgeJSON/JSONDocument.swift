@@ -1,4 +1,7 @@
 internal import CJSONC
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A parsed JSON text, held by json-c.
 ///
@@ -68,24 +71,30 @@ public final class JSONDocument: @unchecked Sendable {
             object = json_tokener_parse_ex(tokener, &terminator, 0)
         }
         var error = json_tokener_get_error(tokener)
+        var end = json_tokener_get_parse_end(tokener)
         if error == json_tokener_continue {
             // A complete buffer ends here: tell json-c so that a bare number or literal can finish.
             object = json_tokener_parse_ex(tokener, &terminator, 1)
             error = json_tokener_get_error(tokener)
+            end = count
         }
-        let end = min(json_tokener_get_parse_end(tokener), count)
+        end = min(end, count)
 
         guard error == json_tokener_success else {
             if let object { json_object_put(object) }
             let reason: String
-            if error == json_tokener_continue || (error == json_tokener_error_parse_eof && end >= count) {
+            if error == json_tokener_continue || end >= count {
                 reason = "unexpected end of input"
             } else if error == json_tokener_error_depth {
                 reason = "nesting deeper than \(maxDepth) levels"
             } else {
                 reason = String(cString: json_tokener_error_desc(error))
             }
-            throw makeError(reason, at: error == json_tokener_continue ? count : end, in: bytes)
+            throw makeError(reason, at: end, in: bytes)
+        }
+        if let (offset, reason) = firstNonJSONToken(bytes, upTo: end) {
+            if let object { json_object_put(object) }
+            throw makeError(reason, at: offset, in: bytes)
         }
         // Only whitespace may follow the value.
         var offset = end
@@ -98,6 +107,42 @@ public final class JSONDocument: @unchecked Sendable {
             }
         }
         return JSONDocument(rootObject: object)
+    }
+
+    /// json-c accepts `'single-quoted'` strings, `NaN` and `Infinity` even in strict mode; JSON
+    /// does not. Finds the first of them outside double-quoted strings. Cheap on the hot path: the
+    /// string-aware scan runs only when one of them occurs anywhere in the text, which is rare.
+    private static func firstNonJSONToken(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> (Int, String)? {
+        guard end > 0, let base = bytes.baseAddress else { return nil }
+        guard memchr(base, 0x27, end) != nil || contains(Array("NaN".utf8), in: bytes, upTo: end)
+            || contains(Array("Infinity".utf8), in: bytes, upTo: end)
+        else { return nil }
+        var inString = false
+        var offset = 0
+        while offset < end {
+            switch bytes[offset] {
+            case 0x5C where inString: offset += 1  // skip the escaped character
+            case 0x22: inString.toggle()
+            case 0x27 where !inString: return (offset, "single quotes are not JSON; use double quotes")
+            case UInt8(ascii: "N") where !inString, UInt8(ascii: "I") where !inString:
+                return (offset, "NaN and Infinity are not JSON numbers")
+            default: break
+            }
+            offset += 1
+        }
+        return nil
+    }
+
+    /// Whether `needle` occurs in the first `end` bytes (memchr on its first byte, then compare).
+    private static func contains(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, upTo end: Int) -> Bool {
+        guard let base = bytes.baseAddress, let first = needle.first else { return false }
+        var offset = 0
+        while offset + needle.count <= end, let hit = memchr(base + offset, Int32(first), end - offset) {
+            let index = base.distance(to: UnsafeRawPointer(hit))
+            if index + needle.count <= end, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) { return true }
+            offset = index + 1
+        }
+        return false
     }
 
     private static func makeError(_ reason: String, at offset: Int, in bytes: UnsafeRawBufferPointer) -> JSONParseError {
