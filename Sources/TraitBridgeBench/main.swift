@@ -1,0 +1,82 @@
+// Release-mode micro-benchmarks (`make bench`). Not run by the tests: timings belong here, never in
+// assertions. Each figure is the median of several rounds, reported per operation.
+import Foundation
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A zigbee2mqtt state payload for an RGBCCT light, as recorded in ../shared/corpus.
+let lightPayload = Array(
+    #"{"brightness":1,"color":{"hue":0,"saturation":0,"x":0.3,"y":0.31},"color_mode":"color_temp","color_temp":495,"color_temp_startup":65535,"last_seen":"2024-11-23T15:13:46+01:00","linkquality":207,"state":"OFF","update":{"installed_version":385953793,"latest_version":385953793,"state":"idle"}}"#
+        .utf8)
+/// A climate sensor payload.
+let sensorPayload = Array(#"{"battery":100,"humidity":48.72,"linkquality":120,"pressure":1008.6,"temperature":21.37,"voltage":3005}"#.utf8)
+
+func nanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// Runs `body` `iterations` times per round, 7 rounds; returns the median ns per iteration.
+func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows {
+    var rounds: [Double] = []
+    var sink = 0
+    for _ in 0..<7 {
+        let start = nanoseconds()
+        for _ in 0..<iterations { sink &+= try body() }
+        rounds.append(Double(nanoseconds() - start) / Double(iterations))
+    }
+    rounds.sort()
+    let median = rounds[3]
+    let perSecond = 1e9 / median
+    print("\(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", median)) ns/op  \(String(format: "%10.0f", perSecond)) op/s  (sink \(sink % 10))")
+}
+
+print("TraitBridgeBench (release), median of 7 rounds")
+
+try measure("parse z2m light payload (274 B) + read state/brightness/color_temp/color.x", iterations: 200_000) {
+    let root = try JSONDocument.parse(lightPayload).root
+    var score = 0
+    if root["state"]?.isString("ON") == true { score += 1 }
+    score += Int(root["brightness"]?.int64 ?? 0)
+    score += Int(root["color_temp"]?.int64 ?? 0)
+    score += Int((root["color"]?["x"]?.double ?? 0) * 100)
+    return score
+}
+
+try measure("parse z2m sensor payload (104 B) + read 4 numbers", iterations: 200_000) {
+    let root = try JSONDocument.parse(sensorPayload).root
+    let sum = (root["temperature"]?.double ?? 0) + (root["humidity"]?.double ?? 0) + (root["pressure"]?.double ?? 0)
+    return Int(sum) + Int(root["battery"]?.int64 ?? 0)
+}
+
+try measure("parse z2m light payload only", iterations: 200_000) {
+    _ = try JSONDocument.parse(lightPayload)
+    return 1
+}
+
+let state: JSONValue = [
+    "id": "z2m-0x00158d0001a2b3c4", "name": "Hallway Light",
+    "types": ["light": ["matter.OnOff": ["onOff": true], "matter.LevelControl": ["currentLevel": 254],
+                        "matter.ColorControl": ["colorTemperatureMireds": 370]]],
+    "connectivityState": "online", "dataSourceLocality": "localPeer",
+]
+measure("serialize a unified state payload (compact)", iterations: 200_000) {
+    state.serializedBytes().count
+}
+
+let level = AttributeMetadata(format: .uint8, unit: .level, minimum: 1, maximum: 254, isWritable: true)
+measure("validate an attribute write against metadata", iterations: 1_000_000) {
+    (try? level.validateWrite(.int(128))) == nil ? 0 : 1
+}
+
+if let directory = CommandLine.arguments.dropFirst().first ?? Optional("mappings") {
+    try measure("load and validate the catalog in \(directory)", iterations: 20) {
+        (try CatalogLoader.load(mappingsDirectory: directory)).traits.count
+    }
+}

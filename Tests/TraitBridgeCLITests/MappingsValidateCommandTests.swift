@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@Suite("traitbridge mappings validate")
+struct MappingsValidateCommandTests {
+    let mappings = CommandRunner.repository + "/mappings"
+
+    /// A copy of the shipped mappings in a fresh temporary folder.
+    func copyOfMappings() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mappings-\(UUID().uuidString)")
+        try FileManager.default.copyItem(atPath: mappings, toPath: folder.path)
+        return folder
+    }
+
+    @Test("the shipped mappings are valid: exit 0 and a summary line")
+    func valid() throws {
+        let result = try CommandRunner.run(["mappings", "validate", mappings])
+        #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
+        #expect(result.standardOutput.contains("traits,") && result.standardOutput.contains("device types)"))
+    }
+
+    @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
+    func broken() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("catalog/device-types.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        // Break the first mention of a required trait of the Dimmable Light.
+        let anchor = try #require(text.range(of: "\"id\": \"matter.DimmableLight\""))
+        let target = try #require(text.range(of: "\"matter.LevelControl\"", range: anchor.upperBound..<text.endIndex))
+        let broken = text.replacingCharacters(in: target, with: "\"matter.LevelKontrol\"")
+        try broken.write(to: file, atomically: true, encoding: .utf8)
+        let prefix = broken[..<target.lowerBound]
+        let line = prefix.filter { $0 == "\n" }.count + 1
+        let column = prefix.distance(from: prefix.lastIndex(of: "\n").map { prefix.index(after: $0) } ?? prefix.startIndex, to: prefix.endIndex) + 1
+
+        let result = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(result.exitCode == 1)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(result.standardOutput)")
+        #expect(lines.first?.hasPrefix("\(file.path):\(line):\(column): deviceTypes[") == true, "\(result.standardOutput)")
+        #expect(lines.first?.hasSuffix("unknown trait 'matter.LevelKontrol'; define it in a catalog file or remove it from the device type") == true)
+        #expect(lines.last == "1 problem in \(folder.path)")
+    }
+
+    @Test("--json prints the documented shape")
+    func json() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("catalog/vendor-example.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"max\": 50", with: "\"max\": 500").write(to: file, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["mappings", "validate", folder.path, "--json"])
+        #expect(result.exitCode == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["valid"] as? Bool == false)
+        let problems = try #require(object["problems"] as? [[String: Any]])
+        #expect(problems.count == 1)
+        #expect(problems.first?["path"] as? String == "traits[0].attributes[2]")
+        #expect(problems.first?["message"] as? String == "maximum 500 does not fit format uint8 (0…255)")
+        #expect(problems.first?["line"] as? Int != nil && problems.first?["column"] as? Int != nil)
+    }
+
+    @Test("a folder without a catalog is a failure that says what to pass")
+    func missingFolder() throws {
+        let result = try CommandRunner.run(["mappings", "validate", "/nonexistent"])
+        #expect(result.exitCode == 1)
+        #expect(result.standardOutput.contains("pass the mappings folder that contains catalog/"))
+    }
+
+    @Test("--version prints the version; an unknown command is a usage error (exit 2)")
+    func versionAndUsage() throws {
+        let version = try CommandRunner.run(["--version"])
+        #expect(version.exitCode == 0)
+        #expect(version.standardOutput == "0.1.0\n")
+        let usage = try CommandRunner.run(["frobnicate"])
+        #expect(usage.exitCode == 2)
+        #expect(usage.standardError.contains("Unexpected argument 'frobnicate'"))
+    }
+
+    @Test("help for mappings validate is exact")
+    func help() throws {
+        let result = try CommandRunner.run(["mappings", "validate", "--help"], environment: ["COLUMNS": "80"])
+        #expect(result.exitCode == 0)
+        let expected = """
+            OVERVIEW: Validate every file of a mappings folder and print each problem as
+            file:line:col: path: message.
+
+            Exits 0 when every file is valid, 1 when any problem was found.
+
+            Examples:
+              traitbridge mappings validate
+              traitbridge mappings validate ./my-mappings --json
+
+            USAGE: traitbridge mappings validate [<directory>] [--json]
+
+            ARGUMENTS:
+              <directory>             The mappings folder (it holds catalog/). (default:
+                                      mappings)
+
+            OPTIONS:
+              --json                  Print the result as JSON: {"valid": Bool, "traits":
+                                      N, "deviceTypes": N, "problems": [...]}.
+              --version               Show the version.
+              -h, --help              Show help information.
+
+
+            """
+        #expect(result.standardOutput == expected)
+    }
+}
