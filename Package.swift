@@ -44,6 +44,8 @@ let package = Package(
             dependencies: ["TraitBridgeModel", "TraitBridgeJSON"],
             swiftSettings: upcoming
         ),
+        // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.
+        .target(name: "TraitBridgeMQTT", dependencies: ["CMosquitto"], swiftSettings: upcoming),
         // The command tree.
         .target(
             name: "TraitBridgeCLI",
@@ -57,6 +59,8 @@ let package = Package(
         ),
         .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
 
+        // Test support shipped as a target: a private mosquitto on a free loopback port.
+        .target(name: "TraitBridgeTesting", swiftSettings: upcoming),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
@@ -65,6 +69,7 @@ let package = Package(
         ),
 
         .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"], swiftSettings: upcoming),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",

@@ -1,0 +1,260 @@
+internal import CMosquitto
+import Foundation
+import Synchronization
+
+/// An MQTT connection through libmosquitto that stays up: it reconnects forever with jittered
+/// backoff, re-sends its subscriptions on every connect, and keeps a Last Will on the broker.
+///
+/// One network thread of its own runs libmosquitto's loop; `onMessage` and `onEvent` are called on
+/// it, synchronously, so a message handler runs with no task or actor hop per message. `publish`
+/// may be called from any thread (libmosquitto is used in threaded mode). `self` is passed to
+/// libmosquitto as userdata; no global lookup table. Every `MOSQ_ERR_*` becomes an ``MQTTError``.
+public final class MQTTClient: @unchecked Sendable {
+    public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
+    public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
+
+    public let configuration: MQTTClientConfiguration
+    private let handle: OpaquePointer
+    private let onMessage: MessageHandler
+    private let onEvent: EventHandler
+    private let state: Mutex<State>
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var subscriptions: [String: Int32] = [:]
+        var isConnected = false
+        var isStopRequested = false
+        var isRunning = false
+        var connectedAt: ContinuousClock.Instant?
+        var backoff: ReconnectBackoff
+        var kickOff = KickOffDetector()
+    }
+
+    private static let libraryInitialised: Bool = {
+        mosquitto_lib_init()
+        return true
+    }()
+
+    /// Creates the client; nothing is sent until ``start()``.
+    public init(
+        configuration: MQTTClientConfiguration,
+        onMessage: @escaping MessageHandler,
+        onEvent: @escaping EventHandler = { _ in }
+    ) throws(MQTTError) {
+        _ = Self.libraryInitialised
+        self.configuration = configuration
+        self.onMessage = onMessage
+        self.onEvent = onEvent
+        self.state = Mutex(State(backoff: configuration.backoff))
+        guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
+            throw .library(code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "mosquitto_new failed (out of memory or invalid client id)")
+        }
+        self.handle = handle
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        do {
+            try configure()
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    private func configure() throws(MQTTError) {
+        try Self.check(mosquitto_threaded_set(handle, true))
+        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try Self.check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version))
+        if let username = configuration.broker.username {
+            try Self.check(mosquitto_username_pw_set(handle, username, configuration.broker.password))
+        }
+        if let will = configuration.will {
+            let rc = will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos), will.isRetained)
+            }
+            try Self.check(rc)
+        }
+        if configuration.broker.isTLS {
+            let tls = configuration.tls ?? .init()
+            let caFile = tls.caFile ?? "/etc/ssl/certs/ca-certificates.crt"
+            let rc = mosquitto_tls_set(handle, caFile, nil, tls.certificateFile, tls.keyFile, nil)
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                throw .tlsConfiguration("\(Self.message(for: rc)) (CA file \(caFile), certificate \(tls.certificateFile ?? "none"), key \(tls.keyFile ?? "none"))")
+            }
+            if tls.isInsecure { try Self.check(mosquitto_tls_insecure_set(handle, true)) }
+        }
+        mosquitto_connect_v5_callback_set(handle) { _, userdata, rc, _, _ in
+            MQTTClient.from(userdata)?.didConnect(rc)
+        }
+        mosquitto_disconnect_v5_callback_set(handle) { _, userdata, rc, _ in
+            MQTTClient.from(userdata)?.didDisconnect(rc)
+        }
+        mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+            guard let client = MQTTClient.from(userdata), let message = message?.pointee else { return }
+            client.didReceive(message)
+        }
+    }
+
+    private static func from(_ userdata: UnsafeMutableRawPointer?) -> MQTTClient? {
+        userdata.map { Unmanaged<MQTTClient>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    // MARK: Public API
+
+    /// Whether the broker has accepted the current connection.
+    public var isConnected: Bool { state.withLock { $0.isConnected } }
+
+    /// Subscribes now when connected, and again after every reconnect.
+    public func subscribe(_ filter: String, qos: Int = 0) {
+        let connected = state.withLock { state in
+            state.subscriptions[filter] = Int32(qos)
+            return state.isConnected
+        }
+        if connected { mosquitto_subscribe(handle, nil, filter, Int32(qos)) }
+    }
+
+    /// Publishes a message; throws ``MQTTError/notConnected`` while the broker is away (callers
+    /// republish their retained state on the next ``MQTTConnectionEvent/connected(broker:)``).
+    public func publish(_ topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) throws(MQTTError) {
+        let rc = payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+        }
+        if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
+        if rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_MALFORMED_UTF8.rawValue { throw .invalidTopic(topic) }
+        try Self.check(rc)
+    }
+
+    public func publish(_ topic: String, text: String, qos: Int = 0, retain: Bool = false) throws(MQTTError) {
+        try publish(topic, payload: Array(text.utf8), qos: qos, retain: retain)
+    }
+
+    /// Starts the network thread: connect, loop, reconnect with backoff until ``stop()``.
+    public func start() {
+        let shouldStart = state.withLock { state in
+            guard !state.isRunning else { return false }
+            state.isRunning = true
+            state.isStopRequested = false
+            return true
+        }
+        guard shouldStart else { return }
+        let thread = Thread { [self] in
+            runLoop()
+            finished.signal()
+        }
+        thread.name = "traitbridge-mqtt"
+        thread.start()
+    }
+
+    /// Disconnects cleanly (no Last Will) and waits up to `timeout` for the network thread.
+    public func stop(timeout: Duration = .seconds(5)) {
+        let wasRunning = state.withLock { state in
+            state.isStopRequested = true
+            return state.isRunning
+        }
+        guard wasRunning else { return }
+        mosquitto_disconnect(handle)
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        _ = finished.wait(timeout: .now() + seconds)
+        state.withLock { $0.isRunning = false }
+    }
+
+    // MARK: Network thread
+
+    private var isStopRequested: Bool { state.withLock { $0.isStopRequested } }
+
+    private func runLoop() {
+        let broker = configuration.broker
+        let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        var firstAttempt = true
+        while !isStopRequested {
+            let rc = firstAttempt
+                ? mosquitto_connect(handle, broker.host, Int32(broker.port), keepAlive)
+                : mosquitto_reconnect(handle)
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                let delay = state.withLock { $0.backoff.nextDelay() }
+                onEvent(.connectFailed(reason: Self.message(for: rc), retryIn: delay))
+                sleepInterruptibly(delay)
+                continue
+            }
+            firstAttempt = false
+            while !isStopRequested {
+                let loopResult = mosquitto_loop(handle, 100, 1)
+                if loopResult != MOSQ_ERR_SUCCESS.rawValue { break }
+            }
+            if isStopRequested {
+                // Flush the DISCONNECT packet.
+                for _ in 0..<10 where mosquitto_loop(handle, 10, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+                break
+            }
+            let delay = state.withLock { $0.backoff.nextDelay() }
+            sleepInterruptibly(delay)
+        }
+        state.withLock { $0.isConnected = false }
+    }
+
+    private func sleepInterruptibly(_ delay: Duration) {
+        let deadline = ContinuousClock.now + delay
+        while !isStopRequested && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    private func didConnect(_ rc: Int32) {
+        guard rc == 0 else {
+            onEvent(.refused(reason: String(cString: mosquitto_connack_string(rc))))
+            return
+        }
+        let subscriptions = state.withLock { state in
+            state.isConnected = true
+            state.connectedAt = .now
+            state.backoff.reset()
+            return state.subscriptions
+        }
+        for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
+            mosquitto_subscribe(handle, nil, filter, qos)
+        }
+        onEvent(.connected(broker: configuration.broker.description))
+    }
+
+    private func didDisconnect(_ rc: Int32) {
+        let (expected, suspected) = state.withLock { state -> (Bool, Bool) in
+            let duration = state.connectedAt.map { ContinuousClock.now - $0 } ?? .zero
+            let wasConnected = state.isConnected
+            state.isConnected = false
+            state.connectedAt = nil
+            let expected = state.isStopRequested
+            let takenOver = configuration.protocolVersion == .v5 && rc == 0x8E
+            let suspected = !expected && wasConnected && state.kickOff.connectionEnded(after: duration, sessionTakenOver: takenOver)
+            return (expected, suspected)
+        }
+        let reason = configuration.protocolVersion == .v5 && rc > MOSQ_ERR_UNKNOWN.rawValue
+            ? String(cString: mosquitto_reason_string(rc)) : Self.message(for: rc)
+        onEvent(.disconnected(reason: reason, isExpected: expected))
+        if suspected {
+            onEvent(.kickOffSuspected(clientID: configuration.clientID, detail: "the broker keeps dropping the connection right after it is made"))
+        }
+    }
+
+    private func didReceive(_ message: mosquitto_message) {
+        let topic = String(cString: message.topic)
+        let count = Int(message.payloadlen)
+        let payload: [UInt8] = count > 0 && message.payload != nil
+            ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
+        onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain))
+    }
+
+    // MARK: Errors
+
+    /// The one place where libmosquitto return codes become Swift errors.
+    static func check(_ rc: Int32) throws(MQTTError) {
+        guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
+        throw .library(code: rc, message: message(for: rc))
+    }
+
+    static func message(for rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        return String(cString: mosquitto_strerror(rc))
+    }
+}

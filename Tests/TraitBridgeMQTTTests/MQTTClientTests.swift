@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+@Suite("MQTT client against a real mosquitto", .serialized)
+struct MQTTClientTests {
+    func makeClient(
+        _ broker: MosquittoBroker,
+        clientID: String? = nil,
+        version: MQTTClientConfiguration.ProtocolVersion = .v311,
+        messages: Recorder<MQTTMessage>,
+        events: Recorder<String> = Recorder()
+    ) throws -> MQTTClient {
+        let configuration = MQTTClientConfiguration(
+            broker: try BrokerURL(broker.url), clientID: clientID, protocolVersion: version,
+            backoff: ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400)))
+        return try MQTTClient(configuration: configuration, onMessage: { messages.append($0) }, onEvent: { events.append("\($0)") })
+    }
+
+    @Test("publish and subscribe round trip, retained flag and payload bytes intact")
+    func roundTrip() throws {
+        let broker = try MosquittoBroker()
+        let messages = Recorder<MQTTMessage>()
+        let client = try makeClient(broker, messages: messages)
+        client.subscribe("tb-test/#")
+        client.start()
+        defer { client.stop() }
+        #expect(eventually { client.isConnected })
+        let payload: [UInt8] = [0x7B, 0x00, 0xFF, 0x7D]
+        try client.publish("tb-test/a", payload: payload, qos: 1, retain: true)
+        #expect(eventually { messages.all.contains { $0.topic == "tb-test/a" } })
+        #expect(messages.all.first?.payload == payload)
+        #expect(throws: MQTTError.invalidTopic("bad/#")) { try client.publish("bad/#", text: "x") }
+    }
+
+    @Test("a broker that dies and comes back on the same port: reconnect and resubscribe")
+    func reconnect() throws {
+        let broker = try MosquittoBroker()
+        let messages = Recorder<MQTTMessage>()
+        let events = Recorder<String>()
+        let client = try makeClient(broker, messages: messages, events: events)
+        client.subscribe("tb-test/+/state")
+        client.start()
+        defer { client.stop() }
+        #expect(eventually { client.isConnected })
+        broker.kill9()
+        #expect(eventually { !client.isConnected })
+        #expect(throws: MQTTError.notConnected) { try client.publish("tb-test/x/state", text: "lost") }
+        try broker.restart()
+        #expect(eventually { client.isConnected })
+        try client.publish("tb-test/x/state", text: "back")
+        #expect(eventually { messages.all.contains { $0.payloadText == "back" } }, "subscriptions survive the reconnect")
+        #expect(events.all.contains { $0.hasPrefix("connection lost") })
+        #expect(events.all.filter { $0.hasPrefix("connected to mqtt://127.0.0.1:") }.count >= 2)
+    }
+
+    @Test("no broker yet: attempts are reported with their retry delay, and it connects once the broker appears")
+    func connectLater() throws {
+        let broker = try MosquittoBroker()
+        broker.stop()
+        let events = Recorder<String>()
+        let client = try makeClient(broker, messages: Recorder(), events: events)
+        client.start()
+        defer { client.stop() }
+        #expect(eventually { events.all.count >= 2 })
+        #expect(events.all.first?.hasPrefix("cannot connect: ") == true, "\(events.all)")
+        #expect(events.all.first?.contains("retrying in") == true)
+        try broker.restart()
+        #expect(eventually { client.isConnected })
+    }
+
+    @Test("two clients with one id (MQTT 5): the one taken over reports it")
+    func kickOff() throws {
+        let broker = try MosquittoBroker()
+        let events = Recorder<String>()
+        let first = try makeClient(broker, clientID: "tb-duplicate", version: .v5, messages: Recorder(), events: events)
+        first.start()
+        defer { first.stop() }
+        #expect(eventually { first.isConnected })
+        let second = try makeClient(broker, clientID: "tb-duplicate", version: .v5, messages: Recorder())
+        second.start()
+        defer { second.stop() }
+        #expect(eventually { events.all.contains { $0.hasPrefix("another client seems to use client id 'tb-duplicate'") } }, "\(events.all)")
+    }
+
+    @Test("stop disconnects cleanly and is idempotent")
+    func stop() throws {
+        let broker = try MosquittoBroker()
+        let events = Recorder<String>()
+        let client = try makeClient(broker, messages: Recorder(), events: events)
+        client.start()
+        #expect(eventually { client.isConnected })
+        client.stop()
+        client.stop()
+        #expect(!client.isConnected)
+        #expect(events.all.last == "disconnected")
+    }
+}
+
+@Suite("Broker URLs, backoff and kick-off detection")
+struct MQTTValueTests {
+    @Test("broker URLs parse, default their port, and never print the password")
+    func urls() throws {
+        let plain = try BrokerURL("mqtt://127.0.0.1")
+        #expect(plain.port == 1883 && !plain.isTLS && plain.isLocalNetwork)
+        let secure = try BrokerURL("mqtts://bridge:s%40cret@broker.example:8884")
+        #expect(secure.isTLS && secure.port == 8884 && secure.username == "bridge" && secure.password == "s@cret")
+        #expect(secure.description == "mqtts://bridge:***@broker.example:8884")
+        #expect(!secure.isLocalNetwork)
+        #expect(try BrokerURL("mqtt://[::1]:1884").host == "::1")
+        #expect(try BrokerURL("mqtt://192.168.1.5").isLocalNetwork)
+        for bad in ["127.0.0.1:1883", "http://x", "mqtt://", "mqtt://host:0", "mqtt://host:99999", "mqtt://host:abc"] {
+            #expect(throws: MQTTError.self, "\(bad)") { try BrokerURL(bad) }
+        }
+    }
+
+    @Test("backoff doubles with jitter up to the cap, and resets")
+    func backoff() {
+        var backoff = ReconnectBackoff(initialDelay: .milliseconds(100), maximumDelay: .seconds(2))
+        var ceilings: [Duration] = []
+        for _ in 0..<8 {
+            let ceiling = backoff.currentCeiling
+            let delay = backoff.nextDelay()
+            #expect(delay <= ceiling && delay >= ceiling / 2, "\(delay) vs \(ceiling)")
+            ceilings.append(ceiling)
+        }
+        #expect(ceilings == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600), .seconds(2), .seconds(2), .seconds(2)])
+        backoff.reset()
+        #expect(backoff.currentCeiling == .milliseconds(100))
+    }
+
+    @Test("three short connections in a row suggest a kick-off loop; a long one clears the count")
+    func kickOffDetector() {
+        var detector = KickOffDetector()
+        var results: [Bool] = []
+        for _ in 0..<3 { results.append(detector.connectionEnded(after: .seconds(1), sessionTakenOver: false)) }
+        #expect(results == [false, false, true])
+        let afterLong = detector.connectionEnded(after: .seconds(60), sessionTakenOver: false)
+        #expect(!afterLong)
+        #expect(detector.shortConnectionsInARow == 0)
+        let takenOver = detector.connectionEnded(after: .seconds(60), sessionTakenOver: true)
+        #expect(takenOver)
+    }
+}
