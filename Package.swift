@@ -20,6 +20,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -44,16 +47,44 @@ let package = Package(
             dependencies: ["TraitBridgeModel", "TraitBridgeJSON"],
             swiftSettings: upcoming
         ),
+        // One folder per source family: a message in, model updates out. Never sees the broker.
+        .target(
+            name: "TraitBridgeSources",
+            dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
+        // The registry on disk: SQLite through GRDB.
+        .target(
+            name: "TraitBridgeStore",
+            dependencies: ["TraitBridgeModel", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: upcoming
+        ),
         // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.
         .target(name: "TraitBridgeMQTT", dependencies: ["CMosquitto"], swiftSettings: upcoming),
+        // The running bridge: registry, dispatch, connectivity chain, publication, commands.
+        .target(
+            name: "TraitBridgeEngine",
+            dependencies: [
+                "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON", "TraitBridgeSources", "TraitBridgeMQTT",
+                "TraitBridgeStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // The command tree.
         .target(
             name: "TraitBridgeCLI",
             dependencies: [
+                "TraitBridgeEngine",
+                "TraitBridgeMQTT",
+                "TraitBridgeStore",
                 "TraitBridgeMapping",
                 "TraitBridgeModel",
                 "TraitBridgeJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcoming
         ),
@@ -70,6 +101,11 @@ let package = Package(
 
         .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON"], swiftSettings: upcoming),
         .testTarget(name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"], swiftSettings: upcoming),
+        .testTarget(
+            name: "TraitBridgeSourcesTests",
+            dependencies: ["TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",

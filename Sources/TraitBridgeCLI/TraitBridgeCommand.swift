@@ -4,7 +4,7 @@ public import ArgumentParser
 ///
 /// Exit codes scripts can rely on: 0 success, 1 failure (for `mappings validate`: problems found),
 /// 2 usage error. See ``run(arguments:)``.
-public struct TraitBridgeCommand: ParsableCommand {
+public struct TraitBridgeCommand: AsyncParsableCommand {
     public static let version = "0.1.0"
 
     public static let configuration = CommandConfiguration(
@@ -12,21 +12,26 @@ public struct TraitBridgeCommand: ParsableCommand {
         abstract: "Bridge MQTT devices and Google Cloud-to-cloud into one model of device types and traits.",
         discussion: """
             Examples:
+              traitbridge serve --broker mqtt://127.0.0.1:1883
               traitbridge mappings validate mappings
               traitbridge --version
             """,
         version: version,
-        subcommands: [MappingsCommand.self]
+        subcommands: [ServeCommand.self, MappingsCommand.self]
     )
 
     public init() {}
 
     /// Parses `arguments`, runs the command and exits with the project's exit codes
     /// (argument-parser's usage error, 64, becomes 2 like most Unix tools).
-    public static func run(arguments: [String]? = nil) -> Never {
+    public static func run(arguments: [String]? = nil) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
             Self.exit()
         } catch {
             let code = exitCode(for: error)

@@ -146,6 +146,13 @@ public struct HomeGraph: Sendable, Hashable {
         devices[device.id] = device
     }
 
+    /// Changes a device in place (no copy of the device); `nil` when there is no such device.
+    @discardableResult
+    public mutating func modifyDevice<Result>(_ id: DeviceID, _ body: (inout Device) throws(ModelError) -> Result) throws(ModelError) -> Result? {
+        guard devices[id] != nil else { return nil }
+        return try body(&devices[id]!)
+    }
+
     public mutating func removeDevice(_ id: DeviceID) throws(ModelError) {
         guard devices.removeValue(forKey: id) != nil else { throw .unknownDevice(id) }
     }

@@ -1,3 +1,3 @@
 import TraitBridgeCLI
 
-TraitBridgeCommand.run()
+await TraitBridgeCommand.run()

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import TraitBridgeEngine
+import TraitBridgeMQTT
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeStore
+
+/// `traitbridge serve`: run the bridge in the foreground until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the bridge: read zigbee2mqtt devices from the broker and publish the unified model.",
+        discussion: """
+            Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first.
+            Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
+
+            Examples:
+              traitbridge serve
+              traitbridge serve --broker mqtt://user@192.168.1.10:1883 --data-dir /var/lib/traitbridge
+              traitbridge serve --config /etc/traitbridge.json
+            """
+    )
+
+    @Option(help: "Broker URL: mqtt://[user[:pass]@]host[:port] or mqtts://…  (default: mqtt://127.0.0.1:1883)")
+    var broker: String?
+    @Option(help: "Topic prefix of the unified model (default: traitbridge).")
+    var prefix: String?
+    @Option(help: "Folder of the registry database (default: $XDG_DATA_HOME/traitbridge or ~/.local/share/traitbridge).")
+    var dataDir: String?
+    @Option(help: "The mappings folder (default: mappings).")
+    var mappings: String?
+    @Option(help: "A JSON config file; see README, Configuration.")
+    var config: String?
+    @Option(help: "MQTT client id (default: traitbridge-<random>, unique per run).")
+    var clientId: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: info).")
+    var logLevel: String?
+
+    func run() async throws {
+        var settings = ServeConfiguration()
+        if let config {
+            do { settings = try ServeConfiguration.load(path: config) } catch { throw ValidationError(error.description) }
+        }
+        if let broker { settings.broker = broker }
+        if let prefix { settings.prefix = prefix }
+        if let dataDir { settings.dataDirectory = dataDir }
+        if let mappings { settings.mappingsDirectory = mappings }
+        if let clientId { settings.clientID = clientId }
+        if let logLevel { settings.logLevel = logLevel }
+        if let password = ProcessInfo.processInfo.environment["TRAITBRIDGE_PASSWORD"] { settings.password = password }
+        guard let level = Logger.Level(rawValue: settings.logLevel) else {
+            throw ValidationError("unknown log level '\(settings.logLevel)'; use trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "traitbridge")
+        let bridge = try Self.makeBridge(settings, logger: logger)
+        let service = BridgeService(bridge: bridge)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// Builds the bridge from settings; every failure is a message that says what to fix.
+    static func makeBridge(_ settings: ServeConfiguration, logger: Logger) throws -> Bridge {
+        var url: BrokerURL
+        do { url = try BrokerURL(settings.broker) } catch { throw ValidationError(error.description) }
+        if let username = settings.username { url.username = username }
+        if let password = settings.password { url.password = password }
+        let catalog: Catalog
+        let table: Zigbee2MQTTTable
+        do {
+            catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
+            table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let locality: TraitLocality = settings.zigbee2mqttLocality.flatMap(TraitLocality.init(rawValue:))
+            ?? (url.isLocalNetwork ? .localPeer : .remote)
+        let z2m = BridgeConfiguration.Zigbee2MQTTInstance(
+            instance: settings.zigbee2mqttInstance, baseTopic: settings.zigbee2mqttBaseTopic, locality: locality,
+            mainsStaleness: settings.mainsStalenessSeconds.map { .seconds($0) },
+            batteryStaleness: settings.batteryStalenessSeconds.map { .seconds($0) },
+            deviceStaleness: settings.deviceStalenessSeconds.mapValues { .seconds($0) })
+        let configuration = BridgeConfiguration(
+            prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: z2m,
+            commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+        let store: DeviceStore
+        do { store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory) } catch {
+            throw ValidationError(error.description)
+        }
+        let tls: MQTTClientConfiguration.TLS? = url.isTLS
+            ? .init(caFile: settings.tlsCAFile, certificateFile: settings.tlsCertificateFile, keyFile: settings.tlsKeyFile, isInsecure: settings.tlsInsecure)
+            : nil
+        if settings.tlsInsecure {
+            logger.warning("TLS certificate host names are NOT verified (tls.insecure = true); anyone in the path can impersonate the broker")
+        }
+        let client = MQTTClientConfiguration(
+            broker: url, clientID: settings.clientID, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
+        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph())
+        return Bridge(state: state, client: client, store: store, logger: logger)
+    }
+}
+
+/// The bridge as a swift-service-lifecycle service: runs until graceful shutdown, then stops.
+struct BridgeService: Service {
+    let bridge: Bridge
+
+    func run() async throws {
+        try bridge.start()
+        try? await gracefulShutdown()
+        bridge.stop()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import TraitBridgeJSON
+
+/// The settings of `traitbridge serve`, from the config file (`--config`), then flags, then
+/// environment (`TRAITBRIDGE_PASSWORD`). Unknown keys and wrong types in the file are errors that
+/// name file:line:col and the key, so a typo never silently falls back to a default.
+struct ServeConfiguration: Sendable {
+    var broker = "mqtt://127.0.0.1:1883"
+    var username: String?
+    var password: String?
+    var clientID: String?
+    var protocolVersion = "3.1.1"
+    var tlsCAFile: String?
+    var tlsCertificateFile: String?
+    var tlsKeyFile: String?
+    var tlsInsecure = false
+    var prefix = "traitbridge"
+    var dataDirectory: String?
+    var mappingsDirectory = "mappings"
+    var logLevel = "info"
+    var commandTimeoutSeconds = 3.0
+    var zigbee2mqttBaseTopic = "zigbee2mqtt"
+    var zigbee2mqttInstance = "default"
+    var zigbee2mqttLocality: String?
+    var mainsStalenessSeconds: Int?
+    var batteryStalenessSeconds: Int?
+    var deviceStalenessSeconds: [String: Int] = [:]
+
+    static let keys: Set<String> = [
+        "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "tls", "prefix", "dataDir",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt",
+    ]
+
+    /// Reads a config file; the error names the place.
+    static func load(path: String) throws(ConfigurationError) -> ServeConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
+        let bytes = [UInt8](data)
+        let root: JSON
+        do {
+            root = try JSONDocument.parse(bytes).root
+        } catch {
+            throw .invalid(path, "\(error.line):\(error.column)", "$", "invalid JSON: \(error.reason)")
+        }
+        let map = JSONSourceMap(bytes: bytes)
+        func fail(_ jsonPath: JSONPath, _ message: String) -> ConfigurationError {
+            .invalid(path, map.location(of: jsonPath).description, jsonPath.description, message)
+        }
+        guard root.kind == .object else { throw fail(.root, "expected an object") }
+        var configuration = ServeConfiguration()
+        for (key, value) in root.members where !key.hasPrefix("$") {
+            let at = JSONPath.root.appending(key)
+            func string() throws(ConfigurationError) -> String {
+                guard let text = value.string else { throw fail(at, "expected a string, found \(value.kind)") }
+                return text
+            }
+            switch key {
+            case "broker": configuration.broker = try string()
+            case "username": configuration.username = try string()
+            case "password": configuration.password = try string()
+            case "passwordFile":
+                let file = try string()
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw fail(at, "cannot read password file '\(file)'") }
+                configuration.password = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            case "passwordEnv":
+                let name = try string()
+                guard let text = ProcessInfo.processInfo.environment[name] else { throw fail(at, "environment variable \(name) is not set") }
+                configuration.password = text
+            case "clientId": configuration.clientID = try string()
+            case "protocol":
+                let text = try string()
+                guard ["3.1.1", "5"].contains(text) else { throw fail(at, "protocol '\(text)' is not one of 3.1.1, 5") }
+                configuration.protocolVersion = text
+            case "prefix": configuration.prefix = try string()
+            case "dataDir": configuration.dataDirectory = try string()
+            case "mappings": configuration.mappingsDirectory = try string()
+            case "logLevel": configuration.logLevel = try string()
+            case "commandTimeoutSeconds":
+                guard let seconds = value.double, seconds > 0, seconds <= 600 else { throw fail(at, "expected a number of seconds from 0 to 600") }
+                configuration.commandTimeoutSeconds = seconds
+            case "tls":
+                for (tlsKey, tlsValue) in value.members {
+                    let tlsAt = at.appending(tlsKey)
+                    switch tlsKey {
+                    case "caFile": configuration.tlsCAFile = tlsValue.string
+                    case "certFile": configuration.tlsCertificateFile = tlsValue.string
+                    case "keyFile": configuration.tlsKeyFile = tlsValue.string
+                    case "insecure": configuration.tlsInsecure = tlsValue.bool ?? false
+                    default: throw fail(tlsAt, "unknown key '\(tlsKey)'; allowed: caFile, certFile, keyFile, insecure")
+                    }
+                }
+            case "zigbee2mqtt":
+                for (z2mKey, z2mValue) in value.members {
+                    let z2mAt = at.appending(z2mKey)
+                    switch z2mKey {
+                    case "baseTopic": configuration.zigbee2mqttBaseTopic = z2mValue.string ?? configuration.zigbee2mqttBaseTopic
+                    case "instance": configuration.zigbee2mqttInstance = z2mValue.string ?? configuration.zigbee2mqttInstance
+                    case "locality":
+                        guard let text = z2mValue.string, ["direct", "localPeer", "remote"].contains(text) else {
+                            throw fail(z2mAt, "locality must be one of direct, localPeer, remote")
+                        }
+                        configuration.zigbee2mqttLocality = text
+                    case "mainsStalenessSeconds": configuration.mainsStalenessSeconds = z2mValue.int64.map(Int.init)
+                    case "batteryStalenessSeconds": configuration.batteryStalenessSeconds = z2mValue.int64.map(Int.init)
+                    case "deviceStalenessSeconds":
+                        for (device, seconds) in z2mValue.members {
+                            guard let value = seconds.int64, value > 0 else { throw fail(z2mAt.appending(device), "expected a whole number of seconds > 0") }
+                            configuration.deviceStalenessSeconds[device] = Int(value)
+                        }
+                    default:
+                        throw fail(z2mAt, "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds")
+                    }
+                }
+            default:
+                throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
+            }
+        }
+        return configuration
+    }
+
+    /// `$XDG_DATA_HOME/traitbridge`, or `~/.local/share/traitbridge`.
+    static var defaultDataDirectory: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/traitbridge" }
+        return (environment["HOME"] ?? ".") + "/.local/share/traitbridge"
+    }
+}
+
+/// A config file that cannot be used; the text names the place and what is allowed.
+enum ConfigurationError: Error, CustomStringConvertible {
+    case unreadable(String)
+    case invalid(String, String, String, String)
+
+    var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read config file '\(path)'"
+        case .invalid(let file, let location, let path, let message): "\(file):\(location): \(path): \(message)"
+        }
+    }
+}

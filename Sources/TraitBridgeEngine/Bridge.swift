@@ -1,0 +1,165 @@
+import FoundationEssentials
+import Foundation
+public import Logging
+import Synchronization
+public import TraitBridgeMQTT
+import TraitBridgeModel
+public import TraitBridgeStore
+
+/// The running bridge: a ``BridgeState`` behind one lock, fed by the MQTT client's network thread
+/// and a timer thread, with the effects performed right there (publish, store, log).
+///
+/// Messages are handled synchronously on libmosquitto's thread: no task or actor hop per message,
+/// one lock per message. Everything long-running stops in ``stop()``, which publishes `offline`.
+public final class Bridge: Sendable {
+    private let state: Mutex<BridgeState>
+    private let clientBox = Mutex<MQTTClient?>(nil)
+    private let store: DeviceStore?
+    private let logger: Logger
+    private let clientConfiguration: MQTTClientConfiguration
+    private let ticker = Mutex<(isRunning: Bool, lastFlush: Date)>((false, Date()))
+    private let tickerDone = DispatchSemaphore(value: 0)
+
+    public init(state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, logger: Logger) {
+        var clientConfiguration = client
+        clientConfiguration.will = .init(topic: state.bridgeStateTopic, payload: "offline", qos: 1, isRetained: true)
+        self.clientConfiguration = clientConfiguration
+        self.store = store
+        self.logger = logger
+        var initial = state
+        if let store {
+            do {
+                for line in initial.restore(try store.all()) { Self.log(line, to: logger) }
+            } catch {
+                logger.error("\(error)")
+            }
+        }
+        self.state = Mutex(initial)
+    }
+
+    /// A copy of the current state (for tests and the CLI).
+    public var snapshot: BridgeState { state.withLock { $0 } }
+
+    /// Connects (and keeps reconnecting) and starts the timers.
+    public func start() throws(MQTTError) {
+        let client = try MQTTClient(
+            configuration: clientConfiguration,
+            onMessage: { [weak self] message in self?.handle(message) },
+            onEvent: { [weak self] event in self?.handle(event) })
+        for filter in state.withLock({ $0.subscriptions }) { client.subscribe(filter, qos: 1) }
+        clientBox.withLock { $0 = client }
+        logger.info("starting", metadata: ["tb.mqtt.broker": "\(clientConfiguration.broker)", "tb.mqtt.client": "\(clientConfiguration.clientID)"])
+        client.start()
+        ticker.withLock { $0.isRunning = true }
+        let thread = Thread { [self] in
+            while ticker.withLock({ $0.isRunning }) {
+                Thread.sleep(forTimeInterval: 0.1)
+                tick()
+            }
+            tickerDone.signal()
+        }
+        thread.name = "traitbridge-timer"
+        thread.start()
+    }
+
+    /// Publishes `offline` (retained), disconnects cleanly and stops the timers.
+    public func stop() {
+        let wasRunning = ticker.withLock { ticker in
+            defer { ticker.isRunning = false }
+            return ticker.isRunning
+        }
+        if wasRunning { _ = tickerDone.wait(timeout: .now() + 2) }
+        guard let client = clientBox.withLock({ $0 }) else { return }
+        for outgoing in state.withLock({ $0.shutdownPublications }) {
+            try? client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
+        }
+        client.stop()
+        flushLastSeen(force: true)
+        logger.info("stopped")
+    }
+
+    // MARK: Events
+
+    private func handle(_ message: MQTTMessage) {
+        let now = Date()
+        state.withLock { state in
+            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now))
+        }
+    }
+
+    private func handle(_ event: MQTTConnectionEvent) {
+        let now = Date()
+        switch event {
+        case .connected:
+            logger.info("\(event)")
+            state.withLock { perform($0.brokerConnected(now: now)) }
+        case .disconnected(let reason, let isExpected):
+            if !isExpected { state.withLock { perform($0.brokerDisconnected(now: now, reason: reason)) } }
+        case .refused, .connectFailed:
+            logger.warning("\(event)")
+        case .kickOffSuspected:
+            logger.error("\(event)")
+        }
+    }
+
+    private func tick() {
+        let now = Date()
+        state.withLock { perform($0.tick(now: now)) }
+        flushLastSeen(force: false)
+    }
+
+    /// Writes last-seen times to the registry once a minute (not per message).
+    private func flushLastSeen(force: Bool) {
+        guard let store else { return }
+        let now = Date()
+        let since: Date? = ticker.withLock { ticker in
+            guard force || now.timeIntervalSince(ticker.lastFlush) >= 60 else { return nil }
+            defer { ticker.lastFlush = now }
+            return ticker.lastFlush
+        }
+        guard let since else { return }
+        let ids = state.withLock { $0.devicesSeen(since: since) }
+        do { try store.touch(ids, seen: now) } catch { logger.error("\(error)") }
+    }
+
+    /// Runs inside the state lock so that publications keep their order.
+    private func perform(_ effects: BridgeEffects) {
+        if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
+            for outgoing in effects.publications {
+                do {
+                    try client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
+                } catch {
+                    logger.debug("not published: \(error)", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
+                }
+            }
+        }
+        if let store {
+            for change in effects.storeChanges {
+                do {
+                    switch change {
+                    case .upsert(let record):
+                        try store.upsert(id: record.id, name: record.name, roomName: record.roomName, sourceFamily: record.sourceFamily,
+                                         sourceInstance: record.sourceInstance, nativeID: record.nativeID, description: record.description, seen: Date())
+                    case .remove(let id):
+                        try store.remove(id)
+                    }
+                } catch {
+                    logger.error("\(error)")
+                }
+            }
+        }
+        for line in effects.logs { Self.log(line, to: logger) }
+    }
+
+    static func log(_ line: BridgeLogLine, to logger: Logger) {
+        var metadata = Logger.Metadata()
+        for (key, value) in line.metadata { metadata[key] = "\(value)" }
+        switch line.level {
+        case .debug: logger.debug("\(line.message)", metadata: metadata)
+        case .info: logger.info("\(line.message)", metadata: metadata)
+        case .notice: logger.notice("\(line.message)", metadata: metadata)
+        case .warning: logger.warning("\(line.message)", metadata: metadata)
+        case .error: logger.error("\(line.message)", metadata: metadata)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+public import TraitBridgeModel
+
+/// What a running bridge needs to know: its topic prefix, the sources it reads, the timing rules.
+/// Built by `traitbridge serve` from flags and the config file; see README "Configuration".
+public struct BridgeConfiguration: Sendable {
+    /// Prefix of the unified topics (`<prefix>/devices/<id>/state`); default `traitbridge`.
+    public var prefix: String
+    /// The broker as printed in reasons ("broker mqtt://127.0.0.1:1883 disconnected").
+    public var brokerDescription: String
+    /// One zigbee2mqtt instance: its base topic and its locality.
+    public var zigbee2mqtt: Zigbee2MQTTInstance?
+    /// How long a command waits for the device's echo before it is reported `assumed`.
+    public var commandTimeout: Duration
+    /// How many messages for not-yet-discovered topics are kept (the newest per topic).
+    public var pendingMessageLimit: Int
+
+    public struct Zigbee2MQTTInstance: Sendable {
+        public var instance: String
+        public var baseTopic: String
+        public var locality: TraitLocality
+        /// Overrides of the table's staleness budgets.
+        public var mainsStaleness: Duration?
+        public var batteryStaleness: Duration?
+        /// Per-device budgets by IEEE address or friendly name.
+        public var deviceStaleness: [String: Duration]
+
+        public init(
+            instance: String = "default", baseTopic: String = "zigbee2mqtt", locality: TraitLocality,
+            mainsStaleness: Duration? = nil, batteryStaleness: Duration? = nil, deviceStaleness: [String: Duration] = [:]
+        ) {
+            self.instance = instance
+            self.baseTopic = baseTopic
+            self.locality = locality
+            self.mainsStaleness = mainsStaleness
+            self.batteryStaleness = batteryStaleness
+            self.deviceStaleness = deviceStaleness
+        }
+    }
+
+    public init(
+        prefix: String = "traitbridge",
+        brokerDescription: String,
+        zigbee2mqtt: Zigbee2MQTTInstance?,
+        commandTimeout: Duration = .seconds(3),
+        pendingMessageLimit: Int = 10_000
+    ) {
+        self.prefix = prefix
+        self.brokerDescription = brokerDescription
+        self.zigbee2mqtt = zigbee2mqtt
+        self.commandTimeout = commandTimeout
+        self.pendingMessageLimit = pendingMessageLimit
+    }
+}
+
+/// Something the bridge wants sent; the state machine returns these and the caller publishes them.
+public struct Outgoing: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var isRetained: Bool
+    public var qos: Int
+
+    public init(topic: String, payload: [UInt8], isRetained: Bool, qos: Int = 0) {
+        self.topic = topic
+        self.payload = payload
+        self.isRetained = isRetained
+        self.qos = qos
+    }
+}
+
+/// A log line produced by the state machine, written by the caller with swift-log.
+public struct BridgeLogLine: Sendable, Hashable {
+    public enum Level: Sendable, Hashable { case debug, info, notice, warning, error }
+    public var level: Level
+    public var message: String
+    /// `tb.`-prefixed metadata (`tb.mqtt.topic`, `tb.device.id`, `tb.source`).
+    public var metadata: [String: String]
+
+    public init(_ level: Level, _ message: String, _ metadata: [String: String] = [:]) {
+        self.level = level
+        self.message = message
+        self.metadata = metadata
+    }
+}
+
+/// What one event produced: messages to publish, rows to store, lines to log.
+public struct BridgeEffects: Sendable {
+    public var publications: [Outgoing] = []
+    public var storeChanges: [StoreChange] = []
+    public var logs: [BridgeLogLine] = []
+
+    public init() {}
+
+    mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {
+        publications.append(Outgoing(topic: topic, payload: payload, isRetained: retain, qos: qos))
+    }
+
+    mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {
+        logs.append(BridgeLogLine(level, message, metadata))
+    }
+}
+
+/// A change for the registry on disk.
+public enum StoreChange: Sendable, Hashable {
+    case upsert(DeviceRecord)
+    case remove(DeviceID)
+}
+
+/// What the registry keeps of a device: enough to publish it at start, before its source speaks.
+public struct DeviceRecord: Sendable, Hashable {
+    public var id: DeviceID
+    public var name: String
+    public var roomName: String?
+    public var sourceFamily: String
+    public var sourceInstance: String
+    public var nativeID: String
+    /// The device's last description payload (types and traits), to rebuild it at start.
+    public var description: [UInt8]
+
+    public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8]) {
+        self.id = id
+        self.name = name
+        self.roomName = roomName
+        self.sourceFamily = sourceFamily
+        self.sourceInstance = sourceInstance
+        self.nativeID = nativeID
+        self.description = description
+    }
+}

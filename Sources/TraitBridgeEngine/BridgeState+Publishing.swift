@@ -1,0 +1,74 @@
+import FoundationEssentials
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeMapping
+import TraitBridgeSources
+
+extension BridgeState {
+    /// Recomputes every device (after a broker or source-bridge change).
+    mutating func refreshAll(now: Date, effects: inout BridgeEffects) {
+        for id in graph.devices.keys.sorted() { refresh(id, now: now, effects: &effects) }
+    }
+
+    /// Re-derives the device's trait connectivity from the chain and publishes its state (and
+    /// description) when the bytes differ from what was last published.
+    mutating func refresh(_ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false) {
+        guard graph.devices[id] != nil else { return }
+        let locality = configuration.zigbee2mqtt?.locality ?? .localPeer
+        let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
+        let resolved = ConnectivityChain.resolve(
+            broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: z2mBridge,
+            device: live, locality: locality, now: now)
+        _ = try? graph.modifyDevice(id) { device in
+            for address in device.traitAddresses {
+                _ = try? device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
+                                            at: address, time: resolved.since ?? now)
+            }
+        }
+        guard broker.status == .up, let device = graph.devices[id] else { return }
+        let state = DevicePayloads.state(of: device, lastUpdate: lastUpdate[id]).serializedBytes()
+        if publishedState[id] != state {
+            publishedState[id] = state
+            effects.publish(stateTopic(id), state, retain: true)
+        }
+        if republishDescription || publishedDescription[id] == nil {
+            let description = descriptionPayload(id)
+            if publishedDescription[id] != description {
+                publishedDescription[id] = description
+                effects.publish(descriptionTopic(id), description, retain: true)
+            }
+        }
+    }
+
+    func descriptionPayload(_ id: DeviceID) -> [UInt8] {
+        guard let device = graph.devices[id] else { return [] }
+        let mapped = z2mDevices[id]
+        let table = zigbee2mqtt?.table
+        let home = device.homeID.flatMap { graph.home($0) }
+        return DevicePayloads.description(
+            of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
+            fedAttributes: { address in
+                guard let mapped else { return device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? [] }
+                return Array(Set(mapped.bindings.values.joined().filter { $0.address == address }.map(\.attribute))).sorted()
+            },
+            commands: { address in
+                guard let mapped, let table else { return [] }
+                let writable = Set(mapped.bindings.values.joined().filter { $0.address == address && $0.isWritable }.map(\.attribute))
+                return table.commands.filter { command in
+                    command.trait == address.traitID && command.unsupportedReason == nil
+                        && (command.sets.allSatisfy { writable.contains($0.attribute) } && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
+                }.map(\.command)
+            }
+        ).serializedBytes()
+    }
+
+    /// The registry row of a device.
+    func record(for id: DeviceID) -> DeviceRecord {
+        let device = graph.devices[id]
+        let source = device?.sources.first
+        return DeviceRecord(
+            id: id, name: device?.name ?? id.rawValue, roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
+            sourceFamily: source?.family ?? "", sourceInstance: source?.instance ?? "", nativeID: source?.nativeID ?? "",
+            description: descriptionPayload(id))
+    }
+}

@@ -1,0 +1,162 @@
+public import FoundationEssentials
+import TraitBridgeJSON
+public import TraitBridgeMapping
+public import TraitBridgeModel
+import TraitBridgeSources
+
+/// The whole bridge as a value: registry, routes, connectivity chain, pending commands.
+///
+/// Each event (a message, a broker connect or loss, a timer tick) is a `mutating` call that
+/// returns ``BridgeEffects`` — what to publish, store and log — and the caller does the I/O
+/// (swift-nio's state-machine style). So every rule of the bridge is tested without a broker,
+/// and the runtime only adds threads and sockets.
+public struct BridgeState: Sendable {
+    public let configuration: BridgeConfiguration
+    public let catalog: Catalog
+    let zigbee2mqtt: Zigbee2MQTTSource?
+
+    public internal(set) var graph: HomeGraph
+    /// zigbee2mqtt devices by id, with their bindings.
+    var z2mDevices: [DeviceID: Zigbee2MQTTDevice] = [:]
+    /// Exact topic → what it is: dispatch is one dictionary lookup, never a scan over devices.
+    var routes: [String: Route] = [:]
+    /// The newest message per topic that arrived before its device was known.
+    var pendingMessages: [String: [UInt8]] = [:]
+    var pendingOrder: [String] = []
+
+    var broker = LinkState()
+    var z2mBridge = LinkState()
+    var liveness: [DeviceID: DeviceLiveness] = [:]
+    /// When a device's values last changed.
+    var lastUpdate: [DeviceID: Date] = [:]
+    var publishedState: [DeviceID: [UInt8]] = [:]
+    var publishedDescription: [DeviceID: [UInt8]] = [:]
+    var pendingCommands: [PendingCommand] = []
+
+    enum Route: Sendable, Hashable {
+        case z2mBridgeState
+        case z2mBridgeDevices
+        case z2mDeviceState(DeviceID)
+        case z2mAvailability(DeviceID)
+    }
+
+    public init(configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph) {
+        self.configuration = configuration
+        self.catalog = catalog
+        self.graph = graph
+        if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
+            self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
+            routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
+            routes[instance.baseTopic + "/bridge/devices"] = .z2mBridgeDevices
+        } else {
+            self.zigbee2mqtt = nil
+        }
+    }
+
+    /// The topic filters the bridge subscribes to.
+    public var subscriptions: [String] {
+        var filters = ["\(configuration.prefix)/devices/+/set"]
+        if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
+        return filters
+    }
+
+    public var bridgeStateTopic: String { "\(configuration.prefix)/bridge/state" }
+    func stateTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)/state" }
+    func descriptionTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)" }
+
+    // MARK: Events
+
+    /// Dispatches one MQTT message by its exact topic.
+    public mutating func handleMessage(topic: String, payload: [UInt8], now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        if let route = routes[topic] {
+            apply(route, topic: topic, payload: payload, now: now, effects: &effects)
+        } else if let deviceID = commandTarget(topic) {
+            handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
+        } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
+            keepPending(topic: topic, payload: payload)
+        }
+        return effects
+    }
+
+    mutating func apply(_ route: Route, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+        switch route {
+        case .z2mBridgeState: handleZigbee2MQTTBridgeState(topic: topic, payload: payload, now: now, effects: &effects)
+        case .z2mBridgeDevices: handleZigbee2MQTTDevices(topic: topic, payload: payload, now: now, effects: &effects)
+        case .z2mDeviceState(let id): handleZigbee2MQTTState(id, topic: topic, payload: payload, now: now, effects: &effects)
+        case .z2mAvailability(let id): handleZigbee2MQTTAvailability(id, topic: topic, payload: payload, now: now, effects: &effects)
+        }
+    }
+
+    /// The broker accepted our connection: announce `online`, republish every retained topic we
+    /// own (never assume the broker kept them), and let connectivity follow what arrives next.
+    public mutating func brokerConnected(now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        broker = LinkState(status: .up, since: now, origin: configuration.brokerDescription)
+        effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
+        publishedState.removeAll()
+        publishedDescription.removeAll()
+        refreshAll(now: now, effects: &effects)
+        effects.log(.info, "connected; republished \(graph.devices.count) devices", ["tb.mqtt.broker": configuration.brokerDescription])
+        return effects
+    }
+
+    /// The broker connection is gone: every MQTT-sourced trait becomes unknown with that reason.
+    /// Nothing can be published now; the states are published again on reconnect.
+    public mutating func brokerDisconnected(now: Date, reason: String) -> BridgeEffects {
+        var effects = BridgeEffects()
+        broker = LinkState(status: .down, since: now, origin: configuration.brokerDescription)
+        refreshAll(now: now, effects: &effects)
+        effects.publications.removeAll()
+        effects.log(.warning, "broker connection lost (\(reason)); all MQTT-sourced traits are unknown until it is back", ["tb.mqtt.broker": configuration.brokerDescription])
+        return effects
+    }
+
+    /// Periodic work: staleness budgets and command timeouts.
+    public mutating func tick(now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        expireCommands(now: now, effects: &effects)
+        for (id, live) in liveness where live.availability.status == .unknown {
+            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds) else { continue }
+            refresh(id, now: now, effects: &effects)
+        }
+        return effects
+    }
+
+    /// What the bridge publishes when it stops on purpose (the Last Will says the same on a crash).
+    public var shutdownPublications: [Outgoing] {
+        [Outgoing(topic: bridgeStateTopic, payload: Array("offline".utf8), isRetained: true, qos: 1)]
+    }
+
+    // MARK: Helpers
+
+    func commandTarget(_ topic: String) -> DeviceID? {
+        let prefix = configuration.prefix + "/devices/"
+        guard topic.hasPrefix(prefix), topic.hasSuffix("/set") else { return nil }
+        let middle = topic.dropFirst(prefix.count).dropLast(4)
+        guard !middle.contains("/") else { return nil }
+        return try? DeviceID(String(middle))
+    }
+
+    /// Topics zigbee2mqtt itself uses that are neither state nor availability.
+    static func isIgnoredZigbee2MQTTTopic(_ topic: String, base: String) -> Bool {
+        let rest = topic.dropFirst(base.count + 1)
+        return rest.hasPrefix("bridge/") || rest.hasSuffix("/set") || rest.hasSuffix("/get") || rest.contains("/set/")
+    }
+
+    mutating func keepPending(topic: String, payload: [UInt8]) {
+        if pendingMessages.updateValue(payload, forKey: topic) == nil {
+            pendingOrder.append(topic)
+            if pendingOrder.count > configuration.pendingMessageLimit {
+                pendingMessages.removeValue(forKey: pendingOrder.removeFirst())
+            }
+        }
+    }
+}
+
+extension BridgeState {
+    /// Devices heard from since `date` (for the registry's last-seen times).
+    public func devicesSeen(since date: Date) -> [DeviceID] {
+        liveness.filter { ($0.value.lastSeen ?? .distantPast) > date }.map(\.key).sorted()
+    }
+}

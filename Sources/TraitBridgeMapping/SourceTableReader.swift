@@ -1,0 +1,87 @@
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// Shared decoding of source tables: trait/attribute references checked against the catalog,
+/// and transforms.
+struct SourceTableReader {
+    let reader: MappingReader
+    let catalog: Catalog
+
+    /// A trait id that the catalog defines.
+    func trait(_ object: JSON, _ key: String = "trait", at path: JSONPath) -> TraitID? {
+        guard let text = reader.string(object, key, at: path, required: true) else { return nil }
+        guard let id = TraitID(parsing: text), catalog.trait(id) != nil else {
+            reader.problem(path.appending(key), "unknown trait '\(text)'; use a trait of mappings/catalog")
+            return nil
+        }
+        return id
+    }
+
+    func deviceType(_ object: JSON, _ key: String, at path: JSONPath) -> DeviceTypeID? {
+        guard let text = reader.string(object, key, at: path, required: true) else { return nil }
+        guard let id = DeviceTypeID(parsing: text), catalog.deviceType(id) != nil else {
+            reader.problem(path.appending(key), "unknown device type '\(text)'; use a device type of mappings/catalog")
+            return nil
+        }
+        return id
+    }
+
+    /// An attribute name that `trait` has.
+    func attribute(_ object: JSON, of trait: TraitID, at path: JSONPath) -> String? {
+        guard let name = reader.string(object, "attribute", at: path, required: true) else { return nil }
+        guard catalog.trait(trait)?.attribute(named: name) != nil else {
+            let known = catalog.trait(trait)?.attributes.map(\.name).joined(separator: ", ") ?? ""
+            reader.problem(path.appending("attribute"), "trait \(trait) has no attribute '\(name)'; it has: \(known)")
+            return nil
+        }
+        return name
+    }
+
+    /// `"transform": [ {"scale": 100}, "levelFrom254", {"map": [[a, b], …]} ]`.
+    func pipeline(_ object: JSON, at path: JSONPath) -> ValuePipeline {
+        var steps: [ValueTransform] = []
+        for (index, element) in reader.array(object, "transform", at: path).enumerated() {
+            let stepPath = path.appending("transform").appending(index)
+            if let name = element.string {
+                switch name {
+                case "levelFrom254": steps.append(.levelFrom254)
+                case "invertPercentTo100ths": steps.append(.invertPercentTo100ths)
+                case "kelvinToMireds": steps.append(.kelvinToMireds)
+                case "luxToMatter": steps.append(.luxToMatter)
+                case "fahrenheitToCelsius": steps.append(.fahrenheitToCelsius)
+                default:
+                    reader.problem(stepPath, "unknown transform '\(name)'; use levelFrom254, invertPercentTo100ths, kelvinToMireds, luxToMatter, fahrenheitToCelsius, {\"scale\": n}, {\"offset\": n} or {\"map\": [[source, model], …]}")
+                }
+                continue
+            }
+            guard element.kind == .object, element.count == 1, let (key, value) = element.members.first else {
+                reader.problem(stepPath, "a transform is a name or an object with one key (scale, offset, map)")
+                continue
+            }
+            switch key {
+            case "scale", "offset":
+                guard let number = value.double, number.isFinite, key == "offset" || number != 0 else {
+                    reader.problem(stepPath.appending(key), "expected a non-zero number")
+                    continue
+                }
+                steps.append(key == "scale" ? .scale(number) : .offset(number))
+            case "map":
+                var pairs: [ValueTransform.ValuePair] = []
+                for (pairIndex, pair) in value.elements.enumerated() {
+                    guard pair.kind == .array, pair.count == 2, let source = pair[0], let model = pair[1] else {
+                        reader.problem(stepPath.appending(key).appending(pairIndex), "expected a pair [source value, model value]")
+                        continue
+                    }
+                    pairs.append(.init(source: AttributeValue(json: source), model: AttributeValue(json: model)))
+                }
+                if value.kind != .array || pairs.isEmpty {
+                    reader.problem(stepPath.appending(key), "expected a non-empty array of [source value, model value] pairs")
+                }
+                steps.append(.map(pairs))
+            default:
+                reader.problem(stepPath.appending(key), "unknown transform '\(key)'; use scale, offset or map")
+            }
+        }
+        return ValuePipeline(steps)
+    }
+}

@@ -1,0 +1,86 @@
+public import TraitBridgeModel
+import TraitBridgeJSON
+import FoundationEssentials
+
+/// `mappings/sources/zigbee2mqtt.json`: how zigbee2mqtt's exposes become device types and traits.
+///
+/// Data, not code: the zigbee2mqtt adapter interprets `bridge/devices` with these rules, so a new
+/// expose is supported by editing the file. Loaded against the catalog: every device type, trait
+/// and attribute it names must exist there.
+public struct Zigbee2MQTTTable: Sendable {
+    /// A composite expose (`light`, `switch`, …) and how its features map.
+    public struct Composite: Sendable {
+        /// The first rule whose `whenAny` feature is present wins; a rule without `whenAny` always matches.
+        public var deviceTypes: [(whenAny: [String], type: DeviceTypeID)]
+        public var features: [String: Feature]
+    }
+
+    /// One feature of a composite, or one standalone expose.
+    public struct Feature: Sendable {
+        public var trait: TraitID
+        /// The attribute for a simple value; `nil` when ``fields`` maps an object's members.
+        public var attribute: String?
+        public var pipeline: ValuePipeline
+        /// Sub-fields of an object value (color `x`/`y`), each to its own attribute.
+        public var fields: [String: (attribute: String, pipeline: ValuePipeline)]
+        /// Build the ON/OFF (true/false…) map from the expose's `value_on`/`value_off`.
+        public var isBinaryFromExpose: Bool
+        /// Clamp command values to the expose's `value_min`/`value_max`.
+        public var clampsToExposeRange: Bool
+        /// When set, only features with one of these properties bind (a thermostat's child lock is
+        /// also a `lock` expose with a `state` feature, but its property is `child_lock`).
+        public var onlyProperties: [String]?
+    }
+
+    /// A standalone expose by property, with the device type it implies.
+    public struct Property: Sendable {
+        public var deviceType: DeviceTypeID
+        public var feature: Feature
+    }
+
+    /// A command of a trait, expressed as attribute writes (`$field` takes a command argument).
+    public struct Command: Sendable {
+        public enum Value: Sendable { case literal(AttributeValue), argument(String) }
+        public var trait: TraitID
+        public var command: String
+        public var sets: [(attribute: String, value: Value)]
+        /// Flip the current value of this attribute.
+        public var toggles: String?
+        /// Why the command is not supported through zigbee2mqtt.
+        public var unsupportedReason: String?
+    }
+
+    public var composites: [String: Composite] = [:]
+    public var properties: [String: Property] = [:]
+    public var commands: [Command] = []
+    /// Device type keys / ids in the order that decides the primary type.
+    public var primaryOrder: [String] = []
+    public var mainsStaleness: Duration = .seconds(600)
+    public var batteryStaleness: Duration = .seconds(90_000)
+
+    public func command(_ trait: TraitID, _ name: String) -> Command? {
+        commands.first { $0.trait == trait && $0.command == name }
+    }
+
+    /// Loads `<mappings>/sources/zigbee2mqtt.json`.
+    public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {
+        let path = mappingsDirectory + "/sources/zigbee2mqtt.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        }
+        return try decode(file: path, bytes: [UInt8](data), catalog: catalog)
+    }
+
+    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {
+        let reader = MappingReader(file: file, bytes: bytes)
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(bytes)
+        } catch {
+            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
+        }
+        let table = Zigbee2MQTTTableDecoder(tables: SourceTableReader(reader: reader, catalog: catalog)).decode(document.root)
+        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
+        return table
+    }
+}

@@ -1,0 +1,159 @@
+public import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+extension Zigbee2MQTTSource {
+    /// Maps the retained `bridge/devices` payload. The coordinator and devices that expose
+    /// nothing the table knows are skipped; a malformed entry is a problem of its own and never
+    /// drops the others.
+    public func discover(_ payload: JSON) -> (devices: [Zigbee2MQTTDevice], problems: [SourceProblem]) {
+        guard payload.kind == .array else {
+            return ([], [SourceProblem(location: "bridge/devices", message: "expected an array of devices, found \(payload.kind)")])
+        }
+        var devices: [Zigbee2MQTTDevice] = []
+        var problems: [SourceProblem] = []
+        for (index, entry) in payload.elements.enumerated() {
+            let location = "bridge/devices[\(index)]"
+            guard entry.kind == .object else {
+                problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
+                continue
+            }
+            if entry["type"]?.isString("Coordinator") == true { continue }
+            guard let ieee = entry["ieee_address"]?.string, !ieee.isEmpty else {
+                problems.append(SourceProblem(location: location, message: "missing ieee_address"))
+                continue
+            }
+            guard let name = entry["friendly_name"]?.string, !name.isEmpty else {
+                problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
+                continue
+            }
+            if entry["disabled"]?.bool == true { continue }
+            do {
+                if let device = try mapDevice(entry, ieee: ieee, name: name) { devices.append(device) }
+            } catch {
+                problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
+            }
+        }
+        return (devices, problems)
+    }
+
+    /// One `bridge/devices` entry → a device with bindings, or `nil` when nothing is mapped.
+    func mapDevice(_ entry: JSON, ieee: String, name: String) throws(ModelError) -> Zigbee2MQTTDevice? {
+        var plan = DevicePlan()
+        for expose in entry[path: "definition.exposes"]?.elements ?? [] {
+            guard let type = expose["type"]?.string else { continue }
+            if let composite = table.composites[type], expose["features"] != nil {
+                planComposite(expose, type: type, rule: composite, into: &plan)
+            } else if let property = expose["property"]?.string, let rule = table.properties[property] {
+                let key = Self.key(for: rule.deviceType)
+                plan.addType(key: key, type: rule.deviceType, order: order(of: rule.deviceType.description))
+                if let binding = makeBinding(rule.feature, expose: expose, payloadKey: property, key: key) {
+                    plan.bindings[property, default: []] += binding
+                }
+            }
+        }
+        guard !plan.types.isEmpty else { return nil }
+        let primaryKey = plan.types.min { $0.order < $1.order }?.key
+        var instances: [DeviceTypeInstance] = []
+        for planned in plan.types {
+            let definition = catalog.deviceType(planned.type)
+            var traits = definition?.requiredTraits ?? []
+            for binding in plan.bindings.values.joined() where binding.address.deviceTypeKey == planned.key && !traits.contains(binding.address.traitID) {
+                traits.append(binding.address.traitID)
+            }
+            instances.append(try catalog.makeDeviceType(key: planned.key, type: planned.type, isPrimaryType: planned.key == primaryKey, traits: traits))
+        }
+        let definition = entry["definition"]
+        let source = SourceReference(family: Self.family, instance: instance, nativeID: ieee)
+        let device = try Device(
+            id: DeviceID.derived(source: "z2m", nativeID: ieee),
+            name: name,
+            identity: DeviceIdentity(uniqueID: ieee, otherDeviceIDs: [OtherDeviceID(agentID: Self.family, deviceID: ieee)]),
+            info: DeviceInfo(
+                manufacturer: definition?["vendor"]?.string ?? entry["manufacturer"]?.string,
+                model: definition?["model"]?.string ?? entry["model_id"]?.string,
+                hardwareVersion: entry["date_code"]?.string,
+                softwareVersion: entry["software_build_id"]?.string),
+            sources: [source],
+            deviceTypes: instances)
+        let isBattery = entry["power_source"]?.string?.lowercased().hasPrefix("battery") == true
+        return Zigbee2MQTTDevice(ieeeAddress: ieee, friendlyName: name, device: device, bindings: plan.bindings, isBatteryPowered: isBattery)
+    }
+
+    private func planComposite(_ expose: JSON, type: String, rule: Zigbee2MQTTTable.Composite, into plan: inout DevicePlan) {
+        let features = expose["features"]?.elements ?? []
+        let names = Set(features.compactMap { $0["name"]?.string })
+        guard let deviceType = rule.deviceTypes.first(where: { $0.whenAny.isEmpty || !names.isDisjoint(with: $0.whenAny) })?.type else { return }
+        var key = type
+        if let endpoint = expose["endpoint"]?.string { key += "_" + endpoint }
+        var suffix = 2
+        while plan.types.contains(where: { $0.key == key }) {
+            key = "\(type)\(suffix)"
+            suffix += 1
+        }
+        var bound: [String: [SourceBinding]] = [:]
+        for feature in features {
+            guard let name = feature["name"]?.string, let featureRule = rule.features[name],
+                let property = feature["property"]?.string,
+                featureRule.onlyProperties?.contains(property) ?? true
+            else { continue }
+            if let bindings = makeBinding(featureRule, expose: feature, payloadKey: property, key: key) {
+                bound[property, default: []] += bindings
+            }
+        }
+        guard !bound.isEmpty else { return }  // nothing this composite says is mapped
+        plan.addType(key: key, type: deviceType, order: order(of: type))
+        plan.bindings.merge(bound) { $0 + $1 }
+    }
+
+    /// The bindings of one feature (one, or one per field of an object value).
+    private func makeBinding(_ rule: Zigbee2MQTTTable.Feature, expose: JSON, payloadKey: String, key: String) -> [SourceBinding]? {
+        let address = TraitAddress(deviceTypeKey: key, traitID: rule.trait)
+        let access = expose["access"]?.int64 ?? 1
+        let isWritable = access & 2 != 0
+        if !rule.fields.isEmpty {
+            let subfeatures = expose["features"]?.elements ?? []
+            return rule.fields.compactMap { field, target in
+                guard let metadata = try? catalog.attributeMetadata(rule.trait, target.attribute) else { return nil }
+                let property = subfeatures.first { $0["name"]?.isString(field) == true }?["property"]?.string ?? field
+                return SourceBinding(address: address, attribute: target.attribute, payloadKey: payloadKey, fieldKey: property,
+                                     pipeline: target.pipeline, metadata: metadata, isWritable: isWritable)
+            }
+        }
+        guard let attribute = rule.attribute, let metadata = try? catalog.attributeMetadata(rule.trait, attribute) else { return nil }
+        var steps = rule.pipeline.steps
+        if rule.isBinaryFromExpose, let on = expose["value_on"], let off = expose["value_off"] {
+            var pairs = [ValueTransform.ValuePair(source: AttributeValue(json: on), model: .bool(true)),
+                         ValueTransform.ValuePair(source: AttributeValue(json: off), model: .bool(false))]
+            if let toggle = expose["value_toggle"] { pairs.append(.init(source: AttributeValue(json: toggle), model: .string("toggle"))) }
+            steps.insert(.map(pairs), at: 0)
+        }
+        var range: ClosedRange<Double>?
+        if rule.clampsToExposeRange || expose["value_min"] != nil, let low = expose["value_min"]?.double, let high = expose["value_max"]?.double, low <= high {
+            range = low...high
+        }
+        let step = expose["value_step"]?.double ?? 1
+        let isIntegral = expose["type"]?.isString("numeric") == true && step == step.rounded()
+        return [SourceBinding(address: address, attribute: attribute, payloadKey: payloadKey, pipeline: ValuePipeline(steps),
+                              metadata: metadata, isWritable: isWritable, sourceRange: range, isIntegral: isIntegral)]
+    }
+
+    private func order(of name: String) -> Int {
+        table.primaryOrder.firstIndex(of: name) ?? table.primaryOrder.count
+    }
+
+    /// `matter.TemperatureSensor` → `temperatureSensor`.
+    static func key(for type: DeviceTypeID) -> String {
+        type.name.prefix(1).lowercased() + type.name.dropFirst()
+    }
+}
+
+/// Device types and bindings collected while reading one device's exposes.
+struct DevicePlan {
+    var types: [(key: String, type: DeviceTypeID, order: Int)] = []
+    var bindings: [String: [SourceBinding]] = [:]
+
+    mutating func addType(key: String, type: DeviceTypeID, order: Int) {
+        if !types.contains(where: { $0.key == key }) { types.append((key, type, order)) }
+    }
+}

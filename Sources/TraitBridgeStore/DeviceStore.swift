@@ -1,0 +1,140 @@
+public import FoundationEssentials
+import GRDB
+public import TraitBridgeModel
+
+/// The registry on disk (SQLite through GRDB): every device the bridge has seen, its name, room
+/// and description, so ids, names and rooms survive restarts and known devices are published at
+/// start before their sources speak.
+///
+/// Every write is one transaction; SQLite's journal makes an acknowledged write survive `kill -9`.
+public final class DeviceStore: Sendable {
+    private let queue: DatabaseQueue
+
+    /// A stored device.
+    public struct Row: Sendable, Hashable {
+        public var id: DeviceID
+        public var name: String
+        public var roomName: String?
+        public var sourceFamily: String
+        public var sourceInstance: String
+        public var nativeID: String
+        public var description: [UInt8]
+        public var firstSeen: Date
+        public var lastSeen: Date
+
+        public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8], firstSeen: Date, lastSeen: Date) {
+            self.id = id
+            self.name = name
+            self.roomName = roomName
+            self.sourceFamily = sourceFamily
+            self.sourceInstance = sourceInstance
+            self.nativeID = nativeID
+            self.description = description
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+    }
+
+    /// Opens (and migrates) `<directory>/traitbridge.sqlite`, creating the folder when needed.
+    public init(directory: String) throws(StoreError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.journalMode = .wal
+            queue = try DatabaseQueue(path: directory + "/traitbridge.sqlite", configuration: configuration)
+            try Self.migrator.migrate(queue)
+        } catch {
+            throw .cannotOpen(path: directory + "/traitbridge.sqlite", reason: "\(error)")
+        }
+    }
+
+    /// Migrations are named and never edited; a change is a new migration.
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: devices") { db in
+            try db.create(table: "device") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("roomName", .text)
+                table.column("sourceFamily", .text).notNull()
+                table.column("sourceInstance", .text).notNull()
+                table.column("nativeID", .text).notNull()
+                table.column("description", .blob).notNull()
+                table.column("firstSeen", .datetime).notNull()
+                table.column("lastSeen", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+
+    /// Inserts or updates a device; `firstSeen` is kept from the first insert.
+    public func upsert(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8], seen: Date) throws(StoreError) {
+        do {
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen, lastSeen)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
+                          sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
+                          nativeID = excluded.nativeID, description = excluded.description, lastSeen = excluded.lastSeen
+                        """,
+                    arguments: [id.rawValue, name, roomName, sourceFamily, sourceInstance, nativeID, Data(description), seen, seen])
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    /// Records when devices were last heard from (batched by the caller).
+    public func touch(_ ids: [DeviceID], seen: Date) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        do {
+            try queue.write { db in
+                for id in ids { try db.execute(sql: "UPDATE device SET lastSeen = ? WHERE id = ?", arguments: [seen, id.rawValue]) }
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    public func remove(_ id: DeviceID) throws(StoreError) {
+        do {
+            try queue.write { db in try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    /// Every stored device, by id; rows with an id that is no longer valid are skipped.
+    public func all() throws(StoreError) -> [Row] {
+        do {
+            return try queue.read { db in
+                try GRDB.Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY id").compactMap { row -> Row? in
+                    guard let id = try? DeviceID(row["id"] as String) else { return nil }
+                    let description: Data = row["description"]
+                    return Row(id: id, name: row["name"], roomName: row["roomName"], sourceFamily: row["sourceFamily"],
+                               sourceInstance: row["sourceInstance"], nativeID: row["nativeID"], description: [UInt8](description),
+                               firstSeen: row["firstSeen"], lastSeen: row["lastSeen"])
+                }
+            }
+        } catch {
+            throw .readFailed("\(error)")
+        }
+    }
+}
+
+/// Why the registry could not be read or written; the text says where.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    case writeFailed(String)
+    case readFailed(String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
+        case .writeFailed(let reason): "registry write failed: \(reason)"
+        case .readFailed(let reason): "registry read failed: \(reason)"
+        }
+    }
+}
