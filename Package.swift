@@ -106,6 +106,11 @@ let package = Package(
             dependencies: ["TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "TraitBridgeEngineTests",
+            dependencies: ["TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",
