@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
 
         // Test support shipped as a target: a private mosquitto on a free loopback port.
-        .target(name: "TraitBridgeTesting", swiftSettings: upcoming),
+        .target(name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TraitBridgeCLITests",
-            dependencies: ["TraitBridgeCLI", "traitbridge"],
+            dependencies: ["TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT"],
             swiftSettings: upcoming
         ),
     ]

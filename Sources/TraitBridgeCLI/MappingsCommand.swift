@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -29,16 +30,26 @@ struct MappingsValidateCommand: ParsableCommand {
     @Argument(help: "The mappings folder (it holds catalog/).")
     var directory: String = "mappings"
 
-    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"problems\": [...]}.")
+    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"problems\": [...]}.")
     var json = false
 
     func run() throws {
-        let (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
+        var (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
+        var sourceTables = 0
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/sources/zigbee2mqtt.json") {
+            do {
+                _ = try Zigbee2MQTTTable.load(mappingsDirectory: directory, catalog: catalog)
+                sourceTables += 1
+            } catch {
+                problems += error.problems
+            }
+        }
         if json {
             var result = JSONObject()
             result["valid"] = .bool(problems.isEmpty)
             result["traits"] = .int(Int64(catalog?.traits.count ?? 0))
             result["deviceTypes"] = .int(Int64(catalog?.deviceTypes.count ?? 0))
+            result["sourceTables"] = .int(Int64(sourceTables))
             result["problems"] = .array(problems.map { problem in
                 .object([
                     "file": .string(problem.file),
@@ -50,7 +61,7 @@ struct MappingsValidateCommand: ParsableCommand {
             })
             print(JSONValue.object(result).serialized(.pretty), terminator: "")
         } else if problems.isEmpty {
-            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types)")
+            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"))")
         } else {
             for problem in problems { print(problem) }
             print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(directory)")

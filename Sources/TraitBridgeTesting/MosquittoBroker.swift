@@ -10,8 +10,10 @@ import Glibc
 public final class MosquittoBroker: @unchecked Sendable {
     public private(set) var port: Int
     public let directory: URL
-    /// The broker's PID while it runs (spawned directly so that it is stopped and reaped by PID).
-    public private(set) var pid: pid_t?
+    private var process: ChildProcess?
+
+    /// The broker's PID while it runs.
+    public var pid: pid_t? { process?.pid }
 
     public enum BrokerError: Error, CustomStringConvertible {
         case notInstalled
@@ -59,21 +61,14 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Stops the broker (SIGTERM, then SIGKILL after 5 s).
     public func stop() {
-        guard let pid else { return }
-        kill(pid, SIGTERM)
-        if !Self.reap(pid, within: .seconds(5)) {
-            kill(pid, SIGKILL)
-            _ = Self.reap(pid, within: .seconds(5))
-        }
-        self.pid = nil
+        process?.stop()
+        process = nil
     }
 
     /// Kills the broker at once (SIGKILL): what a crash looks like to its clients.
     public func kill9() {
-        guard let pid else { return }
-        kill(pid, SIGKILL)
-        _ = Self.reap(pid, within: .seconds(5))
-        self.pid = nil
+        process?.kill()
+        process = nil
     }
 
     /// Starts the broker again on the same port (retained messages are gone: persistence is off).
@@ -96,50 +91,17 @@ public final class MosquittoBroker: @unchecked Sendable {
             log_type warning
 
             """.write(to: config, atomically: true, encoding: .utf8)
-        let arguments = [Self.executable!, "-c", config.path]
-        var cArguments = arguments.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        // The child must not inherit a blocked SIGTERM from the test runner's threads.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGINT)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, arguments[0], nil, &attributes, &cArguments, environ)
-        guard rc == 0 else { throw BrokerError.didNotStart("posix_spawn: \(String(cString: strerror(rc)))") }
-        pid = child
+        let child = try ChildProcess([Self.executable!, "-c", config.path])
+        process = child
         let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
-            if Self.reap(child, within: .zero) {
-                pid = nil
-                break
-            }
+            if child.reap(within: .zero) { break }
             if Self.canConnect(port: port) { return }
             usleep(20_000)
         }
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
         throw BrokerError.didNotStart("port \(port): \(text)")
-    }
-
-    /// Waits for `pid` to exit (bounded); true when it was reaped.
-    private static func reap(_ pid: pid_t, within timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        var status: Int32 = 0
-        repeat {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result == -1 && errno == ECHILD) { return true }
-            if ContinuousClock.now >= deadline { return false }
-            usleep(5_000)
-        } while true
     }
 
     /// A port the kernel says is free on 127.0.0.1 right now.

@@ -17,7 +17,7 @@ struct MappingsValidateCommandTests {
         let result = try CommandRunner.run(["mappings", "validate", mappings])
         #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
-        #expect(result.standardOutput.contains("traits,") && result.standardOutput.contains("device types)"))
+        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 1 source table)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
@@ -42,6 +42,20 @@ struct MappingsValidateCommandTests {
         #expect(lines.first?.hasPrefix("\(file.path):\(line):\(column): deviceTypes[") == true, "\(result.standardOutput)")
         #expect(lines.first?.hasSuffix("unknown trait 'matter.LevelKontrol'; define it in a catalog file or remove it from the device type") == true)
         #expect(lines.last == "1 problem in \(folder.path)")
+    }
+
+    @Test("a source table naming an attribute the trait lacks is reported with its place")
+    func brokenSourceTable() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("sources/zigbee2mqtt.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"attribute\": \"batPercentRemaining\"", with: "\"attribute\": \"batteryPercent\"")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(result.exitCode == 1)
+        #expect(result.standardOutput.contains("sources/zigbee2mqtt.json:"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("properties.battery.attribute: trait matter.PowerSource has no attribute 'batteryPercent'"))
     }
 
     @Test("--json prints the documented shape")
@@ -101,7 +115,8 @@ struct MappingsValidateCommandTests {
 
             OPTIONS:
               --json                  Print the result as JSON: {"valid": Bool, "traits":
-                                      N, "deviceTypes": N, "problems": [...]}.
+                                      N, "deviceTypes": N, "sourceTables": N, "problems":
+                                      [...]}.
               --version               Show the version.
               -h, --help              Show help information.
 

@@ -1,0 +1,88 @@
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with posix_spawn, stopped and reaped by its PID. The child starts
+/// with no blocked signals (test runners block some on their threads, and a child that inherits
+/// a blocked SIGTERM would ignore a clean stop).
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private var isReaped = false
+    public private(set) var exitStatus: Int32?
+
+    /// Starts `arguments[0]` with the given arguments; stdout and stderr go to `logFile` (or /dev/null).
+    public init(_ arguments: [String], logFile: String? = nil) throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        let output = logFile ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = arguments.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, arguments[0], &actions, &attributes, &cArguments, environ)
+        guard rc == 0 else {
+            throw NSError(domain: "ChildProcess", code: Int(rc), userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(arguments[0]): \(String(cString: strerror(rc)))"])
+        }
+        pid = child
+    }
+
+    deinit { kill() }
+
+    public var isRunning: Bool { !reap(within: .zero) }
+
+    /// Sends `signal` and waits up to `timeout` for the exit; true when it exited.
+    @discardableResult
+    public func signal(_ signal: Int32, waitUpTo timeout: Duration = .seconds(5)) -> Bool {
+        guard !isReaped else { return true }
+        Glibc.kill(pid, signal)
+        return reap(within: timeout)
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s.
+    public func stop() {
+        if !signal(SIGTERM) { kill() }
+    }
+
+    /// SIGKILL at once.
+    public func kill() {
+        guard !isReaped else { return }
+        Glibc.kill(pid, SIGKILL)
+        _ = reap(within: .seconds(5))
+    }
+
+    /// Waits for the exit (bounded); true when the child has exited.
+    @discardableResult
+    public func reap(within timeout: Duration) -> Bool {
+        if isReaped { return true }
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                isReaped = true
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
+                return true
+            }
+            if result == -1 && errno == ECHILD {
+                isReaped = true
+                return true
+            }
+            if ContinuousClock.now >= deadline { return false }
+            usleep(5_000)
+        }
+    }
+}

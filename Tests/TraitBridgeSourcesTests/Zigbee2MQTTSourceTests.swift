@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeSources
+
+@Suite("zigbee2mqtt source from recorded payloads")
+struct Zigbee2MQTTSourceTests {
+    @Test(
+        "availability: plain and JSON forms; anything else (and the empty rename leftover) is nil",
+        arguments: [("online", true), ("offline", false), (#"{"state":"online"}"#, true), (#"{"state":"offline"}"#, false),
+                    ("", nil), ("ON", nil), (#"{"state":"maybe"}"#, nil), ("{", nil)] as [(String, Bool?)]
+    )
+    func availability(payload: String, expected: Bool?) {
+        #expect(Zigbee2MQTTSource.availability(Array(payload.utf8)) == expected)
+    }
+
+    @Test("the 35-device network maps to the expected device types", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    func network() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let (devices, problems) = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        #expect(problems.isEmpty)
+        #expect(devices.count == 34, "35 entries less the coordinator")
+        let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.friendlyName, $0) })
+        let expected: [(String, DeviceTypeID, [String])] = [
+            ("Climate sensor", .matter("TemperatureSensor"), ["powerSource", "temperatureSensor", "humiditySensor", "pressureSensor"]),
+            ("Contact sensor", .matter("ContactSensor"), ["powerSource", "contactSensor"]),
+            ("Leak sensor", .matter("WaterLeakDetector"), ["powerSource", "waterLeakDetector"]),
+            ("Aqara Dual relay module T2", .matter("OnOffPlugInUnit"), ["switch_l1", "switch_l2"]),
+            ("Window shutter", .matter("WindowCovering"), ["cover"]),
+            ("Moes thermo", .matter("Thermostat"), ["climate"]),
+            ("Gledopto RGBCTT light I", .matter("ExtendedColorLight"), ["light"]),
+            ("Eglo CTT light", .matter("ColorTemperatureLight"), ["light"]),
+            ("Gledopto GL-SD-001", .matter("DimmableLight"), ["light"]),
+            ("Moes dimmer double", .matter("DimmableLight"), ["light_l1", "light_l2"]),
+            ("Presence sensor", .matter("OccupancySensor"), ["occupancySensor", "lightSensor"]),
+        ]
+        for (name, primary, keys) in expected {
+            let device = try #require(byName[name], "\(name)")
+            #expect(device.device.primaryType?.typeID == primary, "\(name)")
+            #expect(device.device.deviceTypes.map(\.key).sorted() == keys.sorted(), "\(name)")
+        }
+        #expect(byName["Moes thermo"]?.bindings["child_lock"] == nil, "a thermostat's child lock is not a door lock")
+        #expect(byName["Climate sensor"]?.isBatteryPowered == true)
+        #expect(byName["Aqara switch T1"]?.isBatteryPowered == false)
+    }
+
+    @Test("every state message of the capture converts without a problem", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    func capture() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let (devices, _) = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        let byTopic = Dictionary(uniqueKeysWithValues: devices.map { ("zigbee2mqtt/" + $0.friendlyName, $0) })
+        let catalog = try SourceFixtures.catalog()
+        var applied = 0
+        for message in try SourceFixtures.corpusMessages("zigbee2mqtt/matterbridge-session-702-messages.json") {
+            guard let device = byTopic[message.topic], let document = try? JSONDocument.parse(message.payload) else { continue }
+            let (updates, problems) = source.updates(from: document.root, of: device)
+            #expect(problems.isEmpty, "\(message.topic): \(problems)")
+            var model = device.device
+            for update in updates {
+                #expect(throws: Never.self) { try model.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: .now) }
+            }
+            applied += updates.count
+        }
+        #expect(applied > 300)
+    }
+
+    @Test("cover: zigbee2mqtt 100 = open ↔ Matter 0 = open, both ways at the edges")
+    func coverInversion() throws {
+        let pipeline = ValuePipeline([.invertPercentTo100ths])
+        let metadata = AttributeMetadata(format: .uint16, unit: .percent100ths, minimum: 0, maximum: 10000)
+        #expect(pipeline.forward(.int(100), fittingTo: metadata) == .int(0))
+        #expect(pipeline.forward(.int(0), fittingTo: metadata) == .int(10000))
+        #expect(pipeline.forward(.int(25), fittingTo: metadata) == .int(7500))
+        #expect(pipeline.inverse(.int(0), integral: true) == .int(100))
+        #expect(pipeline.inverse(.int(10000), integral: true) == .int(0))
+        #expect(pipeline.inverse(.int(7500), integral: true) == .int(25))
+    }
+
+    @Test(
+        "transforms round-trip at the ends of their ranges",
+        arguments: [
+            (ValueTransform.levelFrom254, 0.0, 1.0), (.levelFrom254, 254, 254), (.levelFrom254, 1, 1),
+            (.scale(100), -40, -4000), (.scale(100), 125, 12500), (.scale(2), 0, 0), (.scale(2), 100, 200),
+            (.kelvinToMireds, 6500, 153.84615384615384), (.kelvinToMireds, 2000, 500),
+            (.fahrenheitToCelsius, 32, 0), (.fahrenheitToCelsius, 212, 100),
+            (.luxToMatter, 1, 1), (.luxToMatter, 10000, 40001),
+        ]
+    )
+    func transforms(transform: ValueTransform, source: Double, model: Double) throws {
+        let forward = try #require(transform.forward(.double(source))?.numericValue)
+        #expect(abs(forward - model) < 1e-9)
+        let back = try #require(transform.inverse(.double(model))?.numericValue)
+        #expect(abs(back - max(source, transform == .levelFrom254 ? 1 : source)) < 1e-6)
+    }
+
+    @Test("fitting clamps to the metadata and rounds for integer formats")
+    func fitting() {
+        let level = AttributeMetadata(format: .uint8, minimum: 1, maximum: 254)
+        #expect(ValuePipeline.fit(.double(300), to: level) == .int(254))
+        #expect(ValuePipeline.fit(.double(0.4), to: level) == .int(1))
+        #expect(ValuePipeline.fit(.double(127.5), to: level) == .int(128))
+        #expect(ValuePipeline.fit(.string("x"), to: level) == .string("x"))
+    }
+}
