@@ -95,7 +95,7 @@ let package = Package(
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
-            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel"],
+            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine"],
             swiftSettings: upcoming
         ),
 

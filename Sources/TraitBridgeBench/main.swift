@@ -1,6 +1,7 @@
 // Release-mode micro-benchmarks (`make bench`). Not run by the tests: timings belong here, never in
 // assertions. Each figure is the median of several rounds, reported per operation.
 import Foundation
+import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -38,7 +39,9 @@ func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows
 }
 
 print("TraitBridgeBench (release), median of 7 rounds")
+let onlyBridge = ProcessInfo.processInfo.environment["TB_BENCH"] == "bridge"
 
+if !onlyBridge {
 try measure("parse z2m light payload (274 B) + read state/brightness/color_temp/color.x", iterations: 200_000) {
     let root = try JSONDocument.parse(lightPayload).root
     var score = 0
@@ -79,4 +82,32 @@ if let directory = CommandLine.arguments.dropFirst().first ?? Optional("mappings
     try measure("load and validate the catalog in \(directory)", iterations: 20) {
         (try CatalogLoader.load(mappingsDirectory: directory)).traits.count
     }
+}
+
+}
+
+// The bridge's hot path without the broker: message → mapping → model → state JSON, on the
+// bench's fake network (1000 temperature sensors, as ../shared/bench drives it).
+let mappingsDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
+let catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
+let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
+var bridge = BridgeState(
+    configuration: BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
+    catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+_ = bridge.brokerConnected(now: Date())
+let sensors: JSONValue = .array((0..<1000).map { index in
+    ["ieee_address": .string("0x00124b\(String(0x0000100000 + index, radix: 16))"), "friendly_name": .string("bench_\(index)"),
+     "type": "EndDevice", "power_source": "Battery",
+     "definition": ["model": "bench", "vendor": "bench", "exposes": [
+        ["type": "numeric", "name": "temperature", "property": "temperature", "access": 1, "unit": "°C"],
+        ["type": "numeric", "name": "linkquality", "property": "linkquality", "access": 1]]]]
+})
+_ = bridge.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: sensors.serializedBytes(), now: Date())
+let topics = (0..<1000).map { "zigbee2mqtt/bench_\($0)" }
+let payloads = (0..<100).map { Array("{\"temperature\":\(15 + Double($0) / 7 + 0.01),\"linkquality\":100}".utf8) }
+var counter = 0
+measure("bridge: sensor message → model → published state (1000 devices)", iterations: Int(ProcessInfo.processInfo.environment["TB_ITERATIONS"] ?? "") ?? 100_000) {
+    counter += 1
+    let effects = bridge.handleMessage(topic: topics[counter % 1000], payload: payloads[(counter / 1000) % 100], now: Date())
+    return effects.publications.count
 }

@@ -12,24 +12,24 @@ extension BridgeState {
 
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
     /// description) when the bytes differ from what was last published.
-    mutating func refresh(_ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false) {
+    mutating func refresh(_ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false, valuesChanged: Bool = true) {
         guard graph.devices[id] != nil else { return }
         let locality = configuration.zigbee2mqtt?.locality ?? .localPeer
         let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
         let resolved = ConnectivityChain.resolve(
             broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: z2mBridge,
             device: live, locality: locality, now: now)
-        _ = try? graph.modifyDevice(id) { device in
-            for address in device.traitAddresses {
-                _ = try? device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
-                                            at: address, time: resolved.since ?? now)
-            }
-        }
+        let connectivityChanged = (try? graph.modifyDevice(id) { device in
+            device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
+                                   forTraitsOf: nil, time: resolved.since ?? now)
+        }) ?? false
         guard broker.status == .up, let device = graph.devices[id] else { return }
-        let state = DevicePayloads.state(of: device, lastUpdate: lastUpdate[id]).serializedBytes()
-        if publishedState[id] != state {
-            publishedState[id] = state
-            effects.publish(stateTopic(id), state, retain: true)
+        if valuesChanged || connectivityChanged || publishedState[id] == nil {
+            let state = DevicePayloads.state(of: device, lastUpdate: lastUpdate[id])
+            if publishedState[id] != state {
+                publishedState[id] = state
+                effects.publish(stateTopic(id), state, retain: true)
+            }
         }
         if republishDescription || publishedDescription[id] == nil {
             let description = descriptionPayload(id)

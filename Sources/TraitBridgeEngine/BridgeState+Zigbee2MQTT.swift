@@ -140,7 +140,7 @@ extension BridgeState {
         liveness[id]?.lastSeen = now
         liveness[id]?.lastTopic = topic
         confirmCommands(for: id, now: now, effects: &effects)
-        refresh(id, now: now, effects: &effects)
+        refresh(id, now: now, effects: &effects, valuesChanged: changed)
     }
 
     /// `<base>/<name>/availability`: the device's own state; an empty payload (left by a rename) is ignored.

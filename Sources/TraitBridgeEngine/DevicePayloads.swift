@@ -9,42 +9,61 @@ public import TraitBridgeModel
 public enum DevicePayloads {
     /// `id`, `name`, `connectivityState`, `dataSourceLocality`, `lastUpdate`, then per device type
     /// (in device order) its aggregate and per trait its connectivity, reason, since and values.
-    public static func state(of device: Device, lastUpdate: Date?) -> JSONValue {
-        var root = JSONObject()
-        root["id"] = .string(device.id.rawValue)
-        root["name"] = .string(device.name)
+    public static func state(of device: Device, lastUpdate: Date?) -> [UInt8] {
+        var writer = JSONStreamWriter(capacity: 256 + 256 * device.deviceTypes.count)
+        writer.beginObject()
+        writer.member("id", device.id.rawValue)
+        writer.member("name", device.name)
         let connectivity = device.sourceConnectivity
-        root["connectivityState"] = .string(connectivity.connectivityState.rawValue)
-        root["dataSourceLocality"] = .string(connectivity.dataSourceLocality.rawValue)
-        root.setIfPresent("lastUpdate", lastUpdate.map { .string(timestamp($0)) })
-        var types = JSONObject()
+        writer.member("connectivityState", connectivity.connectivityState.rawValue)
+        writer.member("dataSourceLocality", connectivity.dataSourceLocality.rawValue)
+        if let lastUpdate { writer.member("lastUpdate", timestamp(lastUpdate)) }
+        writer.key("types")
+        writer.beginObject()
+        // The traits of one source share their reason and since: format each once per payload.
+        var lastReason: (ConnectivityReason, String, String)?
+        var lastSince: (Date, String)?
         for type in device.deviceTypes {
-            var typeObject = JSONObject()
-            typeObject["type"] = .string(type.typeID.description)
-            typeObject["isPrimaryType"] = .bool(type.isPrimaryType)
+            writer.key(type.key)
+            writer.beginObject()
+            writer.member("type", type.typeID.description)
+            writer.key("isPrimaryType")
+            writer.bool(type.isPrimaryType)
             let typeConnectivity = type.sourceConnectivity
-            typeObject["connectivityState"] = .string(typeConnectivity.connectivityState.rawValue)
-            typeObject["dataSourceLocality"] = .string(typeConnectivity.dataSourceLocality.rawValue)
-            var traits = JSONObject()
+            writer.member("connectivityState", typeConnectivity.connectivityState.rawValue)
+            writer.member("dataSourceLocality", typeConnectivity.dataSourceLocality.rawValue)
+            writer.key("traits")
+            writer.beginObject()
             for trait in type.traits {
-                var traitObject = JSONObject()
-                traitObject["connectivityState"] = .string(trait.connectivity.state.rawValue)
-                traitObject["dataSourceLocality"] = .string(trait.connectivity.locality.rawValue)
-                traitObject.setIfPresent("reason", trait.connectivity.reason.map { .string($0.description) })
-                traitObject.setIfPresent("reasonCode", trait.connectivity.reason.map { .string($0.code) })
-                traitObject.setIfPresent("since", trait.connectivity.since.map { .string(timestamp($0)) })
-                var attributes = JSONObject()
-                for name in trait.attributes.keys.sorted() {
-                    attributes[name] = trait.attributes[name]?.jsonValue
+                writer.key(trait.traitID.description)
+                writer.beginObject()
+                writer.member("connectivityState", trait.connectivity.state.rawValue)
+                writer.member("dataSourceLocality", trait.connectivity.locality.rawValue)
+                if let reason = trait.connectivity.reason {
+                    if lastReason?.0 != reason { lastReason = (reason, reason.description, reason.code) }
+                    writer.member("reason", lastReason!.1)
+                    writer.member("reasonCode", lastReason!.2)
                 }
-                traitObject["attributes"] = .object(attributes)
-                traits[trait.traitID.description] = .object(traitObject)
+                if let since = trait.connectivity.since {
+                    if lastSince?.0 != since { lastSince = (since, timestamp(since)) }
+                    writer.member("since", lastSince!.1)
+                }
+                writer.key("attributes")
+                writer.beginObject()
+                for name in trait.attributes.keys.sorted() {
+                    guard let value = trait.attributes[name] else { continue }
+                    writer.key(name)
+                    writer.value(value.jsonValue)
+                }
+                writer.endObject()
+                writer.endObject()
             }
-            typeObject["traits"] = .object(traits)
-            types[type.key] = .object(typeObject)
+            writer.endObject()
+            writer.endObject()
         }
-        root["types"] = .object(types)
-        return .object(root)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
 
     /// The description: identity, place, sources, and per type and trait the attributes the
@@ -128,8 +147,6 @@ public enum DevicePayloads {
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-22T03:32:10.396Z`.
     public static func timestamp(_ date: Date) -> String {
-        iso8601.format(date)
+        Timestamp.iso8601(date)
     }
-
-    private static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }

@@ -36,7 +36,7 @@ struct JSONWriter {
         switch value {
         case .null: append("null")
         case .bool(let flag): append(flag ? "true" : "false")
-        case .int(let integer): append(String(integer))
+        case .int(let integer): JSONEncoding.appendInteger(integer, to: &output)
         case .double(let number): writeDouble(number)
         case .string(let text): writeString(text)
         case .array(let elements):
@@ -83,22 +83,6 @@ struct JSONWriter {
     }
 
     private mutating func writeString(_ text: String) {
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            case UInt8(ascii: "\t"): append("\\t")
-            case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                output.append(contentsOf: Array("\\u00".utf8))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
+        JSONEncoding.appendString(text, to: &output)
     }
 }

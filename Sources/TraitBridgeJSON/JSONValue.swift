@@ -53,6 +53,14 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Appends a member without looking for an existing one: for builders that know their keys
+    /// are distinct (the hot path builds state payloads this way).
+    public mutating func append(_ key: String, _ value: JSONValue) {
+        members.append((key, value))
+    }
+
+    public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }
+
     /// Sets a member only when the value is present; keeps optional fields out of the output.
     public mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
         if let value { self[key] = value }

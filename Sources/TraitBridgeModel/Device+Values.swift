@@ -47,6 +47,33 @@ extension Device {
         }
     }
 
+    /// Sets the connectivity of every trait fed by `source` (every trait when `nil`), in place.
+    ///
+    /// - Returns: whether any trait's state, locality or reason changed.
+    @discardableResult
+    public mutating func setConnectivity(
+        _ state: TraitConnectivityState,
+        locality: TraitLocality,
+        reason: ConnectivityReason,
+        forTraitsOf source: SourceReference?,
+        time: Date
+    ) -> Bool {
+        var changed = false
+        for typeIndex in deviceTypes.indices {
+            for traitIndex in deviceTypes[typeIndex].traits.indices {
+                let current = deviceTypes[typeIndex].traits[traitIndex]
+                if let source, current.source != source { continue }
+                let connectivity = current.connectivity
+                if connectivity.state == state && connectivity.locality == locality && connectivity.reason == reason && connectivity.since != nil {
+                    continue
+                }
+                deviceTypes[typeIndex].traits[traitIndex].connectivity.update(state: state, locality: locality, reason: reason, at: time)
+                changed = true
+            }
+        }
+        return changed
+    }
+
     /// Sets the connectivity of one trait, with its reason.
     ///
     /// - Returns: whether the trait's state or locality changed.

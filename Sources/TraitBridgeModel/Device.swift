@@ -14,7 +14,7 @@ public struct Device: Sendable, Hashable, Identifiable {
     public var isMatterDevice: Bool
     /// Every source that feeds this device (more than one after a merge).
     public var sources: [SourceReference]
-    public private(set) var deviceTypes: [DeviceTypeInstance]
+    public internal(set) var deviceTypes: [DeviceTypeInstance]
 
     /// Makes a device; device type keys must be unique and at most one type may be primary.
     public init(
