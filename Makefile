@@ -20,11 +20,11 @@ test: deps
 test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions $(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
-## The main job. Until the bridge lands (issues #3 and #6) this builds traitbridge and checks the
-## shipped mappings; it will start a demo home on a private broker.
+## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port, the
+## bridge, a pretend zigbee2mqtt); everything it starts is stopped at the end.
 demo: deps
-	$(SWIFT) build --product traitbridge
-	$(SWIFT) run traitbridge mappings validate mappings
+	$(SWIFT) build -c release --product traitbridge
+	scripts/demo.sh
 
 bench: deps
 	$(SWIFT) run -c release TraitBridgeBench
