@@ -99,11 +99,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
 
-        .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON", "TraitBridgeTesting"], swiftSettings: upcoming),
         .testTarget(name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeSourcesTests",
-            dependencies: ["TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            dependencies: ["TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -138,8 +138,7 @@ public final class Bridge: Sendable {
                 do {
                     switch change {
                     case .upsert(let record):
-                        try store.upsert(id: record.id, name: record.name, roomName: record.roomName, sourceFamily: record.sourceFamily,
-                                         sourceInstance: record.sourceInstance, nativeID: record.nativeID, description: record.description, seen: Date())
+                        try store.upsert(record, seen: Date())
                     case .remove(let id):
                         try store.remove(id)
                     }

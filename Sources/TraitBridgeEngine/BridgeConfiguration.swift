@@ -1,4 +1,5 @@
 public import TraitBridgeModel
+public import TraitBridgeStore
 
 /// What a running bridge needs to know: its topic prefix, the sources it reads, the timing rules.
 /// Built by `traitbridge serve` from flags and the config file; see README "Configuration".
@@ -103,26 +104,4 @@ public struct BridgeEffects: Sendable {
 public enum StoreChange: Sendable, Hashable {
     case upsert(DeviceRecord)
     case remove(DeviceID)
-}
-
-/// What the registry keeps of a device: enough to publish it at start, before its source speaks.
-public struct DeviceRecord: Sendable, Hashable {
-    public var id: DeviceID
-    public var name: String
-    public var roomName: String?
-    public var sourceFamily: String
-    public var sourceInstance: String
-    public var nativeID: String
-    /// The device's last description payload (types and traits), to rebuild it at start.
-    public var description: [UInt8]
-
-    public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8]) {
-        self.id = id
-        self.name = name
-        self.roomName = roomName
-        self.sourceFamily = sourceFamily
-        self.sourceInstance = sourceInstance
-        self.nativeID = nativeID
-        self.description = description
-    }
 }

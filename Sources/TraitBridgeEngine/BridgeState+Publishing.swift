@@ -3,6 +3,7 @@ import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeMapping
 import TraitBridgeSources
+import TraitBridgeStore
 
 extension BridgeState {
     /// Recomputes every device (after a broker or source-bridge change).

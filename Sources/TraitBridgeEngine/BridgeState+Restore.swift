@@ -9,7 +9,7 @@ extension BridgeState {
     /// catalog is skipped with a log line; the others are restored.
     public mutating func restore(_ rows: [DeviceStore.Row]) -> [BridgeLogLine] {
         var logs: [BridgeLogLine] = []
-        for row in rows where graph.devices[row.id] == nil {
+        for row in rows.map(\.record) where graph.devices[row.id] == nil {
             do {
                 var device = try decodeDevice(row)
                 device.name = row.name
@@ -27,7 +27,7 @@ extension BridgeState {
         return logs
     }
 
-    private func decodeDevice(_ row: DeviceStore.Row) throws -> Device {
+    private func decodeDevice(_ row: DeviceRecord) throws -> Device {
         let root = try JSONDocument.parse(row.description, maxDepth: 128).root
         var types: [DeviceTypeInstance] = []
         for (key, type) in root["types"]?.members ?? [] {

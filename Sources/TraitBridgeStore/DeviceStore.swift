@@ -10,29 +10,13 @@ public import TraitBridgeModel
 public final class DeviceStore: Sendable {
     private let queue: DatabaseQueue
 
-    /// A stored device.
+    /// A stored device: the record and when it was first and last seen.
     public struct Row: Sendable, Hashable {
-        public var id: DeviceID
-        public var name: String
-        public var roomName: String?
-        public var sourceFamily: String
-        public var sourceInstance: String
-        public var nativeID: String
-        public var description: [UInt8]
+        public var record: DeviceRecord
         public var firstSeen: Date
         public var lastSeen: Date
 
-        public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8], firstSeen: Date, lastSeen: Date) {
-            self.id = id
-            self.name = name
-            self.roomName = roomName
-            self.sourceFamily = sourceFamily
-            self.sourceInstance = sourceInstance
-            self.nativeID = nativeID
-            self.description = description
-            self.firstSeen = firstSeen
-            self.lastSeen = lastSeen
-        }
+        public var id: DeviceID { record.id }
     }
 
     /// Opens (and migrates) `<directory>/traitbridge.sqlite`, creating the folder when needed.
@@ -68,7 +52,7 @@ public final class DeviceStore: Sendable {
     }
 
     /// Inserts or updates a device; `firstSeen` is kept from the first insert.
-    public func upsert(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8], seen: Date) throws(StoreError) {
+    public func upsert(_ record: DeviceRecord, seen: Date) throws(StoreError) {
         do {
             try queue.write { db in
                 try db.execute(
@@ -79,7 +63,8 @@ public final class DeviceStore: Sendable {
                           sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
                           nativeID = excluded.nativeID, description = excluded.description, lastSeen = excluded.lastSeen
                         """,
-                    arguments: [id.rawValue, name, roomName, sourceFamily, sourceInstance, nativeID, Data(description), seen, seen])
+                    arguments: [record.id.rawValue, record.name, record.roomName, record.sourceFamily, record.sourceInstance,
+                                record.nativeID, Data(record.description), seen, seen])
             }
         } catch {
             throw .writeFailed("\(error)")
@@ -113,14 +98,38 @@ public final class DeviceStore: Sendable {
                 try GRDB.Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY id").compactMap { row -> Row? in
                     guard let id = try? DeviceID(row["id"] as String) else { return nil }
                     let description: Data = row["description"]
-                    return Row(id: id, name: row["name"], roomName: row["roomName"], sourceFamily: row["sourceFamily"],
-                               sourceInstance: row["sourceInstance"], nativeID: row["nativeID"], description: [UInt8](description),
-                               firstSeen: row["firstSeen"], lastSeen: row["lastSeen"])
+                    let record = DeviceRecord(
+                        id: id, name: row["name"], roomName: row["roomName"], sourceFamily: row["sourceFamily"],
+                        sourceInstance: row["sourceInstance"], nativeID: row["nativeID"], description: [UInt8](description))
+                    return Row(record: record, firstSeen: row["firstSeen"], lastSeen: row["lastSeen"])
                 }
             }
         } catch {
             throw .readFailed("\(error)")
         }
+    }
+}
+
+/// What the registry keeps of a device: enough to publish it at start, before its source speaks.
+public struct DeviceRecord: Sendable, Hashable {
+    public var id: DeviceID
+    public var name: String
+    /// The room the user put it in (`nil`: the home's default room).
+    public var roomName: String?
+    public var sourceFamily: String
+    public var sourceInstance: String
+    public var nativeID: String
+    /// The device's last description payload (types and traits), to rebuild it at start.
+    public var description: [UInt8]
+
+    public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8]) {
+        self.id = id
+        self.name = name
+        self.roomName = roomName
+        self.sourceFamily = sourceFamily
+        self.sourceInstance = sourceInstance
+        self.nativeID = nativeID
+        self.description = description
     }
 }
 

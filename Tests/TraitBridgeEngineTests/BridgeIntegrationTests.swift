@@ -94,9 +94,9 @@ struct BridgeIntegrationTests {
         }
         // A user put the light in the kitchen (through the registry, as the CLI will).
         let store = try DeviceStore(directory: data)
-        let row = try #require(try store.all().first { $0.id == EngineFixtures.light })
-        try store.upsert(id: row.id, name: "Hall light", roomName: "Kitchen", sourceFamily: row.sourceFamily,
-                         sourceInstance: row.sourceInstance, nativeID: row.nativeID, description: row.description, seen: Date())
+        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
+        record.roomName = "Kitchen"
+        try store.upsert(record, seen: Date())
 
         let bridge = try makeBridge(broker, dataDirectory: data)
         #expect(bridge.snapshot.graph.devices.count == 3, "restored before any broker traffic")

@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgeTesting
 
 @Suite("Bridge state: discovery, state messages, MQTT contract")
 struct BridgeStateDiscoveryTests {
@@ -127,17 +128,5 @@ struct BridgeStateDiscoveryTests {
             }
         }
         #expect(state.graph.devices.count == 3)
-    }
-}
-
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x1234_5678 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -3,18 +3,13 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeTesting
 
 /// Builds bridge states over the shipped mappings, and reads corpus files.
 enum EngineFixtures {
-    static let repository: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-    static let corpus: String? = {
-        let path = URL(fileURLWithPath: repository).deletingLastPathComponent().appendingPathComponent("shared/corpus").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }()
+    static let paths = TestPaths(filePath: #filePath)
+    static let repository = paths.repository
+    static let corpus = paths.corpus
 
     private static let mappings: Result<(Catalog, Zigbee2MQTTTable), any Error> = Result {
         let catalog = try CatalogLoader.load(mappingsDirectory: repository + "/mappings")

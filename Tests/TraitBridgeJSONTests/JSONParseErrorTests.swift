@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeJSON
+import TraitBridgeTesting
 
 @Suite("JSON parse errors")
 struct JSONParseErrorTests {
@@ -68,7 +69,7 @@ struct JSONParseErrorTests {
 
     @Test("random bytes never crash the parser", arguments: 0..<4)
     func fuzz(seed: Int) {
-        var generator = SplitMix64(seed: UInt64(seed))
+        var generator = SeededGenerator(seed: UInt64(seed))
         let alphabet = Array("{}[]\",:0123456789.eE+-truefalsnl \\u\n".utf8)
         for _ in 0..<2_000 {
             let length = Int(generator.next() % 64)
@@ -79,18 +80,5 @@ struct JSONParseErrorTests {
                 _ = document.root.value.serialized()
             }
         }
-    }
-}
-
-/// A small deterministic generator so fuzz cases are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

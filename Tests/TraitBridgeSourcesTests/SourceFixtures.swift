@@ -3,18 +3,12 @@ import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeSources
+import TraitBridgeTesting
 
 /// The repository's mappings and ../shared/corpus, found from this file.
 enum SourceFixtures {
-    static let repository: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-    static let corpus: String? = {
-        let path = URL(fileURLWithPath: repository).deletingLastPathComponent().appendingPathComponent("shared/corpus").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }()
+    static let repository = TestPaths(filePath: #filePath).repository
+    static let corpus = TestPaths(filePath: #filePath).corpus
 
     private static let loaded: Result<(Catalog, Zigbee2MQTTSource), any Error> = Result {
         let catalog = try CatalogLoader.load(mappingsDirectory: repository + "/mappings")
