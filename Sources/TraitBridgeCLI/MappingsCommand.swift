@@ -30,7 +30,7 @@ struct MappingsValidateCommand: ParsableCommand {
     @Argument(help: "The mappings folder (it holds catalog/).")
     var directory: String = "mappings"
 
-    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"problems\": [...]}.")
+    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"genericDevices\": N, \"problems\": [...]}.")
     var json = false
 
     func run() throws {
@@ -44,12 +44,21 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        var genericDevices = 0
+        if let catalog, problems.isEmpty {
+            do {
+                genericDevices = try GenericDevicesLoader.load(mappingsDirectory: directory, catalog: catalog).count
+            } catch {
+                problems += error.problems
+            }
+        }
         if json {
             var result = JSONObject()
             result["valid"] = .bool(problems.isEmpty)
             result["traits"] = .int(Int64(catalog?.traits.count ?? 0))
             result["deviceTypes"] = .int(Int64(catalog?.deviceTypes.count ?? 0))
             result["sourceTables"] = .int(Int64(sourceTables))
+            result["genericDevices"] = .int(Int64(genericDevices))
             result["problems"] = .array(problems.map { problem in
                 .object([
                     "file": .string(problem.file),
@@ -61,7 +70,7 @@ struct MappingsValidateCommand: ParsableCommand {
             })
             print(JSONValue.object(result).serialized(.pretty), terminator: "")
         } else if problems.isEmpty {
-            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"))")
+            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"), \(genericDevices) generic device\(genericDevices == 1 ? "" : "s"))")
         } else {
             for problem in problems { print(problem) }
             print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(directory)")

@@ -78,9 +78,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let password = settings.password { url.password = password }
         let catalog: Catalog
         let table: Zigbee2MQTTTable
+        let generic: [GenericDeviceDefinition]
         do {
             catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
             table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            generic = try GenericDevicesLoader.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -106,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
-        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph())
+        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }
 }

@@ -18,23 +18,31 @@ extension BridgeState {
         case .success(let value): command = value
         }
         do {
-            let (mapped, writes) = try plan(command, deviceID: deviceID)
-            guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic else {
-                throw CommandFailure(.notSupported, "no source can deliver commands to \(deviceID)")
+            let writes = try plan(command, deviceID: deviceID)
+            let device = graph.devices[deviceID]
+            let isGeneric = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family == Self.genericFamily }
+            let genericWrites = writes.filter(isGeneric)
+            let z2mWrites = writes.filter { !isGeneric($0) }
+            var outgoing = try genericCommands(genericWrites, on: deviceID)
+            if !z2mWrites.isEmpty {
+                guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
+                    throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")
+                }
+                let sourcePayload: JSONValue
+                do {
+                    sourcePayload = try source.commandPayload(for: z2mWrites, on: mapped)
+                } catch {
+                    throw CommandFailure(.notSupported, error.description)
+                }
+                outgoing.append(Outgoing(topic: "\(base)/\(mapped.friendlyName)/set", payload: sourcePayload.serializedBytes(), isRetained: false))
             }
-            let sourcePayload: JSONValue
-            do {
-                sourcePayload = try source.commandPayload(for: writes, on: mapped)
-            } catch {
-                throw CommandFailure(.notSupported, error.description)
-            }
-            effects.publish("\(base)/\(mapped.friendlyName)/set", sourcePayload.serializedBytes(), retain: false)
+            effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }
             pendingCommands.append(PendingCommand(
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
                 deadline: .now + configuration.commandTimeout, resultTopic: resultTopic))
-            effects.log(.debug, "sent command", ["tb.device.id": deviceID.rawValue, "tb.mqtt.topic": "\(base)/\(mapped.friendlyName)/set"])
+            effects.log(.debug, "sent command", ["tb.device.id": deviceID.rawValue, "tb.mqtt.topic": outgoing.map(\.topic).joined(separator: ",")])
         } catch let failure as CommandFailure {
             var failure = failure
             failure.correlationID = command.correlationID
@@ -45,10 +53,10 @@ extension BridgeState {
     }
 
     /// Resolves the actions into model writes, validating each.
-    private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> (Zigbee2MQTTDevice, [AttributeUpdate]) {
+    private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
         guard let device = graph.devices[deviceID] else { throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'") }
-        guard let mapped = z2mDevices[deviceID], let table = zigbee2mqtt?.table else {
-            throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts commands yet (not discovered since start)")
+        guard let table = zigbee2mqtt?.table else {
+            throw CommandFailure(.notSupported, "no command rules are loaded (mappings/sources/zigbee2mqtt.json)")
         }
         var writes: [AttributeUpdate] = []
         for action in command.actions {
@@ -105,7 +113,7 @@ extension BridgeState {
                 }
             }
         }
-        return (mapped, writes)
+        return writes
     }
 
     static func code(_ error: AttributeValidationError) -> CommandFailure.Code {

@@ -14,16 +14,24 @@ extension BridgeState {
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
     /// description) when the bytes differ from what was last published.
     mutating func refresh(_ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false, valuesChanged: Bool = true) {
-        guard graph.devices[id] != nil else { return }
-        let locality = configuration.zigbee2mqtt?.locality ?? .localPeer
-        let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
-        let resolved = ConnectivityChain.resolve(
-            broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: z2mBridge,
-            device: live, locality: locality, now: now)
-        let connectivityChanged = (try? graph.modifyDevice(id) { device in
-            device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
-                                   forTraitsOf: nil, time: resolved.since ?? now)
-        }) ?? false
+        guard let sources = graph.devices[id]?.sources else { return }
+        var connectivityChanged = false
+        for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
+            let resolved: TraitConnectivity
+            if let source, source.family == Self.genericFamily, let generic = genericConnectivity(source, now: now) {
+                resolved = generic
+            } else {
+                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
+                resolved = ConnectivityChain.resolve(
+                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: z2mBridge,
+                    device: live, locality: configuration.zigbee2mqtt?.locality ?? .localPeer, now: now)
+            }
+            let changed = (try? graph.modifyDevice(id) { device in
+                device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
+                                       forTraitsOf: sources.count > 1 ? source : nil, time: resolved.since ?? now)
+            }) ?? false
+            connectivityChanged = connectivityChanged || changed
+        }
         guard broker.status == .up, let device = graph.devices[id] else { return }
         if valuesChanged || connectivityChanged || publishedState[id] == nil {
             let state = DevicePayloads.state(of: device, lastUpdate: lastUpdate[id])

@@ -54,6 +54,7 @@ extension BridgeState {
     private mutating func addOrUpdate(_ mapped: Zigbee2MQTTDevice, instance: BridgeConfiguration.Zigbee2MQTTInstance, now: Date, effects: inout BridgeEffects) {
         let id = mapped.device.id
         var device = mapped.device
+        attachGeneric(to: &device)
         if let previous = graph.devices[id] {
             // Keep what is known: values of traits that still exist.
             for address in device.traitAddresses {
@@ -83,11 +84,12 @@ extension BridgeState {
         refresh(id, now: now, effects: &effects, republishDescription: true)
         // Messages that came before the device was known, availability first.
         for topic in [availabilityTopic, stateTopic] {
-            if let payload = pendingMessages.removeValue(forKey: topic) {
+            if let payload = pendingMessages.removeValue(forKey: topic), let route = routes[topic] {
                 pendingOrder.removeAll { $0 == topic }
-                apply(routes[topic]!, topic: topic, payload: payload, now: now, effects: &effects)
+                apply(route, topic: topic, payload: payload, now: now, effects: &effects)
             }
         }
+        replayPendingGeneric(for: id, now: now, effects: &effects)
     }
 
     mutating func removeZigbee2MQTTDevice(_ id: DeviceID, effects: inout BridgeEffects) {

@@ -32,6 +32,10 @@ public struct BridgeState: Sendable {
     var publishedState: [DeviceID: [UInt8]] = [:]
     var publishedDescription: [DeviceID: [UInt8]] = [:]
     var pendingCommands: [PendingCommand] = []
+    /// Devices from `mappings/generic/`, with the topics that feed them.
+    var generic: [GenericRuntime] = []
+    var genericTopics: [String: [Int]] = [:]
+    var genericAvailabilityTopics: [String: [Int]] = [:]
 
     enum Route: Sendable, Hashable {
         case z2mBridgeState
@@ -40,7 +44,10 @@ public struct BridgeState: Sendable {
         case z2mAvailability(DeviceID)
     }
 
-    public init(configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph) {
+    public init(
+        configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
+        generic: [GenericDeviceDefinition] = []
+    ) {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
@@ -51,12 +58,17 @@ public struct BridgeState: Sendable {
         } else {
             self.zigbee2mqtt = nil
         }
+        registerGeneric(generic)
     }
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
         var filters = ["\(configuration.prefix)/devices/+/set"]
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
+        let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
+        for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
+            filters.append(topic)
+        }
         return filters
     }
 
@@ -71,6 +83,10 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         if let route = routes[topic] {
             apply(route, topic: topic, payload: payload, now: now, effects: &effects)
+        } else if let indices = genericTopics[topic] {
+            handleGenericState(indices, topic: topic, payload: payload, now: now, effects: &effects)
+        } else if let indices = genericAvailabilityTopics[topic] {
+            handleGenericAvailability(indices, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
@@ -119,6 +135,10 @@ public struct BridgeState: Sendable {
         for (id, live) in liveness where live.availability.status == .unknown {
             guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds) else { continue }
             refresh(id, now: now, effects: &effects)
+        }
+        for runtime in generic where runtime.liveness.availability.status == .unknown {
+            guard let lastSeen = runtime.liveness.lastSeen, now.timeIntervalSince(lastSeen) > Double(runtime.liveness.stalenessBudget.components.seconds) else { continue }
+            refresh(runtime.target, now: now, effects: &effects)
         }
         return effects
     }

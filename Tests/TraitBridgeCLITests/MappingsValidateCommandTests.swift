@@ -17,7 +17,7 @@ struct MappingsValidateCommandTests {
         let result = try CommandRunner.run(["mappings", "validate", mappings])
         #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
-        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 1 source table)\n"))
+        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 1 source table, 0 generic devices)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
@@ -56,6 +56,18 @@ struct MappingsValidateCommandTests {
         #expect(result.exitCode == 1)
         #expect(result.standardOutput.contains("sources/zigbee2mqtt.json:"), "\(result.standardOutput)")
         #expect(result.standardOutput.contains("properties.battery.attribute: trait matter.PowerSource has no attribute 'batteryPercent'"))
+    }
+
+    @Test("the commented example of generic devices in examples/ is valid")
+    func genericExample() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CommandRunner.repository + "/examples/generic-devices.json",
+                                         toPath: folder.appendingPathComponent("generic/example.json").path)
+        let result = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(result.exitCode == 0, "\(result.standardOutput)")
+        #expect(result.standardOutput.hasSuffix("3 generic devices)\n"))
     }
 
     @Test("--json prints the documented shape")
@@ -115,8 +127,8 @@ struct MappingsValidateCommandTests {
 
             OPTIONS:
               --json                  Print the result as JSON: {"valid": Bool, "traits":
-                                      N, "deviceTypes": N, "sourceTables": N, "problems":
-                                      [...]}.
+                                      N, "deviceTypes": N, "sourceTables": N,
+                                      "genericDevices": N, "problems": [...]}.
               --version               Show the version.
               -h, --help              Show help information.
 

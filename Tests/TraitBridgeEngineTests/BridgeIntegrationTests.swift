@@ -50,6 +50,37 @@ struct BridgeIntegrationTests {
         #expect(result.payloadText.contains(#""id":"r1""#))
     }
 
+    @Test("a device fed by zigbee2mqtt and a generic source: its zigbee2mqtt availability going offline leaves it partiallyOnline")
+    func partiallyOnlineThroughTheBroker() throws {
+        let broker = try MosquittoBroker()
+        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
+        let generic = try GenericDevicesLoader.load(mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
+        let state = BridgeState(
+            configuration: BridgeConfiguration(brokerDescription: broker.url, zigbee2mqtt: .init(locality: .localPeer)),
+            catalog: catalog, zigbee2mqtt: try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog),
+            graph: try HomeGraph(), generic: generic)
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let bridge = Bridge(state: state, client: MQTTClientConfiguration(broker: try BrokerURL(broker.url)), store: nil, logger: logger)
+        try bridge.start()
+        defer { bridge.stop() }
+        let app = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
+        let devices = try TestMQTTClient(broker)
+        try devices.publish("zigbee2mqtt/bridge/devices", bytes: EngineFixtures.devicesPayload, retain: true)
+        try devices.publish("zigbee2mqtt/Hall light/availability", "online", retain: true)
+        try devices.publish("home/hall-relay/state", #"{"relay":{"on":true},"temperature":21}"#)
+        #expect(app.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") { $0.payloadText.hasPrefix(#"{"id":"z2m-0x00158d0001000001","name":"Hall light","connectivityState":"online","dataSourceLocality":"mixed""#) } != nil)
+        try devices.publish("zigbee2mqtt/Hall light/availability", "offline", retain: true)
+        let state2 = app.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") {
+            $0.payloadText.contains(#""connectivityState":"partiallyOnline""#) && $0.payloadText.contains("said offline")
+        }
+        let json = try JSONDocument.parse(try #require(state2).payload).root
+        #expect(json["dataSourceLocality"]?.string == "mixed")
+        #expect(json[path: "types.light.traits[\"matter.OnOff\"].reason"]?.string == "availability topic zigbee2mqtt/Hall light/availability said offline")
+        #expect(json[path: "types.relay.traits[\"matter.OnOff\"].connectivityState"]?.string == "online")
+        #expect(json[path: "types.relay.traits[\"matter.OnOff\"].dataSourceLocality"]?.string == "direct")
+    }
+
     @Test("killing the broker and starting it on the same port: reconnect, resubscribe, retained state republished, no duplicates")
     func brokerRestart() throws {
         let broker = try MosquittoBroker()

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeTesting
+
+@Suite("Generic topics and merged devices")
+struct GenericSourceTests {
+    static let fixtures = TestPaths(filePath: #filePath).repository + "/Tests/TraitBridgeEngineTests/Fixtures"
+    let plug = try! DeviceID("generic-plug1")  // literal id of the fixture
+
+    func state() throws -> BridgeState {
+        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
+        let table = try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog)
+        let generic = try GenericDevicesLoader.load(mappingsDirectory: Self.fixtures + "/generic-mappings", catalog: catalog)
+        var state = BridgeState(
+            configuration: BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
+            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), generic: generic)
+        _ = state.brokerConnected(now: Date())
+        return state
+    }
+
+    @Test("a generic device: plain payload through a value map, availability with its own words, command from a template")
+    func standalone() throws {
+        var state = try state()
+        #expect(state.subscriptions.contains("home/plug1/POWER") && state.subscriptions.contains("home/plug1/LWT"))
+        let on = state.receive("home/plug1/POWER", "ON")
+        let json = try #require(on.last("traitbridge/devices/generic-plug1/state"))
+        #expect(json[path: "types.plug.traits[\"matter.OnOff\"].attributes.onOff"]?.bool == true)
+        #expect(json["dataSourceLocality"]?.string == "direct")
+        _ = state.receive("home/plug1/LWT", "Offline")
+        #expect(state.graph.devices[plug]?.sourceConnectivity.connectivityState == .offline)
+        #expect(state.graph.devices[plug]?.deviceTypes.first?.traits.first { $0.traitID == .matter("OnOff") }?.connectivity.reason
+            == .availability(topic: "home/plug1/LWT", isOnline: false))
+        _ = state.receive("home/plug1/LWT", "Online")
+        let sent = state.receive("traitbridge/devices/generic-plug1/set", #"{"id":"g1","trait":"matter.OnOff","command":"off"}"#)
+        #expect(sent.publications.first { $0.topic == "home/plug1/cmnd/POWER" }?.payload == Array("OFF".utf8))
+        let echo = state.receive("home/plug1/POWER", "OFF")
+        #expect(echo.last("traitbridge/devices/generic-plug1/set/result")?["status"]?.string == "confirmed")
+        #expect(state.receive("home/plug1/POWER", "MAYBE").logs.contains { $0.message.contains("cannot convert") })
+    }
+
+    @Test("merged with a zigbee2mqtt device: one device, per-trait sources; zigbee2mqtt offline leaves it partiallyOnline and mixed")
+    func merged() throws {
+        var state = try state()
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        let device = try #require(state.graph.devices[EngineFixtures.light])
+        #expect(device.deviceTypes.map(\.key) == ["light", "relay", "power"])
+        #expect(device.sources.map(\.family) == ["zigbee2mqtt", "generic"])
+        #expect(state.graph.devices[try DeviceID("generic-hall-relay")] == nil, "merged, not a device of its own")
+        _ = state.receive("zigbee2mqtt/Hall light/availability", "online")
+        _ = state.receive("home/hall-relay/state", #"{"relay":{"on":true},"temperature":23.5}"#)
+        var merged = try #require(state.graph.devices[EngineFixtures.light])
+        #expect(merged.sourceConnectivity == SourceConnectivity(connectivityState: .online, dataSourceLocality: .mixed))
+        #expect(merged.trait(at: TraitAddress(deviceTypeKey: "power", traitID: .matter("TemperatureMeasurement")))?.attributes["measuredValue"] == .int(2350))
+        let offline = state.receive("zigbee2mqtt/Hall light/availability", "offline")
+        merged = try #require(state.graph.devices[EngineFixtures.light])
+        #expect(merged.sourceConnectivity == SourceConnectivity(connectivityState: .partiallyOnline, dataSourceLocality: .mixed))
+        #expect(merged.deviceType(key: "light")?.sourceConnectivity.connectivityState == .offline)
+        #expect(merged.deviceType(key: "relay")?.sourceConnectivity == SourceConnectivity(connectivityState: .online, dataSourceLocality: .direct))
+        let json = try #require(offline.last("traitbridge/devices/z2m-0x00158d0001000001/state"))
+        #expect(json["connectivityState"]?.string == "partiallyOnline")
+        #expect(json[path: "types.light.traits[\"matter.OnOff\"].reason"]?.string == "availability topic zigbee2mqtt/Hall light/availability said offline")
+        // Commands go to the source that owns the trait.
+        let relay = state.receive("traitbridge/devices/z2m-0x00158d0001000001/set", #"{"deviceType":"relay","trait":"matter.OnOff","command":"off"}"#)
+        #expect(relay.publications.first { $0.topic == "home/hall-relay/set" }?.payload == Array(#"{"relay": {"on": false}}"#.utf8))
+        let light = state.receive("traitbridge/devices/z2m-0x00158d0001000001/set", #"{"deviceType":"light","trait":"matter.OnOff","command":"on"}"#)
+        #expect(light.last("traitbridge/devices/z2m-0x00158d0001000001/set/result")?["code"]?.string == "deviceOffline")
+    }
+
+    @Test("a generic message before its merge target exists is kept and applied when the target appears")
+    func pendingUntilTarget() throws {
+        var state = try state()
+        _ = state.receive("home/hall-relay/state", #"{"relay":{"on":true},"temperature":19}"#)
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        let device = try #require(state.graph.devices[EngineFixtures.light])
+        #expect(device.trait(at: TraitAddress(deviceTypeKey: "relay", traitID: .matter("OnOff")))?.attributes["onOff"] == .bool(true))
+        #expect(device.deviceType(key: "relay")?.sourceConnectivity.connectivityState == .online)
+    }
+
+    @Test("a broken generic file is refused with file:line:col and path")
+    func brokenFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-generic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+            {"devices": [{"id": "x", "deviceTypes": [{"key": "k", "type": "matter.OnOffPlugInUnit", "traits": [
+              {"trait": "matter.OnOff", "attribute": "onOf", "state": {"topic": "a"}}]}]}]}
+            """.write(to: folder.appendingPathComponent("generic/bad.json"), atomically: true, encoding: .utf8)
+        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
+        do {
+            _ = try GenericDevicesLoader.load(mappingsDirectory: folder.path, catalog: catalog)
+            Issue.record("the file must be refused")
+        } catch {
+            #expect(error.problems.first?.description.hasSuffix("bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute 'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff") == true, "\(error.problems)")
+        }
+    }
+}
