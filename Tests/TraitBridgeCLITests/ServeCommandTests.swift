@@ -17,14 +17,20 @@ struct ServeCommandTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("tb-serve-\(UUID().uuidString)").path
     }
 
-    @Test("SIGTERM: publishes offline (retained) and exits 0")
-    func gracefulShutdown() throws {
+    /// A broker, a client watching `traitbridge/bridge/state`, and `serve` once it said `online`.
+    func runningServe(data: String) throws -> (MosquittoBroker, TestMQTTClient, ChildProcess) {
         let broker = try MosquittoBroker()
-        let data = temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: data) }
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/state"])
         let serve = try startServe(broker, data: data)
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
+        return (broker, watcher, serve)
+    }
+
+    @Test("SIGTERM: publishes offline (retained) and exits 0")
+    func gracefulShutdown() throws {
+        let data = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let (broker, watcher, serve) = try runningServe(data: data)
         #expect(serve.signal(SIGTERM, waitUpTo: .seconds(10)))
         #expect(serve.exitStatus == 0)
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "offline" } != nil)
@@ -34,12 +40,9 @@ struct ServeCommandTests {
 
     @Test("kill -9: the broker publishes the Last Will, offline")
     func lastWill() throws {
-        let broker = try MosquittoBroker()
         let data = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/state"])
-        let serve = try startServe(broker, data: data)
-        #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
+        let (_, watcher, serve) = try runningServe(data: data)
         serve.kill()
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "offline" } != nil)
     }
