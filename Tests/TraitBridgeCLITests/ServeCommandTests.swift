@@ -38,13 +38,24 @@ struct ServeCommandTests {
         #expect(late.waitFor("traitbridge/bridge/state") { $0.payloadText == "offline" && $0.isRetained } != nil)
     }
 
-    @Test("kill -9: the broker publishes the Last Will, offline")
+    @Test("kill -9: the broker publishes the Last Will; the registry kept every device it had announced")
     func lastWill() throws {
         let data = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let (_, watcher, serve) = try runningServe(data: data)
+        let (broker, watcher, serve) = try runningServe(data: data)
+        let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+"])
+        let devices = #"[{"ieee_address":"0x00158d0001000009","type":"Router","friendly_name":"Porch light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        try z2m.publish("zigbee2mqtt/bridge/devices", devices)  // not retained: after the restart only the registry knows it
+        #expect(z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000009") != nil, "announced, so stored")
         serve.kill()
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "offline" } != nil)
+
+        let fresh = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
+        fresh.messages.removeAll()
+        let again = try startServe(broker, data: data)
+        defer { again.stop() }
+        let state = fresh.waitFor("traitbridge/devices/z2m-0x00158d0001000009/state") { !$0.isRetained }
+        #expect(state?.payloadText.contains(#""name":"Porch light","connectivityState":"unknown""#) == true, "\(state?.payloadText ?? "nothing")")
     }
 
     @Test("a bad broker URL and a bad config file are usage errors that say what to fix")
