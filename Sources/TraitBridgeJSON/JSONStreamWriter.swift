@@ -5,7 +5,9 @@
 /// balanced (a programming error otherwise, checked in debug builds).
 public struct JSONStreamWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
-    private var needsComma: [Bool] = [false]
+    /// Bit `depth` says whether the current container already has a member (64 levels at most).
+    private var needsComma: UInt64 = 0
+    private var depth = 0
 
     public init(capacity: Int = 512) {
         bytes.reserveCapacity(capacity)
@@ -14,25 +16,34 @@ public struct JSONStreamWriter: Sendable {
     public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
+        push()
     }
 
     public mutating func endObject() {
-        assert(needsComma.count > 1, "endObject without beginObject")
-        needsComma.removeLast()
+        pop()
         bytes.append(UInt8(ascii: "}"))
     }
 
     public mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
-        needsComma.append(false)
+        push()
     }
 
     public mutating func endArray() {
-        assert(needsComma.count > 1, "endArray without beginArray")
-        needsComma.removeLast()
+        pop()
         bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func push() {
+        precondition(depth < 63, "JSONStreamWriter nests at most 63 levels")
+        depth += 1
+        needsComma &= ~(1 << UInt64(depth))
+    }
+
+    private mutating func pop() {
+        assert(depth > 0, "end without begin")
+        depth -= 1
     }
 
     /// Writes `"key":`; the next value or begin completes the member.
@@ -40,7 +51,7 @@ public struct JSONStreamWriter: Sendable {
         separate()
         JSONEncoding.appendString(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false  // the value that follows must not add a comma
+        needsComma &= ~(1 << UInt64(depth))  // the value that follows must not add a comma
     }
 
     public mutating func string(_ value: String) {
@@ -85,9 +96,9 @@ public struct JSONStreamWriter: Sendable {
     }
 
     private mutating func separate() {
-        let last = needsComma.count - 1
-        if needsComma[last] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[last] = true
+        let bit: UInt64 = 1 << UInt64(depth)
+        if needsComma & bit != 0 { bytes.append(UInt8(ascii: ",")) }
+        needsComma |= bit
     }
 }
 
@@ -95,8 +106,7 @@ public struct JSONStreamWriter: Sendable {
 enum JSONEncoding {
     static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
             // Fast path: most keys and values need no escaping and are copied in one go.
             var start = 0
             for index in 0..<bytes.count {
@@ -107,6 +117,11 @@ enum JSONEncoding {
                 start = index + 1
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+        }
+        if done == nil {  // a bridged string without contiguous UTF-8: the slow, general path
+            for byte in text.utf8 {
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { appendEscaped(byte, to: &output) } else { output.append(byte) }
+            }
         }
         output.append(UInt8(ascii: "\""))
     }

@@ -149,8 +149,8 @@ public struct HomeGraph: Sendable, Hashable {
     /// Changes a device in place (no copy of the device); `nil` when there is no such device.
     @discardableResult
     public mutating func modifyDevice<Result>(_ id: DeviceID, _ body: (inout Device) throws(ModelError) -> Result) throws(ModelError) -> Result? {
-        guard devices[id] != nil else { return nil }
-        return try body(&devices[id]!)
+        guard let index = devices.index(forKey: id) else { return nil }  // one hash lookup, then in place
+        return try body(&devices.values[index])
     }
 
     public mutating func removeDevice(_ id: DeviceID) throws(ModelError) {
