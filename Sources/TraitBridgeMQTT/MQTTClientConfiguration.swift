@@ -105,12 +105,18 @@ public enum MQTTConnectionEvent: Sendable, CustomStringConvertible {
     /// Another client seems to use our client id.
     case kickOffSuspected(clientID: String, detail: String)
 
+    /// `48 ms`, `2.5 s`.
+    static func readable(_ duration: Duration) -> String {
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return milliseconds < 1000 ? "\(Int(milliseconds.rounded())) ms" : "\((milliseconds / 100).rounded() / 10) s"
+    }
+
     public var description: String {
         switch self {
         case .connected(let broker): "connected to \(broker)"
         case .refused(let reason): "broker refused the connection: \(reason)"
         case .disconnected(let reason, let isExpected): isExpected ? "disconnected" : "connection lost: \(reason)"
-        case .connectFailed(let reason, let retry): "cannot connect: \(reason); retrying in \(retry)"
+        case .connectFailed(let reason, let retry): "cannot connect: \(reason); retrying in \(Self.readable(retry))"
         case .kickOffSuspected(let clientID, let detail):
             "another client seems to use client id '\(clientID)' (\(detail)); give each client a unique id"
         }

@@ -32,12 +32,33 @@ public final class MosquittoBroker: @unchecked Sendable {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// Optional broker features for TLS and authentication tests.
+    public struct Options: Sendable {
+        /// Serve TLS (a throw-away CA and server certificate for 127.0.0.1 are made with openssl).
+        public var isTLS = false
+        /// Require these user names and passwords (no anonymous clients).
+        public var users: [String: String] = [:]
+
+        public init(isTLS: Bool = false, users: [String: String] = [:]) {
+            self.isTLS = isTLS
+            self.users = users
+        }
+    }
+
+    public let options: Options
+
+    /// The CA certificate that signed the broker's certificate (TLS brokers only).
+    public var caFile: String { directory.appendingPathComponent("ca.crt").path }
+
     /// Starts a broker on a free loopback port (a few attempts, in case another process takes the port first).
-    public init() throws {
+    public init(_ options: Options = Options()) throws {
+        self.options = options
         guard Self.executable != nil else { throw BrokerError.notInstalled }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mosquitto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         port = 0
+        if options.isTLS { try makeCertificates() }
+        if !options.users.isEmpty { try makePasswordFile() }
         var lastError: (any Error)?
         for _ in 0..<5 {
             port = Self.freeLoopbackPort()
@@ -56,8 +77,8 @@ public final class MosquittoBroker: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// `mqtt://127.0.0.1:<port>`.
-    public var url: String { "mqtt://127.0.0.1:\(port)" }
+    /// `mqtt://127.0.0.1:<port>` (or `mqtts://` for a TLS broker).
+    public var url: String { "\(options.isTLS ? "mqtts" : "mqtt")://127.0.0.1:\(port)" }
 
     /// Stops the broker (SIGTERM, then SIGKILL after 5 s).
     public func stop() {
@@ -80,10 +101,13 @@ public final class MosquittoBroker: @unchecked Sendable {
     private func launch() throws {
         let config = directory.appendingPathComponent("mosquitto.conf")
         let log = directory.appendingPathComponent("mosquitto.log")
+        var security = options.users.isEmpty ? "allow_anonymous true\n" : "allow_anonymous false\npassword_file \(directory.path)/passwords\n"
+        if options.isTLS {
+            security += "cafile \(caFile)\ncertfile \(directory.path)/server.crt\nkeyfile \(directory.path)/server.key\n"
+        }
         try """
             listener \(port) 127.0.0.1
-            allow_anonymous true
-            persistence false
+            \(security)persistence false
             max_queued_messages 100000
             set_tcp_nodelay true
             log_dest file \(log.path)
@@ -102,6 +126,35 @@ public final class MosquittoBroker: @unchecked Sendable {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         stop()
         throw BrokerError.didNotStart("port \(port): \(text)")
+    }
+
+    private func makeCertificates() throws {
+        let dir = directory.path
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
+        try Self.runTool(["/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/ca.key",
+                          "-out", dir + "/ca.crt", "-days", "1", "-subj", "/CN=TraitBridge test CA"])
+        try Self.runTool(["/usr/bin/openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key",
+                          "-out", dir + "/server.csr", "-subj", "/CN=localhost"])
+        try Self.runTool(["/usr/bin/openssl", "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey", dir + "/ca.key",
+                          "-CAcreateserial", "-out", dir + "/server.crt", "-days", "1", "-extfile", dir + "/san.ext"])
+        chmod(dir + "/server.key", 0o644)  // mosquitto drops root privileges before it reads the key
+    }
+
+    private func makePasswordFile() throws {
+        let file = directory.path + "/passwords"
+        for (index, (user, password)) in options.users.sorted(by: { $0.key < $1.key }).enumerated() {
+            try Self.runTool(["/usr/bin/mosquitto_passwd", "-b"] + (index == 0 ? ["-c"] : []) + [file, user, password])
+        }
+        chmod(file, 0o644)
+    }
+
+    /// Runs a tool to completion (≤ 30 s); throws when it fails.
+    static func runTool(_ arguments: [String]) throws {
+        let tool = try ChildProcess(arguments)
+        guard tool.reap(within: .seconds(30)), tool.exitStatus == 0 else {
+            tool.kill()
+            throw BrokerError.didNotStart("\(arguments.joined(separator: " ")) failed")
+        }
     }
 
     /// A port the kernel says is free on 127.0.0.1 right now.

@@ -66,6 +66,7 @@ struct MQTTClientTests {
         #expect(eventually { events.all.count >= 2 })
         #expect(events.all.first?.hasPrefix("cannot connect: ") == true, "\(events.all)")
         #expect(events.all.first?.contains("retrying in") == true)
+        #expect(events.all.first?.hasSuffix(" ms") == true || events.all.first?.hasSuffix(" s") == true, "a readable delay")
         try broker.restart()
         #expect(eventually { client.isConnected })
     }
@@ -141,5 +142,61 @@ struct MQTTValueTests {
         #expect(detector.shortConnectionsInARow == 0)
         let takenOver = detector.connectionEnded(after: .seconds(60), sessionTakenOver: true)
         #expect(takenOver)
+    }
+}
+
+@Suite("MQTT client: TLS and authentication against a real mosquitto", .serialized)
+struct MQTTSecurityTests {
+    func configuration(_ url: String, tls: MQTTClientConfiguration.TLS? = nil) throws -> MQTTClientConfiguration {
+        MQTTClientConfiguration(broker: try BrokerURL(url), tls: tls,
+                                backoff: ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(300)))
+    }
+
+    @Test("mqtts:// with the broker's CA: connects and round-trips a message")
+    func tls() throws {
+        let broker = try MosquittoBroker(.init(isTLS: true))
+        let messages = Recorder<MQTTMessage>()
+        let client = try MQTTClient(configuration: try configuration(broker.url, tls: .init(caFile: broker.caFile)), onMessage: { messages.append($0) })
+        client.subscribe("tb-tls/#")
+        client.start()
+        defer { client.stop() }
+        #expect(eventually { client.isConnected })
+        try client.publish("tb-tls/a", text: "over TLS")
+        #expect(eventually { messages.all.contains { $0.payloadText == "over TLS" } })
+    }
+
+    @Test("mqtts:// with a CA that did not sign the broker: no connection, the failure is reported and retried")
+    func tlsWrongCA() throws {
+        let broker = try MosquittoBroker(.init(isTLS: true))
+        let other = try MosquittoBroker(.init(isTLS: true))  // its CA is a different one
+        let events = Recorder<String>()
+        let client = try MQTTClient(configuration: try configuration(broker.url, tls: .init(caFile: other.caFile)), onMessage: { _ in }, onEvent: { events.append("\($0)") })
+        client.start()
+        defer { client.stop() }
+        #expect(eventually { events.all.count >= 2 }, "\(events.all)")
+        #expect(events.all.first?.hasPrefix("cannot connect: A TLS error occurred.; retrying in ") == true)
+        #expect(!client.isConnected)
+    }
+
+    @Test("a missing CA file is a configuration error that names it")
+    func tlsMissingFile() throws {
+        #expect(throws: MQTTError.self) {
+            _ = try MQTTClient(configuration: try configuration("mqtts://127.0.0.1:8883", tls: .init(caFile: "/nonexistent/ca.crt")), onMessage: { _ in })
+        }
+    }
+
+    @Test("user and password from the URL: accepted when right, refused with the broker's reason when wrong")
+    func authentication() throws {
+        let broker = try MosquittoBroker(.init(users: ["bridge": "s3cret"]))
+        let good = try MQTTClient(configuration: try configuration("mqtt://bridge:s3cret@127.0.0.1:\(broker.port)"), onMessage: { _ in })
+        good.start()
+        defer { good.stop() }
+        #expect(eventually { good.isConnected })
+        let events = Recorder<String>()
+        let bad = try MQTTClient(configuration: try configuration("mqtt://bridge:wrong@127.0.0.1:\(broker.port)"), onMessage: { _ in }, onEvent: { events.append("\($0)") })
+        bad.start()
+        defer { bad.stop() }
+        #expect(eventually { events.all.contains { $0.hasPrefix("broker refused the connection: ") } }, "\(events.all)")
+        #expect(!bad.isConnected)
     }
 }
