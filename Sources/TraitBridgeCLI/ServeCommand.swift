@@ -107,7 +107,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("TLS certificate host names are NOT verified (tls.insecure = true); anyone in the path can impersonate the broker")
         }
         let client = MQTTClientConfiguration(
-            broker: url, clientID: settings.clientID, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
+            broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
+            isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
         let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }

@@ -10,6 +10,8 @@ struct ServeConfiguration: Sendable {
     var password: String?
     var clientID: String?
     var protocolVersion = "3.1.1"
+    var keepAliveSeconds = 30
+    var isCleanSession = true
     var tlsCAFile: String?
     var tlsCertificateFile: String?
     var tlsKeyFile: String?
@@ -27,7 +29,8 @@ struct ServeConfiguration: Sendable {
     var deviceStalenessSeconds: [String: Int] = [:]
 
     static let keys: Set<String> = [
-        "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "tls", "prefix", "dataDir",
+        "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
+        "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt",
     ]
 
@@ -70,6 +73,12 @@ struct ServeConfiguration: Sendable {
                 let text = try string()
                 guard ["3.1.1", "5"].contains(text) else { throw fail(at, "protocol '\(text)' is not one of 3.1.1, 5") }
                 configuration.protocolVersion = text
+            case "keepAliveSeconds":
+                guard let seconds = value.int64, (5...3600).contains(seconds) else { throw fail(at, "expected whole seconds from 5 to 3600") }
+                configuration.keepAliveSeconds = Int(seconds)
+            case "cleanSession":
+                guard let flag = value.bool else { throw fail(at, "expected true or false") }
+                configuration.isCleanSession = flag
             case "prefix": configuration.prefix = try string()
             case "dataDir": configuration.dataDirectory = try string()
             case "mappings": configuration.mappingsDirectory = try string()

@@ -1,4 +1,5 @@
 public import Foundation
+public import TraitBridgeMQTT
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,6 +76,14 @@ public final class MosquittoBroker: @unchecked Sendable {
     deinit {
         stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The broker's URL with credentials.
+    public static func connection(to broker: MosquittoBroker, user: String, password: String) throws -> BrokerURL {
+        var url = try BrokerURL(broker.url)
+        url.username = user
+        url.password = password
+        return url
     }
 
     /// `mqtt://127.0.0.1:<port>` (or `mqtts://` for a TLS broker).

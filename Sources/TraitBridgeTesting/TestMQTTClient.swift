@@ -7,11 +7,16 @@ public final class TestMQTTClient: Sendable {
     public let messages = Recorder<MQTTMessage>()
 
     /// Connects to `broker` and subscribes to `filters`; waits (≤ 10 s) for the connection.
-    public init(_ broker: MosquittoBroker, subscribe filters: [String] = [], clientID: String? = nil) throws {
+    public convenience init(_ broker: MosquittoBroker, subscribe filters: [String] = [], clientID: String? = nil) throws {
+        try self.init(try BrokerURL(broker.url), subscribe: filters, clientID: clientID, caFile: broker.options.isTLS ? broker.caFile : nil)
+    }
+
+    /// Connects to a broker URL (with credentials, for brokers that require them).
+    public init(_ url: BrokerURL, subscribe filters: [String] = [], clientID: String? = nil, caFile: String? = nil) throws {
         let messages = messages
         client = try MQTTClient(
             configuration: MQTTClientConfiguration(
-                broker: try BrokerURL(broker.url), clientID: clientID,
+                broker: url, clientID: clientID, tls: caFile.map { .init(caFile: $0) },
                 backoff: ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(300))),
             onMessage: { messages.append($0) })
         for filter in filters { client.subscribe(filter, qos: 1) }

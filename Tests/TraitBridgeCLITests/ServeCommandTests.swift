@@ -58,6 +58,27 @@ struct ServeCommandTests {
         #expect(state?.payloadText.contains(#""name":"Porch light","connectivityState":"unknown""#) == true, "\(state?.payloadText ?? "nothing")")
     }
 
+    @Test("a config file with every key: serve starts with it and comes online under its prefix")
+    func fullConfig() throws {
+        let broker = try MosquittoBroker(.init(users: ["bridge": "pw"]))
+        let data = temporaryPath()
+        let config = data + ".json"
+        let passwordFile = data + ".password"
+        defer { for path in [data, config, passwordFile] { try? FileManager.default.removeItem(atPath: path) } }
+        try "pw\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        try """
+            {"broker": "mqtt://bridge@127.0.0.1:\(broker.port)", "passwordFile": "\(passwordFile)", "clientId": "tb-config-test",
+             "protocol": "5", "keepAliveSeconds": 20, "cleanSession": false, "prefix": "home-bridge", "dataDir": "\(data)",
+             "mappings": "\(CommandRunner.repository)/mappings", "logLevel": "warning", "commandTimeoutSeconds": 2,
+             "zigbee2mqtt": {"baseTopic": "z2m", "instance": "upstairs", "locality": "localPeer", "mainsStalenessSeconds": 300,
+                             "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}}}
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let watcher = try TestMQTTClient(MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"), subscribe: ["home-bridge/bridge/state"])
+        let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        defer { serve.stop() }
+        #expect(watcher.waitFor("home-bridge/bridge/state") { $0.payloadText == "online" } != nil)
+    }
+
     @Test("a bad broker URL and a bad config file are usage errors that say what to fix")
     func badSettings() throws {
         let url = try CommandRunner.run(["serve", "--broker", "127.0.0.1:1883"])
