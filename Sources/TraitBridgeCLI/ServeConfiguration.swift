@@ -89,11 +89,18 @@ struct ServeConfiguration: Sendable {
             case "tls":
                 for (tlsKey, tlsValue) in value.members {
                     let tlsAt = at.appending(tlsKey)
+                    func path() throws(ConfigurationError) -> String? {
+                        if tlsValue.isNull { return nil }
+                        guard let text = tlsValue.string else { throw fail(tlsAt, "expected a file path or null, found \(tlsValue.kind)") }
+                        return text
+                    }
                     switch tlsKey {
-                    case "caFile": configuration.tlsCAFile = tlsValue.string
-                    case "certFile": configuration.tlsCertificateFile = tlsValue.string
-                    case "keyFile": configuration.tlsKeyFile = tlsValue.string
-                    case "insecure": configuration.tlsInsecure = tlsValue.bool ?? false
+                    case "caFile": configuration.tlsCAFile = try path()
+                    case "certFile": configuration.tlsCertificateFile = try path()
+                    case "keyFile": configuration.tlsKeyFile = try path()
+                    case "insecure":
+                        guard let flag = tlsValue.bool else { throw fail(tlsAt, "expected true or false") }
+                        configuration.tlsInsecure = flag
                     default: throw fail(tlsAt, "unknown key '\(tlsKey)'; allowed: caFile, certFile, keyFile, insecure")
                     }
                 }
@@ -101,15 +108,19 @@ struct ServeConfiguration: Sendable {
                 for (z2mKey, z2mValue) in value.members {
                     let z2mAt = at.appending(z2mKey)
                     switch z2mKey {
-                    case "baseTopic": configuration.zigbee2mqttBaseTopic = z2mValue.string ?? configuration.zigbee2mqttBaseTopic
-                    case "instance": configuration.zigbee2mqttInstance = z2mValue.string ?? configuration.zigbee2mqttInstance
+                    case "baseTopic", "instance":
+                        guard let text = z2mValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
+                            throw fail(z2mAt, "expected a non-empty string without + or #")
+                        }
+                        if z2mKey == "baseTopic" { configuration.zigbee2mqttBaseTopic = text } else { configuration.zigbee2mqttInstance = text }
                     case "locality":
                         guard let text = z2mValue.string, ["direct", "localPeer", "remote"].contains(text) else {
                             throw fail(z2mAt, "locality must be one of direct, localPeer, remote")
                         }
                         configuration.zigbee2mqttLocality = text
-                    case "mainsStalenessSeconds": configuration.mainsStalenessSeconds = z2mValue.int64.map(Int.init)
-                    case "batteryStalenessSeconds": configuration.batteryStalenessSeconds = z2mValue.int64.map(Int.init)
+                    case "mainsStalenessSeconds", "batteryStalenessSeconds":
+                        guard let seconds = z2mValue.int64, seconds > 0 else { throw fail(z2mAt, "expected a whole number of seconds > 0") }
+                        if z2mKey == "mainsStalenessSeconds" { configuration.mainsStalenessSeconds = Int(seconds) } else { configuration.batteryStalenessSeconds = Int(seconds) }
                     case "deviceStalenessSeconds":
                         for (device, seconds) in z2mValue.members {
                             guard let value = seconds.int64, value > 0 else { throw fail(z2mAt.appending(device), "expected a whole number of seconds > 0") }

@@ -10,9 +10,9 @@ struct GenericRuntime: Sendable {
     var source: SourceReference
     /// The device its traits belong to: its own, or the `mergeWith` target.
     var target: DeviceID
+    var liveness: DeviceLiveness
     /// Device type key in the definition → key on the target device (renamed on a collision).
     var keys: [String: String] = [:]
-    var liveness = DeviceLiveness(stalenessBudget: .seconds(600))
 
     func address(_ binding: GenericDeviceDefinition.Binding) -> TraitAddress {
         TraitAddress(deviceTypeKey: keys[binding.address.deviceTypeKey] ?? binding.address.deviceTypeKey, traitID: binding.address.traitID)
@@ -29,7 +29,8 @@ extension BridgeState {
             let source = SourceReference(family: Self.genericFamily, instance: "default", nativeID: definition.nativeID)
             let target = definition.mergeTarget ?? DeviceID.derived(source: Self.genericFamily, nativeID: definition.nativeID)
             let index = generic.count
-            generic.append(GenericRuntime(definition: definition, source: source, target: target))
+            generic.append(GenericRuntime(definition: definition, source: source, target: target,
+                                          liveness: DeviceLiveness(stalenessBudget: definition.staleness)))
             for binding in definition.bindings { genericTopics[binding.stateTopic, default: []].append(index) }
             if let availability = definition.availability { genericAvailabilityTopics[availability.topic, default: []].append(index) }
             if definition.mergeTarget == nil, let device = try? Device(id: target, name: definition.name, identity: definition.identity, sources: []) {
@@ -151,10 +152,9 @@ extension BridgeState {
     func genericCommands(_ writes: [AttributeUpdate], on id: DeviceID) throws(CommandFailure) -> [Outgoing] {
         var outgoing: [Outgoing] = []
         for write in writes {
-            guard let (runtime, binding) = genericBinding(for: write, on: id), let topic = binding.commandTopic else {
+            guard let binding = genericBinding(for: write, on: id), let topic = binding.commandTopic else {
                 throw CommandFailure(.notSupported, "\(write.address).\(write.attribute) has no command topic in its generic mapping")
             }
-            _ = runtime
             guard let value = binding.pipeline.inverse(write.value, integral: binding.metadata.format.integerRange != nil) else {
                 throw CommandFailure(.invalidValue, "\(write.value) has no source form for \(write.address).\(write.attribute)")
             }
@@ -169,10 +169,10 @@ extension BridgeState {
         return outgoing
     }
 
-    func genericBinding(for write: AttributeUpdate, on id: DeviceID) -> (GenericRuntime, GenericDeviceDefinition.Binding)? {
+    func genericBinding(for write: AttributeUpdate, on id: DeviceID) -> GenericDeviceDefinition.Binding? {
         for runtime in generic where runtime.target == id {
             if let binding = runtime.definition.bindings.first(where: { runtime.address($0) == write.address && $0.attribute == write.attribute }) {
-                return (runtime, binding)
+                return binding
             }
         }
         return nil

@@ -51,12 +51,9 @@ public final class MQTTClient: @unchecked Sendable {
         }
         self.handle = handle
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
-        do {
-            try configure()
-        } catch {
-            mosquitto_destroy(handle)
-            throw error
-        }
+        // Every stored property is set, so if this throws, deinit runs and destroys the handle
+        // (destroying it here too was a double free).
+        try configure()
     }
 
     deinit {

@@ -19,7 +19,7 @@ struct GenericDeviceDecoder {
 
     private func decodeDevice(_ element: JSON, at path: JSONPath) -> GenericDeviceDefinition? {
         guard let object = reader.object(element, at: path) else { return nil }
-        reader.checkKeys(object, at: path, allowed: ["id", "name", "mergeWith", "identity", "locality", "availability", "deviceTypes"])
+        reader.checkKeys(object, at: path, allowed: ["id", "name", "mergeWith", "identity", "locality", "availability", "stalenessSeconds", "deviceTypes"])
         guard let nativeID = reader.string(object, "id", at: path, required: true) else { return nil }
         let name = reader.string(object, "name", at: path) ?? nativeID
         var mergeTarget: DeviceID?
@@ -72,8 +72,9 @@ struct GenericDeviceDecoder {
                 reader.problem(typePath, error.description)
             }
         }
+        let staleness = Duration.seconds(reader.nonNegativeInt(object, "stalenessSeconds", at: path) ?? 600)
         return GenericDeviceDefinition(nativeID: nativeID, name: name, mergeTarget: mergeTarget, identity: identity, locality: locality,
-                                       availability: availability, deviceTypes: types, bindings: bindings, origin: origin)
+                                       availability: availability, staleness: staleness, deviceTypes: types, bindings: bindings, origin: origin)
     }
 
     private func decodeBinding(_ element: JSON, key: String, at path: JSONPath) -> GenericDeviceDefinition.Binding? {

@@ -15,6 +15,8 @@ public struct GenericDeviceDefinition: Sendable {
     public var identity: DeviceIdentity
     public var locality: TraitLocality
     public var availability: Availability?
+    /// Without an availability topic, silence longer than this makes the traits unknown (default 10 min).
+    public var staleness: Duration
     public var deviceTypes: [DeviceTypeInstance]
     public var bindings: [Binding]
     /// Where it was defined (`file path`), for messages.
