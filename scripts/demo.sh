@@ -48,5 +48,7 @@ echo "== the light's availability goes offline: why?"
 pub "zigbee2mqtt/Hall light/availability" offline -r
 sleep 0.3
 show z2m-0x00158d0001000001
+echo "== traitbridge status"
+"$bin" status --broker "mqtt://127.0.0.1:$port" | sed 's/^/  /'
 if [ "$keep" = "--keep" ]; then echo "== bridge running on mqtt://127.0.0.1:$port; Ctrl-C stops everything"; wait "${pids[1]}"; fi
 echo "== done; stopping the bridge and the broker"

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeJSON
+import TraitBridgeMQTT
+
+/// What the bridge has published, read from the broker's retained messages: the CLI needs no
+/// other channel than MQTT, so it works from any machine that reaches the broker.
+///
+/// Completeness: after subscribing, the reader publishes a marker to itself; a broker delivers a
+/// subscription's retained messages before anything published after it on the same connection,
+/// so when the marker comes back every retained message has arrived.
+struct BridgeSnapshot: Sendable {
+    /// `online`, `offline`, or nil when nothing was ever published on `<prefix>/bridge/state`.
+    var bridgeState: String?
+    /// Device id → its state payload.
+    var states: [String: JSON]
+    /// Device id → its description payload.
+    var descriptions: [String: JSON]
+
+    enum ReadError: Error, CustomStringConvertible {
+        case unreachable(String, String)
+        case incomplete(String)
+
+        var description: String {
+            switch self {
+            case .unreachable(let broker, let reason): "cannot reach the broker at \(broker): \(reason); check --broker (and that it runs)"
+            case .incomplete(let broker): "the broker at \(broker) did not deliver the retained state in time; try again"
+            }
+        }
+    }
+
+    static func read(broker: String, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
+        let url: BrokerURL
+        do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
+        let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "status"))"
+        let collected = Collected()
+        let client = try MQTTClient(
+            configuration: MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+            onMessage: { collected.add($0, marker: marker) },
+            onEvent: { event in if case .connectFailed(let reason, _) = event { collected.fail(reason) } else if case .refused(let reason) = event { collected.fail(reason) } })
+        for filter in ["\(prefix)/bridge/state", "\(prefix)/devices/+", "\(prefix)/devices/+/state", marker] { client.subscribe(filter, qos: 1) }
+        client.start()
+        defer { client.stop() }
+        let deadline = ContinuousClock.now + timeout
+        while !client.isConnected {
+            if let failure = collected.failure { throw ReadError.unreachable(url.description, failure) }
+            guard ContinuousClock.now < deadline else { throw ReadError.unreachable(url.description, "no answer within \(timeout)") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try? client.publish(marker, text: "done", qos: 1)
+        while !collected.isComplete {
+            guard ContinuousClock.now < deadline else { throw ReadError.incomplete(url.description) }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return collected.snapshot(prefix: prefix)
+    }
+
+    /// Messages as they arrive on the client's thread.
+    private final class Collected: @unchecked Sendable {
+        private let lock = NSLock()
+        private var messages: [String: [UInt8]] = [:]
+        private var done = false
+        private var failureText: String?
+
+        func add(_ message: MQTTMessage, marker: String) {
+            lock.withLock {
+                if message.topic == marker { done = true } else { messages[message.topic] = message.payload }
+            }
+        }
+
+        func fail(_ reason: String) { lock.withLock { failureText = reason } }
+        var failure: String? { lock.withLock { failureText } }
+        var isComplete: Bool { lock.withLock { done } }
+
+        func snapshot(prefix: String) -> BridgeSnapshot {
+            lock.withLock {
+                var snapshot = BridgeSnapshot(bridgeState: nil, states: [:], descriptions: [:])
+                let devices = prefix + "/devices/"
+                for (topic, payload) in messages where !payload.isEmpty {
+                    if topic == prefix + "/bridge/state" {
+                        snapshot.bridgeState = String(decoding: payload, as: UTF8.self)
+                    } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
+                        let rest = String(topic.dropFirst(devices.count))
+                        if rest.hasSuffix("/state") {
+                            snapshot.states[String(rest.dropLast(6))] = json
+                        } else if !rest.contains("/") {
+                            snapshot.descriptions[rest] = json
+                        }
+                    }
+                }
+                return snapshot
+            }
+        }
+    }
+}

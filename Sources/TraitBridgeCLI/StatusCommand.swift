@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeJSON
+
+/// `traitbridge status`: one line per device, and whether the bridge itself is there.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show each device's connectivity, locality and last update, and whether the bridge is online.",
+        discussion: """
+            Reads what the bridge has published (retained) on the broker; works from any machine
+            that reaches it. Exit codes: 0 ok, 3 broker not reachable, 4 a named device not found.
+
+            Examples:
+              traitbridge status
+              traitbridge status z2m-0x00158d0001000001 "Hall light"
+              traitbridge status --broker mqtt://192.168.1.10 --json
+            """
+    )
+
+    @Argument(help: "Device ids or names (default: every device).")
+    var devices: [String] = []
+    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
+    var broker = "mqtt://127.0.0.1:1883"
+    @Option(help: "Topic prefix of the bridge (default: traitbridge).")
+    var prefix = "traitbridge"
+    @Flag(help: "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}}.")
+    var json = false
+
+    func run() throws {
+        let snapshot: BridgeSnapshot
+        do {
+            snapshot = try BridgeSnapshot.read(broker: broker, prefix: prefix)
+        } catch let error as BridgeSnapshot.ReadError {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        var rows = snapshot.states.keys.sorted().map { StatusRow(id: $0, state: snapshot.states[$0]!, description: snapshot.descriptions[$0]) }
+        if !devices.isEmpty {
+            let wanted = devices
+            let missing = wanted.filter { name in !rows.contains { $0.id == name || $0.name == name } }
+            guard missing.isEmpty else {
+                printError("error: no device \(missing.map { "'\($0)'" }.joined(separator: ", ")) on \(prefix)/devices/; `traitbridge status` lists them")
+                throw ExitCode(4)
+            }
+            rows = rows.filter { row in wanted.contains(row.id) || wanted.contains(row.name) }
+        }
+        if json {
+            print(StatusRow.json(rows, bridge: snapshot.bridgeState).serialized(.pretty), terminator: "")
+        } else {
+            print(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: prefix), terminator: "")
+        }
+    }
+}

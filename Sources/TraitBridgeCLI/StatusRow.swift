@@ -1,0 +1,81 @@
+import Foundation
+import TraitBridgeJSON
+
+/// One device line of `traitbridge status`, from its state and description payloads.
+struct StatusRow {
+    var id: String
+    var name: String
+    var room: String
+    var type: String
+    var connectivity: String
+    var locality: String
+    var lastUpdate: String
+    /// Why the device is not online: the reason of its first trait that is not.
+    var reason: String?
+
+    init(id: String, state: JSON, description: JSON?) {
+        self.id = id
+        name = state["name"]?.string ?? id
+        room = description?["room"]?.string ?? "–"
+        connectivity = state["connectivityState"]?.string ?? "unknown"
+        locality = state["dataSourceLocality"]?.string ?? "unspecified"
+        lastUpdate = state["lastUpdate"]?.string.map { String($0.prefix(19)).replacingOccurrences(of: "T", with: " ") } ?? "never"
+        let types = state["types"]?.members ?? []
+        let primary = types.first { $0.value["isPrimaryType"]?.bool == true } ?? types.first
+        type = primary?.value["type"]?.string.map { String($0.split(separator: ".").last ?? "") } ?? "–"
+        reason = nil
+        if connectivity != "online" {
+            outer: for (_, deviceType) in types {
+                for (_, trait) in deviceType["traits"]?.members ?? [] where trait["connectivityState"]?.string != "online" {
+                    reason = trait["reason"]?.string
+                    break outer
+                }
+            }
+        }
+    }
+
+    static func table(_ rows: [StatusRow], bridge: String?, prefix: String) -> String {
+        var text = ""
+        switch bridge {
+        case "online": text += "bridge: online (\(prefix)/bridge/state)\n"
+        case "offline": text += "bridge: OFFLINE (\(prefix)/bridge/state says offline); the devices below are as it last published them\n"
+        default: text += "bridge: no bridge has published on \(prefix)/bridge/state; is `traitbridge serve` running with --prefix \(prefix)?\n"
+        }
+        let header = ["NAME", "ROOM", "TYPE", "CONNECTIVITY", "LOCALITY", "LAST UPDATE", "REASON"]
+        let cells = rows.map { [$0.name, $0.room, $0.type, $0.connectivity, $0.locality, $0.lastUpdate, $0.reason ?? ""] }
+        let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
+        for line in [header] + cells {
+            text += line.enumerated().map { index, cell in index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+        }
+        let counts = summary(rows)
+        text += "\(rows.count) device\(rows.count == 1 ? "" : "s"): \(counts.online) online, \(counts.partial) partially online, \(counts.offline) offline, \(counts.unknown) unknown\n"
+        return text
+    }
+
+    static func json(_ rows: [StatusRow], bridge: String?) -> JSONValue {
+        var root = JSONObject()
+        root["bridge"] = .string(bridge ?? "absent")
+        root["devices"] = .array(rows.map { row in
+            var object = JSONObject()
+            object["id"] = .string(row.id)
+            object["name"] = .string(row.name)
+            object["room"] = .string(row.room)
+            object["type"] = .string(row.type)
+            object["connectivityState"] = .string(row.connectivity)
+            object["dataSourceLocality"] = .string(row.locality)
+            object["lastUpdate"] = .string(row.lastUpdate)
+            object["reason"] = row.reason.map { .string($0) } ?? .null
+            return .object(object)
+        })
+        let counts = summary(rows)
+        root["summary"] = ["online": .int(Int64(counts.online)), "partiallyOnline": .int(Int64(counts.partial)),
+                           "offline": .int(Int64(counts.offline)), "unknown": .int(Int64(counts.unknown))]
+        return .object(root)
+    }
+
+    static func summary(_ rows: [StatusRow]) -> (online: Int, partial: Int, offline: Int, unknown: Int) {
+        (rows.filter { $0.connectivity == "online" }.count, rows.filter { $0.connectivity == "partiallyOnline" }.count,
+         rows.filter { $0.connectivity == "offline" }.count, rows.filter { $0.connectivity == "unknown" }.count)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+/// `traitbridge status` against a real broker and a real `serve`.
+@Suite("traitbridge status", .serialized)
+struct StatusCommandTests {
+    /// A broker, `serve`, and a pretend zigbee2mqtt with the three demo devices: the light online,
+    /// the climate sensor never heard, the relay offline.
+    func home() throws -> (MosquittoBroker, ChildProcess, String) {
+        let broker = try MosquittoBroker()
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-status-\(UUID().uuidString)").path
+        let serve = try ChildProcess(
+            [CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"], logFile: data + ".log")
+        let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
+        let devices = try String(contentsOfFile: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json", encoding: .utf8)
+        #expect(eventually { (try? z2m.publish("zigbee2mqtt/bridge/devices", devices, retain: true)) != nil && !z2m.topics(prefix: "traitbridge/devices/").isEmpty })
+        try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#)
+        try z2m.publish("zigbee2mqtt/Relay/availability", "offline", retain: true)
+        #expect(z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000003/state") { $0.payloadText.contains(#""connectivityState":"offline""#) } != nil)
+        #expect(z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") { $0.payloadText.contains(#""connectivityState":"online""#) } != nil)
+        return (broker, serve, data)
+    }
+
+    @Test("a table with one line per device, reasons for those not online, and a summary")
+    func table() throws {
+        let (broker, serve, data) = try home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        let result = try CommandRunner.run(["status", "--broker", broker.url])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "bridge: online (traitbridge/bridge/state)")
+        #expect(lines[1].hasPrefix("NAME        ROOM         TYPE                   CONNECTIVITY  LOCALITY     LAST UPDATE"))
+        #expect(lines[2].hasPrefix("Hall light  Entire Home  ColorTemperatureLight  online        localPeer    20"))
+        #expect(lines[3].hasPrefix("Climate     Entire Home  TemperatureSensor      unknown       unspecified  never"))
+        #expect(lines[3].hasSuffix("nothing heard yet"))
+        #expect(lines[4].hasSuffix("availability topic zigbee2mqtt/Relay/availability said offline"))
+        #expect(lines.last == "3 devices: 1 online, 0 partially online, 1 offline, 1 unknown")
+    }
+
+    @Test("--json, a filter by name, and the exit codes for a missing device (4) and an unreachable broker (3)")
+    func jsonFilterAndExitCodes() throws {
+        let (broker, serve, data) = try home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        let result = try CommandRunner.run(["status", "--broker", broker.url, "--json", "Relay"])
+        #expect(result.exitCode == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["bridge"] as? String == "online")
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.count == 1)
+        #expect(devices.first?["id"] as? String == "z2m-0x00158d0001000003")
+        #expect(devices.first?["connectivityState"] as? String == "offline")
+        #expect((object["summary"] as? [String: Int])?["offline"] == 1)
+        let missing = try CommandRunner.run(["status", "--broker", broker.url, "Nope"])
+        #expect(missing.exitCode == 4)
+        #expect(missing.standardError.contains("no device 'Nope'"))
+        let unreachable = try CommandRunner.run(["status", "--broker", "mqtt://127.0.0.1:\(MosquittoBroker.freeLoopbackPort())"])
+        #expect(unreachable.exitCode == 3)
+        #expect(unreachable.standardError.contains("cannot reach the broker at mqtt://127.0.0.1:"))
+    }
+
+    @Test("after the bridge stops, status says so plainly")
+    func bridgeOffline() throws {
+        let (broker, serve, data) = try home()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        serve.stop()
+        let result = try CommandRunner.run(["status", "--broker", broker.url])
+        #expect(result.standardOutput.hasPrefix("bridge: OFFLINE (traitbridge/bridge/state says offline); the devices below are as it last published them\n"))
+    }
+}
