@@ -161,10 +161,14 @@ extension BridgeState {
         result.setIfPresent("id", correlationID.map { .string($0) })
         result["status"] = .string(status)
         var values = JSONObject()
-        for (key, _) in pending.expected.sorted(by: { "\($0.key.address).\($0.key.attribute)" < "\($1.key.address).\($1.key.attribute)" }) {
+        var requested = JSONObject()
+        for (key, value) in pending.expected.sorted(by: { "\($0.key.address).\($0.key.attribute)" < "\($1.key.address).\($1.key.attribute)" }) {
             values["\(key.address).\(key.attribute)"] = device?.trait(at: key.address)?.attributes[key.attribute]?.jsonValue ?? .null
+            requested["\(key.address).\(key.attribute)"] = value.jsonValue
         }
+        // `values`: what the device reports now; `requested`: what the command asked for.
         result["values"] = .object(values)
+        result["requested"] = .object(requested)
         effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
     }
 

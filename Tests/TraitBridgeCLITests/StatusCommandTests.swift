@@ -8,7 +8,7 @@ import TraitBridgeTesting
 struct StatusCommandTests {
     /// A broker, `serve`, and a pretend zigbee2mqtt with the three demo devices: the light online,
     /// the climate sensor never heard, the relay offline.
-    func home() throws -> (MosquittoBroker, ChildProcess, String) {
+    func home() throws -> (MosquittoBroker, ChildProcess, String) {  // also used by ShowCommandTests
         let broker = try MosquittoBroker()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-status-\(UUID().uuidString)").path
         let serve = try ChildProcess(
@@ -68,5 +68,60 @@ struct StatusCommandTests {
         serve.stop()
         let result = try CommandRunner.run(["status", "--broker", broker.url])
         #expect(result.standardOutput.hasPrefix("bridge: OFFLINE (traitbridge/bridge/state says offline); the devices below are as it last published them\n"))
+    }
+}
+
+@Suite("traitbridge show", .serialized)
+struct ShowCommandTests {
+    @Test("the tree answers why a device is offline: per trait state, source, reason, values with units")
+    func tree() throws {
+        let (broker, serve, data) = try StatusCommandTests().home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        let result = try CommandRunner.run(["show", "Relay", "--broker", broker.url])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Relay  (z2m-0x00158d0001000003)")
+        #expect(lines.contains("  switch_l1: matter.OnOffPlugInUnit *  [offline / localPeer]"))
+        #expect(lines.contains("    matter.OnOff  offline / localPeer  via zigbee2mqtt[default]:0x00158d0001000003"))
+        #expect(lines.contains { $0.hasPrefix("      why: availability topic zigbee2mqtt/Relay/availability said offline (since 20") })
+        let light = try CommandRunner.run(["show", "z2m-0x00158d0001000001", "--broker", broker.url])
+        #expect(light.standardOutput.contains("      currentLevel = 100 level 1..254  (1…254)\n"))
+        let missing = try CommandRunner.run(["show", "Nope", "--broker", broker.url])
+        #expect(missing.exitCode == 4)
+        let json = try CommandRunner.run(["show", "Relay", "--broker", broker.url, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((object["state"] as? [String: Any])?["connectivityState"] as? String == "offline")
+        #expect((object["description"] as? [String: Any])?["name"] as? String == "Relay")
+    }
+}
+
+@Suite("traitbridge command and set", .serialized)
+struct CommandCommandTests {
+    @Test("command: confirmed when the device echoes; set: a refusal prints the code and the allowed range, exit 1")
+    func roundTrip() throws {
+        let (broker, serve, data) = try StatusCommandTests().home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        // A pretend zigbee2mqtt that echoes every /set back as state.
+        let z2m = try TestMQTTClient(broker, subscribe: ["zigbee2mqtt/Hall light/set"])
+        let echo = Thread {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                if let message = z2m.messages.all.last {
+                    try? z2m.publish("zigbee2mqtt/Hall light", message.payloadText)
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        echo.start()
+        let on = try CommandRunner.run(["command", "Hall light", "matter.LevelControl.moveToLevel", "level=200", "--broker", broker.url])
+        #expect(on.exitCode == 0, "\(on.standardError)")
+        #expect(on.standardOutput == "confirmed: light/matter.LevelControl.currentLevel = 200\n")
+        #expect(z2m.messages.all.first?.payloadText == #"{"brightness":200}"#)
+        let refused = try CommandRunner.run(["set", "Hall light", "matter.LevelControl.currentLevel=255", "--broker", broker.url])
+        #expect(refused.exitCode == 1)
+        #expect(refused.standardError == "valueOutOfRange: light/matter.LevelControl.currentLevel: 255 is above the maximum 254; allowed 1…254 level 1..254\n")
+        let usage = try CommandRunner.run(["set", "Hall light", "currentLevel", "--broker", broker.url])
+        #expect(usage.exitCode == 2)
     }
 }
