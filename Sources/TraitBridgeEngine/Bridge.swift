@@ -133,18 +133,19 @@ public final class Bridge: Sendable {
                 }
             }
         }
-        if let store {
+        if let store, !effects.storeChanges.isEmpty {
+            var upserts: [DeviceRecord] = []
+            var removals: [DeviceID] = []
             for change in effects.storeChanges {
-                do {
-                    switch change {
-                    case .upsert(let record):
-                        try store.upsert(record, seen: Date())
-                    case .remove(let id):
-                        try store.remove(id)
-                    }
-                } catch {
-                    logger.error("\(error)")
+                switch change {
+                case .upsert(let record): upserts.append(record)
+                case .remove(let id): removals.append(id)
                 }
+            }
+            do {
+                try store.apply(upserts: upserts, removals: removals, seen: Date())  // one transaction
+            } catch {
+                logger.error("\(error)")
             }
         }
         for line in effects.logs { Self.log(line, to: logger) }

@@ -53,8 +53,23 @@ public final class DeviceStore: Sendable {
 
     /// Inserts or updates a device; `firstSeen` is kept from the first insert.
     public func upsert(_ record: DeviceRecord, seen: Date) throws(StoreError) {
+        try apply(upserts: [record], removals: [], seen: seen)
+    }
+
+    /// Several changes in one transaction (a `bridge/devices` with 100 devices is one commit).
+    public func apply(upserts: [DeviceRecord], removals: [DeviceID], seen: Date) throws(StoreError) {
+        guard !upserts.isEmpty || !removals.isEmpty else { return }
         do {
             try queue.write { db in
+                for id in removals { try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
+                for record in upserts { try Self.upsert(record, seen: seen, in: db) }
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    private static func upsert(_ record: DeviceRecord, seen: Date, in db: Database) throws {
                 try db.execute(
                     sql: """
                         INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen, lastSeen)
@@ -65,10 +80,6 @@ public final class DeviceStore: Sendable {
                         """,
                     arguments: [record.id.rawValue, record.name, record.roomName, record.sourceFamily, record.sourceInstance,
                                 record.nativeID, Data(record.description), seen, seen])
-            }
-        } catch {
-            throw .writeFailed("\(error)")
-        }
     }
 
     /// Records when devices were last heard from (batched by the caller).
@@ -84,11 +95,7 @@ public final class DeviceStore: Sendable {
     }
 
     public func remove(_ id: DeviceID) throws(StoreError) {
-        do {
-            try queue.write { db in try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
-        } catch {
-            throw .writeFailed("\(error)")
-        }
+        try apply(upserts: [], removals: [id], seen: Date())
     }
 
     /// Every stored device, by id; rows with an id that is no longer valid are skipped.
