@@ -41,6 +41,29 @@ extension BridgeState {
         }
     }
 
+    /// Generic devices whose identity names the same physical device as `device` (same unique id,
+    /// serial, or an id listed in `otherDeviceIds`) join it: the standalone device they had is
+    /// removed (its retained topics cleared) and their traits move, with their values.
+    mutating func mergeByIdentity(into device: Device, effects: inout BridgeEffects) {
+        for index in generic.indices where generic[index].definition.mergeTarget == nil && generic[index].target != device.id {
+            let definition = generic[index].definition
+            guard definition.identity.matches(device.identity) else { continue }
+            let old = generic[index].target
+            let oldValues = graph.devices[old]
+            generic[index].target = device.id
+            if graph.devices[old] != nil {
+                try? graph.removeDevice(old)
+                publishedState.removeValue(forKey: old)
+                publishedDescription.removeValue(forKey: old)
+                effects.publish(stateTopic(old), [], retain: true)
+                effects.publish(descriptionTopic(old), [], retain: true)
+                effects.storeChanges.append(.remove(old))
+            }
+            effects.log(.info, "merged \(definition.name) into \(device.name): same identity", ["tb.device.id": device.id.rawValue])
+            if let oldValues { mergedValues[device.id, default: []].append(oldValues) }
+        }
+    }
+
     /// Replays kept messages of the generic devices merged into `id`, once it exists.
     mutating func replayPendingGeneric(for id: DeviceID, now: Date, effects: inout BridgeEffects) {
         for runtime in generic where runtime.target == id {
@@ -65,6 +88,14 @@ extension BridgeState {
                 if device.primaryType != nil { type.isPrimaryType = false }
                 for traitIndex in type.traits.indices { type.traits[traitIndex].source = runtime.source }
                 generic[index].keys[original] = key
+                // Values the traits had on their standalone device (merge by identity) come along.
+                for var standalone in mergedValues[device.id] ?? [] where standalone.deviceType(key: original) != nil {
+                    for traitIndex in type.traits.indices {
+                        let address = TraitAddress(deviceTypeKey: original, traitID: type.traits[traitIndex].traitID)
+                        if let old = standalone.trait(at: address) { type.traits[traitIndex].attributes = old.attributes }
+                    }
+                    standalone.removeDeviceType(key: original)
+                }
                 try? device.addDeviceType(type)
             }
         }

@@ -54,7 +54,9 @@ extension BridgeState {
     private mutating func addOrUpdate(_ mapped: Zigbee2MQTTDevice, instance: BridgeConfiguration.Zigbee2MQTTInstance, now: Date, effects: inout BridgeEffects) {
         let id = mapped.device.id
         var device = mapped.device
+        mergeByIdentity(into: device, effects: &effects)
         attachGeneric(to: &device)
+        mergedValues.removeValue(forKey: id)
         if let previous = graph.devices[id] {
             // Keep what is known: values of traits that still exist.
             for address in device.traitAddresses {

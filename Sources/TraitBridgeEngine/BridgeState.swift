@@ -36,6 +36,8 @@ public struct BridgeState: Sendable {
     var generic: [GenericRuntime] = []
     var genericTopics: [String: [Int]] = [:]
     var genericAvailabilityTopics: [String: [Int]] = [:]
+    /// Standalone generic devices just merged by identity into a device, for their values.
+    var mergedValues: [DeviceID: [Device]] = [:]
 
     enum Route: Sendable, Hashable {
         case z2mBridgeState

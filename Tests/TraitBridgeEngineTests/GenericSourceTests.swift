@@ -11,7 +11,7 @@ struct GenericSourceTests {
     static let fixtures = TestPaths(filePath: #filePath).repository + "/Tests/TraitBridgeEngineTests/Fixtures"
     let plug = try! DeviceID("generic-plug1")  // literal id of the fixture
 
-    func state() throws -> BridgeState {
+    func state() throws -> BridgeState {  // also used by MergeByIdentityTests
         let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
         let table = try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog)
         let generic = try GenericDevicesLoader.load(mappingsDirectory: Self.fixtures + "/generic-mappings", catalog: catalog)
@@ -96,5 +96,26 @@ struct GenericSourceTests {
         } catch {
             #expect(error.problems.first?.description.hasSuffix("bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute 'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff") == true, "\(error.problems)")
         }
+    }
+}
+
+@Suite("Merge by identity")
+struct MergeByIdentityTests {
+    @Test("a generic device whose otherDeviceIds name a zigbee2mqtt device's IEEE address joins it, with its values, and its own device disappears")
+    func identity() throws {
+        var state = try GenericSourceTests().state()
+        let standalone = try DeviceID("generic-relay-meter")
+        _ = state.receive("home/relay-meter", #"{"temperature":30.5}"#)
+        #expect(state.graph.devices[standalone] != nil, "standalone until its twin is discovered")
+        let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        #expect(state.graph.devices[standalone] == nil)
+        let cleared = effects.publications.filter { $0.topic.hasPrefix("traitbridge/devices/generic-relay-meter") }
+        #expect(cleared.count == 2 && cleared.allSatisfy { $0.payload.isEmpty && $0.isRetained })
+        let relay = try #require(state.graph.devices[EngineFixtures.relay])
+        #expect(relay.deviceTypes.map(\.key) == ["switch_l1", "switch_l2", "meter"])
+        #expect(relay.deviceType(key: "meter")?.isPrimaryType == false)
+        #expect(relay.trait(at: TraitAddress(deviceTypeKey: "meter", traitID: .matter("TemperatureMeasurement")))?.attributes["measuredValue"] == .int(3050))
+        _ = state.receive("home/relay-meter", #"{"temperature":31}"#)
+        #expect(state.graph.devices[EngineFixtures.relay]?.trait(at: TraitAddress(deviceTypeKey: "meter", traitID: .matter("TemperatureMeasurement")))?.attributes["measuredValue"] == .int(3100))
     }
 }
