@@ -125,3 +125,35 @@ struct CommandCommandTests {
         #expect(usage.exitCode == 2)
     }
 }
+
+@Suite("traitbridge watch", .serialized)
+struct WatchCommandTests {
+    @Test("a scripted sequence of changes comes out as added / changed / removed lines, and as JSON Lines")
+    func sequence() throws {
+        let (broker, serve, data) = try StatusCommandTests().home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        let output = data + ".watch"
+        let watch = try ChildProcess([CommandRunner.executable.path, "watch", "--broker", broker.url, "--count", "4", "--duration", "20"], logFile: output)
+        defer { watch.kill() }
+        #expect(eventually { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("changes follow") })
+        let z2m = try TestMQTTClient(broker)
+        try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#)
+        Thread.sleep(forTimeInterval: 0.2)
+        try z2m.publish("zigbee2mqtt/Relay/availability", "online", retain: true)
+        Thread.sleep(forTimeInterval: 0.2)
+        let porch = #"{"ieee_address":"0x00158d0001000009","type":"Router","friendly_name":"Porch light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}"#
+        let file = try Data(contentsOf: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json"))
+        var list = try #require(try JSONSerialization.jsonObject(with: file) as? [[String: Any]])
+        list.removeAll { $0["friendly_name"] as? String == "Climate" }
+        list.append(try #require(try JSONSerialization.jsonObject(with: Data(porch.utf8)) as? [String: Any]))
+        try z2m.publish("zigbee2mqtt/bridge/devices", bytes: [UInt8](try JSONSerialization.data(withJSONObject: list)), retain: true)
+        #expect(watch.reap(within: .seconds(15)), "watch stops after --count changes")
+        let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "watching 3 devices on traitbridge; changes follow")
+        let events = lines.dropFirst().map { String($0.dropFirst(10)) }  // without the clock
+        #expect(events.contains("changed  Hall light (z2m-0x00158d0001000001)  light/matter.OnOff.onOff true → false"), "\(lines)")
+        #expect(events.contains { $0.hasPrefix("changed  Relay (z2m-0x00158d0001000003)  connectivity offline → online") }, "\(lines)")
+        #expect(events.contains("added    Porch light (z2m-0x00158d0001000009)  unknown/unspecified"), "\(lines)")
+        #expect(events.contains("removed  Climate (z2m-0x00158d0001000002)"), "\(lines)")
+    }
+}
