@@ -17,7 +17,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
               traitbridge --version
             """,
         version: version,
-        subcommands: [ServeCommand.self, StatusCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, MappingsCommand.self]
+        subcommands: [ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, MappingsCommand.self]
     )
 
     public init() {}

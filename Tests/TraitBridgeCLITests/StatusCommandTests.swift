@@ -157,3 +157,25 @@ struct WatchCommandTests {
         #expect(events.contains("removed  Climate (z2m-0x00158d0001000002)"), "\(lines)")
     }
 }
+
+@Suite("traitbridge devices", .serialized)
+struct DevicesCommandTests {
+    @Test("filters by type, trait, connectivity and source; --json; a bad filter value is a usage error")
+    func filters() throws {
+        let (broker, serve, data) = try StatusCommandTests().home()
+        defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
+        let all = try CommandRunner.run(["devices", "--broker", broker.url])
+        #expect(all.standardOutput.split(separator: "\n").first == "ID                      NAME        ROOM         TYPES                                         SOURCES      CONNECTIVITY")
+        #expect(all.standardOutput.hasSuffix("3 devices\n"))
+        let onOff = try CommandRunner.run(["devices", "--trait", "matter.OnOff", "--broker", broker.url])
+        #expect(onOff.standardOutput.contains("Hall light") && onOff.standardOutput.contains("Relay") && !onOff.standardOutput.contains("Climate"))
+        let sensors = try CommandRunner.run(["devices", "--type", "TemperatureSensor", "--source", "zigbee2mqtt", "--broker", broker.url, "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(sensors.standardOutput.utf8)) as? [[String: Any]])
+        #expect(list.map { $0["name"] as? String } == ["Climate"])
+        let offline = try CommandRunner.run(["devices", "--connectivity", "offline", "--broker", broker.url])
+        #expect(offline.standardOutput.hasSuffix("1 device\n") && offline.standardOutput.contains("Relay"))
+        let bad = try CommandRunner.run(["devices", "--connectivity", "down", "--broker", broker.url])
+        #expect(bad.exitCode == 2)
+        #expect(bad.standardError.contains("--connectivity 'down' is not one of online, offline, partiallyOnline, unknown"))
+    }
+}
