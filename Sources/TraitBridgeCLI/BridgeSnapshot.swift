@@ -29,6 +29,25 @@ struct BridgeSnapshot: Sendable {
         }
     }
 
+    /// Reads the snapshot, or prints why not and exits 3 (broker not reachable).
+    static func readOrExit(_ connection: ConnectionOptions) throws -> BridgeSnapshot {
+        do {
+            return try read(broker: connection.broker, prefix: connection.prefix, timeout: .seconds(connection.timeout))
+        } catch let error as ReadError {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+    }
+
+    /// The id of the device named by id or by name, or an error message and exit 4.
+    func deviceID(_ device: String, prefix: String) throws -> String {
+        guard let id = states.keys.sorted().first(where: { $0 == device || states[$0]?["name"]?.string == device }) else {
+            printError("error: no device '\(device)' on \(prefix)/devices/; `traitbridge status` lists them")
+            throw ExitCode(4)
+        }
+        return id
+    }
+
     static func read(broker: String, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
         let url: BrokerURL
         do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }

@@ -91,7 +91,7 @@ struct ConnectionOptions: ParsableArguments {
     var broker = "mqtt://127.0.0.1:1883"
     @Option(help: "Topic prefix of the bridge (default: traitbridge).")
     var prefix = "traitbridge"
-    @Option(help: "Seconds to wait for the outcome (default: 10).")
+    @Option(help: "Seconds to wait for the broker and for answers (default: 10).")
     var timeout: Int = 10
 }
 
@@ -102,17 +102,7 @@ enum CommandSender {
     }
 
     static func send(_ command: JSONObject, to device: String, connection: ConnectionOptions) throws {
-        let snapshot: BridgeSnapshot
-        do {
-            snapshot = try BridgeSnapshot.read(broker: connection.broker, prefix: connection.prefix)
-        } catch let error as BridgeSnapshot.ReadError {
-            printError("error: \(error)")
-            throw ExitCode(3)
-        }
-        guard let id = snapshot.states.keys.sorted().first(where: { $0 == device || snapshot.states[$0]?["name"]?.string == device }) else {
-            printError("error: no device '\(device)' on \(connection.prefix)/devices/; `traitbridge status` lists them")
-            throw ExitCode(4)
-        }
+        let id = try BridgeSnapshot.readOrExit(connection).deviceID(device, prefix: connection.prefix)
         var command = command
         let correlation = MQTTClientConfiguration.uniqueClientID(prefix: "cli")
         command["id"] = .string(correlation)

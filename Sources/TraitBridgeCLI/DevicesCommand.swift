@@ -23,8 +23,7 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Only devices with this trait.") var trait: String?
     @Option(help: "Only devices with this connectivity: online, offline, partiallyOnline, unknown.") var connectivity: String?
     @Option(help: "Only devices fed by this source family (zigbee2mqtt, generic).") var source: String?
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).") var broker = "mqtt://127.0.0.1:1883"
-    @Option(help: "Topic prefix of the bridge (default: traitbridge).") var prefix = "traitbridge"
+    @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}.") var json = false
 
     func validate() throws {
@@ -34,13 +33,7 @@ struct DevicesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let snapshot: BridgeSnapshot
-        do {
-            snapshot = try BridgeSnapshot.read(broker: broker, prefix: prefix)
-        } catch let error as BridgeSnapshot.ReadError {
-            printError("error: \(error)")
-            throw ExitCode(3)
-        }
+        let snapshot = try BridgeSnapshot.readOrExit(connection)
         let entries = snapshot.states.keys.sorted().map { Entry(id: $0, state: snapshot.states[$0]!, description: snapshot.descriptions[$0]) }
             .filter(matches)
         if json {

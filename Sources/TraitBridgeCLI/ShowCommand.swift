@@ -20,27 +20,15 @@ struct ShowCommand: ParsableCommand {
 
     @Argument(help: "The device id or name.")
     var device: String
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
-    var broker = "mqtt://127.0.0.1:1883"
-    @Option(help: "Topic prefix of the bridge (default: traitbridge).")
-    var prefix = "traitbridge"
+    @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print {\"state\": <state payload>, \"description\": <description payload>} as JSON.")
     var json = false
 
     func run() throws {
-        let snapshot: BridgeSnapshot
-        do {
-            snapshot = try BridgeSnapshot.read(broker: broker, prefix: prefix)
-        } catch let error as BridgeSnapshot.ReadError {
-            printError("error: \(error)")
-            throw ExitCode(3)
-        }
-        guard let id = snapshot.states.keys.sorted().first(where: { $0 == device || snapshot.states[$0]?["name"]?.string == device }),
-            let state = snapshot.states[id]
-        else {
-            printError("error: no device '\(device)' on \(prefix)/devices/; `traitbridge status` lists them")
-            throw ExitCode(4)
-        }
+        let snapshot = try BridgeSnapshot.readOrExit(connection)
+        let prefix = connection.prefix
+        let id = try snapshot.deviceID(device, prefix: prefix)
+        guard let state = snapshot.states[id] else { throw ExitCode(4) }
         let description = snapshot.descriptions[id]
         if json {
             print(JSONValue.object(["state": state.value, "description": description?.value ?? .null]).serialized(.pretty), terminator: "")

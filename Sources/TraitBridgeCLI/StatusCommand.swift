@@ -20,29 +20,17 @@ struct StatusCommand: ParsableCommand {
 
     @Argument(help: "Device ids or names (default: every device).")
     var devices: [String] = []
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
-    var broker = "mqtt://127.0.0.1:1883"
-    @Option(help: "Topic prefix of the bridge (default: traitbridge).")
-    var prefix = "traitbridge"
+    @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}}.")
     var json = false
 
     func run() throws {
-        let snapshot: BridgeSnapshot
-        do {
-            snapshot = try BridgeSnapshot.read(broker: broker, prefix: prefix)
-        } catch let error as BridgeSnapshot.ReadError {
-            printError("error: \(error)")
-            throw ExitCode(3)
-        }
+        let snapshot = try BridgeSnapshot.readOrExit(connection)
+        let prefix = connection.prefix
         var rows = snapshot.states.keys.sorted().map { StatusRow(id: $0, state: snapshot.states[$0]!, description: snapshot.descriptions[$0]) }
         if !devices.isEmpty {
             let wanted = devices
-            let missing = wanted.filter { name in !rows.contains { $0.id == name || $0.name == name } }
-            guard missing.isEmpty else {
-                printError("error: no device \(missing.map { "'\($0)'" }.joined(separator: ", ")) on \(prefix)/devices/; `traitbridge status` lists them")
-                throw ExitCode(4)
-            }
+            for name in wanted { _ = try snapshot.deviceID(name, prefix: prefix) }
             rows = rows.filter { row in wanted.contains(row.id) || wanted.contains(row.name) }
         }
         if json {

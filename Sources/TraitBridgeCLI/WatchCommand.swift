@@ -20,10 +20,7 @@ struct WatchCommand: ParsableCommand {
 
     @Argument(help: "Device ids or names (default: every device).")
     var devices: [String] = []
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
-    var broker = "mqtt://127.0.0.1:1883"
-    @Option(help: "Topic prefix of the bridge (default: traitbridge).")
-    var prefix = "traitbridge"
+    @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print JSON Lines.")
     var json = false
     @Option(help: "Stop after this many changes.")
@@ -33,7 +30,8 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let url: BrokerURL
-        do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
+        do { url = try BrokerURL(connection.broker) } catch { throw ValidationError(error.description) }
+        let prefix = connection.prefix
         let feed = Feed()
         let client = try MQTTClient(configuration: MQTTClientConfiguration(broker: url), onMessage: { feed.add($0) })
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "watch"))"
@@ -41,7 +39,7 @@ struct WatchCommand: ParsableCommand {
         client.subscribe(marker, qos: 1)
         client.start()
         defer { client.stop() }
-        let connectDeadline = ContinuousClock.now + .seconds(5)
+        let connectDeadline = ContinuousClock.now + .seconds(connection.timeout)
         while !client.isConnected {
             guard ContinuousClock.now < connectDeadline else {
                 printError("error: cannot reach the broker at \(url); check --broker (and that it runs)")
