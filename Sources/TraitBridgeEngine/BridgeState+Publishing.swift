@@ -57,8 +57,11 @@ extension BridgeState {
         return DevicePayloads.description(
             of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
             fedAttributes: { address in
-                guard let mapped else { return device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? [] }
-                return Array(Set(mapped.bindings.values.joined().filter { $0.address == address }.map(\.attribute))).sorted()
+                guard let mapped else {
+                    let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
+                    return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
+                }
+                return Self.deviceMetadata(mapped.bindings.values.joined().filter { $0.address == address })
             },
             commands: { address in
                 guard let mapped, let table else { return [] }
@@ -69,6 +72,25 @@ extension BridgeState {
                 }.map(\.command)
             }
         ).serializedBytes()
+    }
+
+    /// The metadata of the attributes a device feeds, narrowed to what the device itself declares:
+    /// a bulb that does 250…454 mireds says so, not the cluster's 0…65279.
+    static func deviceMetadata(_ bindings: some Sequence<SourceBinding>) -> [(name: String, metadata: AttributeMetadata)] {
+        var result: [String: AttributeMetadata] = [:]
+        for binding in bindings {
+            var metadata = result[binding.attribute] ?? binding.metadata
+            if let range = binding.sourceRange,
+                let low = binding.modelValue(from: .double(range.lowerBound))?.numericValue,
+                let high = binding.modelValue(from: .double(range.upperBound))?.numericValue
+            {
+                metadata.minimum = max(metadata.minimum ?? -.infinity, min(low, high))
+                metadata.maximum = min(metadata.maximum ?? .infinity, max(low, high))
+            }
+            if !binding.isWritable { metadata.isWritable = false }
+            result[binding.attribute] = metadata
+        }
+        return result.keys.sorted().map { ($0, result[$0]!) }
     }
 
     /// The registry row of a device.

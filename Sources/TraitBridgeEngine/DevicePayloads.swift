@@ -70,7 +70,7 @@ public enum DevicePayloads {
     /// device really feeds, with their metadata, and the commands it accepts.
     public static func description(
         of device: Device, homeName: String?, roomName: String?, catalog: Catalog,
-        fedAttributes: (TraitAddress) -> [String], commands: (TraitAddress) -> [String]
+        fedAttributes: (TraitAddress) -> [(name: String, metadata: AttributeMetadata)], commands: (TraitAddress) -> [String]
     ) -> JSONValue {
         var root = JSONObject()
         root["id"] = .string(device.id.rawValue)
@@ -110,9 +110,7 @@ public enum DevicePayloads {
                 traitObject.setIfPresent("homeApisId", catalog.trait(trait.traitID)?.homeAPIsID.map { .string($0) })
                 traitObject.setIfPresent("source", trait.source.map { .string($0.description) })
                 var attributes = JSONObject()
-                for name in fedAttributes(address) {
-                    if let metadata = try? catalog.attributeMetadata(trait.traitID, name) { attributes[name] = metadataJSON(metadata) }
-                }
+                for (name, metadata) in fedAttributes(address) { attributes[name] = metadataJSON(metadata) }
                 traitObject["attributes"] = .object(attributes)
                 traitObject["commands"] = .array(commands(address).map { .string($0) })
                 traits[trait.traitID.description] = .object(traitObject)

@@ -29,6 +29,9 @@ struct BridgeStateDiscoveryTests {
         let description = try #require(effects.last("traitbridge/devices/z2m-0x00158d0001000001"))
         #expect(description["name"]?.string == "Hall light")
         #expect(description[path: "types.light.traits[\"matter.LevelControl\"].attributes.currentLevel.max"]?.double == 254)
+        // The device's own range, not the cluster's 0…65279: this bulb does 250…454 mireds.
+        #expect(description[path: "types.light.traits[\"matter.ColorControl\"].attributes.colorTemperatureMireds.min"]?.double == 250)
+        #expect(description[path: "types.light.traits[\"matter.ColorControl\"].attributes.colorTemperatureMireds.max"]?.double == 454)
         #expect(description[path: "types.light.traits[\"matter.OnOff\"].commands"]?.elements.compactMap(\.string) == ["on", "off", "toggle"])
         #expect(effects.publications.first { $0.topic == "traitbridge/devices/z2m-0x00158d0001000001" }?.isRetained == true)
         let stateJSON = try #require(effects.last("traitbridge/devices/z2m-0x00158d0001000001/state"))
