@@ -9,12 +9,16 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "traitbridge",
-        abstract: "Bridge MQTT devices and Google Cloud-to-cloud into one model of device types and traits.",
+        abstract: "Bridge MQTT devices into one model of device types and traits, with connectivity and its reasons.",
         discussion: """
             Examples:
               traitbridge serve --broker mqtt://127.0.0.1:1883
+              traitbridge status
+              traitbridge show "Hall light"
+              traitbridge command "Hall light" matter.OnOff.on
               traitbridge mappings validate mappings
-              traitbridge --version
+
+            Shell completions: traitbridge --generate-completion-script bash|zsh|fish
             """,
         version: version,
         subcommands: [ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, MappingsCommand.self]
