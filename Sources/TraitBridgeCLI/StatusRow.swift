@@ -41,7 +41,7 @@ struct StatusRow {
         case "offline": text += "bridge: OFFLINE (\(prefix)/bridge/state says offline); the devices below are as it last published them\n"
         default: text += "bridge: no bridge has published on \(prefix)/bridge/state; is `traitbridge serve` running with --prefix \(prefix)?\n"
         }
-        let header = ["NAME", "ROOM", "TYPE", "CONNECTIVITY", "LOCALITY", "LAST UPDATE", "REASON"]
+        let header = ["NAME", "ROOM", "TYPE", "CONNECTIVITY", "LOCALITY", "LAST UPDATE (UTC)", "REASON"]
         let cells = rows.map { [$0.name, $0.room, $0.type, $0.connectivity, $0.locality, $0.lastUpdate, $0.reason ?? ""] }
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
         for line in [header] + cells {

@@ -35,7 +35,7 @@ struct StatusCommandTests {
         #expect(result.exitCode == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "bridge: online (traitbridge/bridge/state)")
-        #expect(lines[1].hasPrefix("NAME        ROOM         TYPE                   CONNECTIVITY  LOCALITY     LAST UPDATE"))
+        #expect(lines[1].hasPrefix("NAME        ROOM         TYPE                   CONNECTIVITY  LOCALITY     LAST UPDATE (UTC)    REASON"))
         #expect(lines[2].hasPrefix("Hall light  Entire Home  ColorTemperatureLight  online        localPeer    20"))
         #expect(lines[3].hasPrefix("Climate     Entire Home  TemperatureSensor      unknown       unspecified  never"))
         #expect(lines[3].hasSuffix("nothing heard yet"))
