@@ -78,10 +78,9 @@ measure("validate an attribute write against metadata", iterations: 1_000_000) {
     (try? level.validateWrite(.int(128))) == nil ? 0 : 1
 }
 
-if let directory = CommandLine.arguments.dropFirst().first ?? Optional("mappings") {
-    try measure("load and validate the catalog in \(directory)", iterations: 20) {
-        (try CatalogLoader.load(mappingsDirectory: directory)).traits.count
-    }
+let catalogDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
+try measure("load and validate the catalog in \(catalogDirectory)", iterations: 20) {
+    (try CatalogLoader.load(mappingsDirectory: catalogDirectory)).traits.count
 }
 
 }

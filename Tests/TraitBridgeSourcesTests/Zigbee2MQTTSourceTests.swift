@@ -104,3 +104,21 @@ struct Zigbee2MQTTSourceTests {
         #expect(ValuePipeline.fit(.string("x"), to: level) == .string("x"))
     }
 }
+
+@Suite("zigbee2mqtt commands")
+struct Zigbee2MQTTCommandTests {
+    @Test("a feature without access bit 2 refuses writes, naming the key; a write to an unfed attribute says so")
+    func readOnly() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let payload = #"[{"ieee_address":"0x01","friendly_name":"Sensor light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":1,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        let device = try #require(source.discover(try JSONDocument.parse(payload).root).devices.first)
+        let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
+        #expect(throws: SourceCommandError.notSupported("zigbee2mqtt does not accept writes of state for this device (access bit 2 not set)")) {
+            try source.commandPayload(for: [AttributeUpdate(address: onOff, attribute: "onOff", value: .bool(true))], on: device)
+        }
+        let level = TraitAddress(deviceTypeKey: "light", traitID: .matter("LevelControl"))
+        #expect(throws: SourceCommandError.notSupported("light/matter.LevelControl.currentLevel is not fed by zigbee2mqtt for this device")) {
+            try source.commandPayload(for: [AttributeUpdate(address: level, attribute: "currentLevel", value: .int(5))], on: device)
+        }
+    }
+}

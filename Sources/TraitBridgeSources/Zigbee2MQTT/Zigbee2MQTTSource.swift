@@ -70,8 +70,10 @@ public struct Zigbee2MQTTSource: Sendable {
         for write in writes {
             let bindings = device.bindings(for: write.address, attribute: write.attribute)
             guard let binding = bindings.first(where: \.isWritable) else {
-                throw bindings.isEmpty ? .notSupported("\(write.address).\(write.attribute) is not fed by zigbee2mqtt for this device")
-                    : .notSupported("zigbee2mqtt does not accept writes of \(binding(bindings).payloadKey) for this device (access bit 2 not set)")
+                guard let readOnly = bindings.first else {
+                    throw .notSupported("\(write.address).\(write.attribute) is not fed by zigbee2mqtt for this device")
+                }
+                throw .notSupported("zigbee2mqtt does not accept writes of \(readOnly.payloadKey) for this device (access bit 2 not set)")
             }
             guard let sourceValue = binding.sourceValue(from: write.value) else {
                 throw .valueNotRepresentable("\(write.value) has no zigbee2mqtt form for \(binding.payloadKey)")
@@ -87,8 +89,6 @@ public struct Zigbee2MQTTSource: Sendable {
         }
         return .object(payload)
     }
-
-    private func binding(_ bindings: [SourceBinding]) -> SourceBinding { bindings[0] }
 }
 
 /// Why a source could not express a command.
