@@ -17,11 +17,6 @@ public enum JSONValue: Sendable, Equatable {
         guard case .object(let object) = self else { return nil }
         return object[key]
     }
-
-    public var stringValue: String? {
-        if case .string(let value) = self { return value }
-        return nil
-    }
 }
 
 /// An ordered JSON object: members in insertion order, one value per key.

@@ -10,8 +10,6 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
     case neverHeard
     /// The bridge lost (or never had) its broker connection.
     case brokerDisconnected(broker: String)
-    /// The broker connection is up (used when a broker-level state is restored).
-    case brokerConnected(broker: String)
     /// The source bridge (its LWT or state topic) said it is offline, e.g. `zigbee2mqtt/bridge/state`.
     case sourceBridgeOffline(topic: String)
     /// An availability topic of the device said online or offline.
@@ -32,7 +30,6 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         switch self {
         case .neverHeard: "neverHeard"
         case .brokerDisconnected: "brokerDisconnected"
-        case .brokerConnected: "brokerConnected"
         case .sourceBridgeOffline: "sourceBridgeOffline"
         case .availability: "availability"
         case .messageReceived: "messageReceived"
@@ -48,7 +45,6 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         switch self {
         case .neverHeard: "nothing heard yet"
         case .brokerDisconnected(let broker): "broker \(broker) disconnected"
-        case .brokerConnected(let broker): "broker \(broker) connected"
         case .sourceBridgeOffline(let topic): "\(topic) said offline"
         case .availability(let topic, let isOnline): "availability topic \(topic) said \(isOnline ? "online" : "offline")"
         case .messageReceived(let topic): "message on \(topic)"
