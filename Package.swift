@@ -53,6 +53,12 @@ let package = Package(
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
             swiftSettings: upcoming
         ),
+        // Google Cloud-to-cloud: SYNC/QUERY import and export, EXECUTE translation. Never sees the broker.
+        .target(
+            name: "TraitBridgeCloud",
+            dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
         // The registry on disk: SQLite through GRDB.
         .target(
             name: "TraitBridgeStore",
@@ -66,7 +72,7 @@ let package = Package(
             name: "TraitBridgeEngine",
             dependencies: [
                 "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON", "TraitBridgeSources", "TraitBridgeMQTT",
-                "TraitBridgeStore",
+                "TraitBridgeStore", "TraitBridgeCloud",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
@@ -109,6 +115,11 @@ let package = Package(
         .testTarget(
             name: "TraitBridgeEngineTests",
             dependencies: ["TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "TraitBridgeCloudTests",
+            dependencies: ["TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),

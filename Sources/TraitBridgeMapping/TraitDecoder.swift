@@ -32,7 +32,7 @@ struct TraitDecoder {
         var attributes: [AttributeDefinition] = []
         for (index, element) in reader.array(object, "attributes", at: path).enumerated() {
             let attributePath = path.appending("attributes").appending(index)
-            guard let attribute = decodeAttribute(element, at: attributePath) else { continue }
+            guard let attribute = decodeAttribute(element, at: attributePath, namespace: id.namespace) else { continue }
             if attributes.contains(where: { $0.name == attribute.name }) {
                 reader.problem(attributePath.appending("name"), "attribute '\(attribute.name)' appears twice in \(id)")
                 continue
@@ -42,7 +42,7 @@ struct TraitDecoder {
         var commands: [CommandDefinition] = []
         for (index, element) in reader.array(object, "commands", at: path).enumerated() {
             let commandPath = path.appending("commands").appending(index)
-            guard let command = decodeCommand(element, at: commandPath) else { continue }
+            guard let command = decodeCommand(element, at: commandPath, namespace: id.namespace) else { continue }
             if commands.contains(where: { $0.name == command.name }) {
                 reader.problem(commandPath.appending("name"), "command '\(command.name)' appears twice in \(id)")
                 continue
@@ -67,10 +67,10 @@ struct TraitDecoder {
             specReference: reader.string(object, "spec", at: path))
     }
 
-    private func decodeAttribute(_ element: JSON, at path: JSONPath) -> AttributeDefinition? {
+    private func decodeAttribute(_ element: JSON, at path: JSONPath, namespace: Namespace) -> AttributeDefinition? {
         guard let object = reader.object(element, at: path) else { return nil }
         reader.checkKeys(object, at: path, allowed: Self.attributeKeys)
-        guard let name = memberName(object, at: path) else { return nil }
+        guard let name = memberName(object, at: path, namespace: namespace) else { return nil }
         let id = reader.hexID(object, "id", at: path)
         let isRequired = reader.bool(object, "required", at: path) ?? false
         let conformance = conformance(object, at: path)
@@ -78,16 +78,16 @@ struct TraitDecoder {
         return AttributeDefinition(name: name, id: id, metadata: metadata, isRequired: isRequired, conformance: conformance)
     }
 
-    private func decodeCommand(_ element: JSON, at path: JSONPath) -> CommandDefinition? {
+    private func decodeCommand(_ element: JSON, at path: JSONPath, namespace: Namespace) -> CommandDefinition? {
         guard let object = reader.object(element, at: path) else { return nil }
         reader.checkKeys(object, at: path, allowed: Self.commandKeys)
-        guard let name = memberName(object, at: path) else { return nil }
+        guard let name = memberName(object, at: path, namespace: namespace) else { return nil }
         var fields: [CommandField] = []
         for (index, element) in reader.array(object, "fields", at: path).enumerated() {
             let fieldPath = path.appending("fields").appending(index)
             guard let field = reader.object(element, at: fieldPath) else { continue }
             reader.checkKeys(field, at: fieldPath, allowed: Self.fieldKeys)
-            guard let fieldName = memberName(field, at: fieldPath),
+            guard let fieldName = memberName(field, at: fieldPath, namespace: namespace),
                 let metadata = MetadataDecoder(reader: reader).decode(field, at: fieldPath, allowsWritable: false)
             else { continue }
             if fields.contains(where: { $0.name == fieldName }) {
@@ -108,14 +108,18 @@ struct TraitDecoder {
         return reader.string(object, "conformance", at: path)
     }
 
-    /// A lowerCamelCase identifier: what the MQTT contract and the CLI use as keys.
-    private func memberName(_ object: JSON, at path: JSONPath) -> String? {
+    /// An identifier the MQTT contract and the CLI use as a key: lowerCamelCase for Matter traits
+    /// (as the Home APIs spell them); Google and vendor traits keep their owner's spelling, so a
+    /// Cloud-to-cloud command stays `OpenClose` and a param `StreamToChromecast`.
+    private func memberName(_ object: JSON, at path: JSONPath, namespace: Namespace) -> String? {
         guard let name = reader.string(object, "name", at: path, required: true) else { return nil }
         let scalars = name.unicodeScalars
-        guard let first = scalars.first, ("a"..."z").contains(first),
+        let firstIsAllowed = { (first: Unicode.Scalar) in ("a"..."z").contains(first) || (namespace != .matter && ("A"..."Z").contains(first)) }
+        guard let first = scalars.first, firstIsAllowed(first),
             scalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
         else {
-            reader.problem(path.appending("name"), "name '\(name)' must be lowerCamelCase: a–z first, then letters and digits")
+            let rule = namespace == .matter ? "lowerCamelCase: a–z first" : "an identifier: a letter first"
+            reader.problem(path.appending("name"), "name '\(name)' must be \(rule), then letters and digits")
             return nil
         }
         return name

@@ -1,0 +1,75 @@
+public import TraitBridgeModel
+public import TraitBridgeMapping
+
+/// Google Cloud-to-cloud for TraitBridge: SYNC and QUERY import and export, EXECUTE translation.
+///
+/// A value with the catalog and `mappings/cloud/google-c2c.json`; every method is a pure function
+/// of its input (no broker, no clock), so the whole translation is tested from files. The bridge
+/// holds one and calls it from its state machine.
+public struct GoogleC2C: Sendable {
+    /// The source family of every trait a SYNC imported.
+    public static let family = "google-c2c"
+    static let typePrefix = "action.devices.types."
+    static let traitPrefix = "action.devices.traits."
+    static let commandPrefix = "action.devices.commands."
+
+    public let catalog: Catalog
+    public let table: GoogleC2CTable
+    /// The source instance name (one bridge may import from several cloud accounts later).
+    public let instance: String
+    /// Short C2C type name (`LIGHT`) → the generated `google` device type.
+    let googleTypes: [String: DeviceTypeID]
+    /// Short C2C trait name (`OpenClose`) → the generated `google` trait.
+    let googleTraits: [String: TraitID]
+
+    public init(catalog: Catalog, table: GoogleC2CTable, instance: String = "default") {
+        self.catalog = catalog
+        self.table = table
+        self.instance = instance
+        // The generated definitions name themselves "<C2C name> (Cloud-to-cloud)"
+        // (scripts/generate-c2c-catalog.py); that is how a C2C name finds its google id.
+        let marker = " (Cloud-to-cloud)"
+        var types: [String: DeviceTypeID] = [:]
+        for (id, definition) in catalog.deviceTypes where id.namespace == .google && definition.displayName.hasSuffix(marker) {
+            types[String(definition.displayName.dropLast(marker.count))] = id
+        }
+        var traits: [String: TraitID] = [:]
+        for (id, definition) in catalog.traits where id.namespace == .google && definition.displayName.hasSuffix(marker) {
+            traits[String(definition.displayName.dropLast(marker.count))] = id
+        }
+        googleTypes = types
+        googleTraits = traits
+    }
+
+    /// The part after the last dot: `action.devices.traits.OnOff` → `OnOff`.
+    public static func shortName(_ full: String) -> String {
+        full.lastIndex(of: ".").map { String(full[full.index(after: $0)...]) } ?? full
+    }
+
+    /// TraitBridge's id for a device the cloud knows as `c2cID`.
+    public static func deviceID(c2cID: String) -> DeviceID { DeviceID.derived(source: "c2c", nativeID: c2cID) }
+
+    public func source(c2cID: String) -> SourceReference {
+        SourceReference(family: Self.family, instance: instance, nativeID: c2cID)
+    }
+
+    /// Whether `short` is a C2C trait this bridge knows (`OnOff`, `OccupancySensing`).
+    public func isKnownTrait(_ short: String) -> Bool { googleTraits[short] != nil }
+
+    /// The google trait that keeps a C2C trait's attributes and states under Google's names.
+    public func googleTrait(_ short: String) -> TraitID? { googleTraits[short] }
+
+    /// The C2C short name of a google trait id, when it is one of the generated ones.
+    func c2cName(ofGoogleTrait id: TraitID) -> String? {
+        googleTraits.first { $0.value == id }?.key
+    }
+
+    /// Which names of a google trait are SYNC attributes (the generator marks QUERY states writable).
+    func syncAttributeNames(_ trait: TraitID) -> [String] {
+        catalog.trait(trait)?.attributes.filter { !$0.metadata.isWritable }.map(\.name) ?? []
+    }
+
+    func stateAttributeNames(_ trait: TraitID) -> [String] {
+        catalog.trait(trait)?.attributes.filter(\.metadata.isWritable).map(\.name) ?? []
+    }
+}

@@ -1,0 +1,79 @@
+public import TraitBridgeModel
+import TraitBridgeJSON
+import FoundationEssentials
+
+/// `mappings/cloud/google-c2c.json`: how Google Cloud-to-cloud types and traits become TraitBridge
+/// device types and traits, and how their values convert (ARCHITECTURE §6).
+///
+/// Data, not code: which Matter device type a `LIGHT` becomes, which Matter trait `Brightness`
+/// becomes and how `brightness` 0…100 converts to `currentLevel`, are rows of the file. Loaded
+/// against the catalog, so every device type, trait and attribute it names exists.
+public struct GoogleC2CTable: Sendable {
+    /// One candidate device type for a C2C type.
+    public struct Candidate: Sendable {
+        public var deviceType: DeviceTypeID
+        /// `Trait` (declared) or `Trait.attribute` (declared with that SYNC attribute); all must hold.
+        public var when: [String]
+    }
+
+    /// One value that converts between a C2C state (or param) and a model attribute.
+    public struct ValueRule: Sendable {
+        /// A dotted path inside the C2C object: `on`, `color.temperatureK`.
+        public var c2cPath: [String]
+        public var attribute: String
+        public var pipeline: ValuePipeline
+        public var metadata: AttributeMetadata
+    }
+
+    /// A C2C command and the attribute writes its params become.
+    public struct CommandRule: Sendable {
+        public var command: String
+        public var params: [ValueRule]
+    }
+
+    /// A C2C trait with a Matter equivalent.
+    public struct TraitRule: Sendable {
+        /// The short C2C name, `OnOff`.
+        public var c2cName: String
+        public var trait: TraitID
+        public var states: [ValueRule]
+        public var sync: [ValueRule]
+        public var commands: [CommandRule]
+    }
+
+    /// Traits every Matter candidate gets even though no C2C trait provides them (`matter.Identify`).
+    public var alwaysAdded: [TraitID] = []
+    /// By short C2C type name (`LIGHT`), in file order of candidates.
+    public var types: [String: [Candidate]] = [:]
+    /// By short C2C trait name (`Brightness`).
+    public var traits: [String: TraitRule] = [:]
+
+    public init() {}
+
+    /// The rule whose Matter trait is `trait`, if any.
+    public func rule(forTrait trait: TraitID) -> TraitRule? {
+        traits.values.first { $0.trait == trait }
+    }
+
+    /// Loads `<mappings>/cloud/google-c2c.json`.
+    public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
+        let path = mappingsDirectory + "/cloud/google-c2c.json"
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        }
+        return try decode(file: path, bytes: [UInt8](data), catalog: catalog)
+    }
+
+    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
+        let reader = MappingReader(file: file, bytes: bytes)
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(bytes)
+        } catch {
+            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
+        }
+        let table = GoogleC2CTableDecoder(tables: SourceTableReader(reader: reader, catalog: catalog)).decode(document.root)
+        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
+        return table
+    }
+}
