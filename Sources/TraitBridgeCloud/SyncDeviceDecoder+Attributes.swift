@@ -59,7 +59,7 @@ extension SyncDeviceDecoder {
                 condition.contains(".") ? attributes.contains(condition) : traits.contains(condition)
             }
             guard holds, let definition = c2c.catalog.deviceType(candidate.deviceType) else { continue }
-            let provided = Set(traits.compactMap { c2c.table.traits[$0]?.trait }).union(c2c.table.alwaysAdded)
+            let provided = Set(traits.flatMap { c2c.table.traits[$0]?.map(\.trait) ?? [] }).union(c2c.table.alwaysAdded)
             if definition.requiredTraits.allSatisfy(provided.contains) { return candidate.deviceType }
         }
         return nil

@@ -104,7 +104,7 @@ struct SyncDeviceDecoder {
         var traitIDs: [TraitID] = []
         var converted: [String: GoogleC2CTable.TraitRule] = [:]
         for short in traits {
-            if let rule = c2c.table.traits[short], definition.allows(rule.trait), !traitIDs.contains(rule.trait) {
+            if let rule = c2c.table.traits[short]?.first(where: { definition.allows($0.trait) }), !traitIDs.contains(rule.trait) {
                 traitIDs.append(rule.trait)
                 converted[short] = rule
             } else if let google = c2c.googleTrait(short) {

@@ -29,6 +29,11 @@ public struct GoogleC2CTable: Sendable {
     public struct CommandRule: Sendable {
         public var command: String
         public var params: [ValueRule]
+
+        public init(command: String, params: [ValueRule]) {
+            self.command = command
+            self.params = params
+        }
     }
 
     /// A C2C trait with a Matter equivalent.
@@ -39,20 +44,30 @@ public struct GoogleC2CTable: Sendable {
         public var states: [ValueRule]
         public var sync: [ValueRule]
         public var commands: [CommandRule]
+        /// SYNC attributes an export adds when the device gives no value (`queryOnly…`, units).
+        public var exportSync: [String: AttributeValue]
     }
 
     /// Traits every Matter candidate gets even though no C2C trait provides them (`matter.Identify`).
     public var alwaysAdded: [TraitID] = []
     /// By short C2C type name (`LIGHT`), in file order of candidates.
     public var types: [String: [Candidate]] = [:]
-    /// By short C2C trait name (`Brightness`).
-    public var traits: [String: TraitRule] = [:]
+    /// The C2C type names in file order: an export picks the first type that lists a device type.
+    public var typeOrder: [String] = []
+    /// By short C2C trait name (`Brightness`); a trait may have several Matter equivalents
+    /// (`OpenClose` is a window covering on blinds, a contact sensor on a query-only door).
+    public var traits: [String: [TraitRule]] = [:]
 
     public init() {}
 
     /// The rule whose Matter trait is `trait`, if any.
     public func rule(forTrait trait: TraitID) -> TraitRule? {
-        traits.values.first { $0.trait == trait }
+        allRules.first { $0.trait == trait }
+    }
+
+    /// Every trait rule, in a stable order.
+    public var allRules: [TraitRule] {
+        traits.keys.sorted().flatMap { traits[$0] ?? [] }
     }
 
     /// Loads `<mappings>/cloud/google-c2c.json`.

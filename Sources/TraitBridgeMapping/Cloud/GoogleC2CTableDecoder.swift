@@ -40,14 +40,17 @@ struct GoogleC2CTableDecoder {
                 }
                 candidates.append(.init(deviceType: type, when: when))
             }
+            if table.types[name] == nil { table.typeOrder.append(name) }
             table.types[name] = candidates
         }
         for (index, element) in reader.array(root, "traits", at: .root, required: true).enumerated() {
             let path = JSONPath("traits").appending(index)
             guard let object = reader.object(element, at: path) else { continue }
-            reader.checkKeys(object, at: path, allowed: ["c2c", "trait", "states", "sync", "commands"])
+            reader.checkKeys(object, at: path, allowed: ["c2c", "trait", "states", "sync", "commands", "exportSync"])
             guard let name = reader.string(object, "c2c", at: path, required: true), let trait = tables.trait(object, at: path) else { continue }
-            if table.traits[name] != nil { reader.problem(path.appending("c2c"), "trait '\(name)' appears twice") }
+            if table.traits[name]?.contains(where: { $0.trait == trait }) == true {
+                reader.problem(path.appending("trait"), "trait '\(name)' → \(trait) appears twice")
+            }
             let states = valueRules(object, "states", key: "state", trait: trait, at: path)
             let sync = valueRules(object, "sync", key: "attribute", target: "to", trait: trait, at: path)
             var commands: [GoogleC2CTable.CommandRule] = []
@@ -58,7 +61,11 @@ struct GoogleC2CTableDecoder {
                 guard let commandName = reader.string(command, "command", at: commandPath, required: true) else { continue }
                 commands.append(.init(command: commandName, params: valueRules(command, "params", key: "param", trait: trait, at: commandPath)))
             }
-            table.traits[name] = .init(c2cName: name, trait: trait, states: states, sync: sync, commands: commands)
+            var exportSync: [String: AttributeValue] = [:]
+            if let constants = reader.object(object["exportSync"], at: path.appending("exportSync")) {
+                for (key, value) in constants.members { exportSync[key] = AttributeValue(json: value) }
+            }
+            table.traits[name, default: []].append(.init(c2cName: name, trait: trait, states: states, sync: sync, commands: commands, exportSync: exportSync))
         }
         return table
     }

@@ -1,0 +1,140 @@
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeMapping
+
+extension GoogleC2C {
+    /// The C2C traits a device's own traits express, each with its SYNC attributes, in trait order:
+    /// Matter traits through the table (inverted, plus its `exportSync` constants), google traits
+    /// with their own SYNC attributes.
+    func derivedTraits(
+        _ device: Device, skippingCloudTraits: Bool, metadata: [TraitAddress: [String: AttributeMetadata]]
+    ) -> [(name: String, attributes: JSONObject)] {
+        var result: [(name: String, attributes: JSONObject)] = []
+        for address in device.traitAddresses {
+            guard let trait = device.trait(at: address) else { continue }
+            if skippingCloudTraits && trait.source?.family == Self.family { continue }
+            var name: String?
+            var attributes: [String: AttributeValue] = [:]
+            let values = trait.attributes
+            let narrowed = metadata[address] ?? [:]
+            if let rule = table.rule(forTrait: address.traitID) {
+                name = rule.c2cName
+                for sync in rule.sync {
+                    guard let value = values[sync.attribute], let source = sync.pipeline.inverse(value, integral: true) else { continue }
+                    CloudValues.set(source, at: sync.c2cPath, in: &attributes)
+                }
+                switch rule.c2cName {
+                case "ColorSetting":
+                    let capabilities = values["colorCapabilities"]?.numericValue.map { Int64($0) }
+                    if values["currentHue"] != nil || values["currentX"] != nil || (capabilities.map { $0 & 0b1001 != 0 } ?? false) {
+                        attributes["colorModel"] = .string("rgb")
+                    }
+                    if attributes["colorTemperatureRange"] == nil, let mireds = narrowed["colorTemperatureMireds"],
+                        let low = mireds.minimum, let high = mireds.maximum, low > 0, high > 0, values["colorTemperatureMireds"] != nil
+                    {
+                        attributes["colorTemperatureRange"] = .structure([
+                            "temperatureMinK": .int(Int64((1_000_000 / high).rounded())), "temperatureMaxK": .int(Int64((1_000_000 / low).rounded())),
+                        ])
+                    }
+                    if attributes.isEmpty { name = nil }  // Google needs colorModel or colorTemperatureRange
+                case "TemperatureSetting":
+                    let modes = rule.states.first { $0.attribute == "systemMode" }
+                    let allowed = catalogValidValues(address.traitID, "systemMode").compactMap { modes?.pipeline.inverse($0, integral: false) }
+                    attributes["availableThermostatModes"] = .list(allowed.isEmpty ? [.string("off"), .string("heat")] : allowed)
+                    attributes["thermostatTemperatureUnit"] = .string("C")
+                case "FanSpeed":
+                    attributes["supportsFanSpeedPercent"] = .bool(true)
+                case "OccupancySensing":
+                    attributes["occupancySensorConfiguration"] = .list([.structure(["occupancySensorType": .string("PIR")])])
+                default:
+                    break
+                }
+                for (key, value) in rule.exportSync where attributes[key] == nil { attributes[key] = value }
+            } else if let short = c2cName(ofGoogleTrait: address.traitID) {
+                name = short
+                for attribute in syncAttributeNames(address.traitID) { attributes[attribute] = values[attribute] }
+            }
+            guard let name, !result.contains(where: { $0.name == name }) else { continue }
+            result.append((name, Self.object(attributes)))
+        }
+        return result
+    }
+
+    /// The QUERY states of every trait of the device, then the kept cloud states no trait holds.
+    func states(of input: CloudExportInput) -> JSONObject {
+        var states: [String: AttributeValue] = [:]
+        let device = input.device
+        for address in device.traitAddresses {
+            guard let trait = device.trait(at: address) else { continue }
+            let values = trait.attributes
+            if let rule = table.rule(forTrait: address.traitID) {
+                for state in rule.states {
+                    guard let value = values[state.attribute], value != .null else { continue }
+                    guard let source = state.pipeline.inverse(value, integral: isIntegerState(rule.c2cName, state.c2cPath)) else { continue }
+                    CloudValues.set(source, at: state.c2cPath, in: &states)
+                }
+                specialExportStates(rule.c2cName, values: values, origin: input.origin, into: &states)
+            } else if c2cName(ofGoogleTrait: address.traitID) != nil {
+                for attribute in stateAttributeNames(address.traitID) { if let value = values[attribute] { states[attribute] = value } }
+            }
+        }
+        for (key, value) in input.extraStates where states[key] == nil { states[key] = value }
+        return Self.object(states)
+    }
+
+    private func specialExportStates(_ c2cName: String, values: [String: AttributeValue], origin: CloudDeviceOrigin?, into states: inout [String: AttributeValue]) {
+        switch c2cName {
+        case "ColorSetting":
+            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue else { return }
+            let color = ColorConversion.HueSaturation(hue: Int64(hue), saturation: Int64(saturation))
+            if case .string("hsv")? = origin.flatMap({ AttributeValue(json: $0.attributes["colorModel"]) }) {
+                let (h, s) = ColorConversion.toHSV(color)
+                let level = values["currentLevel"]?.numericValue ?? 254
+                states["color"] = .structure(["spectrumHsv": .structure(["hue": .double(h), "saturation": .double(s), "value": .double((level / 254 * 1000).rounded() / 1000)])])
+            } else {
+                states["color"] = .structure(["spectrumRgb": .int(ColorConversion.toRGB(color))])
+            }
+        case "TemperatureSetting":
+            let mode = states["thermostatMode"]
+            if mode != .string("heatcool") {
+                let setpoint = mode == .string("cool") ? states["thermostatTemperatureSetpointHigh"] : states["thermostatTemperatureSetpointLow"]
+                states["thermostatTemperatureSetpointLow"] = nil
+                states["thermostatTemperatureSetpointHigh"] = nil
+                if let setpoint { states["thermostatTemperatureSetpoint"] = setpoint }
+            }
+        default:
+            return
+        }
+    }
+
+    private func isIntegerState(_ c2cName: String, _ path: [String]) -> Bool {
+        guard let trait = googleTrait(c2cName), let metadata = catalog.trait(trait)?.attribute(named: path[0])?.metadata else { return true }
+        return metadata.format != .float
+    }
+
+    private func catalogValidValues(_ trait: TraitID, _ attribute: String) -> [AttributeValue] {
+        ((try? catalog.attributeMetadata(trait, attribute))?.validValues ?? []).map(\.value)
+    }
+
+    /// A JSON object with keys sorted, for deterministic output.
+    static func object(_ values: [String: AttributeValue]) -> JSONObject {
+        var object = JSONObject()
+        for key in values.keys.sorted() { object.append(key, values[key]!.jsonValue) }
+        return object
+    }
+}
+
+extension AttributeValue {
+    init?(json value: JSONValue?) {
+        guard let value else { return nil }
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let items): self = .list(items.compactMap { AttributeValue(json: $0) })
+        case .object(let object): self = .structure(Dictionary(object.members.compactMap { member in AttributeValue(json: member.value).map { (member.key, $0) } }, uniquingKeysWith: { a, _ in a }))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Google's spectrum colours (`spectrumRgb` 0xRRGGBB, `spectrumHsv` degrees and 0…1) and Matter's
+/// hue and saturation (0…254). Code, not table data: the conversion is arithmetic on three channels.
+enum ColorConversion {
+    struct HueSaturation: Equatable {
+        /// Matter `currentHue`, 0…254 for 0…360°.
+        var hue: Int64
+        /// Matter `currentSaturation`, 0…254 for 0…1.
+        var saturation: Int64
+    }
+
+    static func fromHSV(hue degrees: Double, saturation: Double) -> HueSaturation {
+        let wrapped = degrees.truncatingRemainder(dividingBy: 360)
+        let hue = (wrapped < 0 ? wrapped + 360 : wrapped) / 360 * 254
+        return HueSaturation(hue: Int64(hue.rounded()), saturation: Int64((min(1, max(0, saturation)) * 254).rounded()))
+    }
+
+    static func fromRGB(_ rgb: Int64) -> HueSaturation {
+        let r = Double((rgb >> 16) & 0xFF) / 255, g = Double((rgb >> 8) & 0xFF) / 255, b = Double(rgb & 0xFF) / 255
+        let high = max(r, g, b), low = min(r, g, b), delta = high - low
+        var hue = 0.0
+        if delta > 0 {
+            if high == r {
+                hue = 60 * ((g - b) / delta).truncatingRemainder(dividingBy: 6)
+            } else if high == g {
+                hue = 60 * ((b - r) / delta + 2)
+            } else {
+                hue = 60 * ((r - g) / delta + 4)
+            }
+        }
+        return fromHSV(hue: hue, saturation: high == 0 ? 0 : delta / high)
+    }
+
+    /// Degrees and 0…1 saturation of Matter hue and saturation.
+    static func toHSV(_ color: HueSaturation) -> (hue: Double, saturation: Double) {
+        ((Double(color.hue) / 254 * 360 * 10).rounded() / 10, (Double(color.saturation) / 254 * 1000).rounded() / 1000)
+    }
+
+    /// 0xRRGGBB at full value.
+    static func toRGB(_ color: HueSaturation) -> Int64 {
+        let (hue, saturation) = toHSV(color)
+        let c = saturation, x = c * (1 - abs((hue / 60).truncatingRemainder(dividingBy: 2) - 1)), m = 1 - c
+        let (r, g, b): (Double, Double, Double)
+        switch hue {
+        case ..<60: (r, g, b) = (c, x, 0)
+        case ..<120: (r, g, b) = (x, c, 0)
+        case ..<180: (r, g, b) = (0, c, x)
+        case ..<240: (r, g, b) = (0, x, c)
+        case ..<300: (r, g, b) = (x, 0, c)
+        default: (r, g, b) = (c, 0, x)
+        }
+        let channel = { (v: Double) in Int64(((v + m) * 255).rounded()) }
+        return channel(r) << 16 | channel(g) << 8 | channel(b)
+    }
+}
