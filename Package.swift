@@ -82,6 +82,7 @@ let package = Package(
             name: "TraitBridgeCLI",
             dependencies: [
                 "TraitBridgeEngine",
+                "TraitBridgeCloud",
                 "TraitBridgeMQTT",
                 "TraitBridgeStore",
                 "TraitBridgeMapping",

@@ -79,10 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
         let catalog: Catalog
         let table: Zigbee2MQTTTable
         let generic: [GenericDeviceDefinition]
+        let cloudTable: GoogleC2CTable
         do {
             catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
             table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             generic = try GenericDevicesLoader.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -93,9 +95,10 @@ struct ServeCommand: AsyncParsableCommand {
             mainsStaleness: settings.mainsStalenessSeconds.map { .seconds($0) },
             batteryStaleness: settings.batteryStalenessSeconds.map { .seconds($0) },
             deviceStaleness: settings.deviceStalenessSeconds.mapValues { .seconds($0) })
-        let configuration = BridgeConfiguration(
+        var configuration = BridgeConfiguration(
             prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: z2m,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+        for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         let store: DeviceStore
         do { store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory) } catch {
             throw ValidationError(error.description)
@@ -109,7 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
             isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
-        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic)
+        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TraitBridgeJSON
+import TraitBridgeModel
 
 /// The settings of `traitbridge serve`, from the config file (`--config`), then flags, then
 /// environment (`TRAITBRIDGE_PASSWORD`). Unknown keys and wrong types in the file are errors that
@@ -27,11 +28,13 @@ struct ServeConfiguration: Sendable {
     var mainsStalenessSeconds: Int?
     var batteryStalenessSeconds: Int?
     var deviceStalenessSeconds: [String: Int] = [:]
+    /// `cloudAliases`: C2C device id → the local device id it is.
+    var cloudAliases: [String: String] = [:]
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
         "tls", "prefix", "dataDir",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "cloudAliases",
     ]
 
     /// Reads a config file; the error names the place.
@@ -129,6 +132,14 @@ struct ServeConfiguration: Sendable {
                     default:
                         throw fail(z2mAt, "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds")
                     }
+                }
+            case "cloudAliases":
+                guard value.kind == .object else { throw fail(at, "expected an object {\"<C2C device id>\": \"<TraitBridge device id>\"}") }
+                for (c2cID, target) in value.members {
+                    guard let text = target.string, DeviceID.isValid(text) else {
+                        throw fail(at.appending(c2cID), "expected a TraitBridge device id such as \"z2m-0x00158d0001a2b3c4\" (letters, digits, . _ -)")
+                    }
+                    configuration.cloudAliases[c2cID] = text
                 }
             default:
                 throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")

@@ -16,12 +16,16 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
               traitbridge status
               traitbridge show "Hall light"
               traitbridge command "Hall light" matter.OnOff.on
+              traitbridge sync import cloud-sync.json
               traitbridge mappings validate mappings
 
             Shell completions: traitbridge --generate-completion-script bash|zsh|fish
             """,
         version: version,
-        subcommands: [ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, MappingsCommand.self]
+        subcommands: [
+            ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self,
+            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, MappingsCommand.self,
+        ]
     )
 
     public init() {}

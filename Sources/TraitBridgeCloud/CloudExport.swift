@@ -113,3 +113,11 @@ extension GoogleC2C {
         return "SWITCH"
     }
 }
+
+extension GoogleC2C {
+    /// The SYNC entry of an imported device as it was imported (what the registry keeps).
+    public func syncEntryBytes(for imported: ImportedCloudDevice) -> [UInt8]? {
+        syncEntry(CloudExportInput(device: imported.device, roomName: imported.origin.roomHint, origin: imported.origin))
+            .map { JSONValue.object($0).serializedBytes() }
+    }
+}

@@ -30,6 +30,7 @@ public final class Bridge: Sendable {
         if let store {
             do {
                 for line in initial.restore(try store.all()) { Self.log(line, to: logger) }
+                for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { Self.log(line, to: logger) }
             } catch {
                 logger.error("\(error)")
             }
@@ -136,14 +137,17 @@ public final class Bridge: Sendable {
         if let store, !effects.storeChanges.isEmpty {
             var upserts: [DeviceRecord] = []
             var removals: [DeviceID] = []
+            var cloud: [(c2cID: String, entry: [UInt8])] = []
             for change in effects.storeChanges {
                 switch change {
                 case .upsert(let record): upserts.append(record)
                 case .remove(let id): removals.append(id)
+                case .saveCloudDevice(let id, let entry): cloud.append((id, entry))
                 }
             }
             do {
                 try store.apply(upserts: upserts, removals: removals, seen: Date())  // one transaction
+                try store.saveCloudDevices(cloud, importedAt: Date())
             } catch {
                 logger.error("\(error)")
             }

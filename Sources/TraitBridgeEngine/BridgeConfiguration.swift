@@ -14,6 +14,8 @@ public struct BridgeConfiguration: Sendable {
     public var commandTimeout: Duration
     /// How many messages for not-yet-discovered topics are kept (the newest per topic).
     public var pendingMessageLimit: Int
+    /// Cloud device (C2C id) → the local device it is (merged even without a shared identity).
+    public var cloudAliases: [String: DeviceID] = [:]
 
     public struct Zigbee2MQTTInstance: Sendable {
         public var instance: String
@@ -104,4 +106,6 @@ public struct BridgeEffects: Sendable {
 public enum StoreChange: Sendable, Hashable {
     case upsert(DeviceRecord)
     case remove(DeviceID)
+    /// The SYNC entry of an imported cloud device (re-imported at start).
+    case saveCloudDevice(c2cID: String, entry: [UInt8])
 }

@@ -3,27 +3,46 @@ import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeSources
+import TraitBridgeCloud
 
 extension BridgeState {
     /// A unified command: checked against the catalog, refused when the trait is offline,
     /// translated for the source, and answered on `…/set/result`.
     mutating func handleCommand(deviceID: DeviceID, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
         let resultTopic = "\(configuration.prefix)/devices/\(deviceID.rawValue)/set/result"
-        let parsed = UnifiedCommand.parse(payload)
-        let command: UnifiedCommand
-        switch parsed {
+        switch UnifiedCommand.parse(payload) {
         case .failure(let failure):
-            publishResult(resultTopic, correlationID: failure.correlationID, failure: failure, effects: &effects)
-            return
-        case .success(let value): command = value
+            finish(.resultTopic(resultTopic), deviceID: deviceID, correlationID: failure.correlationID, failure: failure, effects: &effects)
+        case .success(let command):
+            runCommand(command, deviceID: deviceID, sink: .resultTopic(resultTopic), now: now, effects: &effects)
         }
+    }
+
+    /// Validates a command, sends it through the sources that own its traits (zigbee2mqtt, a
+    /// generic topic, or the cloud relay), and waits for the echo; the outcome goes to `sink`.
+    mutating func runCommand(_ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects) {
         do {
-            let writes = try plan(command, deviceID: deviceID)
             let device = graph.devices[deviceID]
-            let isGeneric = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family == Self.genericFamily }
-            let genericWrites = writes.filter(isGeneric)
-            let z2mWrites = writes.filter { !isGeneric($0) }
+            // Commands on google traits the cloud feeds go to the relay as they are.
+            var relayed: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])] = []
+            var local: [UnifiedCommand.Action] = []
+            for action in command.actions {
+                if case .invoke(let trait, let key, let name, let arguments) = action, trait.namespace == .google, let device,
+                    let address = try? device.resolve(trait, deviceTypeKey: key), device.trait(at: address)?.source?.family == GoogleC2C.family
+                {
+                    try refuseIfOffline(device, address)
+                    relayed.append((address, name, arguments))
+                } else {
+                    local.append(action)
+                }
+            }
+            let writes = local.isEmpty ? [] : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
+            let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
+            let genericWrites = writes.filter { family($0) == Self.genericFamily }
+            let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
+            let z2mWrites = writes.filter { family($0) != Self.genericFamily && family($0) != GoogleC2C.family }
             var outgoing = try genericCommands(genericWrites, on: deviceID)
+            outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
             if !z2mWrites.isEmpty {
                 guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
                     throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")
@@ -39,25 +58,34 @@ extension BridgeState {
             effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }
-            pendingCommands.append(PendingCommand(
+            let pending = PendingCommand(
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
-                deadline: .now + configuration.commandTimeout, resultTopic: resultTopic))
+                deadline: .now + configuration.commandTimeout, sink: sink)
+            if expected.isEmpty {
+                finish(pending, status: "assumed", device: device, effects: &effects)  // nothing to echo (a relayed google command)
+            } else {
+                pendingCommands.append(pending)
+            }
             effects.log(.debug, "sent command", ["tb.device.id": deviceID.rawValue, "tb.mqtt.topic": outgoing.map(\.topic).joined(separator: ",")])
         } catch let failure as CommandFailure {
             var failure = failure
             failure.correlationID = command.correlationID
-            publishResult(resultTopic, correlationID: command.correlationID, failure: failure, effects: &effects)
+            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
         } catch {
-            publishResult(resultTopic, correlationID: command.correlationID, failure: CommandFailure(.protocolError, "\(error)"), effects: &effects)
+            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: CommandFailure(.protocolError, "\(error)"), effects: &effects)
+        }
+    }
+
+    private func refuseIfOffline(_ device: Device, _ address: TraitAddress) throws(CommandFailure) {
+        if let trait = device.trait(at: address), trait.connectivity.state == .offline {
+            throw CommandFailure(.deviceOffline, "\(address) is offline: \(trait.connectivity.reason?.description ?? "no reason known")")
         }
     }
 
     /// Resolves the actions into model writes, validating each.
     private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
         guard let device = graph.devices[deviceID] else { throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'") }
-        guard let table = zigbee2mqtt?.table else {
-            throw CommandFailure(.notSupported, "no command rules are loaded (mappings/sources/zigbee2mqtt.json)")
-        }
+        let table = zigbee2mqtt?.table
         var writes: [AttributeUpdate] = []
         for action in command.actions {
             let traitID: TraitID
@@ -69,14 +97,14 @@ extension BridgeState {
             }
             let address: TraitAddress
             do { address = try device.resolve(traitID, deviceTypeKey: key) } catch { throw CommandFailure(.notSupported, error.description) }
-            if let trait = device.trait(at: address), trait.connectivity.state == .offline {
-                throw CommandFailure(.deviceOffline, "\(address) is offline: \(trait.connectivity.reason?.description ?? "no reason known")")
-            }
+            try refuseIfOffline(device, address)
             switch action {
             case .write(_, _, let attribute, let value):
                 let metadata: AttributeMetadata
                 do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch { throw CommandFailure(.notSupported, error.description) }
-                let settable = metadata.isWritable || table.commands.contains { $0.trait == traitID && $0.sets.contains { $0.attribute == attribute } }
+                let settable = metadata.isWritable
+                    || table?.commands.contains { $0.trait == traitID && $0.sets.contains { $0.attribute == attribute } } == true
+                    || cloud?.table.rule(forTrait: traitID)?.commands.contains { $0.params.contains { $0.attribute == attribute } } == true
                 guard settable else { throw CommandFailure(.notSupported, "\(address).\(attribute) is read-only") }
                 do { try metadata.validate(value) } catch { throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)") }
                 writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
@@ -84,8 +112,8 @@ extension BridgeState {
                 guard let definition = catalog.trait(traitID)?.command(named: name) else {
                     throw CommandFailure(.notSupported, "trait \(traitID) has no command '\(name)'")
                 }
-                guard let rule = table.command(traitID, name), rule.unsupportedReason == nil else {
-                    throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported through zigbee2mqtt" + (table.command(traitID, name)?.unsupportedReason.map { ": \($0)" } ?? ""))
+                guard let rule = table?.command(traitID, name), rule.unsupportedReason == nil else {
+                    throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported through zigbee2mqtt" + (table?.command(traitID, name)?.unsupportedReason.map { ": \($0)" } ?? ""))
                 }
                 for field in definition.fields {
                     guard let argument = arguments[field.name] else {
@@ -137,7 +165,7 @@ extension BridgeState {
                 if let a = reported.numericValue, let b = wanted.numericValue { return abs(a - b) <= 1 }
                 return reported == wanted
             }
-            if matched { publishResult(pending.resultTopic, correlationID: pending.correlationID, status: "confirmed", device: device, pending: pending, effects: &effects) }
+            if matched { finish(pending, status: "confirmed", device: device, effects: &effects) }
             return matched
         }
         pendingCommands = remaining
@@ -150,15 +178,22 @@ extension BridgeState {
         var remaining = pendingCommands
         remaining.removeAll { pending in
             guard pending.deadline <= instant else { return false }
-            publishResult(pending.resultTopic, correlationID: pending.correlationID, status: "assumed", device: graph.devices[pending.deviceID], pending: pending, effects: &effects)
+            finish(pending, status: "assumed", device: graph.devices[pending.deviceID], effects: &effects)
             return true
         }
         pendingCommands = remaining
     }
 
-    private func publishResult(_ topic: String, correlationID: String?, status: String, device: Device?, pending: PendingCommand, effects: inout BridgeEffects) {
+    /// A command ended (confirmed or assumed): its result on the MQTT result topic, or its EXECUTE outcome.
+    private mutating func finish(_ pending: PendingCommand, status: String, device: Device?, effects: inout BridgeEffects) {
+        guard case .resultTopic(let topic) = pending.sink else {
+            if case .execute(let job, let c2cID) = pending.sink {
+                finishExecute(job, executeOutcome(c2cID: c2cID, deviceID: pending.deviceID, status: status, failure: nil), effects: &effects)
+            }
+            return
+        }
         var result = JSONObject()
-        result.setIfPresent("id", correlationID.map { .string($0) })
+        result.setIfPresent("id", pending.correlationID.map { .string($0) })
         result["status"] = .string(status)
         var values = JSONObject()
         var requested = JSONObject()
@@ -172,7 +207,14 @@ extension BridgeState {
         effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
     }
 
-    private func publishResult(_ topic: String, correlationID: String?, failure: CommandFailure, effects: inout BridgeEffects) {
+    /// A command was refused: an error result, or an EXECUTE outcome with Google's errorCode.
+    private mutating func finish(_ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure, effects: inout BridgeEffects) {
+        guard case .resultTopic(let topic) = sink else {
+            if case .execute(let job, let c2cID) = sink {
+                finishExecute(job, executeOutcome(c2cID: c2cID, deviceID: deviceID, status: "error", failure: failure), effects: &effects)
+            }
+            return
+        }
         var result = JSONObject()
         result.setIfPresent("id", correlationID.map { .string($0) })
         result["status"] = .string("error")

@@ -4,6 +4,7 @@ import TraitBridgeModel
 import TraitBridgeMapping
 import TraitBridgeSources
 import TraitBridgeStore
+import TraitBridgeCloud
 
 extension BridgeState {
     /// Recomputes every device (after a broker or source-bridge change).
@@ -17,6 +18,8 @@ extension BridgeState {
         guard let sources = graph.devices[id]?.sources else { return }
         var connectivityChanged = false
         for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
+            // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
+            if source?.family == GoogleC2C.family { continue }
             let resolved: TraitConnectivity
             if let source, source.family == Self.genericFamily, let generic = genericConnectivity(source, now: now) {
                 resolved = generic

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgeCloud
 public import TraitBridgeStore
 
 extension BridgeState {
@@ -9,7 +10,8 @@ extension BridgeState {
     /// catalog is skipped with a log line; the others are restored.
     public mutating func restore(_ rows: [DeviceStore.Row]) -> [BridgeLogLine] {
         var logs: [BridgeLogLine] = []
-        for row in rows.map(\.record) where graph.devices[row.id] == nil {
+        // Cloud devices come back from their kept SYNC entries (restoreCloud), not from here.
+        for row in rows.map(\.record) where graph.devices[row.id] == nil && row.sourceFamily != GoogleC2C.family {
             do {
                 var device = try decodeDevice(row)
                 device.name = row.name
@@ -31,6 +33,9 @@ extension BridgeState {
         let root = try JSONDocument.parse(row.description, maxDepth: 128).root
         var types: [DeviceTypeInstance] = []
         for (key, type) in root["types"]?.members ?? [] {
+            // Types a cloud device contributed to a merged device are re-attached by restoreCloud.
+            let traitSources = (type["traits"]?.members ?? []).compactMap { $0.value["source"]?.string }
+            if !traitSources.isEmpty && traitSources.allSatisfy({ $0.hasPrefix(GoogleC2C.family + "[") }) { continue }
             guard let typeText = type["type"]?.string, let typeID = DeviceTypeID(parsing: typeText) else {
                 throw ModelError.unknownDeviceTypeKey(key: key, known: [])
             }

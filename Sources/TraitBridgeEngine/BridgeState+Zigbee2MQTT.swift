@@ -56,6 +56,7 @@ extension BridgeState {
         var device = mapped.device
         mergeByIdentity(into: device, effects: &effects)
         attachGeneric(to: &device)
+        attachCloud(to: &device, effects: &effects)
         mergedValues.removeValue(forKey: id)
         if let previous = graph.devices[id] {
             // Keep what is known: values of traits that still exist.

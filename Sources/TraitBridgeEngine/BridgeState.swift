@@ -3,6 +3,7 @@ import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
 import TraitBridgeSources
+public import TraitBridgeCloud
 
 /// The whole bridge as a value: registry, routes, connectivity chain, pending commands.
 ///
@@ -14,6 +15,8 @@ public struct BridgeState: Sendable {
     public let configuration: BridgeConfiguration
     public let catalog: Catalog
     let zigbee2mqtt: Zigbee2MQTTSource?
+    /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
+    public let cloud: GoogleC2C?
 
     public internal(set) var graph: HomeGraph
     /// zigbee2mqtt devices by id, with their bindings.
@@ -38,6 +41,11 @@ public struct BridgeState: Sendable {
     var genericAvailabilityTopics: [String: [Int]] = [:]
     /// Standalone generic devices just merged by identity into a device, for their values.
     var mergedValues: [DeviceID: [Device]] = [:]
+    /// Devices imported by SYNC, by their C2C id.
+    var cloudDevices: [String: CloudRuntime] = [:]
+    /// EXECUTE requests waiting for their commands' outcomes.
+    var executeJobs: [Int: ExecuteJob] = [:]
+    var nextJobID = 0
 
     enum Route: Sendable, Hashable {
         case z2mBridgeState
@@ -48,11 +56,12 @@ public struct BridgeState: Sendable {
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = []
+        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
+        self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
             self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
             routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
@@ -65,7 +74,8 @@ public struct BridgeState: Sendable {
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
-        var filters = ["\(configuration.prefix)/devices/+/set"]
+        var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+/+"]
+        if cloud != nil { filters.append(cloudResponseTopic) }
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
         let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
         for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
@@ -91,6 +101,10 @@ public struct BridgeState: Sendable {
             handleGenericAvailability(indices, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
+        } else if let (operation, correlation) = bridgeRequest(topic) {
+            handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
+        } else if topic == cloudResponseTopic, cloud != nil {
+            handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
             keepPending(topic: topic, payload: payload)
         }
@@ -151,6 +165,15 @@ public struct BridgeState: Sendable {
     }
 
     // MARK: Helpers
+
+    /// `<prefix>/bridge/request/<operation>/<correlation>`: a CLI request (answered on `…/response/…`).
+    func bridgeRequest(_ topic: String) -> (String, String)? {
+        let prefix = configuration.prefix + "/bridge/request/"
+        guard topic.hasPrefix(prefix) else { return nil }
+        let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
 
     func commandTarget(_ topic: String) -> DeviceID? {
         let prefix = configuration.prefix + "/devices/"

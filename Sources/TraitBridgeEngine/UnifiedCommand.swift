@@ -23,6 +23,11 @@ public struct UnifiedCommand: Sendable {
     public var correlationID: String?
     public var actions: [Action]
 
+    public init(correlationID: String?, actions: [Action]) {
+        self.correlationID = correlationID
+        self.actions = actions
+    }
+
     /// Parses a command; the error is a sentence for the result's `message`.
     public static func parse(_ payload: [UInt8]) -> Result<UnifiedCommand, CommandFailure> {
         let document: JSONDocument
@@ -83,7 +88,7 @@ struct PendingCommand: Sendable {
     var correlationID: String?
     var expected: [AttributeUpdateKey: AttributeValue]
     var deadline: ContinuousClock.Instant
-    var resultTopic: String
+    var sink: CommandSink
 
     struct AttributeUpdateKey: Sendable, Hashable {
         var address: TraitAddress

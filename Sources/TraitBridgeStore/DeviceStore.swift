@@ -48,7 +48,45 @@ public final class DeviceStore: Sendable {
                 table.column("lastSeen", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2: cloud devices") { db in
+            try db.create(table: "cloudDevice") { table in
+                table.primaryKey("c2cID", .text)
+                table.column("entry", .blob).notNull()
+                table.column("importedAt", .datetime).notNull()
+            }
+        }
         return migrator
+    }
+
+    /// Keeps the SYNC entries of imported cloud devices (replacing those with the same C2C id),
+    /// in one transaction; the bridge re-imports them at start.
+    public func saveCloudDevices(_ entries: [(c2cID: String, entry: [UInt8])], importedAt: Date) throws(StoreError) {
+        guard !entries.isEmpty else { return }
+        do {
+            try queue.write { db in
+                for (id, entry) in entries {
+                    try db.execute(
+                        sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES (?, ?, ?) ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, importedAt = excluded.importedAt",
+                        arguments: [id, Data(entry), importedAt])
+                }
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    /// The kept SYNC entries, by C2C id.
+    public func cloudDevices() throws(StoreError) -> [(c2cID: String, entry: [UInt8])] {
+        do {
+            return try queue.read { db in
+                try GRDB.Row.fetchAll(db, sql: "SELECT c2cID, entry FROM cloudDevice ORDER BY c2cID").map { row in
+                    let entry: Data = row["entry"]
+                    return (row["c2cID"] as String, [UInt8](entry))
+                }
+            }
+        } catch {
+            throw .readFailed("\(error)")
+        }
     }
 
     /// Inserts or updates a device; `firstSeen` is kept from the first insert.

@@ -118,6 +118,7 @@ struct MappingsValidateCommandTests {
               traitbridge status
               traitbridge show "Hall light"
               traitbridge command "Hall light" matter.OnOff.on
+              traitbridge sync import cloud-sync.json
               traitbridge mappings validate mappings
 
             Shell completions: traitbridge --generate-completion-script bash|zsh|fish
@@ -142,6 +143,11 @@ struct MappingsValidateCommandTests {
               command                 Run a trait command on a device and print the outcome
                                       (confirmed, assumed, or the error).
               set                     Write one attribute of a device and print the outcome.
+              sync                    Import or export Google Cloud-to-cloud SYNC responses.
+              query                   Import or export Google Cloud-to-cloud QUERY
+                                      responses.
+              execute                 Run a Google EXECUTE request through the running
+                                      bridge and print the EXECUTE response.
               mappings                Check the data files that define device types, traits
                                       and source tables.
 

@@ -1,0 +1,235 @@
+public import FoundationEssentials
+import TraitBridgeCloud
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeSources
+
+/// A device a SYNC imported, at run time: what the cloud said, and which device shows its traits.
+struct CloudRuntime: Sendable {
+    var origin: CloudDeviceOrigin
+    var source: SourceReference
+    var identity: DeviceIdentity
+    /// The device id it has on its own (`c2c-<id>`).
+    var ownID: DeviceID
+    /// The device its traits are on: its own, or a local device of the same identity.
+    var target: DeviceID
+    /// Keys of its device types on the target.
+    var keys: [String]
+    /// Its device types as imported (used when the target is rebuilt by its own source).
+    var types: [DeviceTypeInstance]
+    /// Cloud states no trait holds, for QUERY exports.
+    var extraStates: [String: AttributeValue] = [:]
+
+    var isStandalone: Bool { target == ownID }
+}
+
+extension BridgeState {
+    var cloudResponseTopic: String { "\(configuration.prefix)/cloud/response" }
+    var cloudExecuteTopic: String { "\(configuration.prefix)/cloud/execute" }
+
+    /// Takes the devices of a SYNC import: each joins the local device of the same identity (or
+    /// config alias) or stands alone in the room of its `roomHint`; a device imported again
+    /// replaces its earlier import. Returns a summary for the CLI.
+    mutating func importCloud(_ result: SyncImport, now: Date, effects: inout BridgeEffects) -> JSONObject {
+        var imported: [JSONValue] = []
+        for item in result.devices {
+            let c2cID = item.origin.c2cID
+            if let old = cloudDevices.removeValue(forKey: c2cID) { detachCloud(old, effects: &effects) }
+            let runtime = CloudRuntime(
+                origin: item.origin, source: item.device.sources[0], identity: item.device.identity, ownID: item.device.id,
+                target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
+            cloudDevices[c2cID] = runtime
+            var standalone = item.device
+            if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
+            standalone.name = item.device.name
+            try? graph.addDevice(standalone)
+            place(standalone.id, roomHint: item.origin.roomHint, effects: &effects)
+            if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
+            var summary = JSONObject()
+            summary.append("c2cId", .string(c2cID))
+            if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {
+                attachCloud(to: &target, effects: &effects)
+                try? graph.updateDevice(target)
+                summary.append("device", .string(targetID.rawValue))
+                summary.append("mergedInto", .string(target.name))
+                refresh(targetID, now: now, effects: &effects, republishDescription: true)
+            } else {
+                summary.append("device", .string(standalone.id.rawValue))
+                lastUpdate[standalone.id] = lastUpdate[standalone.id] ?? now
+                refresh(standalone.id, now: now, effects: &effects, republishDescription: true)
+            }
+            imported.append(.object(summary))
+        }
+        effects.log(.info, "imported \(result.devices.count) cloud devices, \(result.problems.count) problems")
+        var summary = JSONObject()
+        summary.append("status", .string("ok"))
+        summary.append("imported", .array(imported))
+        summary.append("problems", .array(result.problems.map { problem in
+            ["path": .string(problem.path.description), "message": .string(problem.message), "deviceRejected": .bool(problem.rejectsDevice)]
+        }))
+        return summary
+    }
+
+    /// The local device a cloud device joins: a config alias, else the first (by id) device of
+    /// another source whose identity names the same physical device.
+    func localTarget(for runtime: CloudRuntime) -> DeviceID? {
+        if let alias = configuration.cloudAliases[runtime.origin.c2cID], graph.devices[alias] != nil { return alias }
+        return graph.devices.values
+            .filter { $0.id != runtime.ownID && $0.sources.contains { $0.family != GoogleC2C.family } && $0.identity.matches(runtime.identity) }
+            .map(\.id).min()
+    }
+
+    /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
+    /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
+    mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
+        guard device.sources.contains(where: { $0.family != GoogleC2C.family }) else { return }
+        for c2cID in cloudDevices.keys.sorted() {
+            guard var runtime = cloudDevices[c2cID] else { continue }
+            let aliased = configuration.cloudAliases[c2cID] == device.id
+            guard runtime.target == device.id || (runtime.isStandalone && (aliased || runtime.identity.matches(device.identity))) else { continue }
+            let holder = graph.devices[runtime.target]
+            var types = runtime.keys.compactMap { holder?.deviceType(key: $0) }
+            if types.isEmpty { types = runtime.types }
+            if runtime.isStandalone {
+                try? graph.removeDevice(runtime.ownID)
+                clearRetained(runtime.ownID, effects: &effects)
+                effects.log(.info, "merged cloud device \(runtime.origin.c2cID) into \(device.name): " + (aliased ? "config alias" : "same identity"), ["tb.device.id": device.id.rawValue])
+            }
+            var keys: [String] = []
+            for var type in types {
+                while device.deviceType(key: type.key) != nil && !keys.contains(type.key) { type.key = "cloud-" + type.key }
+                device.removeDeviceType(key: type.key)
+                if device.deviceTypes.contains(where: \.isPrimaryType) { type.isPrimaryType = false }
+                try? device.addDeviceType(type)
+                keys.append(type.key)
+            }
+            if !device.sources.contains(runtime.source) { device.sources.append(runtime.source) }
+            device.identity.vendorID = device.identity.vendorID ?? runtime.identity.vendorID
+            device.identity.productID = device.identity.productID ?? runtime.identity.productID
+            for other in runtime.identity.otherDeviceIDs where !device.identity.otherDeviceIDs.contains(other) {
+                device.identity.otherDeviceIDs.append(other)
+            }
+            runtime.target = device.id
+            runtime.keys = keys
+            cloudDevices[c2cID] = runtime
+        }
+    }
+
+    /// Takes a cloud device's traits off its target (or removes it when it stands alone).
+    mutating func detachCloud(_ runtime: CloudRuntime, effects: inout BridgeEffects) {
+        if runtime.isStandalone {
+            try? graph.removeDevice(runtime.ownID)
+            clearRetained(runtime.ownID, effects: &effects)
+        } else {
+            _ = try? graph.modifyDevice(runtime.target) { device in
+                for key in runtime.keys { device.removeDeviceType(key: key) }
+                device.sources.removeAll { $0 == runtime.source }
+            }
+        }
+    }
+
+    mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
+        publishedState.removeValue(forKey: id)
+        publishedDescription.removeValue(forKey: id)
+        effects.publish(stateTopic(id), [], retain: true)
+        effects.publish(descriptionTopic(id), [], retain: true)
+    }
+
+    /// Puts a standalone cloud device in the room its `roomHint` names (creating the room).
+    mutating func place(_ id: DeviceID, roomHint: String?, effects: inout BridgeEffects) {
+        guard let roomHint, !roomHint.isEmpty else { return }
+        let home = graph.primaryHome.id
+        do {
+            let room = try graph.room(named: roomHint, in: home)?.id ?? graph.addRoom(named: roomHint, to: home)
+            try graph.assignDevice(id, to: room)
+        } catch {
+            effects.log(.warning, "roomHint '\(roomHint)' not used: \(error)", ["tb.device.id": id.rawValue])
+        }
+    }
+
+    /// A QUERY response, EXECUTE response or Report State from the cloud: values and connectivity
+    /// of the cloud traits. Returns a summary for the CLI.
+    @discardableResult
+    mutating func handleCloudReports(_ payload: [UInt8], source: String, now: Date, effects: inout BridgeEffects) -> JSONObject {
+        var summary = JSONObject()
+        guard let cloud else { return summary }
+        let result: CloudReportImport
+        do {
+            result = try cloud.importReports(payload, source: source)
+        } catch {
+            effects.log(.warning, "rejected cloud report: \(error)", ["tb.mqtt.topic": source])
+            return ["status": "error", "message": .string(error.description)]
+        }
+        var updated: [JSONValue] = []
+        var unknown: [JSONValue] = []
+        var problems: [JSONValue] = result.problems.map { .string($0.description) }
+        for report in result.reports {
+            guard var runtime = cloudDevices[report.c2cID] else {
+                unknown.append(.string(report.c2cID))
+                continue
+            }
+            let applied = try? graph.modifyDevice(runtime.target) { device in cloud.apply(report, to: &device, now: now) }
+            guard let applied else { continue }
+            for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
+            cloudDevices[report.c2cID] = runtime
+            problems += applied.problems.map { .string("\(report.path): \($0)") }
+            if applied.valuesChanged { lastUpdate[runtime.target] = now }
+            refresh(runtime.target, now: now, effects: &effects, valuesChanged: applied.valuesChanged)
+            confirmCommands(for: runtime.target, now: now, effects: &effects)
+            updated.append(.string(runtime.target.rawValue))
+        }
+        if !unknown.isEmpty { effects.log(.notice, "cloud report for devices never imported: \(unknown.count)", ["tb.mqtt.topic": source]) }
+        summary.append("status", .string("ok"))
+        summary.append("updated", .array(updated))
+        summary.append("unknownIds", .array(unknown))
+        summary.append("problems", .array(problems))
+        return summary
+    }
+
+    /// What an export needs of each device (all devices, or those the cloud knows by `ids`).
+    func cloudExportInputs(ids: [String]? = nil) -> [CloudExportInput] {
+        var inputs: [CloudExportInput] = []
+        for id in graph.devices.keys.sorted() {
+            guard let device = graph.devices[id] else { continue }
+            let runtime = cloudDevices.values.filter { $0.target == id }.min { $0.origin.c2cID < $1.origin.c2cID }
+            var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
+            if let mapped = z2mDevices[id] {
+                for address in device.traitAddresses {
+                    let fed = Self.deviceMetadata(mapped.bindings.values.joined().filter { $0.address == address })
+                    metadata[address] = Dictionary(fed.map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+                }
+            }
+            let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
+            let input = CloudExportInput(device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:], metadata: metadata)
+            if let ids, !ids.contains(input.c2cID) { continue }
+            inputs.append(input)
+        }
+        return inputs
+    }
+
+    /// The device a C2C id names: an imported device's target, or a device exported under its own id.
+    func device(forCloudID c2cID: String) -> DeviceID? {
+        if let runtime = cloudDevices[c2cID] { return runtime.target }
+        return (try? DeviceID(c2cID)).flatMap { graph.devices[$0] != nil ? $0 : nil }
+    }
+
+    /// Re-imports the SYNC entries kept in the registry (at start).
+    public mutating func restoreCloud(_ entries: [(c2cID: String, entry: [UInt8])], now: Date) -> [BridgeLogLine] {
+        guard let cloud, !entries.isEmpty else { return [] }
+        var bytes: [UInt8] = Array(#"{"devices":["#.utf8)
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += entry.entry
+        }
+        bytes += Array("]}".utf8)
+        var effects = BridgeEffects()
+        do {
+            let result = try cloud.importSync(bytes, source: "registry", now: now)
+            _ = importCloud(result, now: now, effects: &effects)
+        } catch {
+            effects.log(.error, "cannot re-import the cloud devices of the registry: \(error)")
+        }
+        return effects.logs
+    }
+}

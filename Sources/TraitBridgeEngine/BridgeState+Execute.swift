@@ -1,0 +1,139 @@
+import FoundationEssentials
+import TraitBridgeCloud
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeSources
+
+/// An EXECUTE request in progress: one outcome per device, answered when all are known.
+struct ExecuteJob: Sendable {
+    var requestID: String
+    var replyTopic: String
+    /// C2C ids in request order.
+    var order: [String]
+    var outcomes: [String: ExecuteOutcome] = [:]
+}
+
+/// Where a command's outcome goes: the MQTT result topic, or an EXECUTE job.
+enum CommandSink: Sendable, Hashable {
+    case resultTopic(String)
+    case execute(job: Int, c2cID: String)
+}
+
+extension BridgeState {
+    /// Runs every execution of an EXECUTE request through the same command path as MQTT commands;
+    /// the response goes out when every device has an outcome (confirmed, pending or an error).
+    mutating func startExecute(_ payload: [UInt8], replyTopic: String, correlation: String, now: Date, effects: inout BridgeEffects) {
+        guard let cloud else { return }
+        let request: ExecuteRequest
+        do {
+            request = try cloud.parseExecuteRequest(payload, source: "execute")
+        } catch {
+            effects.publish(replyTopic, JSONValue.object(["status": "error", "message": .string(error.description)]).serializedBytes(), retain: false, qos: 1)
+            return
+        }
+        let jobID = nextJobID
+        nextJobID += 1
+        var order: [String] = []
+        for group in request.groups { for id in group.deviceIDs where !order.contains(id) { order.append(id) } }
+        executeJobs[jobID] = ExecuteJob(requestID: request.requestID ?? correlation, replyTopic: replyTopic, order: order)
+        for group in request.groups {
+            for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
+                guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID] else {
+                    finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: "deviceNotFound"), effects: &effects)
+                    continue
+                }
+                var actions: [UnifiedCommand.Action] = []
+                var failure: ExecuteFailure?
+                for execution in group.executions {
+                    switch cloud.actions(for: execution, on: device) {
+                    case .success(let cloudActions): actions += cloudActions.map(Self.unifiedAction)
+                    case .failure(let error): failure = error
+                    }
+                    if failure != nil { break }
+                }
+                if let failure {
+                    finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: failure.errorCode, debugString: failure.message), effects: &effects)
+                    continue
+                }
+                let command = UnifiedCommand(correlationID: "execute-\(jobID)-\(c2cID)", actions: actions)
+                runCommand(command, deviceID: deviceID, sink: .execute(job: jobID, c2cID: c2cID), now: now, effects: &effects)
+            }
+        }
+        if order.isEmpty { finishExecute(jobID, nil, effects: &effects) }
+    }
+
+    static func unifiedAction(_ action: CloudAction) -> UnifiedCommand.Action {
+        switch action {
+        case .write(let address, let attribute, let value):
+            .write(trait: address.traitID, deviceTypeKey: address.deviceTypeKey, attribute: attribute, value: value)
+        case .invoke(let address, let command, let arguments):
+            .invoke(trait: address.traitID, deviceTypeKey: address.deviceTypeKey, command: command, arguments: arguments)
+        }
+    }
+
+    /// Records one device's outcome; answers the request when it was the last one.
+    mutating func finishExecute(_ jobID: Int, _ outcome: ExecuteOutcome?, effects: inout BridgeEffects) {
+        guard var job = executeJobs[jobID], let cloud else { return }
+        if let outcome { job.outcomes[outcome.c2cID] = outcome }
+        guard job.outcomes.count >= job.order.count else {
+            executeJobs[jobID] = job
+            return
+        }
+        executeJobs.removeValue(forKey: jobID)
+        let response = cloud.executeResponse(requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
+        effects.publish(job.replyTopic, response.serializedBytes(), retain: false, qos: 1)
+    }
+
+    /// The EXECUTE outcome of a finished command: confirmed → SUCCESS with the new states,
+    /// assumed → PENDING, refused → ERROR with Google's errorCode.
+    func executeOutcome(c2cID: String, deviceID: DeviceID, status: String, failure: CommandFailure?) -> ExecuteOutcome {
+        if let failure {
+            let code: String = switch failure.code {
+            case .deviceOffline: "deviceOffline"
+            case .deviceNotFound: "deviceNotFound"
+            case .valueOutOfRange: "valueOutOfRange"
+            case .notSupported: "functionNotSupported"
+            case .protocolError, .invalidValue: "protocolError"
+            }
+            return ExecuteOutcome(c2cID: c2cID, status: failure.code == .deviceOffline ? .offline : .error, errorCode: code, debugString: failure.message)
+        }
+        guard status == "confirmed", let cloud, let input = cloudExportInputs().first(where: { $0.device.id == deviceID }) else {
+            return ExecuteOutcome(c2cID: c2cID, status: .pending)
+        }
+        return ExecuteOutcome(c2cID: c2cID, status: .success, states: cloud.executeStates(of: input))
+    }
+}
+
+extension BridgeState {
+    /// Writes on traits the cloud feeds, and google commands, as EXECUTE requests on
+    /// `<prefix>/cloud/execute` for an external relay to deliver (its answer comes back on
+    /// `<prefix>/cloud/response` and confirms the command like any state report).
+    func cloudCommands(
+        _ writes: [AttributeUpdate], invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID
+    ) throws(CommandFailure) -> [Outgoing] {
+        guard !writes.isEmpty || !invocations.isEmpty else { return [] }
+        guard let cloud, let device = graph.devices[id] else { throw CommandFailure(.notSupported, "no Cloud-to-cloud table is loaded") }
+        var outgoing: [Outgoing] = []
+        func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
+            let source = device.trait(at: address)?.source
+            guard let runtime = cloudDevices.values.first(where: { $0.source == source }) else {
+                throw CommandFailure(.notSupported, "\(address) comes from a cloud device this bridge no longer holds")
+            }
+            return runtime.origin
+        }
+        var byAddress: [TraitAddress: [String: AttributeValue]] = [:]
+        for write in writes { byAddress[write.address, default: [:]][write.attribute] = write.value }
+        for (address, values) in byAddress.sorted(by: { $0.key.description < $1.key.description }) {
+            guard let (command, params) = cloud.c2cCommand(writing: values, on: address.traitID, current: device.trait(at: address)?.attributes ?? [:]) else {
+                throw CommandFailure(.notSupported, "no Cloud-to-cloud command sets \(values.keys.sorted().joined(separator: ", ")) on \(address)")
+            }
+            let request = cloud.relayRequest(origin: try origin(address), command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)")
+            outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+        }
+        for invocation in invocations {
+            let request = cloud.relayRequest(origin: try origin(invocation.address), command: invocation.command, params: invocation.arguments, requestID: "tb-\(id.rawValue)-\(invocation.command)")
+            outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+        }
+        return outgoing
+    }
+}
