@@ -44,6 +44,13 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/cloud/google-c2c.json") {
+            do {
+                _ = try GoogleC2CTable.load(mappingsDirectory: directory, catalog: catalog)
+            } catch {
+                problems += error.problems
+            }
+        }
         var genericDevices = 0
         if let catalog, problems.isEmpty {
             do {

@@ -8,7 +8,7 @@ extension GoogleC2C {
     public func actions(for execution: ExecuteRequest.Execution, on device: Device) -> Result<[CloudAction], ExecuteFailure> {
         for rule in table.allRules {
             guard let command = rule.commands.first(where: { $0.command == execution.command }) ?? specialCommand(rule.c2cName, execution.command),
-                let address = try? device.resolve(rule.trait) ?? device.traitAddresses.first(where: { $0.traitID == rule.trait })
+                let address = (try? device.resolve(rule.trait)) ?? device.traitAddresses.first(where: { $0.traitID == rule.trait })
             else { continue }
             if let failure = checkParams(execution, trait: rule.c2cName) { return .failure(failure) }
             var actions: [CloudAction] = []

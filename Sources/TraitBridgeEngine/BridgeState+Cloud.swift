@@ -175,7 +175,7 @@ extension BridgeState {
             cloudDevices[report.c2cID] = runtime
             problems += applied.problems.map { .string("\(report.path): \($0)") }
             if applied.valuesChanged { lastUpdate[runtime.target] = now }
-            refresh(runtime.target, now: now, effects: &effects, valuesChanged: applied.valuesChanged)
+            refresh(runtime.target, now: now, effects: &effects, valuesChanged: applied.valuesChanged || applied.connectivityChanged)
             confirmCommands(for: runtime.target, now: now, effects: &effects)
             updated.append(.string(runtime.target.rawValue))
         }

@@ -44,6 +44,22 @@ struct MappingsValidateCommandTests {
         #expect(lines.last == "1 problem in \(folder.path)")
     }
 
+    @Test("the Cloud-to-cloud table naming a device type the catalog lacks is reported with file:line:col")
+    func brokenCloudTable() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cloud/google-c2c.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let broken = text.replacingOccurrences(of: "\"deviceType\": \"matter.DoorLock\"", with: "\"deviceType\": \"matter.DoorLokc\"")
+        try broken.write(to: file, atomically: true, encoding: .utf8)
+        let offset = try #require(broken.range(of: "\"matter.DoorLokc\""))
+        let line = broken[..<offset.lowerBound].filter { $0 == "\n" }.count + 1
+        let result = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(result.exitCode == 1)
+        #expect(result.standardOutput.contains("cloud/google-c2c.json:\(line):"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("unknown device type 'matter.DoorLokc'; use a device type of mappings/catalog"))
+    }
+
     @Test("a source table naming an attribute the trait lacks is reported with its place")
     func brokenSourceTable() throws {
         let folder = try copyOfMappings()

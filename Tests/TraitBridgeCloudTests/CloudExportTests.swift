@@ -26,4 +26,26 @@ struct CloudExportTests {
         let queryResult = try CloudHome.validate(["query", queryPath, "--sync", syncPath])
         #expect(queryResult.status == 0, "\(queryResult.output)")
     }
+
+    @Test("c2c-validate accepts an EXECUTE response with every outcome the bridge produces",
+          .enabled(if: CloudFixtures.paths.shared != nil, "needs ../shared/tools/c2c-validate"))
+    func validatorAcceptsExecuteResponse() throws {
+        let devices = try CloudHome.cloudDevices()
+        let light = try #require(devices.first { $0.c2cID == "color-light" })
+        let response = c2c.executeResponse(requestID: "x", outcomes: [
+            ExecuteOutcome(c2cID: "color-light", status: .success, states: c2c.executeStates(of: light)),
+            ExecuteOutcome(c2cID: "plug", status: .offline, errorCode: "deviceOffline"),
+            ExecuteOutcome(c2cID: "lock", status: .pending),
+            ExecuteOutcome(c2cID: "nobody", status: .error, errorCode: "deviceNotFound"),
+            ExecuteOutcome(c2cID: "fan", status: .error, errorCode: "valueOutOfRange"),
+            ExecuteOutcome(c2cID: "blinds", status: .error, errorCode: "functionNotSupported"),
+            ExecuteOutcome(c2cID: "other", status: .error, errorCode: "deviceNotFound"),
+        ])
+        let text = String(decoding: response.serializedBytes(), as: UTF8.self)
+        #expect(text.contains(#"{"ids":["nobody","other"],"status":"ERROR","errorCode":"deviceNotFound"}"#), "grouped by outcome")
+        let path = try CloudHome.write(response.serializedBytes(), name: "execute.json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try CloudHome.validate(["execute", path])
+        #expect(result.status == 0, "\(result.output)")
+    }
 }

@@ -18,13 +18,15 @@ enum EngineFixtures {
 
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
-    static func state(commandTimeout: Duration = .seconds(3)) throws -> BridgeState {
+    static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, cloudAliases: [String: DeviceID] = [:]) throws -> BridgeState {
         let (catalog, table) = try mappings.get()
-        let configuration = BridgeConfiguration(
+        var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
             zigbee2mqtt: .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
             commandTimeout: commandTimeout)
-        return BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+        configuration.cloudAliases = cloudAliases
+        let cloud = withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
+        return BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), cloud: cloud)
     }
 
     static func corpusBytes(_ relativePath: String) throws -> [UInt8] {
