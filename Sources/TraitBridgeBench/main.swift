@@ -41,6 +41,11 @@ func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows
 print("TraitBridgeBench (release), median of 7 rounds")
 let onlyBridge = ProcessInfo.processInfo.environment["TB_BENCH"] == "bridge"
 
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
+    try benchmarkSyncImport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
+    exit(0)
+}
+
 if !onlyBridge {
 try measure("parse z2m light payload (274 B) + read state/brightness/color_temp/color.x", iterations: 200_000) {
     let root = try JSONDocument.parse(lightPayload).root

@@ -52,7 +52,7 @@ extension GoogleC2C {
                 for (key, value) in rule.exportSync where attributes[key] == nil { attributes[key] = value }
             } else if let short = c2cName(ofGoogleTrait: address.traitID) {
                 name = short
-                for attribute in syncAttributeNames(address.traitID) { attributes[attribute] = values[attribute] }
+                for attribute in syncAttributeNames(address.traitID).sorted() { attributes[attribute] = values[attribute] }
             }
             guard let name, !result.contains(where: { $0.name == name }) else { continue }
             result.append((name, Self.object(attributes)))

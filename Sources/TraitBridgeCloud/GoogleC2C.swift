@@ -21,6 +21,12 @@ public struct GoogleC2C: Sendable {
     let googleTypes: [String: DeviceTypeID]
     /// Short C2C trait name (`OpenClose`) → the generated `google` trait.
     let googleTraits: [String: TraitID]
+    /// The reverse of ``googleTraits``.
+    let c2cTraitNames: [TraitID: String]
+    /// Per generated google trait: its SYNC attribute names and its state names (precomputed:
+    /// a 10 000-device SYNC asks for them per attribute).
+    let syncNames: [TraitID: Set<String>]
+    let stateNames: [TraitID: [String]]
 
     public init(catalog: Catalog, table: GoogleC2CTable, instance: String = "default") {
         self.catalog = catalog
@@ -39,6 +45,16 @@ public struct GoogleC2C: Sendable {
         }
         googleTypes = types
         googleTraits = traits
+        c2cTraitNames = Dictionary(traits.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+        var sync: [TraitID: Set<String>] = [:]
+        var states: [TraitID: [String]] = [:]
+        for id in traits.values {
+            let attributes = catalog.trait(id)?.attributes ?? []
+            sync[id] = Set(attributes.filter { !$0.metadata.isWritable }.map(\.name))
+            states[id] = attributes.filter(\.metadata.isWritable).map(\.name)
+        }
+        syncNames = sync
+        stateNames = states
     }
 
     /// The part after the last dot: `action.devices.traits.OnOff` → `OnOff`.
@@ -60,16 +76,10 @@ public struct GoogleC2C: Sendable {
     public func googleTrait(_ short: String) -> TraitID? { googleTraits[short] }
 
     /// The C2C short name of a google trait id, when it is one of the generated ones.
-    func c2cName(ofGoogleTrait id: TraitID) -> String? {
-        googleTraits.first { $0.value == id }?.key
-    }
+    func c2cName(ofGoogleTrait id: TraitID) -> String? { c2cTraitNames[id] }
 
     /// Which names of a google trait are SYNC attributes (the generator marks QUERY states writable).
-    func syncAttributeNames(_ trait: TraitID) -> [String] {
-        catalog.trait(trait)?.attributes.filter { !$0.metadata.isWritable }.map(\.name) ?? []
-    }
+    func syncAttributeNames(_ trait: TraitID) -> Set<String> { syncNames[trait] ?? [] }
 
-    func stateAttributeNames(_ trait: TraitID) -> [String] {
-        catalog.trait(trait)?.attributes.filter(\.metadata.isWritable).map(\.name) ?? []
-    }
+    func stateAttributeNames(_ trait: TraitID) -> [String] { stateNames[trait] ?? [] }
 }

@@ -9,7 +9,7 @@ struct SyncDeviceDecoder {
     let path: JSONPath
     private(set) var problems: [CloudProblem] = []
 
-    static let fields: [String] = [
+    static let fields: Set<String> = [
         "id", "type", "traits", "name", "willReportState", "notificationSupportedByAgent", "roomHint", "structureHint",
         "deviceInfo", "attributes", "customData", "otherDeviceIds", "matterUniqueId", "matterOriginalVendorId", "matterOriginalProductId",
     ]
@@ -37,7 +37,7 @@ struct SyncDeviceDecoder {
             return nil
         }
         for (key, _) in element.members where !Self.fields.contains(key) {
-            problem(key, "unknown field '\(key)' (ignored); a SYNC device has: \(Self.fields.joined(separator: ", "))")
+            problem(key, "unknown field '\(key)' (ignored); a SYNC device has: \(Self.fields.sorted().joined(separator: ", "))")
         }
         guard let id = requiredString(element, "id") else { return nil }
         if let first = seen[id] {
@@ -117,17 +117,19 @@ struct SyncDeviceDecoder {
         let source = c2c.source(c2cID: id)
         var device: Device
         do {
-            let instance = try c2c.catalog.makeDeviceType(key: shortType.lowercased(), type: typeID, isPrimaryType: true, traits: traitIDs)
+            var instance = try c2c.catalog.makeDeviceType(key: shortType.lowercased(), type: typeID, isPrimaryType: true, traits: traitIDs)
+            // Every imported trait: fed by the cloud, remote, unknown until a QUERY says otherwise.
+            let connectivity = TraitConnectivity(state: .unknown, locality: .remote, reason: .cloudImported, since: now)
+            for index in instance.traits.indices {
+                instance.traits[index].source = source
+                instance.traits[index].connectivity = connectivity
+            }
             device = try Device(id: GoogleC2C.deviceID(c2cID: id), name: name, identity: identity, info: info, sources: [source], deviceTypes: [instance])
         } catch {
             problem(nil, "cannot build the device: \(error)", rejects: true)
             return nil
         }
-        for address in device.traitAddresses {
-            try? device.modifyTrait(at: address) { $0.source = source }
-        }
         applyAttributes(attributes.byTrait, converted: converted, to: &device, now: now)
-        device.setConnectivity(.unknown, locality: .remote, reason: .cloudImported, forTraitsOf: nil, time: now)
         return ImportedCloudDevice(device: device, origin: origin, path: path)
     }
 

@@ -33,6 +33,8 @@ extension BridgeState {
     /// replaces its earlier import. Returns a summary for the CLI.
     mutating func importCloud(_ result: SyncImport, now: Date, effects: inout BridgeEffects) -> JSONObject {
         var imported: [JSONValue] = []
+        let index = localIdentityIndex()
+        var rooms: [String: RoomID] = [:]
         for item in result.devices {
             let c2cID = item.origin.c2cID
             if let old = cloudDevices.removeValue(forKey: c2cID) { detachCloud(old, effects: &effects) }
@@ -44,11 +46,11 @@ extension BridgeState {
             if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
             standalone.name = item.device.name
             try? graph.addDevice(standalone)
-            place(standalone.id, roomHint: item.origin.roomHint, effects: &effects)
+            place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
             if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))
-            if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {
+            if let targetID = localTarget(for: runtime, index: index), var target = graph.devices[targetID] {
                 attachCloud(to: &target, effects: &effects)
                 try? graph.updateDevice(target)
                 summary.append("device", .string(targetID.rawValue))
@@ -71,13 +73,27 @@ extension BridgeState {
         return summary
     }
 
+    /// The devices of other sources by every id their identity carries (unique id, serial, other
+    /// device ids): a SYNC of 10 000 devices looks each up instead of comparing with every device.
+    func localIdentityIndex() -> [String: [DeviceID]] {
+        var index: [String: [DeviceID]] = [:]
+        for device in graph.devices.values where device.sources.contains(where: { $0.family != GoogleC2C.family }) {
+            let identity = device.identity
+            for key in [identity.uniqueID, identity.serialNumber].compactMap({ $0 }) + identity.otherDeviceIDs.map(\.deviceID) where !key.isEmpty {
+                index[key, default: []].append(device.id)
+            }
+        }
+        return index
+    }
+
     /// The local device a cloud device joins: a config alias, else the first (by id) device of
     /// another source whose identity names the same physical device.
-    func localTarget(for runtime: CloudRuntime) -> DeviceID? {
+    func localTarget(for runtime: CloudRuntime, index: [String: [DeviceID]]) -> DeviceID? {
         if let alias = configuration.cloudAliases[runtime.origin.c2cID], graph.devices[alias] != nil { return alias }
-        return graph.devices.values
-            .filter { $0.id != runtime.ownID && $0.sources.contains { $0.family != GoogleC2C.family } && $0.identity.matches(runtime.identity) }
-            .map(\.id).min()
+        let identity = runtime.identity
+        let keys = [identity.uniqueID, identity.serialNumber].compactMap { $0 } + identity.otherDeviceIDs.map(\.deviceID)
+        let candidates = Set(keys.flatMap { index[$0] ?? [] })
+        return candidates.filter { $0 != runtime.ownID && graph.devices[$0]?.identity.matches(identity) == true }.min()
     }
 
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
@@ -136,12 +152,14 @@ extension BridgeState {
         effects.publish(descriptionTopic(id), [], retain: true)
     }
 
-    /// Puts a standalone cloud device in the room its `roomHint` names (creating the room).
-    mutating func place(_ id: DeviceID, roomHint: String?, effects: inout BridgeEffects) {
+    /// Puts a standalone cloud device in the room its `roomHint` names (creating the room);
+    /// `rooms` remembers the rooms found during one import.
+    mutating func place(_ id: DeviceID, roomHint: String?, rooms: inout [String: RoomID], effects: inout BridgeEffects) {
         guard let roomHint, !roomHint.isEmpty else { return }
         let home = graph.primaryHome.id
         do {
-            let room = try graph.room(named: roomHint, in: home)?.id ?? graph.addRoom(named: roomHint, to: home)
+            let room = try rooms[roomHint] ?? graph.room(named: roomHint, in: home)?.id ?? graph.addRoom(named: roomHint, to: home)
+            rooms[roomHint] = room
             try graph.assignDevice(id, to: room)
         } catch {
             effects.log(.warning, "roomHint '\(roomHint)' not used: \(error)", ["tb.device.id": id.rawValue])
