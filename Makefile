@@ -32,9 +32,10 @@ bench: deps
 validate: build
 	$(SWIFT) run traitbridge mappings validate mappings
 
-## Regenerates mappings/catalog/traits.json and device-types.json from ../shared/reference.
+## Regenerates mappings/catalog/traits.json, device-types.json and google-c2c.json from ../shared/reference.
 catalog:
 	python3 scripts/generate-catalog.py ../shared/reference mappings/catalog
+	python3 scripts/generate-c2c-catalog.py ../shared/reference mappings/catalog/google-c2c.json
 
 clean:
 	rm -rf .build .build-asan
