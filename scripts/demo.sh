@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The demo: a private mosquitto on a free 127.0.0.1 port, `traitbridge serve`, and a pretend
 # zigbee2mqtt (mosquitto_pub) with three devices from examples/. Shows the unified state, a
-# command and its confirmation, a device going offline and why; then stops everything it started.
+# command and its confirmation, the cloud's view of the same light merged with it (SYNC and QUERY
+# from examples/demo-cloud-*.json: partiallyOnline, mixed), a device going offline and why; then
+# stops everything it started.
 # Usage: scripts/demo.sh [--keep]   (--keep leaves the bridge running until Ctrl-C)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +46,12 @@ sleep 0.3
 pub "zigbee2mqtt/Hall light" '{"state":"ON","brightness":60,"color_temp":370}'   # the device's echo
 wait "$sub" || true
 sed 's/^/  /' "$work/command.log"
+echo "== the cloud knows the Hall light too: traitbridge sync import examples/demo-cloud-sync.json"
+"$bin" sync import examples/demo-cloud-sync.json --broker "mqtt://127.0.0.1:$port" | sed 's/^/  /'
+echo "== the cloud says the light is unreachable (QUERY online:false); the local path still works"
+"$bin" query import examples/demo-cloud-query.json --broker "mqtt://127.0.0.1:$port" | sed 's/^/  /'
+sleep 0.3
+"$bin" status --broker "mqtt://127.0.0.1:$port" "Hall light" | sed 's/^/  /'
 echo "== the light's availability goes offline: why?"
 pub "zigbee2mqtt/Hall light/availability" offline -r
 sleep 0.3
