@@ -42,7 +42,4 @@ public struct CloudDeviceOrigin: Sendable, Equatable {
         self.notificationSupportedByAgent = notificationSupportedByAgent
         self.deviceInfo = deviceInfo
     }
-
-    /// The short type name, `LIGHT`.
-    public var shortType: String { GoogleC2C.shortName(type) }
 }

@@ -31,6 +31,7 @@ extension BridgeState {
             effects.publish(replyTopic, JSONValue.object(["status": "error", "message": .string(error.description)]).serializedBytes(), retain: false, qos: 1)
             return
         }
+        for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.mqtt.topic": replyTopic]) }
         let jobID = nextJobID
         nextJobID += 1
         var order: [String] = []

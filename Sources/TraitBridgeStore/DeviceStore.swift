@@ -25,6 +25,9 @@ public final class DeviceStore: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var configuration = Configuration()
             configuration.journalMode = .wal
+            // Wait for a lock held by another connection (a previous bridge still closing, which
+            // checkpoints the WAL) instead of failing at once.
+            configuration.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: directory + "/traitbridge.sqlite", configuration: configuration)
             try Self.migrator.migrate(queue)
         } catch {
