@@ -10,9 +10,16 @@ extension GoogleC2C {
         _ device: Device, skippingCloudTraits: Bool, metadata: [TraitAddress: [String: AttributeMetadata]]
     ) -> [(name: String, attributes: JSONObject)] {
         var result: [(name: String, attributes: JSONObject)] = []
+        var sensors: [AttributeValue] = []
         for address in device.traitAddresses {
             guard let trait = device.trait(at: address) else { continue }
             if skippingCloudTraits && trait.source?.family == Self.family { continue }
+            for rule in sensorRules(for: address, in: device) where !sensors.contains(where: { CloudValues.value(at: ["name"], in: $0) == .string(rule.name) }) {
+                sensors.append(rule.descriptive == nil
+                    ? .structure(["name": .string(rule.name), "numericCapabilities": .structure(["rawValueUnit": .string(rule.rawValueUnit ?? "")])])
+                    : .structure(["name": .string(rule.name), "descriptiveCapabilities": .structure(["availableStates": .list(rule.availableStates.map { .string($0) })])]))
+            }
+            if !sensorRules(for: address, in: device).isEmpty { continue }
             var name: String?
             var attributes: [String: AttributeValue] = [:]
             let values = trait.attributes
@@ -57,6 +64,9 @@ extension GoogleC2C {
             guard let name, !result.contains(where: { $0.name == name }) else { continue }
             result.append((name, Self.object(attributes)))
         }
+        if !sensors.isEmpty, !result.contains(where: { $0.name == "SensorState" }) {
+            result.append(("SensorState", Self.object(["sensorStatesSupported": .list(sensors)])))
+        }
         return result
     }
 
@@ -64,10 +74,22 @@ extension GoogleC2C {
     func states(of input: CloudExportInput) -> JSONObject {
         var states: [String: AttributeValue] = [:]
         let device = input.device
+        var sensorData: [AttributeValue] = []
         for address in device.traitAddresses {
             guard let trait = device.trait(at: address) else { continue }
             let values = trait.attributes
-            if let rule = table.rule(forTrait: address.traitID) {
+            let sensors = sensorRules(for: address, in: device)
+            if !sensors.isEmpty {
+                for rule in sensors {
+                    guard let value = values[rule.attribute], value != .null else { continue }
+                    if let descriptive = rule.descriptive {
+                        guard let state = descriptive.inverse(value, integral: false) else { continue }
+                        sensorData.append(.structure(["name": .string(rule.name), "currentSensorState": state]))
+                    } else {
+                        sensorData.append(.structure(["name": .string(rule.name), "rawValue": value]))
+                    }
+                }
+            } else if let rule = table.rule(forTrait: address.traitID) {
                 for state in rule.states {
                     guard let value = values[state.attribute], value != .null else { continue }
                     guard let source = state.pipeline.inverse(value, integral: isIntegerState(rule.c2cName, state.c2cPath)) else { continue }
@@ -78,6 +100,7 @@ extension GoogleC2C {
                 for attribute in stateAttributeNames(address.traitID) { if let value = values[attribute] { states[attribute] = value } }
             }
         }
+        if !sensorData.isEmpty, states["currentSensorStateData"] == nil { states["currentSensorStateData"] = .list(sensorData) }
         for (key, value) in input.extraStates where states[key] == nil { states[key] = value }
         return Self.object(states)
     }

@@ -24,7 +24,21 @@ extension GoogleC2C {
         var used: Set<String> = []
         for address in device.traitAddresses where device.trait(at: address)?.source == source {
             var updates: [(attribute: String, value: AttributeValue)] = []
-            if let rule = table.rule(forTrait: address.traitID) {
+            let sensors = sensorRules(for: address, in: device)
+            if !sensors.isEmpty {
+                guard case .list(let data)? = report.states["currentSensorStateData"] else { continue }
+                used.insert("currentSensorStateData")
+                for rule in sensors {
+                    for case .structure(let entry) in data where entry["name"] == .string(rule.name) {
+                        guard let raw = rule.descriptive == nil ? entry["rawValue"] : entry["currentSensorState"] else { continue }
+                        guard let value = (rule.descriptive ?? ValuePipeline()).forward(raw, fittingTo: rule.metadata) else {
+                            result.problems.append("\(rule.name) \(raw) has no \(address.traitID).\(rule.attribute) equivalent")
+                            continue
+                        }
+                        updates.append((rule.attribute, value))
+                    }
+                }
+            } else if let rule = table.rule(forTrait: address.traitID) {
                 for state in rule.states {
                     guard let raw = CloudValues.value(at: state.c2cPath, in: states) else { continue }
                     used.insert(state.c2cPath[0])

@@ -82,4 +82,18 @@ public struct GoogleC2C: Sendable {
     func syncAttributeNames(_ trait: TraitID) -> Set<String> { syncNames[trait] ?? [] }
 
     func stateAttributeNames(_ trait: TraitID) -> [String] { stateNames[trait] ?? [] }
+
+    /// The SensorState sensors a Matter trait of `device` stands for: every sensor row of the trait
+    /// when no other C2C trait claims it (AirQuality, CO2…); for a trait another C2C trait also
+    /// becomes (BooleanState: OpenClose on a contact sensor), only on a device type the table
+    /// chooses by that sensor (a water leak detector).
+    func sensorRules(for address: TraitAddress, in device: Device) -> [GoogleC2CTable.SensorRule] {
+        let rules = table.sensorRules(forTrait: address.traitID)
+        guard !rules.isEmpty else { return [] }
+        if table.rule(forTrait: address.traitID) == nil { return rules }
+        guard let type = device.deviceType(key: address.deviceTypeKey)?.typeID else { return [] }
+        let conditions = Set(rules.map { "SensorState:\($0.name)" })
+        let chosenBySensor = table.types.values.joined().contains { $0.deviceType == type && $0.when.contains(where: conditions.contains) }
+        return chosenBySensor ? rules : []
+    }
 }

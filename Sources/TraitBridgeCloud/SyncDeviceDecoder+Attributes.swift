@@ -46,6 +46,11 @@ extension SyncDeviceDecoder {
             }
             sorted.original.append(key, member.value)
             sorted.present.insert("\(owner).\(key)")
+            if owner == "SensorState", key == "sensorStatesSupported", case .list(let sensors) = value {
+                for case .structure(let sensor) in sensors {
+                    if case .string(let name)? = sensor["name"] { sorted.present.insert("SensorState:\(name)") }
+                }
+            }
             sorted.byTrait[owner, default: []].append((key, value))
         }
         return sorted
@@ -56,10 +61,11 @@ extension SyncDeviceDecoder {
     func chooseDeviceType(_ shortType: String, traits: Set<String>, attributes: Set<String>) -> DeviceTypeID? {
         for candidate in c2c.table.types[shortType] ?? [] {
             let holds = candidate.when.allSatisfy { condition in
-                condition.contains(".") ? attributes.contains(condition) : traits.contains(condition)
+                condition.contains(".") || condition.contains(":") ? attributes.contains(condition) : traits.contains(condition)
             }
             guard holds, let definition = c2c.catalog.deviceType(candidate.deviceType) else { continue }
-            let provided = Set(traits.flatMap { c2c.table.traits[$0]?.map(\.trait) ?? [] }).union(c2c.table.alwaysAdded)
+            let sensors = c2c.table.sensors.filter { attributes.contains("SensorState:\($0.name)") }.map(\.trait)
+            let provided = Set(traits.flatMap { c2c.table.traits[$0]?.map(\.trait) ?? [] }).union(c2c.table.alwaysAdded).union(sensors)
             if definition.requiredTraits.allSatisfy(provided.contains) { return candidate.deviceType }
         }
         return nil

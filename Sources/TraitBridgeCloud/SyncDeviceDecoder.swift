@@ -104,6 +104,17 @@ struct SyncDeviceDecoder {
         var traitIDs: [TraitID] = []
         var converted: [String: GoogleC2CTable.TraitRule] = [:]
         for short in traits {
+            if short == "SensorState", chosen != nil {
+                // Each named sensor becomes its Matter trait; the google trait stays for the rest.
+                let names = c2c.table.sensors.map(\.name).filter { attributes.present.contains("SensorState:\($0)") }
+                let allowed = c2c.table.sensors.filter { names.contains($0.name) && definition.allows($0.trait) }
+                for rule in allowed where !traitIDs.contains(rule.trait) { traitIDs.append(rule.trait) }
+                let declared = attributes.byTrait["SensorState"]?.first { $0.name == "sensorStatesSupported" }.map { value -> Int in
+                    if case .list(let entries) = value.value { return entries.count } else { return 0 }
+                } ?? 0
+                if Set(allowed.map(\.name)).count < declared, let google = c2c.googleTrait(short) { traitIDs.append(google) }
+                continue
+            }
             if let rule = c2c.table.traits[short]?.first(where: { definition.allows($0.trait) }), !traitIDs.contains(rule.trait) {
                 traitIDs.append(rule.trait)
                 converted[short] = rule

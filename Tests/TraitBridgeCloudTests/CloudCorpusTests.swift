@@ -54,7 +54,7 @@ struct CloudCorpusTests {
         .init(file: "openhab-sync-payload-fan.json", devices: ["c2c-myfan=matter.Fan"]),
         .init(file: "openhab-sync-payload-lights.json", devices: Array(repeating: "*", count: 6)),
         .init(file: "openhab-sync-payload-scene.json", devices: ["c2c-myscene=google.Scene"]),
-        .init(file: "openhab-sync-payload-sensorstate-airquality.json", devices: ["c2c-mysensor=google.Sensor"],
+        .init(file: "openhab-sync-payload-sensorstate-airquality.json", devices: ["c2c-mysensor=matter.AirQualitySensor"],
               problems: ["devices[0].attributes.sensorStatesSupported: a single object where a list is expected"]),
         .init(file: "openhab-sync-payload-temperature-sensor.json", devices: ["c2c-mysensor=matter.TemperatureSensor"]),
         .init(file: "openhab-sync-payload-thermostat-string-modes.json", devices: ["c2c-mythermostat=matter.Thermostat"]),

@@ -54,6 +54,17 @@ struct CloudTranslationTests {
         #expect(values("lock", "matter.DoorLock")["lockState"] == .int(1))
         #expect(values("blinds", "matter.WindowCovering")["currentPositionLiftPercent100ths"] == .int(7000))
         #expect(values("speaker", "google.Volume")["currentVolume"] == .int(12))
+        // SensorState: each named sensor is its Matter trait; what has no Matter twin stays google.
+        #expect(values("air", "matter.AirQuality")["airQuality"] == .int(3))
+        #expect(values("air", "matter.CarbonDioxideConcentrationMeasurement")["measuredValue"] == .double(620))
+        #expect(values("air", "matter.Pm25ConcentrationMeasurement")["measuredValue"] == .double(8.5))
+        #expect(values("smoke", "matter.SmokeCoAlarm")["smokeState"] == .int(0))
+        #expect(values("leak", "matter.BooleanState")["stateValue"] == .bool(true))
+        #expect(values("leak", "google.SensorState")["currentSensorStateData"] != nil, "FilterLifeTime has no Matter twin")
+        let types = home.reduce(into: [String: String]()) { $0[$1.c2cID] = $1.device.deviceTypes[0].typeID.description }
+        #expect(types["air"] == "matter.AirQualitySensor")
+        #expect(types["smoke"] == "matter.SmokeCoAlarm")
+        #expect(types["leak"] == "matter.WaterLeakDetector")
         // States no trait holds are kept for the export.
         #expect(home.first { $0.c2cID == "lock" }?.extraStates["isJammed"] == .bool(false))
         #expect(home.first { $0.c2cID == "thermostat" }?.extraStates["thermostatHumidityAmbient"] == .int(40))

@@ -48,6 +48,28 @@ public struct GoogleC2CTable: Sendable {
         public var exportSync: [String: AttributeValue]
     }
 
+    /// One sensor of the SensorState trait (`AirQuality`, `CarbonDioxideLevel`…) and the Matter
+    /// attribute it is: descriptive states through a map, numeric ones as the raw value.
+    public struct SensorRule: Sendable {
+        public var name: String
+        public var trait: TraitID
+        public var attribute: String
+        /// Descriptive state (`"good"`) ↔ model value; `nil` for a numeric sensor.
+        public var descriptive: ValuePipeline?
+        /// The descriptive states in file order (for SYNC exports: `availableStates`).
+        public var availableStates: [String]
+        /// Google's `rawValueUnit` of a numeric sensor (`PARTS_PER_MILLION`).
+        public var rawValueUnit: String?
+        public var metadata: AttributeMetadata
+    }
+
+    /// SensorState sensors by name, in file order.
+    public var sensors: [SensorRule] = []
+
+    public func sensorRules(forTrait trait: TraitID) -> [SensorRule] {
+        sensors.filter { $0.trait == trait }
+    }
+
     /// Traits every Matter candidate gets even though no C2C trait provides them (`matter.Identify`).
     public var alwaysAdded: [TraitID] = []
     /// By short C2C type name (`LIGHT`), in file order of candidates.

@@ -9,7 +9,7 @@ struct GoogleC2CTableDecoder {
 
     func decode(_ root: JSON) -> GoogleC2CTable? {
         guard let root = reader.object(root, at: .root) else { return nil }
-        reader.checkKeys(root, at: .root, allowed: ["alwaysAdded", "types", "traits"])
+        reader.checkKeys(root, at: .root, allowed: ["alwaysAdded", "types", "traits", "sensorStates"])
         var table = GoogleC2CTable()
         for (index, element) in reader.array(root, "alwaysAdded", at: .root).enumerated() {
             let path = JSONPath("alwaysAdded").appending(index)
@@ -66,6 +66,31 @@ struct GoogleC2CTableDecoder {
                 for (key, value) in constants.members { exportSync[key] = AttributeValue(json: value) }
             }
             table.traits[name, default: []].append(.init(c2cName: name, trait: trait, states: states, sync: sync, commands: commands, exportSync: exportSync))
+        }
+        for (index, element) in reader.array(root, "sensorStates", at: .root).enumerated() {
+            let path = JSONPath("sensorStates").appending(index)
+            guard let object = reader.object(element, at: path) else { continue }
+            reader.checkKeys(object, at: path, allowed: ["name", "trait", "attribute", "states", "rawValueUnit"])
+            guard let name = reader.string(object, "name", at: path, required: true), let trait = tables.trait(object, at: path),
+                let attribute = tables.attribute(object, of: trait, at: path), let metadata = try? catalog.attributeMetadata(trait, attribute)
+            else { continue }
+            var states: [String] = []
+            var pairs: [ValueTransform.ValuePair] = []
+            for (pairIndex, pair) in reader.array(object, "states", at: path).enumerated() {
+                guard pair.kind == .array, pair.count == 2, let state = pair[0]?.string, let model = pair[1] else {
+                    reader.problem(path.appending("states").appending(pairIndex), "expected [\"descriptive state\", model value]")
+                    continue
+                }
+                states.append(state)
+                pairs.append(.init(source: .string(state), model: AttributeValue(json: model)))
+            }
+            let unit = reader.string(object, "rawValueUnit", at: path)
+            if pairs.isEmpty == (unit == nil) {
+                reader.problem(path, "give either 'states' (a descriptive sensor) or 'rawValueUnit' (a numeric one)")
+            }
+            table.sensors.append(.init(
+                name: name, trait: trait, attribute: attribute, descriptive: pairs.isEmpty ? nil : ValuePipeline([.map(pairs)]),
+                availableStates: states, rawValueUnit: unit, metadata: metadata))
         }
         return table
     }
