@@ -31,7 +31,8 @@ struct SyncDeviceDecoder {
         problems.append(CloudProblem(path.appending("attributes").appending(key), message))
     }
 
-    mutating func decode(_ element: JSON, seen: inout [String: JSONPath], now: Date) -> ImportedCloudDevice? {
+    /// The device, or `nil` when it is rejected; `duplicateOf` is the earlier device with its id.
+    mutating func decode(_ element: JSON, duplicateOf: JSONPath?, now: Date) -> ImportedCloudDevice? {
         guard element.kind == .object else {
             problem(nil, "expected a device object, found \(element.kind)", rejects: true)
             return nil
@@ -40,7 +41,7 @@ struct SyncDeviceDecoder {
             problem(key, "unknown field '\(key)' (ignored); a SYNC device has: \(Self.fields.sorted().joined(separator: ", "))")
         }
         guard let id = requiredString(element, "id") else { return nil }
-        if let first = seen[id] {
+        if let first = duplicateOf {
             problem("id", "duplicate id '\(id)' (first at \(first))", rejects: true)
             return nil
         }
@@ -62,7 +63,6 @@ struct SyncDeviceDecoder {
         } else {
             problem(nameObject == nil ? nil : "name", (nameObject == nil ? "missing required field 'name'" : "'name' must be an object with a non-empty string 'name'") + "; named after its id '\(id)'")
         }
-        seen[id] = path
 
         let traits = declaredTraits(traitList)
         var origin = CloudDeviceOrigin(c2cID: id, type: typeText, traits: traits.map { GoogleC2C.traitPrefix + $0 })

@@ -60,11 +60,17 @@ extension GoogleC2C {
         } else {
             throw .wrongShape(source: source, path: .root, expected: "a SYNC response {requestId, payload: {agentUserId, devices: [...]}}, its payload {devices: [...]}, or a devices array")
         }
-        var seen: [String: JSONPath] = [:]
-        for (index, element) in devices.elements.enumerated() {
-            let path = devicesPath.appending(index)
-            var decoder = SyncDeviceDecoder(c2c: self, path: path)
-            if let imported = decoder.decode(element, seen: &seen, now: now) { result.devices.append(imported) }
+        let elements = devices.elements
+        // Duplicates first, in payload order: the second device with an id is the one refused.
+        var first: [String: Int] = [:]
+        var duplicateOf: [Int: JSONPath] = [:]
+        for (index, element) in elements.enumerated() {
+            guard let id = element["id"]?.string, !id.isEmpty else { continue }
+            if let earlier = first[id] { duplicateOf[index] = devicesPath.appending(earlier) } else { first[id] = index }
+        }
+        for (index, element) in elements.enumerated() {
+            var decoder = SyncDeviceDecoder(c2c: self, path: devicesPath.appending(index))
+            if let device = decoder.decode(element, duplicateOf: duplicateOf[index], now: now) { result.devices.append(device) }
             result.problems += decoder.problems
         }
         return result
