@@ -47,6 +47,13 @@ public struct Device: Sendable, Hashable, Identifiable {
         deviceTypes.append(deviceType)
     }
 
+    /// Adds a trait to a device type (a plug whose energy readings appear later); a trait the type
+    /// already has is left as it is.
+    public mutating func addTrait(_ trait: TraitInstance, toDeviceType key: String) {
+        guard let index = deviceTypes.firstIndex(where: { $0.key == key }), deviceTypes[index].trait(trait.traitID) == nil else { return }
+        deviceTypes[index].traits.append(trait)
+    }
+
     /// Removes a device type and its traits (for example when a source stops announcing it).
     public mutating func removeDeviceType(key: String) {
         deviceTypes.removeAll { $0.key == key }

@@ -65,7 +65,7 @@ public struct AttributeUpdate: Sendable, Hashable {
 }
 
 /// A problem with one device or one message, reported alone (the rest goes on).
-public struct SourceProblem: Sendable, Hashable, CustomStringConvertible {
+public struct SourceProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The topic or JSON path where it is.
     public var location: String
     public var message: String
