@@ -44,6 +44,14 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/sources/tasmota.json") {
+            do {
+                _ = try TasmotaTable.load(mappingsDirectory: directory, catalog: catalog)
+                sourceTables += 1
+            } catch {
+                problems += error.problems
+            }
+        }
         if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/cloud/google-c2c.json") {
             do {
                 _ = try GoogleC2CTable.load(mappingsDirectory: directory, catalog: catalog)

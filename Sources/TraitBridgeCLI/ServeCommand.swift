@@ -80,11 +80,13 @@ struct ServeCommand: AsyncParsableCommand {
         let table: Zigbee2MQTTTable
         let generic: [GenericDeviceDefinition]
         let cloudTable: GoogleC2CTable
+        let tasmotaTable: TasmotaTable
         do {
             catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
             table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             generic = try GenericDevicesLoader.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            tasmotaTable = try TasmotaTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -99,6 +101,10 @@ struct ServeCommand: AsyncParsableCommand {
             prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: z2m,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
+        configuration.tasmota = .init(
+            discoveryPrefix: settings.tasmotaDiscoveryPrefix,
+            locality: settings.tasmotaLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+            staleness: .seconds(settings.tasmotaStalenessSeconds ?? 900))
         let store: DeviceStore
         do { store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory) } catch {
             throw ValidationError(error.description)
@@ -112,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
             isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
-        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable)
+        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable, tasmota: tasmotaTable)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }
 }

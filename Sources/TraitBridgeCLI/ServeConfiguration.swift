@@ -28,13 +28,16 @@ struct ServeConfiguration: Sendable {
     var mainsStalenessSeconds: Int?
     var batteryStalenessSeconds: Int?
     var deviceStalenessSeconds: [String: Int] = [:]
+    var tasmotaDiscoveryPrefix = "tasmota/discovery"
+    var tasmotaLocality: String?
+    var tasmotaStalenessSeconds: Int?
     /// `cloudAliases`: C2C device id → the local device id it is.
     var cloudAliases: [String: String] = [:]
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
         "tls", "prefix", "dataDir",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "cloudAliases",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "cloudAliases",
     ]
 
     /// Reads a config file; the error names the place.
@@ -131,6 +134,27 @@ struct ServeConfiguration: Sendable {
                         }
                     default:
                         throw fail(z2mAt, "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds")
+                    }
+                }
+            case "tasmota":
+                for (tasmotaKey, tasmotaValue) in value.members {
+                    let tasmotaAt = at.appending(tasmotaKey)
+                    switch tasmotaKey {
+                    case "discoveryPrefix":
+                        guard let text = tasmotaValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
+                            throw fail(tasmotaAt, "expected a non-empty topic prefix without + or #")
+                        }
+                        configuration.tasmotaDiscoveryPrefix = text
+                    case "locality":
+                        guard let text = tasmotaValue.string, ["direct", "localPeer", "remote"].contains(text) else {
+                            throw fail(tasmotaAt, "locality must be one of direct, localPeer, remote")
+                        }
+                        configuration.tasmotaLocality = text
+                    case "stalenessSeconds":
+                        guard let seconds = tasmotaValue.int64, seconds > 0 else { throw fail(tasmotaAt, "expected a whole number of seconds > 0") }
+                        configuration.tasmotaStalenessSeconds = Int(seconds)
+                    default:
+                        throw fail(tasmotaAt, "unknown key '\(tasmotaKey)'; allowed: discoveryPrefix, locality, stalenessSeconds")
                     }
                 }
             case "cloudAliases":

@@ -125,6 +125,9 @@ public final class Bridge: Sendable {
 
     /// Runs inside the state lock so that publications keep their order.
     private func perform(_ effects: BridgeEffects) {
+        if !effects.subscriptions.isEmpty, let client = clientBox.withLock({ $0 }) {
+            for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect
+        }
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
             for outgoing in effects.publications {
                 do {

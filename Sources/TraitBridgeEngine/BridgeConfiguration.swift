@@ -16,6 +16,24 @@ public struct BridgeConfiguration: Sendable {
     public var pendingMessageLimit: Int
     /// Cloud device (C2C id) → the local device it is (merged even without a shared identity).
     public var cloudAliases: [String: DeviceID] = [:]
+    /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
+    public var tasmota: TasmotaInstance?
+
+    public struct TasmotaInstance: Sendable {
+        public var instance: String
+        /// Where Tasmota publishes discovery (`tasmota/discovery/<mac>/config`).
+        public var discoveryPrefix: String
+        public var locality: TraitLocality
+        /// Silence longer than this, without an LWT, makes a device unknown.
+        public var staleness: Duration
+
+        public init(instance: String = "default", discoveryPrefix: String = "tasmota/discovery", locality: TraitLocality, staleness: Duration = .seconds(900)) {
+            self.instance = instance
+            self.discoveryPrefix = discoveryPrefix
+            self.locality = locality
+            self.staleness = staleness
+        }
+    }
 
     public struct Zigbee2MQTTInstance: Sendable {
         public var instance: String
@@ -88,6 +106,8 @@ public struct BridgeLogLine: Sendable, Hashable {
 /// What one event produced: messages to publish, rows to store, lines to log.
 public struct BridgeEffects: Sendable {
     public var publications: [Outgoing] = []
+    /// Topic filters to subscribe to from now on (a Tasmota device's own topics, once discovered).
+    public var subscriptions: [String] = []
     public var storeChanges: [StoreChange] = []
     public var logs: [BridgeLogLine] = []
 

@@ -40,9 +40,11 @@ extension BridgeState {
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let genericWrites = writes.filter { family($0) == Self.genericFamily }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
-            let z2mWrites = writes.filter { family($0) != Self.genericFamily && family($0) != GoogleC2C.family }
+            let tasmotaWrites = writes.filter { family($0) == TasmotaSource.family }
+            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family].contains(family($0)) }
             var outgoing = try genericCommands(genericWrites, on: deviceID)
             outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
+            outgoing += try tasmotaCommands(tasmotaWrites, on: deviceID)
             if !z2mWrites.isEmpty {
                 guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
                     throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")

@@ -23,6 +23,12 @@ extension BridgeState {
             let resolved: TraitConnectivity
             if let source, source.family == Self.genericFamily, let generic = genericConnectivity(source, now: now) {
                 resolved = generic
+            } else if source?.family == TasmotaSource.family {
+                // A Tasmota device speaks for itself (its LWT): no source bridge between.
+                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: configuration.tasmota?.staleness ?? .seconds(900))
+                resolved = ConnectivityChain.resolve(
+                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
+                    device: live, locality: configuration.tasmota?.locality ?? .localPeer, now: now)
             } else {
                 let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(

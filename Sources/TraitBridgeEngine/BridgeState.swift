@@ -15,6 +15,7 @@ public struct BridgeState: Sendable {
     public let configuration: BridgeConfiguration
     public let catalog: Catalog
     let zigbee2mqtt: Zigbee2MQTTSource?
+    let tasmota: TasmotaSource?
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
     public let cloud: GoogleC2C?
 
@@ -41,6 +42,8 @@ public struct BridgeState: Sendable {
     var genericAvailabilityTopics: [String: [Int]] = [:]
     /// Standalone generic devices just merged by identity into a device, for their values.
     var mergedValues: [DeviceID: [Device]] = [:]
+    /// Tasmota devices by id, with their topics.
+    var tasmotaDevices: [DeviceID: TasmotaDevice] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
     /// EXECUTE requests waiting for their commands' outcomes.
@@ -52,16 +55,18 @@ public struct BridgeState: Sendable {
         case z2mBridgeDevices
         case z2mDeviceState(DeviceID)
         case z2mAvailability(DeviceID)
+        case tasmota(DeviceID, TasmotaSource.MessageKind)
     }
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil
+        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
+        self.tasmota = configuration.tasmota.flatMap { instance in tasmota.map { TasmotaSource(table: $0, catalog: catalog, instance: instance.instance) } }
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
             self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
             routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
@@ -76,6 +81,7 @@ public struct BridgeState: Sendable {
     public var subscriptions: [String] {
         var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+/+"]
         if cloud != nil { filters.append(cloudResponseTopic) }
+        if tasmota != nil, let prefix = configuration.tasmota?.discoveryPrefix { filters.append(prefix + "/#") }
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
         let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
         for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
@@ -103,6 +109,8 @@ public struct BridgeState: Sendable {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
             handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
+        } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
+            handleTasmotaDiscovery(topic: topic, payload: payload, now: now, effects: &effects)
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
@@ -117,6 +125,7 @@ public struct BridgeState: Sendable {
         case .z2mBridgeDevices: handleZigbee2MQTTDevices(topic: topic, payload: payload, now: now, effects: &effects)
         case .z2mDeviceState(let id): handleZigbee2MQTTState(id, topic: topic, payload: payload, now: now, effects: &effects)
         case .z2mAvailability(let id): handleZigbee2MQTTAvailability(id, topic: topic, payload: payload, now: now, effects: &effects)
+        case .tasmota(let id, let kind): handleTasmotaMessage(id, kind, topic: topic, payload: payload, now: now, effects: &effects)
         }
     }
 

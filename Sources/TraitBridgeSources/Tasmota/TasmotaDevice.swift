@@ -40,4 +40,18 @@ public struct TasmotaDevice: Sendable {
     public func powerIndex(of key: String) -> Int? {
         powerKeys.first { $0.value == key }?.key
     }
+
+    /// The device's topics and what each carries (tele LWT/STATE/SENSOR, stat STATE/RESULT/POWER<n>).
+    public var messageKinds: [String: TasmotaSource.MessageKind] {
+        var topics: [String: TasmotaSource.MessageKind] = [
+            topic(.telemetry, "LWT"): .lastWill,
+            topic(.telemetry, "STATE"): .state,
+            topic(.telemetry, "SENSOR"): .sensor,
+            topic(.status, "STATE"): .state,
+            topic(.status, "RESULT"): .state,
+            topic(.status, "POWER"): .power(1),
+        ]
+        for number in powerKeys.keys { topics[topic(.status, "POWER\(number)")] = .power(number) }
+        return topics
+    }
 }

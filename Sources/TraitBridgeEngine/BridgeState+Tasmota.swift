@@ -1,0 +1,144 @@
+import FoundationEssentials
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeSources
+
+extension BridgeState {
+    /// `tasmota/discovery/<mac>/config` (a device, or its removal by an empty payload) and
+    /// `…/sensors` (its measurements).
+    mutating func handleTasmotaDiscovery(topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+        guard let source = tasmota, let prefix = configuration.tasmota?.discoveryPrefix else { return }
+        let parts = topic.dropFirst(prefix.count + 1).split(separator: "/")
+        guard parts.count == 2, parts[1] == "config" || parts[1] == "sensors" else { return }
+        let id = DeviceID.derived(source: TasmotaSource.family, nativeID: String(parts[0]))
+        if payload.isEmpty {
+            if parts[1] == "config" { removeTasmotaDevice(id, effects: &effects) }
+            return
+        }
+        let root: JSON
+        do {
+            root = try JSONDocument.parse(payload).root
+        } catch {
+            effects.log(.warning, "rejected discovery message: \(error)", ["tb.mqtt.topic": topic])
+            return
+        }
+        if parts[1] == "sensors" {
+            guard var device = tasmotaDevices[id] else {
+                keepPending(topic: topic, payload: payload)  // the config comes first; keep the sample until then
+                return
+            }
+            for problem in source.addSensors(root, to: &device) { effects.log(.notice, "Tasmota sensors: \(problem)", ["tb.mqtt.topic": topic]) }
+            register(device, now: now, effects: &effects)
+            return
+        }
+        switch source.device(fromConfig: root) {
+        case .failure(let problem):
+            effects.log(.warning, "rejected Tasmota discovery config: \(problem)", ["tb.mqtt.topic": topic])
+        case .success(var device):
+            for problem in device.problems { effects.log(.notice, "Tasmota discovery: \(problem)", ["tb.mqtt.topic": topic]) }
+            if let previous = tasmotaDevices[id] {
+                // A config published again keeps the measurements its sensors sample added.
+                for (name, bindings) in previous.sensors { device.sensors[name] = bindings }
+                for type in previous.device.deviceTypes where device.device.deviceType(key: type.key) == nil && bindingsKeys(previous).contains(type.key) {
+                    try? device.device.addDeviceType(type)
+                }
+            }
+            register(device, now: now, effects: &effects)
+            let sensorsTopic = "\(prefix)/\(parts[0])/sensors"
+            if let pending = pendingMessages.removeValue(forKey: sensorsTopic) {
+                pendingOrder.removeAll { $0 == sensorsTopic }
+                handleTasmotaDiscovery(topic: sensorsTopic, payload: pending, now: now, effects: &effects)
+            }
+        }
+    }
+
+    private func bindingsKeys(_ device: TasmotaDevice) -> Set<String> {
+        Set(device.sensors.values.joined().map(\.key))
+    }
+
+    /// Adds or updates the device, its routes and subscriptions, and publishes it.
+    private mutating func register(_ tasmotaDevice: TasmotaDevice, now: Date, effects: inout BridgeEffects) {
+        var device = tasmotaDevice.device
+        let id = device.id
+        attachCloud(to: &device, effects: &effects)
+        if let previous = graph.devices[id] {
+            for address in device.traitAddresses {
+                if let old = previous.trait(at: address) {
+                    try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated }
+                }
+            }
+            try? graph.updateDevice(device)
+        } else {
+            try? graph.addDevice(device)
+            effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": TasmotaSource.family])
+        }
+        if let old = tasmotaDevices[id] { for topic in old.messageKinds.keys { routes.removeValue(forKey: topic) } }
+        tasmotaDevices[id] = tasmotaDevice
+        for (topic, kind) in tasmotaDevice.messageKinds { routes[topic] = .tasmota(id, kind) }
+        effects.subscriptions += [tasmotaDevice.topic(.telemetry, "+"), tasmotaDevice.topic(.status, "+")]
+        if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: configuration.tasmota?.staleness ?? .seconds(900)) }
+        effects.storeChanges.append(.upsert(record(for: id)))
+        refresh(id, now: now, effects: &effects, republishDescription: true)
+    }
+
+    mutating func removeTasmotaDevice(_ id: DeviceID, effects: inout BridgeEffects) {
+        guard let device = tasmotaDevices.removeValue(forKey: id) else { return }
+        for topic in device.messageKinds.keys { routes.removeValue(forKey: topic) }
+        liveness.removeValue(forKey: id)
+        lastUpdate.removeValue(forKey: id)
+        try? graph.removeDevice(id)
+        clearRetained(id, effects: &effects)
+        effects.storeChanges.append(.remove(id))
+        effects.log(.info, "removed device \(device.device.name): its discovery config was cleared", ["tb.device.id": id.rawValue])
+    }
+
+    /// A message on one of a Tasmota device's topics.
+    mutating func handleTasmotaMessage(_ id: DeviceID, _ kind: TasmotaSource.MessageKind, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+        guard let source = tasmota, let device = tasmotaDevices[id] else { return }
+        if kind == .lastWill {
+            guard let isOnline = source.availability(payload, of: device) else {
+                effects.log(.warning, "ignored LWT: expected '\(device.onlinePayload)' or '\(device.offlinePayload)'", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
+                return
+            }
+            let status: LinkState.Status = isOnline ? .up : .down
+            guard liveness[id]?.availability.status != status else { return }
+            liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
+            refresh(id, now: now, effects: &effects)
+            return
+        }
+        guard !payload.isEmpty else { return }  // Tasmota polls its own cmnd/…/POWER with an empty payload
+        let (updates, problems) = source.updates(kind, payload: payload, of: device)
+        for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
+        var changed = false
+        let catalog = catalog
+        _ = try? graph.modifyDevice(id) { device in
+            for update in updates {
+                do {
+                    if try device.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now) { changed = true }
+                } catch {
+                    effects.log(.warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
+                }
+            }
+        }
+        if changed { lastUpdate[id] = now }
+        if !updates.isEmpty {
+            liveness[id]?.lastSeen = now
+            liveness[id]?.lastTopic = topic
+        }
+        confirmCommands(for: id, now: now, effects: &effects)
+        refresh(id, now: now, effects: &effects, valuesChanged: changed)
+    }
+
+    /// `cmnd/<topic>/…` messages for writes on a Tasmota device's traits.
+    func tasmotaCommands(_ writes: [AttributeUpdate], on id: DeviceID) throws(CommandFailure) -> [Outgoing] {
+        guard !writes.isEmpty else { return [] }
+        guard let source = tasmota, let device = tasmotaDevices[id] else {
+            throw CommandFailure(.notSupported, "device '\(id)' has not been announced by Tasmota discovery since start")
+        }
+        do {
+            return try source.commands(for: writes, on: device).map { Outgoing(topic: $0.topic, payload: Array($0.payload.utf8), isRetained: false) }
+        } catch {
+            throw CommandFailure(.notSupported, error.description)
+        }
+    }
+}
