@@ -42,13 +42,7 @@ extension GoogleC2C {
     /// Reads a QUERY response (`{requestId, payload: {devices: {<id>: {...}}}}` or its payload), an
     /// EXECUTE response (`payload.commands[]` groups) or a Report State body (`payload.devices.states`).
     public func importReports(_ bytes: [UInt8], source: String) throws(CloudError) -> CloudReportImport {
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes, maxDepth: 128)
-        } catch {
-            throw .notJSON(source: source, line: error.line, column: error.column, reason: error.reason)
-        }
-        let root = document.root
+        let root = try Self.parse(bytes, source: source)
         var result = CloudReportImport()
         result.requestID = root["requestId"]?.string
         let (payload, payloadPath): (JSON, JSONPath) = root["payload"].map { ($0, "payload") } ?? (root, .root)

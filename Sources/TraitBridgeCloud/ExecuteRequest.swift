@@ -51,13 +51,7 @@ extension GoogleC2C {
     /// Reads `{requestId, inputs: [{intent: "action.devices.EXECUTE", payload: {commands: [...]}}]}`
     /// (or the payload alone).
     public func parseExecuteRequest(_ bytes: [UInt8], source: String) throws(CloudError) -> ExecuteRequest {
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes, maxDepth: 128)
-        } catch {
-            throw .notJSON(source: source, line: error.line, column: error.column, reason: error.reason)
-        }
-        let root = document.root
+        let root = try Self.parse(bytes, source: source)
         var request = ExecuteRequest(requestID: root["requestId"]?.string)
         var payload = root
         var payloadPath = JSONPath.root
@@ -95,13 +89,7 @@ extension GoogleC2C {
 extension GoogleC2C {
     /// The device ids of a QUERY request (`inputs[].payload.devices[].id`), or of its payload.
     public func parseQueryRequest(_ bytes: [UInt8], source: String) throws(CloudError) -> (requestID: String?, ids: [String]) {
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes, maxDepth: 128)
-        } catch {
-            throw .notJSON(source: source, line: error.line, column: error.column, reason: error.reason)
-        }
-        let root = document.root
+        let root = try Self.parse(bytes, source: source)
         let payload = root["inputs"]?.elements.first { $0["intent"]?.isString("action.devices.QUERY") == true }?["payload"] ?? root
         guard let devices = payload["devices"], devices.kind == .array else {
             throw .wrongShape(source: source, path: "inputs[0].payload.devices", expected: "a QUERY request {inputs: [{intent: \"action.devices.QUERY\", payload: {devices: [{id}]}}]}")

@@ -1,5 +1,6 @@
 public import TraitBridgeModel
 public import TraitBridgeMapping
+import TraitBridgeJSON
 
 /// Google Cloud-to-cloud for TraitBridge: SYNC and QUERY import and export, EXECUTE translation.
 ///
@@ -55,6 +56,15 @@ public struct GoogleC2C: Sendable {
         }
         syncNames = sync
         stateNames = states
+    }
+
+    /// Parses a payload, or the error that names its line and column.
+    static func parse(_ bytes: [UInt8], source: String) throws(CloudError) -> JSON {
+        do {
+            return try JSONDocument.parse(bytes, maxDepth: 128).root
+        } catch {
+            throw .notJSON(source: source, line: error.line, column: error.column, reason: error.reason)
+        }
     }
 
     /// The part after the last dot: `action.devices.traits.OnOff` → `OnOff`.

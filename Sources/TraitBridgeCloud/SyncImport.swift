@@ -35,13 +35,7 @@ extension GoogleC2C {
     /// Imports a SYNC response: `{requestId, payload: {agentUserId, devices}}`, the payload alone
     /// (`{devices}`), or the devices array alone. `source` names the input in errors (a file path, `-`).
     public func importSync(_ bytes: [UInt8], source: String, now: Date) throws(CloudError) -> SyncImport {
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes, maxDepth: 128)
-        } catch {
-            throw .notJSON(source: source, line: error.line, column: error.column, reason: error.reason)
-        }
-        let root = document.root
+        let root = try Self.parse(bytes, source: source)
         var result = SyncImport()
         let devices: JSON
         let devicesPath: JSONPath

@@ -1,4 +1,5 @@
 import TraitBridgeJSON
+import FoundationEssentials
 import TraitBridgeModel
 
 /// Shared decoding of source tables: trait/attribute references checked against the catalog,
@@ -6,6 +7,34 @@ import TraitBridgeModel
 struct SourceTableReader {
     let reader: MappingReader
     let catalog: Catalog
+
+    /// Reads `<mappings>/<relativePath>` and decodes it with `decode`; every problem (unreadable,
+    /// not JSON, or what `decode` reported) comes back with file:line:col.
+    static func load<Table>(
+        _ relativePath: String, mappingsDirectory: String, catalog: Catalog, decode: (JSON, SourceTableReader) -> Table?
+    ) throws(MappingError) -> Table {
+        let path = mappingsDirectory + "/" + relativePath
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        }
+        return try Self.decode(file: path, bytes: [UInt8](data), catalog: catalog, decode: decode)
+    }
+
+    /// Decodes a table file given as bytes (`file` names it in problems).
+    static func decode<Table>(
+        file: String, bytes: [UInt8], catalog: Catalog, decode: (JSON, SourceTableReader) -> Table?
+    ) throws(MappingError) -> Table {
+        let reader = MappingReader(file: file, bytes: bytes)
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(bytes)
+        } catch {
+            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
+        }
+        let table = decode(document.root, SourceTableReader(reader: reader, catalog: catalog))
+        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
+        return table
+    }
 
     /// A trait id that the catalog defines.
     func trait(_ object: JSON, _ key: String = "trait", at path: JSONPath) -> TraitID? {

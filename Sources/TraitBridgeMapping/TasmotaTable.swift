@@ -32,21 +32,9 @@ public struct TasmotaTable: Sendable {
 
     /// Loads `<mappings>/sources/tasmota.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> TasmotaTable {
-        let path = mappingsDirectory + "/sources/tasmota.json"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        try SourceTableReader.load("sources/tasmota.json", mappingsDirectory: mappingsDirectory, catalog: catalog) { root, tables in
+            decode(root, tables: tables)
         }
-        let bytes = [UInt8](data)
-        let reader = MappingReader(file: path, bytes: bytes)
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes)
-        } catch {
-            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
-        }
-        let table = decode(document.root, tables: SourceTableReader(reader: reader, catalog: catalog))
-        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
-        return table
     }
 
     static func decode(_ root: JSON, tables: SourceTableReader) -> TasmotaTable? {

@@ -64,23 +64,14 @@ public struct Zigbee2MQTTTable: Sendable {
 
     /// Loads `<mappings>/sources/zigbee2mqtt.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {
-        let path = mappingsDirectory + "/sources/zigbee2mqtt.json"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        try SourceTableReader.load("sources/zigbee2mqtt.json", mappingsDirectory: mappingsDirectory, catalog: catalog) { root, tables in
+            Zigbee2MQTTTableDecoder(tables: tables).decode(root)
         }
-        return try decode(file: path, bytes: [UInt8](data), catalog: catalog)
     }
 
     public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {
-        let reader = MappingReader(file: file, bytes: bytes)
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes)
-        } catch {
-            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
+        try SourceTableReader.decode(file: file, bytes: bytes, catalog: catalog) { root, tables in
+            Zigbee2MQTTTableDecoder(tables: tables).decode(root)
         }
-        let table = Zigbee2MQTTTableDecoder(tables: SourceTableReader(reader: reader, catalog: catalog)).decode(document.root)
-        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
-        return table
     }
 }

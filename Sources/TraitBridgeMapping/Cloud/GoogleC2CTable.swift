@@ -94,23 +94,8 @@ public struct GoogleC2CTable: Sendable {
 
     /// Loads `<mappings>/cloud/google-c2c.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
-        let path = mappingsDirectory + "/cloud/google-c2c.json"
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+        try SourceTableReader.load("cloud/google-c2c.json", mappingsDirectory: mappingsDirectory, catalog: catalog) { root, tables in
+            GoogleC2CTableDecoder(tables: tables).decode(root)
         }
-        return try decode(file: path, bytes: [UInt8](data), catalog: catalog)
-    }
-
-    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
-        let reader = MappingReader(file: file, bytes: bytes)
-        let document: JSONDocument
-        do {
-            document = try JSONDocument.parse(bytes)
-        } catch {
-            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
-        }
-        let table = GoogleC2CTableDecoder(tables: SourceTableReader(reader: reader, catalog: catalog)).decode(document.root)
-        guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
-        return table
     }
 }
