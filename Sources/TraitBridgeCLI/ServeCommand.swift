@@ -13,7 +13,7 @@ import TraitBridgeStore
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the bridge: read zigbee2mqtt devices from the broker and publish the unified model.",
+        abstract: "Run the bridge: read zigbee2mqtt and Tasmota devices from the broker and publish the unified model.",
         discussion: """
             Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first.
             Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
