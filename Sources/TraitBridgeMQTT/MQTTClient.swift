@@ -26,6 +26,8 @@ public final class MQTTClient: @unchecked Sendable {
         var isStopRequested = false
         var isRunning = false
         var connectedAt: ContinuousClock.Instant?
+        /// The broker acknowledged the current connection attempt (a CONNACK arrived).
+        var attemptAcknowledged = false
         var backoff: ReconnectBackoff
         var kickOff = KickOffDetector()
     }
@@ -168,6 +170,7 @@ public final class MQTTClient: @unchecked Sendable {
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
         var firstAttempt = true
         while !isStopRequested {
+            state.withLock { $0.attemptAcknowledged = false }
             let rc = firstAttempt
                 ? mosquitto_connect(handle, broker.host, Int32(broker.port), keepAlive)
                 : mosquitto_reconnect(handle)
@@ -178,8 +181,9 @@ public final class MQTTClient: @unchecked Sendable {
                 continue
             }
             firstAttempt = false
+            var loopResult = MOSQ_ERR_SUCCESS.rawValue
             while !isStopRequested {
-                let loopResult = mosquitto_loop(handle, 100, 64)  // read up to 64 packets per wake-up
+                loopResult = mosquitto_loop(handle, 100, 64)  // read up to 64 packets per wake-up
                 if loopResult != MOSQ_ERR_SUCCESS.rawValue { break }
             }
             if isStopRequested {
@@ -187,7 +191,10 @@ public final class MQTTClient: @unchecked Sendable {
                 for _ in 0..<10 where mosquitto_loop(handle, 10, 1) == MOSQ_ERR_SUCCESS.rawValue {}
                 break
             }
-            let delay = state.withLock { $0.backoff.nextDelay() }
+            let (delay, wasAcknowledged) = state.withLock { ($0.backoff.nextDelay(), $0.attemptAcknowledged) }
+            // A TLS handshake can fail after mosquitto_connect returned (non-blocking socket): the
+            // attempt then ends in the loop, before any CONNACK; it is a failed connect, say so.
+            if !wasAcknowledged { onEvent(.connectFailed(reason: Self.message(for: loopResult), retryIn: delay)) }
             sleepInterruptibly(delay)
         }
         state.withLock { $0.isConnected = false }
@@ -201,6 +208,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     private func didConnect(_ rc: Int32) {
+        state.withLock { $0.attemptAcknowledged = true }  // a CONNACK arrived, accepted or not
         guard rc == 0 else {
             onEvent(.refused(reason: String(cString: mosquitto_connack_string(rc))))
             return
@@ -218,7 +226,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     private func didDisconnect(_ rc: Int32) {
-        let (expected, suspected) = state.withLock { state -> (Bool, Bool) in
+        let (expected, suspected, wasConnected) = state.withLock { state -> (Bool, Bool, Bool) in
             let duration = state.connectedAt.map { ContinuousClock.now - $0 } ?? .zero
             let wasConnected = state.isConnected
             state.isConnected = false
@@ -226,8 +234,10 @@ public final class MQTTClient: @unchecked Sendable {
             let expected = state.isStopRequested
             let takenOver = configuration.protocolVersion == .v5 && rc == 0x8E
             let suspected = !expected && wasConnected && state.kickOff.connectionEnded(after: duration, sessionTakenOver: takenOver)
-            return (expected, suspected)
+            return (expected, suspected, wasConnected)
         }
+        // Never connected: the run loop reports the failed attempt (connectFailed), once.
+        guard wasConnected || expected else { return }
         let reason = configuration.protocolVersion == .v5 && rc > MOSQ_ERR_UNKNOWN.rawValue
             ? String(cString: mosquitto_reason_string(rc)) : Self.message(for: rc)
         onEvent(.disconnected(reason: reason, isExpected: expected))
