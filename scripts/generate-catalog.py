@@ -36,6 +36,7 @@ TRAIT_CLUSTERS = {
     0x0061: "RvcOperationalState", 0x0506: "MediaPlayback", 0x0509: "KeypadInput",
     0x0090: "ElectricalPowerMeasurement", 0x0091: "ElectricalEnergyMeasurement",
     0x040D: "CarbonDioxideConcentrationMeasurement", 0x042A: "Pm25ConcentrationMeasurement",
+    0x009C: "PowerTopology",
 }
 
 # Matter device type id -> catalog name
@@ -49,7 +50,7 @@ DEVICE_TYPES = {
     0x000A: "DoorLock", 0x0202: "WindowCovering", 0x0301: "Thermostat", 0x002B: "Fan",
     0x002D: "AirPurifier", 0x0072: "RoomAirConditioner", 0x0074: "RoboticVacuumCleaner",
     0x0022: "Speaker", 0x0028: "BasicVideoPlayer", 0x0013: "BridgedNode", 0x000E: "Aggregator",
-    0x0011: "PowerSource",
+    0x0011: "PowerSource", 0x0510: "ElectricalSensor",
 }
 INFRASTRUCTURE = {0x0004, 0x0062, 0x001D, 0x001E}  # Groups, Scenes Management, Descriptor, Binding
 

@@ -36,17 +36,15 @@ struct MappingsValidateCommand: ParsableCommand {
     func run() throws {
         var (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
         var sourceTables = 0
-        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/sources/zigbee2mqtt.json") {
+        let sourceLoaders: [(file: String, load: (Catalog) throws(MappingError) -> Void)] = [
+            ("zigbee2mqtt.json", { catalog throws(MappingError) in _ = try Zigbee2MQTTTable.load(mappingsDirectory: directory, catalog: catalog) }),
+            ("tasmota.json", { catalog throws(MappingError) in _ = try TasmotaTable.load(mappingsDirectory: directory, catalog: catalog) }),
+            ("shelly.json", { catalog throws(MappingError) in _ = try ShellyTable.load(mappingsDirectory: directory, catalog: catalog) }),
+        ]
+        for (file, load) in sourceLoaders where FileManager.default.fileExists(atPath: directory + "/sources/" + file) {
+            guard let catalog, problems.isEmpty else { break }
             do {
-                _ = try Zigbee2MQTTTable.load(mappingsDirectory: directory, catalog: catalog)
-                sourceTables += 1
-            } catch {
-                problems += error.problems
-            }
-        }
-        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/sources/tasmota.json") {
-            do {
-                _ = try TasmotaTable.load(mappingsDirectory: directory, catalog: catalog)
+                try load(catalog)
                 sourceTables += 1
             } catch {
                 problems += error.problems

@@ -31,13 +31,16 @@ struct ServeConfiguration: Sendable {
     var tasmotaDiscoveryPrefix = "tasmota/discovery"
     var tasmotaLocality: String?
     var tasmotaStalenessSeconds: Int?
+    var shellyEnabled = true
+    var shellyLocality: String?
+    var shellyStalenessSeconds: Int?
     /// `cloudAliases`: C2C device id → the local device id it is.
     var cloudAliases: [String: String] = [:]
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
         "tls", "prefix", "dataDir",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "cloudAliases",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "cloudAliases",
     ]
 
     /// Reads a config file; the error names the place.
@@ -155,6 +158,26 @@ struct ServeConfiguration: Sendable {
                         configuration.tasmotaStalenessSeconds = Int(seconds)
                     default:
                         throw fail(tasmotaAt, "unknown key '\(tasmotaKey)'; allowed: discoveryPrefix, locality, stalenessSeconds")
+                    }
+                }
+            case "shelly":
+                guard value.kind == .object else { throw fail(at, "expected an object {\"enabled\", \"locality\", \"stalenessSeconds\"}") }
+                for (shellyKey, shellyValue) in value.members {
+                    let shellyAt = at.appending(shellyKey)
+                    switch shellyKey {
+                    case "enabled":
+                        guard let flag = shellyValue.bool else { throw fail(shellyAt, "expected true or false") }
+                        configuration.shellyEnabled = flag
+                    case "locality":
+                        guard let text = shellyValue.string, ["direct", "localPeer", "remote"].contains(text) else {
+                            throw fail(shellyAt, "locality must be one of direct, localPeer, remote")
+                        }
+                        configuration.shellyLocality = text
+                    case "stalenessSeconds":
+                        guard let seconds = shellyValue.int64, seconds > 0 else { throw fail(shellyAt, "expected a whole number of seconds > 0") }
+                        configuration.shellyStalenessSeconds = Int(seconds)
+                    default:
+                        throw fail(shellyAt, "unknown key '\(shellyKey)'; allowed: enabled, locality, stalenessSeconds")
                     }
                 }
             case "cloudAliases":

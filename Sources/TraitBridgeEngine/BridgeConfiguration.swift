@@ -35,6 +35,22 @@ public struct BridgeConfiguration: Sendable {
         }
     }
 
+    /// Shelly Gen1 (`shellies/…`) and Gen2+ devices (any prefix); `nil` leaves Shelly out.
+    public var shelly: ShellyInstance?
+
+    public struct ShellyInstance: Sendable {
+        public var instance: String
+        public var locality: TraitLocality
+        /// Silence longer than this, without an `online` message, makes a device unknown.
+        public var staleness: Duration
+
+        public init(instance: String = "default", locality: TraitLocality, staleness: Duration = .seconds(900)) {
+            self.instance = instance
+            self.locality = locality
+            self.staleness = staleness
+        }
+    }
+
     public struct Zigbee2MQTTInstance: Sendable {
         public var instance: String
         public var baseTopic: String

@@ -41,10 +41,12 @@ extension BridgeState {
             let genericWrites = writes.filter { family($0) == Self.genericFamily }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let tasmotaWrites = writes.filter { family($0) == TasmotaSource.family }
-            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family].contains(family($0)) }
+            let shellyWrites = writes.filter { family($0) == ShellySource.family }
+            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family, ShellySource.family].contains(family($0)) }
             var outgoing = try genericCommands(genericWrites, on: deviceID)
             outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
             outgoing += try tasmotaCommands(tasmotaWrites, on: deviceID)
+            outgoing += try shellyCommands(shellyWrites, on: deviceID)
             if !z2mWrites.isEmpty {
                 guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
                     throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")

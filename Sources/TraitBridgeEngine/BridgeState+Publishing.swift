@@ -23,12 +23,12 @@ extension BridgeState {
             let resolved: TraitConnectivity
             if let source, source.family == Self.genericFamily, let generic = genericConnectivity(source, now: now) {
                 resolved = generic
-            } else if source?.family == TasmotaSource.family {
-                // A Tasmota device speaks for itself (its LWT): no source bridge between.
-                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: configuration.tasmota?.staleness ?? .seconds(900))
+            } else if let family = source?.family, let (locality, staleness) = selfReporting(family) {
+                // A Tasmota or a Shelly speaks for itself (its LWT): no source bridge between.
+                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: staleness)
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
-                    device: live, locality: configuration.tasmota?.locality ?? .localPeer, now: now)
+                    device: live, locality: locality, now: now)
             } else {
                 let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(
@@ -55,6 +55,15 @@ extension BridgeState {
                 publishedDescription[id] = description
                 effects.publish(descriptionTopic(id), description, retain: true)
             }
+        }
+    }
+
+    /// Locality and staleness budget of a source whose devices report their own availability.
+    func selfReporting(_ family: String) -> (TraitLocality, Duration)? {
+        switch family {
+        case TasmotaSource.family: (configuration.tasmota?.locality ?? .localPeer, configuration.tasmota?.staleness ?? .seconds(900))
+        case ShellySource.family: (configuration.shelly?.locality ?? .localPeer, configuration.shelly?.staleness ?? .seconds(900))
+        default: nil
         }
     }
 

@@ -16,6 +16,7 @@ public struct BridgeState: Sendable {
     public let catalog: Catalog
     let zigbee2mqtt: Zigbee2MQTTSource?
     let tasmota: TasmotaSource?
+    let shelly: ShellySource?
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
     public let cloud: GoogleC2C?
 
@@ -44,6 +45,11 @@ public struct BridgeState: Sendable {
     var mergedValues: [DeviceID: [Device]] = [:]
     /// Tasmota devices by id, with their topics.
     var tasmotaDevices: [DeviceID: TasmotaDevice] = [:]
+    /// Shelly devices by topic base (`shellies/<id>`, a Gen2 prefix), and their bases by id.
+    var shellyDevices: [String: ShellyDevice] = [:]
+    var shellyBases: [DeviceID: String] = [:]
+    /// The id of the next JSON-RPC call to a Gen2 device.
+    var nextShellyRequest = 1
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
     /// EXECUTE requests waiting for their commands' outcomes.
@@ -56,17 +62,21 @@ public struct BridgeState: Sendable {
         case z2mDeviceState(DeviceID)
         case z2mAvailability(DeviceID)
         case tasmota(DeviceID, TasmotaSource.MessageKind)
+        case shelly(ShellySource.Message)
     }
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil
+        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil, shelly: ShellyTable? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
         self.tasmota = configuration.tasmota.flatMap { instance in tasmota.map { TasmotaSource(table: $0, catalog: catalog, instance: instance.instance) } }
+        self.shelly = configuration.shelly.flatMap { instance in
+            shelly.map { ShellySource(table: $0, catalog: catalog, instance: instance.instance, rpcSource: configuration.prefix + "/shelly") }
+        }
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
             self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
             routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
@@ -83,6 +93,7 @@ public struct BridgeState: Sendable {
         if cloud != nil { filters.append(cloudResponseTopic) }
         if tasmota != nil, let prefix = configuration.tasmota?.discoveryPrefix { filters.append(prefix + "/#") }
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
+        if shelly != nil { filters += Self.shellySubscriptions }
         let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
         for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
             filters.append(topic)
@@ -111,6 +122,10 @@ public struct BridgeState: Sendable {
             handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
         } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
             handleTasmotaDiscovery(topic: topic, payload: payload, now: now, effects: &effects)
+        } else if let shelly, let message = shelly.classify(topic), !isZigbee2MQTTTopic(topic) {
+            handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects)
+            // Classified once: later messages on a known device's topic are one lookup.
+            if let base = message.base, shellyDevices[base] != nil { routes[topic] = .shelly(message) }
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
@@ -126,6 +141,7 @@ public struct BridgeState: Sendable {
         case .z2mDeviceState(let id): handleZigbee2MQTTState(id, topic: topic, payload: payload, now: now, effects: &effects)
         case .z2mAvailability(let id): handleZigbee2MQTTAvailability(id, topic: topic, payload: payload, now: now, effects: &effects)
         case .tasmota(let id, let kind): handleTasmotaMessage(id, kind, topic: topic, payload: payload, now: now, effects: &effects)
+        case .shelly(let message): handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects)
         }
     }
 
@@ -190,6 +206,11 @@ public struct BridgeState: Sendable {
         let middle = topic.dropFirst(prefix.count).dropLast(4)
         guard !middle.contains("/") else { return nil }
         return try? DeviceID(String(middle))
+    }
+
+    func isZigbee2MQTTTopic(_ topic: String) -> Bool {
+        guard let base = configuration.zigbee2mqtt?.baseTopic else { return false }
+        return topic.hasPrefix(base + "/")
     }
 
     /// Topics zigbee2mqtt itself uses that are neither state nor availability.

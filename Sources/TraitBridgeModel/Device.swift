@@ -54,6 +54,13 @@ public struct Device: Sendable, Hashable, Identifiable {
         deviceTypes[index].traits.append(trait)
     }
 
+    /// Makes `key` the primary type and every other type not primary (a source that learns its
+    /// device type by type, as Shelly does, settles the primary once it knows more).
+    public mutating func setPrimaryType(key: String) {
+        guard deviceTypes.contains(where: { $0.key == key }) else { return }
+        for index in deviceTypes.indices { deviceTypes[index].isPrimaryType = deviceTypes[index].key == key }
+    }
+
     /// Removes a device type and its traits (for example when a source stops announcing it).
     public mutating func removeDeviceType(key: String) {
         deviceTypes.removeAll { $0.key == key }

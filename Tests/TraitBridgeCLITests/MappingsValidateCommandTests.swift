@@ -17,7 +17,7 @@ struct MappingsValidateCommandTests {
         let result = try CommandRunner.run(["mappings", "validate", mappings])
         #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
-        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 2 source tables, 0 generic devices)\n"))
+        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 3 source tables, 0 generic devices)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
