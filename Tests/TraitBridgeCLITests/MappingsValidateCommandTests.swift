@@ -146,8 +146,8 @@ struct MappingsValidateCommandTests {
               -h, --help              Show help information.
 
             SUBCOMMANDS:
-              serve                   Run the bridge: read zigbee2mqtt and Tasmota devices
-                                      from the broker and publish the unified model.
+              serve                   Run the bridge: read zigbee2mqtt, Tasmota and Shelly
+                                      devices from the broker and publish the unified model.
               status                  Show each device's connectivity, locality and last
                                       update, and whether the bridge is online.
               devices                 List devices, filtered by room, device type, trait,

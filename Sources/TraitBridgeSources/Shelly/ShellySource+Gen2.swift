@@ -68,7 +68,7 @@ extension ShellySource {
                         object[field] = value.jsonValue
                         payload = JSONValue.object(object).serializedBytes()
                     } else {
-                        payload = Array(value.description.utf8)
+                        if case .string(let text) = value { payload = Array(text.utf8) } else { payload = Array(value.description.utf8) }
                     }
                     messages.append(("\(shelly.base)/\(topic.replacing("<n>", with: String(channel)))", payload))
                 } else if let method = rule.method, let parameter = rule.parameter {
