@@ -20,11 +20,14 @@ test: deps
 test-asan: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions $(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
-## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port, the
-## bridge, a pretend zigbee2mqtt); everything it starts is stopped at the end.
+## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port,
+## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, the cloud's view merged in):
+## status, then changes until Ctrl-C. `make demo ARGS=--once` prints the status and exits.
+## Everything it starts is stopped at the end.
+ARGS ?=
 demo: deps
 	$(SWIFT) build -c release --product traitbridge
-	scripts/demo.sh
+	.build/release/traitbridge demo $(ARGS)
 
 bench: deps
 	$(SWIFT) run -c release TraitBridgeBench

@@ -88,6 +88,8 @@ let package = Package(
                 "TraitBridgeMapping",
                 "TraitBridgeModel",
                 "TraitBridgeJSON",
+                "TraitBridgeSimulator",
+                "TraitBridgeLocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,8 +99,12 @@ let package = Package(
         ),
         .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
 
-        // Test support shipped as a target: a private mosquitto on a free loopback port.
-        .target(name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
+        // A private mosquitto on a free loopback port, started and stopped by PID: the demo and the tests.
+        .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
+        // Simulated devices that speak zigbee2mqtt, Tasmota and Shelly on a broker (`traitbridge simulate`).
+        .target(name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),
+        // Test support: the private broker, a test MQTT client, polling helpers, paths.
+        .target(name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT", "TraitBridgeLocalBroker"], swiftSettings: upcoming),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
@@ -132,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TraitBridgeCLITests",
-            dependencies: ["TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT"],
+            dependencies: ["TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator", "TraitBridgeJSON"],
             swiftSettings: upcoming
         ),
     ]

@@ -36,7 +36,7 @@ struct StatusCommand: ParsableCommand {
         if json {
             print(StatusRow.json(rows, bridge: snapshot.bridgeState).serialized(.pretty), terminator: "")
         } else {
-            print(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: prefix), terminator: "")
+            print(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: prefix, style: .standardOutput), terminator: "")
         }
     }
 }

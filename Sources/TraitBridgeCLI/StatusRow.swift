@@ -34,7 +34,8 @@ struct StatusRow {
         }
     }
 
-    static func table(_ rows: [StatusRow], bridge: String?, prefix: String) -> String {
+    /// The table; `style` colours the connectivity column (after padding, so columns stay aligned).
+    static func table(_ rows: [StatusRow], bridge: String?, prefix: String, style: TerminalStyle = TerminalStyle(isColored: false, isTerminal: false)) -> String {
         var text = ""
         switch bridge {
         case "online": text += "bridge: online (\(prefix)/bridge/state)\n"
@@ -44,9 +45,13 @@ struct StatusRow {
         let header = ["NAME", "ROOM", "TYPE", "CONNECTIVITY", "LOCALITY", "LAST UPDATE (UTC)", "REASON"]
         let cells = rows.map { [$0.name, $0.room, $0.type, $0.connectivity, $0.locality, $0.lastUpdate, $0.reason ?? ""] }
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
-        for line in [header] + cells {
-            text += line.enumerated().map { index, cell in index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
+        for (number, line) in ([header] + cells).enumerated() {
+            text += line.enumerated().map { index, cell in
+                let padded = index == line.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                if number == 0 { return style.bold(padded) }
+                return index == 3 ? padded.replacingOccurrences(of: cell, with: style.connectivity(cell)) : padded
+            }
+            .joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n"
         }
         let counts = summary(rows)
         text += "\(rows.count) device\(rows.count == 1 ? "" : "s"): \(counts.online) online, \(counts.partial) partially online, \(counts.offline) offline, \(counts.unknown) unknown\n"

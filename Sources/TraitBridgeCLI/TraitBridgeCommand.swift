@@ -12,6 +12,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         abstract: "Bridge MQTT devices into one model of device types and traits, with connectivity and its reasons.",
         discussion: """
             Examples:
+              traitbridge demo
               traitbridge serve --broker mqtt://127.0.0.1:1883
               traitbridge status
               traitbridge show "Hall light"
@@ -24,7 +25,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self,
-            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, MappingsCommand.self,
+            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, MappingsCommand.self, SimulateCommand.self, DemoCommand.self,
         ]
     )
 

@@ -29,6 +29,13 @@ struct WatchCommand: ParsableCommand {
     var duration: Int?
 
     func run() throws {
+        Interruption.install()
+        try Self.stream(connection: connection, devices: devices, json: json, count: count, duration: duration, shouldStop: { Interruption.isRequested })
+    }
+
+    /// Prints changes until `count` changes, `duration` seconds or `shouldStop()` (the demo's
+    /// Ctrl-C). Exit 3 when the broker cannot be reached.
+    static func stream(connection: ConnectionOptions, devices: [String], json: Bool, count: Int?, duration: Int?, shouldStop: () -> Bool) throws {
         let url: BrokerURL
         do { url = try BrokerURL(connection.broker) } catch { throw ValidationError(error.description) }
         let prefix = connection.prefix
@@ -49,11 +56,12 @@ struct WatchCommand: ParsableCommand {
         }
         try? client.publish(marker, text: "done", qos: 1)
         let end = duration.map { ContinuousClock.now + .seconds($0) }
+        let style = TerminalStyle.standardOutput
         var known: [String: JSON] = [:]
         var isLive = false
         var printed = 0
         let statePrefix = prefix + "/devices/"
-        while end.map({ ContinuousClock.now < $0 }) ?? true {
+        while end.map({ ContinuousClock.now < $0 }) ?? true, !shouldStop() {
             let messages = feed.take()
             if messages.isEmpty { Thread.sleep(forTimeInterval: 0.02) }
             for message in messages {
@@ -70,7 +78,7 @@ struct WatchCommand: ParsableCommand {
                 guard isLive, let change = StateChange.between(id: id, old: old, new: new) else { continue }
                 guard devices.isEmpty || devices.contains(change.id) || devices.contains(change.name) else { continue }
                 // Written straight to stdout, unbuffered, so a pipe sees each change at once.
-                FileHandleWriter.write((json ? change.json.serialized() : "\(Self.clock())  \(change.line)") + "\n", to: 1)
+                FileHandleWriter.write((json ? change.json.serialized() : "\(style.dim(Self.clock()))  \(change.line)") + "\n", to: 1)
                 printed += 1
                 if let count, printed >= count { return }
             }

@@ -72,10 +72,16 @@ extension BridgeState {
             try? graph.addDevice(device)
             effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": TasmotaSource.family])
         }
+        let isNew = tasmotaDevices[id] == nil
         if let old = tasmotaDevices[id] { for topic in old.messageKinds.keys { routes.removeValue(forKey: topic) } }
         tasmotaDevices[id] = tasmotaDevice
         for (topic, kind) in tasmotaDevice.messageKinds { routes[topic] = .tasmota(id, kind) }
         effects.subscriptions += [tasmotaDevice.topic(.telemetry, "+"), tasmotaDevice.topic(.status, "+")]
+        if isNew {
+            // The device's STATE went out before we subscribed to its topics (and comes again only
+            // every TelePeriod): ask for it now; Tasmota answers on stat/<topic>/RESULT.
+            effects.publish(tasmotaDevice.topic(.command, "STATE"), [], retain: false)
+        }
         if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: configuration.tasmota?.staleness ?? .seconds(900)) }
         effects.storeChanges.append(.upsert(record(for: id)))
         refresh(id, now: now, effects: &effects, republishDescription: true)

@@ -4,7 +4,7 @@ public import TraitBridgeMQTT
 import Glibc
 #endif
 
-/// A private mosquitto for integration tests: on 127.0.0.1 only, on a free port, no persistence,
+/// A private mosquitto for `traitbridge demo` and the integration tests: on 127.0.0.1 only, on a free port, no persistence,
 /// started as a real process and stopped by its PID. Nothing is mocked.
 ///
 /// `restart()` starts it again on the same port, for broker-loss tests.

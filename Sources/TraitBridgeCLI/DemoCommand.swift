@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeLocalBroker
+import TraitBridgeMQTT
+import TraitBridgeSimulator
+
+/// `traitbridge demo`: a live home in one command — private broker, simulated devices, the
+/// bridge, the cloud's view merged in, `status`, then `watch` until Ctrl-C.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start a private broker, a simulated home and the bridge, import the cloud's view, and show status and changes.",
+        discussion: """
+            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the
+            devices of the scenario (zigbee2mqtt, Tasmota, Shelly), the bridge, and the Google
+            Cloud-to-cloud SYNC and QUERY files imported through the bridge as `traitbridge sync
+            import` does. It prints `traitbridge status` once the scenario's faults have happened,
+            then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the
+            status). Everything it started is stopped on the way out.
+
+            Examples:
+              traitbridge demo
+              traitbridge demo --once
+              traitbridge demo --scenario my-home.json --broker mqtt://127.0.0.1:1884
+            """
+    )
+
+    @Option(help: "The scenario file (default: examples/demo-home.json).")
+    var scenario = "examples/demo-home.json"
+    @Option(help: "A Cloud-to-cloud SYNC response to import (default: examples/demo-cloud-sync.json; none: skip).")
+    var cloudSync = "examples/demo-cloud-sync.json"
+    @Option(help: "A Cloud-to-cloud QUERY response to import after it (default: examples/demo-cloud-query.json; none: skip).")
+    var cloudQuery = "examples/demo-cloud-query.json"
+    @Option(help: "Use this broker instead of starting a private mosquitto.")
+    var broker: String?
+    @Option(help: "The mappings folder (default: mappings).")
+    var mappings = "mappings"
+    @Flag(help: "Print the status table and exit instead of watching.")
+    var once = false
+    @Option(help: "The bridge's log level on standard error (default: error).")
+    var logLevel = "error"
+
+    func run() throws {
+        let style = TerminalStyle.standardError
+        let home: Scenario
+        do { home = try Scenario.load(path: scenario) } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        Interruption.install()
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        var privateBroker: MosquittoBroker?
+        defer { privateBroker?.stop() }
+        let brokerURL: String
+        if let broker {
+            brokerURL = broker
+        } else {
+            style.progress("starting a private mosquitto on 127.0.0.1…")
+            do { privateBroker = try MosquittoBroker() } catch {
+                style.endProgress()
+                printError("error: \(error); or pass --broker mqtt://host:port")
+                throw ExitCode.failure
+            }
+            brokerURL = privateBroker?.url ?? ""
+        }
+        style.endProgress()
+        say("== broker \(brokerURL)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
+
+        var settings = ServeConfiguration()
+        settings.broker = brokerURL
+        settings.dataDirectory = work.appendingPathComponent("data").path
+        settings.mappingsDirectory = mappings
+        settings.commandTimeoutSeconds = 3
+        let bridge = try ServeCommand.makeBridge(settings, logger: Logger(label: "traitbridge"))
+        try bridge.start()
+        defer { bridge.stop() }
+
+        let url: BrokerURL
+        do { url = try BrokerURL(brokerURL) } catch { throw ValidationError(error.description) }
+        let simulator = try Simulator(scenario: home, broker: url) { line in FileHandleWriter.write("   simulator \(line)\n", to: 1) }
+        do { try simulator.start() } catch {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        defer { simulator.stop() }
+        say("== simulating \(home.devices.count) devices: \(home.devices.map(\.name).joined(separator: ", "))")
+
+        let expected = home.devices.count
+        let deadline = ContinuousClock.now + .seconds(30)
+        var seen = 0
+        while ContinuousClock.now < deadline, !Interruption.isRequested {
+            seen = bridge.snapshot.graph.devices.count
+            style.progress("waiting for the bridge to discover the devices: \(seen)/\(expected)")
+            if seen >= expected { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        style.endProgress()
+        say("== the bridge discovered \(seen) of \(expected) devices")
+        if Interruption.isRequested { return }
+
+        let connection = try ConnectionOptions.parse(["--broker", brokerURL])
+        for (operation, file) in [("sync-import", cloudSync), ("query-import", cloudQuery)] where file != "none" {
+            let bytes = try BridgeRequest.input(file)
+            let (_, root) = try BridgeRequest.json(operation, payload: bytes, connection: connection)
+            let imported = root["imported"]?.elements ?? []
+            let merged = imported.compactMap { device in device["mergedInto"]?.string.map { "\(device["c2cId"]?.string ?? "?") → \($0)" } }
+            let problems = root["problems"]?.elements.count ?? 0
+            let what = operation == "sync-import" ? "\(imported.count) cloud devices" : "the cloud's states"
+            say("== imported \(what) from \(file)\(merged.isEmpty ? "" : "; merged: " + merged.joined(separator: ", "))\(problems > 0 ? "; \(problems) problems" : "")")
+        }
+
+        let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
+        while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
+            style.progress("waiting for the scenario's faults: \(simulator.pendingFaults) to come")
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        style.endProgress()
+        Thread.sleep(forTimeInterval: 0.3)  // the bridge publishes what the last fault changed
+
+        say("== traitbridge status --broker \(brokerURL)")
+        let snapshot: BridgeSnapshot
+        do { snapshot = try BridgeSnapshot.read(broker: brokerURL, prefix: settings.prefix) } catch {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        let rows = snapshot.states.keys.sorted().compactMap { id in snapshot.states[id].map { StatusRow(id: id, state: $0, description: snapshot.descriptions[id]) } }
+        say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
+        if once || Interruption.isRequested { return }
+        say("== traitbridge watch: changes as they happen; try in another terminal:")
+        say("     traitbridge command \"Hall light\" matter.OnOff.toggle --broker \(brokerURL)")
+        say("   Ctrl-C stops the demo and everything it started")
+        try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
+        say("\n== stopping the simulator, the bridge and the broker")
+    }
+
+    /// Straight to standard output, unbuffered, so the simulator's lines keep their place.
+    private func say(_ text: String, terminator: String = "\n") {
+        FileHandleWriter.write(text + terminator, to: 1)
+    }
+}

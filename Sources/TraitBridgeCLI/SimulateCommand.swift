@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeMQTT
+import TraitBridgeSimulator
+
+/// `traitbridge simulate`: devices that speak zigbee2mqtt, Tasmota and Shelly on a broker.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run simulated devices that speak zigbee2mqtt, Tasmota and Shelly on the broker.",
+        discussion: """
+            The devices announce themselves as the real ones do, answer commands (echoing their new
+            state), drift sensor values and inject the scenario's faults on time (offline, flap,
+            zigbee2mqtt bridge down, not answering). Runs until Ctrl-C or --duration.
+            The scenario format is described in examples/demo-home.json.
+
+            Examples:
+              traitbridge simulate --scenario examples/demo-home.json
+              traitbridge simulate --scenario my-home.json --broker mqtt://127.0.0.1:1884 --duration 60
+            """
+    )
+
+    @Option(help: "The scenario file (default: examples/demo-home.json).")
+    var scenario = "examples/demo-home.json"
+    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
+    var broker = "mqtt://127.0.0.1:1883"
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Int?
+
+    func run() throws {
+        let loaded: Scenario
+        do { loaded = try Scenario.load(path: scenario) } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        let url: BrokerURL
+        do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
+        Interruption.install()
+        let simulator = try Simulator(scenario: loaded, broker: url) { line in FileHandleWriter.write(line + "\n", to: 1) }
+        do { try simulator.start() } catch {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        defer { simulator.stop() }
+        print("simulating \(loaded.devices.count) devices on \(url); Ctrl-C stops")
+        let end = duration.map { ContinuousClock.now + .seconds($0) }
+        while !Interruption.isRequested, end.map({ ContinuousClock.now < $0 }) ?? true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}

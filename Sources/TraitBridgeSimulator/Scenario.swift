@@ -1,0 +1,114 @@
+public import TraitBridgeJSON
+import FoundationEssentials
+
+/// A simulated home: the devices, how their sensor values drift, and the faults to inject when.
+///
+/// Read from a JSON file (`examples/demo-home.json` is a complete, commented one) and checked on
+/// load: a mistake is reported as `file:line:col: path: message`, and nothing starts.
+public struct Scenario: Sendable {
+    /// The protocol a simulated device speaks on the broker.
+    public enum DeviceProtocol: String, Sendable, CaseIterable {
+        case zigbee2mqtt
+        case tasmota
+        case shellyGen1 = "shelly-gen1"
+        case shellyGen2 = "shelly-gen2"
+    }
+
+    /// One device. `data` is what it reports: the zigbee2mqtt state object, Tasmota's STATE
+    /// values, a Shelly Gen1 topic → value table, a Shelly Gen2 component → status table.
+    public struct Device: Sendable {
+        public var name: String
+        public var deviceProtocol: DeviceProtocol
+        /// zigbee2mqtt: the friendly name; Tasmota: the MAC; Gen1: the MQTT id; Gen2: the device id.
+        public var id: String
+        /// Tasmota: %topic%; Gen2: the topic prefix (default: the id).
+        public var topic: String
+        public var data: JSONObject
+        /// Tasmota: the SENSOR objects (`{"AM2301": {"Temperature": 21.5}}`).
+        public var sensors: JSONObject
+        /// Tasmota: relay kinds (`rl`), light subtype (`lt_st`).
+        public var relays: [Int]
+        public var lightSubtype: Int
+        /// Gen1: the model code of the announce (`SHSW-25`).
+        public var model: String
+    }
+
+    /// A value that moves by `step` every drift interval, bouncing between `minimum` and `maximum`.
+    public struct Drift: Sendable {
+        public var device: String
+        /// zigbee2mqtt: state key; Tasmota: `Sensor.Value`; Gen1: topic below the device; Gen2: `component.field`.
+        public var key: String
+        public var step: Double
+        public var minimum: Double
+        public var maximum: Double
+    }
+
+    /// What goes wrong, when.
+    public struct Fault: Sendable {
+        public enum Kind: String, Sendable, CaseIterable {
+            /// The device says it is offline (availability, LWT, `online` false) / back online.
+            case offline, online
+            /// Offline and online `times` times, `intervalSeconds` apart.
+            case flap
+            /// zigbee2mqtt itself goes offline / comes back (`bridge/state`).
+            case dropBridge, restoreBridge
+            /// The device stops / starts answering commands.
+            case mute, unmute
+        }
+
+        public var afterSeconds: Double
+        public var kind: Kind
+        /// The device (not for dropBridge / restoreBridge).
+        public var device: String?
+        public var times: Int
+        public var intervalSeconds: Double
+    }
+
+    public var zigbee2mqttBaseTopic: String
+    /// `bridge/devices` as zigbee2mqtt publishes it (from `zigbee2mqtt.devicesFile`).
+    public var zigbee2mqttDevices: JSONValue?
+    public var devices: [Device]
+    public var drift: [Drift]
+    public var driftIntervalSeconds: Double
+    public var faults: [Fault]
+
+    /// Reads and checks a scenario file; a `zigbee2mqtt.devicesFile` is read relative to it.
+    public static func load(path: String) throws(ScenarioError) -> Scenario {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return try decode(file: path, bytes: [UInt8](data)) { name throws(ScenarioError) in
+            let full = name.hasPrefix("/") || directory.isEmpty ? name : directory + "/" + name
+            guard let bytes = FileManager.default.contents(atPath: full) else { throw .unreadable(full) }
+            let document: JSONDocument
+            do { document = try JSONDocument.parse([UInt8](bytes), maxDepth: 128) } catch let error as JSONParseError {
+                throw .invalid(full, "\(error.line):\(error.column)", "$", "invalid JSON: \(error.reason)")
+            } catch {
+                throw .invalid(full, "1:1", "$", "\(error)")
+            }
+            return document.root.value
+        }
+    }
+
+    /// Decodes scenario text; `readFile` reads the zigbee2mqtt devices file it names.
+    public static func decode(file: String, bytes: [UInt8], readFile: (String) throws(ScenarioError) -> JSONValue) throws(ScenarioError) -> Scenario {
+        let root: JSON
+        do { root = try JSONDocument.parse(bytes, maxDepth: 128).root } catch {
+            throw .invalid(file, "\(error.line):\(error.column)", "$", "invalid JSON: \(error.reason)")
+        }
+        var decoder = ScenarioDecoder(file: file, map: JSONSourceMap(bytes: bytes))
+        return try decoder.scenario(root, readFile: readFile)
+    }
+}
+
+/// A scenario that cannot be used; the text names the place and what is allowed.
+public enum ScenarioError: Error, CustomStringConvertible {
+    case unreadable(String)
+    case invalid(String, String, String, String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read scenario file '\(path)'"
+        case .invalid(let file, let location, let path, let message): "\(file):\(location): \(path): \(message)"
+        }
+    }
+}
