@@ -129,6 +129,11 @@ let package = Package(
             dependencies: ["TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "TraitBridgeSimulatorTests",
+            dependencies: ["TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeTesting", "TraitBridgeMQTT"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",

@@ -9,9 +9,7 @@ struct CommandCommand: ParsableCommand {
         commandName: "command",
         abstract: "Run a trait command on a device and print the outcome (confirmed, assumed, or the error).",
         discussion: """
-            Arguments are key=value; values are read as JSON when they parse (128, true, "x"),
-            else as text. Exit codes: 0 confirmed or assumed, 1 refused, 3 broker not reachable,
-            4 device not found.
+            Arguments are key=value; values are read as JSON when they parse (128, true, "x"), else as text. Exit codes: 0 confirmed or assumed, 1 refused, 3 broker not reachable, 4 device not found.
 
             Examples:
               traitbridge command "Hall light" matter.OnOff.on
@@ -87,11 +85,11 @@ struct SetCommand: ParsableCommand {
 
 /// `--broker` and `--prefix`, shared by the commands that talk to a running bridge.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
+    @Option(help: "Broker URL.")
     var broker = "mqtt://127.0.0.1:1883"
-    @Option(help: "Topic prefix of the bridge (default: traitbridge).")
+    @Option(help: "Topic prefix of the bridge.")
     var prefix = "traitbridge"
-    @Option(help: "Seconds to wait for the broker and for answers (default: 10).")
+    @Option(help: "Seconds to wait for the broker and for answers.")
     var timeout: Int = 10
 }
 

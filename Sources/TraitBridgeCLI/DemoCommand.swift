@@ -15,12 +15,7 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Start a private broker, a simulated home and the bridge, import the cloud's view, and show status and changes.",
         discussion: """
-            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the
-            devices of the scenario (zigbee2mqtt, Tasmota, Shelly), the bridge, and the Google
-            Cloud-to-cloud SYNC and QUERY files imported through the bridge as `traitbridge sync
-            import` does. It prints `traitbridge status` once the scenario's faults have happened,
-            then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the
-            status). Everything it started is stopped on the way out.
+            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the scenario (zigbee2mqtt, Tasmota, Shelly), the bridge, and the Google Cloud-to-cloud SYNC and QUERY files imported through the bridge as `traitbridge sync import` does. It prints `traitbridge status` once the scenario's faults have happened, then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped on the way out.
 
             Examples:
               traitbridge demo
@@ -29,19 +24,19 @@ struct DemoCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The scenario file (default: examples/demo-home.json).")
+    @Option(help: "The scenario file.")
     var scenario = "examples/demo-home.json"
-    @Option(help: "A Cloud-to-cloud SYNC response to import (default: examples/demo-cloud-sync.json; none: skip).")
+    @Option(help: "A Cloud-to-cloud SYNC response to import; none skips it.")
     var cloudSync = "examples/demo-cloud-sync.json"
-    @Option(help: "A Cloud-to-cloud QUERY response to import after it (default: examples/demo-cloud-query.json; none: skip).")
+    @Option(help: "A Cloud-to-cloud QUERY response to import after it; none skips it.")
     var cloudQuery = "examples/demo-cloud-query.json"
     @Option(help: "Use this broker instead of starting a private mosquitto.")
     var broker: String?
-    @Option(help: "The mappings folder (default: mappings).")
+    @Option(help: "The mappings folder.")
     var mappings = "mappings"
     @Flag(help: "Print the status table and exit instead of watching.")
     var once = false
-    @Option(help: "The bridge's log level on standard error (default: error).")
+    @Option(help: "The bridge's log level on standard error.")
     var logLevel = "error"
 
     func run() throws {

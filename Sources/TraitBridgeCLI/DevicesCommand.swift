@@ -8,8 +8,7 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List devices, filtered by room, device type, trait, connectivity or source.",
         discussion: """
-            Filters match case-insensitively; a type or trait matches by its full id or its name
-            (DimmableLight, matter.OnOff). Exit codes: 0 ok, 3 broker not reachable.
+            Filters match case-insensitively; a type or trait matches by its full id or its name (DimmableLight, matter.OnOff). Exit codes: 0 ok, 3 broker not reachable.
 
             Examples:
               traitbridge devices --room Kitchen

@@ -16,9 +16,7 @@ struct QueryImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Apply a QUERY response (or EXECUTE response, or Report State) to the imported cloud devices.",
         discussion: """
-            Values and connectivity of the cloud traits change: online:false or status OFFLINE
-            makes them offline with that reason (and Google's errorCode). Exit codes: 0 applied,
-            1 not a QUERY response, 3 the bridge is not reachable.
+            Values and connectivity of the cloud traits change: online:false or status OFFLINE makes them offline with that reason (and Google's errorCode). Exit codes: 0 applied, 1 not a QUERY response, 3 the bridge is not reachable.
 
             Examples:
               traitbridge query import query.json
@@ -75,10 +73,7 @@ struct ExecuteCommand: ParsableCommand {
         commandName: "execute",
         abstract: "Run a Google EXECUTE request through the running bridge and print the EXECUTE response.",
         discussion: """
-            Every command goes through the same path as MQTT commands (validated against the trait
-            metadata, refused when offline) and the response groups devices by outcome: SUCCESS
-            with the confirmed new state, PENDING when the device has not echoed it yet, or an
-            errorCode (deviceNotFound, deviceOffline, valueOutOfRange, functionNotSupported).
+            Every command goes through the same path as MQTT commands (validated against the trait metadata, refused when offline) and the response groups devices by outcome: SUCCESS with the confirmed new state, PENDING when the device has not echoed it yet, or an errorCode (deviceNotFound, deviceOffline, valueOutOfRange, functionNotSupported).
 
             Examples:
               traitbridge execute execute-request.json

@@ -15,8 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the bridge: read zigbee2mqtt, Tasmota and Shelly devices from the broker and publish the unified model.",
         discussion: """
-            Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first.
-            Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
+            Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
 
             Examples:
               traitbridge serve

@@ -8,9 +8,7 @@ struct ShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Show one device: device types, traits, values with units, and why each trait is online or not.",
         discussion: """
-            The tree is device → device types (primary marked *) → traits → attributes. Each trait
-            shows its connectivity, locality, source, reason and since when.
-            Exit codes: 0 ok, 3 broker not reachable, 4 device not found.
+            The tree is device → device types (primary marked *) → traits → attributes. Each trait shows its connectivity, locality, source, reason and since when. Exit codes: 0 ok, 3 broker not reachable, 4 device not found.
 
             Examples:
               traitbridge show z2m-0x00158d0001000001

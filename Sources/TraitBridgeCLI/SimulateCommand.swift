@@ -9,10 +9,7 @@ struct SimulateCommand: ParsableCommand {
         commandName: "simulate",
         abstract: "Run simulated devices that speak zigbee2mqtt, Tasmota and Shelly on the broker.",
         discussion: """
-            The devices announce themselves as the real ones do, answer commands (echoing their new
-            state), drift sensor values and inject the scenario's faults on time (offline, flap,
-            zigbee2mqtt bridge down, not answering). Runs until Ctrl-C or --duration.
-            The scenario format is described in examples/demo-home.json.
+            The devices announce themselves as the real ones do, answer commands (echoing their new state), drift sensor values and inject the scenario's faults on time (offline, flap, zigbee2mqtt bridge down, not answering). Runs until Ctrl-C or --duration. The scenario format is described in examples/demo-home.json.
 
             Examples:
               traitbridge simulate --scenario examples/demo-home.json
@@ -20,9 +17,9 @@ struct SimulateCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The scenario file (default: examples/demo-home.json).")
+    @Option(help: "The scenario file.")
     var scenario = "examples/demo-home.json"
-    @Option(help: "Broker URL (default: mqtt://127.0.0.1:1883).")
+    @Option(help: "Broker URL.")
     var broker = "mqtt://127.0.0.1:1883"
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Int?

@@ -20,12 +20,7 @@ struct SyncImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import the devices of a SYNC response into the running bridge (or check them with --dry-run).",
         discussion: """
-            Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array.
-            A device whose matterUniqueId or otherDeviceIds names a local device joins it: its
-            traits are remote, the local ones keep their locality, the device is mixed. Every
-            problem is printed with its JSON path; one bad device never stops the others.
-            Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a
-            SYNC response, 3 the bridge is not reachable.
+            Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array. A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
 
             Examples:
               traitbridge sync import home-sync.json
@@ -40,7 +35,7 @@ struct SyncImportCommand: ParsableCommand {
     var dryRun = false
     @Flag(help: "Print JSON instead of text.")
     var json = false
-    @Option(help: "The mappings folder, for --dry-run (default: mappings).")
+    @Option(help: "The mappings folder, for --dry-run.")
     var mappings = "mappings"
     @OptionGroup var connection: ConnectionOptions
 
@@ -107,9 +102,7 @@ struct SyncExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Print a SYNC response for every device the running bridge holds.",
         discussion: """
-            The output passes Google's schemas (../shared/tools/c2c-validate sync) and carries the
-            identity fields (matterUniqueId, matterOriginalVendorId/ProductId, otherDeviceIds) and
-            roomHint. Devices imported from a SYNC are given back as they were imported.
+            The output passes Google's schemas (../shared/tools/c2c-validate sync) and carries the identity fields (matterUniqueId, matterOriginalVendorId/ProductId, otherDeviceIds) and roomHint. Devices imported from a SYNC are given back as they were imported.
 
             Examples:
               traitbridge sync export > sync.json
@@ -117,7 +110,7 @@ struct SyncExportCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The agentUserId of the response (default: traitbridge).")
+    @Option(help: "The agentUserId of the response.")
     var agentUserId = "traitbridge"
     @OptionGroup var connection: ConnectionOptions
 

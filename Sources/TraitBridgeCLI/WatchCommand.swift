@@ -9,8 +9,7 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Stream changes as they happen: devices added or removed, connectivity and values that changed.",
         discussion: """
-            Starts from what the bridge has published, then prints one line per change until Ctrl-C
-            (or --count / --duration). --json prints JSON Lines: {"event", "id", "name", "changes"}.
+            Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count / --duration). --json prints JSON Lines: {"event", "id", "name", "changes"}.
 
             Examples:
               traitbridge watch

@@ -130,6 +130,7 @@ struct MappingsValidateCommandTests {
             connectivity and its reasons.
 
             Examples:
+              traitbridge demo
               traitbridge serve --broker mqtt://127.0.0.1:1883
               traitbridge status
               traitbridge show "Hall light"
@@ -166,6 +167,11 @@ struct MappingsValidateCommandTests {
                                       bridge and print the EXECUTE response.
               mappings                Check the data files that define device types, traits
                                       and source tables.
+              simulate                Run simulated devices that speak zigbee2mqtt, Tasmota
+                                      and Shelly on the broker.
+              demo                    Start a private broker, a simulated home and the
+                                      bridge, import the cloud's view, and show status and
+                                      changes.
 
               See 'traitbridge help <subcommand>' for detailed help.
 

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The exact help texts the tests expect (what a user reads; change them on purpose).
+extension DemoCommandTests {
+    static let demoHelp = """
+        OVERVIEW: Start a private broker, a simulated home and the bridge, import the
+        cloud's view, and show status and changes.
+
+        Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker),
+        the devices of the scenario (zigbee2mqtt, Tasmota, Shelly), the bridge, and the
+        Google Cloud-to-cloud SYNC and QUERY files imported through the bridge as
+        `traitbridge sync import` does. It prints `traitbridge status` once the
+        scenario's faults have happened, then streams changes like `traitbridge watch`
+        until Ctrl-C (--once: exit after the status). Everything it started is stopped
+        on the way out.
+
+        Examples:
+          traitbridge demo
+          traitbridge demo --once
+          traitbridge demo --scenario my-home.json --broker mqtt://127.0.0.1:1884
+
+        USAGE: traitbridge demo [--scenario <scenario>] [--cloud-sync <cloud-sync>] [--cloud-query <cloud-query>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
+
+        OPTIONS:
+          --scenario <scenario>   The scenario file. (default: examples/demo-home.json)
+          --cloud-sync <cloud-sync>
+                                  A Cloud-to-cloud SYNC response to import; none skips
+                                  it. (default: examples/demo-cloud-sync.json)
+          --cloud-query <cloud-query>
+                                  A Cloud-to-cloud QUERY response to import after it;
+                                  none skips it. (default:
+                                  examples/demo-cloud-query.json)
+          --broker <broker>       Use this broker instead of starting a private
+                                  mosquitto.
+          --mappings <mappings>   The mappings folder. (default: mappings)
+          --once                  Print the status table and exit instead of watching.
+          --log-level <log-level> The bridge's log level on standard error. (default:
+                                  error)
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let statusHelp = """
+        OVERVIEW: Show each device's connectivity, locality and last update, and
+        whether the bridge is online.
+
+        Reads what the bridge has published (retained) on the broker; works from any
+        machine that reaches it. Exit codes: 0 ok, 3 broker not reachable, 4 a named
+        device not found.
+
+        Examples:
+          traitbridge status
+          traitbridge status z2m-0x00158d0001000001 "Hall light"
+          traitbridge status --broker mqtt://192.168.1.10 --json
+
+        USAGE: traitbridge status [<devices> ...] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--json]
+
+        ARGUMENTS:
+          <devices>               Device ids or names (default: every device).
+
+        OPTIONS:
+          --broker <broker>       Broker URL. (default: mqtt://127.0.0.1:1883)
+          --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
+          --timeout <timeout>     Seconds to wait for the broker and for answers.
+                                  (default: 10)
+          --json                  Print JSON: {"bridge": …, "devices": [{"id", "name",
+                                  "room", "type", "connectivityState",
+                                  "dataSourceLocality", "lastUpdate", "reason"}],
+                                  "summary": {…}}.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """
+}

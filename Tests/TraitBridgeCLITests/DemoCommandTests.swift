@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeSimulator
+import TraitBridgeTesting
+
+/// `traitbridge demo --once`, the README's demo command, as a user runs it: a private broker,
+/// the simulated home, the bridge, the cloud import, and a status table at the end.
+@Suite("traitbridge demo and simulate", .serialized)
+struct DemoCommandTests {
+    static let repository = CommandRunner.repository
+
+    @Test("demo --once lists every device of the scenario and the cloud, the Hall light partiallyOnline after its fault, and leaves nothing running")
+    func once() throws {
+        try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
+        let result = try CommandRunner.run([
+            "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
+            "--cloud-sync", Self.repository + "/examples/demo-cloud-sync.json", "--cloud-query", Self.repository + "/examples/demo-cloud-query.json",
+        ])
+        #expect(result.exitCode == 0, "\(result.standardError)")
+        let output = result.standardOutput
+        #expect(!output.contains("\u{1B}["), "no colour when standard output is not a terminal")
+        let scenario = try Scenario.load(path: Self.repository + "/examples/demo-home.json")
+        let table = try #require(output.components(separatedBy: "== traitbridge status").last)
+        for device in scenario.devices {
+            // Shelly says nothing of names over MQTT: the bridge shows its id.
+            let shown = [.shellyGen1, .shellyGen2].contains(device.deviceProtocol) ? device.id : device.name
+            #expect(table.contains("\n" + shown + " "), "\(shown) in the table")
+        }
+        for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
+        let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
+        #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
+        #expect(table.contains("12 devices: 11 online, 1 partially online, 0 offline, 0 unknown"), "\(table)")
+        #expect(output.contains("merged: cloud-hall-light → Hall light"))
+        let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
+        #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")
+    }
+
+    @Test("a scenario that cannot be read is exit 1 with the place; no broker is started")
+    func badScenario() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tb-bad-\(UUID().uuidString).json")
+        try Data(#"{"devices": [{"name": "A", "protocol": "zwave"}]}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        for command in [["demo", "--once"], ["simulate"]] {
+            let result = try CommandRunner.run(command + ["--scenario", file.path])
+            #expect(result.exitCode == 1)
+            #expect(result.standardError.contains("\(file.path):1:40: devices[0].protocol: unknown protocol 'zwave'"), "\(result.standardError)")
+            #expect(!result.standardOutput.contains("== broker"))
+        }
+    }
+
+    @Test("simulate: the devices appear on the broker, answer a command, and the simulator stops after --duration")
+    func simulate() throws {
+        let broker = try MosquittoBroker()
+        let observer = try TestMQTTClient(broker, subscribe: ["shellies/#", "tele/#", "stat/#", "zigbee2mqtt/#"])
+        let process = try ChildProcess([CommandRunner.executable.path, "simulate", "--scenario", Self.repository + "/examples/demo-home.json", "--broker", broker.url, "--duration", "4"])
+        defer { process.stop() }
+        #expect(observer.waitFor("zigbee2mqtt/bridge/devices") != nil)
+        #expect(observer.waitFor("tele/kitchen-plug/LWT") { $0.payloadText == "Online" } != nil)
+        #expect(observer.waitFor("shellies/shellyswitch25-485519032A7E/roller/0/pos") { $0.payloadText == "100" } != nil)
+        try observer.publish("cmnd/desk-lamp/POWER1", "ON")
+        #expect(observer.waitFor("stat/desk-lamp/POWER1") { $0.payloadText == "ON" } != nil)
+        #expect(process.reap(within: .seconds(10)), "simulate stops by itself after --duration")
+        #expect(process.exitStatus == 0)
+    }
+
+    @Test("help for demo and status is exact", arguments: [["demo", "--help"], ["status", "--help"]])
+    func help(_ arguments: [String]) throws {
+        let result = try CommandRunner.run(arguments, environment: ["COLUMNS": "80"])
+        #expect(result.exitCode == 0)
+        let expected = arguments[0] == "demo" ? Self.demoHelp : Self.statusHelp
+        #expect(result.standardOutput == expected)
+    }
+}
