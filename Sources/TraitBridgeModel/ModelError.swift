@@ -42,6 +42,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "device types \(keys.joined(separator: ", ")) are all marked primary; mark exactly one"
         case .unknownDeviceTypeKey(let key, let known):
             "the device has no device type '\(key)'; it has: \(known.joined(separator: ", "))"
+        case .traitNotInDeviceType(let address) where address.deviceTypeKey == "*":
+            "no device type of this device has trait \(address.traitID); `traitbridge show <device>` lists its traits"
         case .traitNotInDeviceType(let address):
             "device type '\(address.deviceTypeKey)' has no trait \(address.traitID)"
         case .ambiguousTrait(let trait, let keys):
