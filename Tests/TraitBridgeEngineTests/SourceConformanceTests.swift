@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// One suite every source must pass, in the spirit of Home Assistant's shared MQTT platform
+/// tests: each source is described by a driver (its messages for the same situations) and the
+/// same assertions run for all of them through the bridge state machine.
+@Suite("Source conformance")
+struct SourceConformanceTests {
+    typealias Message = (topic: String, payload: String)
+
+    struct Driver: Sendable, CustomTestStringConvertible {
+        var name: String
+        var makeState: @Sendable () throws -> BridgeState
+        var id: String
+        /// Makes the device known (discovery config, announce, or first value).
+        var discover: [Message]
+        /// The same device announced again with a change (nil: the source has no config to change).
+        var update: (messages: [Message], check: @Sendable (Device) -> Bool)?
+        /// Removes it (nil: the source has no removal; Shelly devices stay until forgotten).
+        var remove: [Message]?
+        var online: Message
+        var offline: Message
+        /// The source's own parent (zigbee2mqtt's bridge); every source also has the broker.
+        var parentOffline: Message?
+        var parentOnline: Message?
+        /// A value message, and the attribute it sets.
+        var value: Message
+        var valueAt: (key: String, trait: String, attribute: String, value: AttributeValue)
+        var malformed: Message
+        /// A unified command, the topic it must go out on, and the device's answer.
+        var command: String
+        var commandTopic: String
+        var echo: Message
+        /// The same device under another name / topic / prefix: the id must not change.
+        var renamed: [Message]
+        /// A message the bridge can receive before the device is known, and what it must have
+        /// done once the device is (nil: the bridge subscribes to the device's topics only after
+        /// discovery, so nothing can come early — `stateRequest` covers it).
+        var early: (message: Message, check: @Sendable (Device) -> Bool)?
+        /// The topic on which the bridge asks a just-discovered device for its state.
+        var stateRequest: String?
+        var testDescription: String { name }
+    }
+
+    static let z2mLight = EngineFixtures.devicesPayload
+    static let tasmotaConfig = #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","ofln":"Offline","onln":"Online","state":["OFF","ON","TOGGLE","HOLD"],"sw":"13.3.0","t":"plug","ft":"%prefix%/%topic%/","tp":["cmnd","stat","tele"],"rl":[1,0],"lt_st":0,"ver":1}"#
+
+    static let drivers: [Driver] = [
+        Driver(
+            name: "zigbee2mqtt", makeState: { try EngineFixtures.state() }, id: "z2m-0x00158d0001000001",
+            discover: [("zigbee2mqtt/bridge/state", #"{"state":"online"}"#), ("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self))],
+            update: ([("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(of: "\"Hall light\"", with: "\"Hall lamp\""))], { $0.name == "Hall lamp" }),
+            remove: [("zigbee2mqtt/bridge/devices", "[]")],
+            online: ("zigbee2mqtt/Hall light/availability", "online"), offline: ("zigbee2mqtt/Hall light/availability", "offline"),
+            parentOffline: ("zigbee2mqtt/bridge/state", #"{"state":"offline"}"#), parentOnline: ("zigbee2mqtt/bridge/state", #"{"state":"online"}"#),
+            value: ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#), valueAt: ("light", "OnOff", "onOff", .bool(true)),
+            malformed: ("zigbee2mqtt/Hall light", "{not json"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "zigbee2mqtt/Hall light/set",
+            echo: ("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#),
+            renamed: [("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(of: "\"Hall light\"", with: "\"Porch light\""))],
+            early: (("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#), { $0.deviceType(key: "light")?.trait(.matter("OnOff"))?.attributes["onOff"] == .bool(true) }),
+            stateRequest: nil),
+        Driver(
+            name: "Tasmota", makeState: { try EngineFixtures.state(withTasmota: true) }, id: "tasmota-a4cf12345678",
+            discover: [("tasmota/discovery/A4CF12345678/config", tasmotaConfig)],
+            update: ([("tasmota/discovery/A4CF12345678/config", tasmotaConfig.replacingOccurrences(of: "\"dn\":\"Plug\"", with: "\"dn\":\"Kettle\""))], { $0.name == "Kettle" }),
+            remove: [("tasmota/discovery/A4CF12345678/config", "")],
+            online: ("tele/plug/LWT", "Online"), offline: ("tele/plug/LWT", "Offline"), parentOffline: nil, parentOnline: nil,
+            value: ("stat/plug/RESULT", #"{"POWER":"ON"}"#), valueAt: ("relay", "OnOff", "onOff", .bool(true)),
+            malformed: ("stat/plug/POWER", "MAYBE"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "cmnd/plug/POWER1",
+            echo: ("stat/plug/RESULT", #"{"POWER":"OFF"}"#),
+            renamed: [("tasmota/discovery/A4CF12345678/config", tasmotaConfig.replacingOccurrences(of: "plug", with: "socket"))],
+            early: nil, stateRequest: "cmnd/plug/STATE"),
+        Driver(
+            name: "Shelly Gen1", makeState: { try EngineFixtures.state(withShelly: true) }, id: "shelly-shelly1-aabbcc",
+            discover: [("shellies/announce", #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.12"}"#), ("shellies/shelly1-aabbcc/relay/0", "off")],
+            update: ([("shellies/announce", #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.14"}"#)], { $0.info.softwareVersion == "v1.14" }),
+            remove: nil,
+            online: ("shellies/shelly1-aabbcc/online", "true"), offline: ("shellies/shelly1-aabbcc/online", "false"), parentOffline: nil, parentOnline: nil,
+            value: ("shellies/shelly1-aabbcc/relay/0", "on"), valueAt: ("relay0", "OnOff", "onOff", .bool(true)),
+            malformed: ("shellies/shelly1-aabbcc/relay/0", "maybe"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "shellies/shelly1-aabbcc/relay/0/command",
+            echo: ("shellies/shelly1-aabbcc/relay/0", "off"),
+            renamed: [("shellies/shelly1-aabbcc/relay/0", "off")],
+            early: (("shellies/shelly1-aabbcc/online", "false"), { $0.sourceConnectivity.connectivityState == .offline }),
+            stateRequest: nil),
+        Driver(
+            name: "Shelly Gen2", makeState: { try EngineFixtures.state(withShelly: true) }, id: "shelly-shellyplus1-aabbccddeeff",
+            discover: [("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#)],
+            update: ([("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false,"apower":5}}}"#)],
+                     { $0.deviceType(key: "switch0-power") != nil }),
+            remove: nil,
+            online: ("garage/online", "true"), offline: ("garage/online", "false"), parentOffline: nil, parentOnline: nil,
+            value: ("garage/status/switch:0", #"{"id":0,"output":true}"#), valueAt: ("switch0", "OnOff", "onOff", .bool(true)),
+            malformed: ("garage/events/rpc", #"{"method":"NotifyStatus"}"#),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "garage/rpc",
+            echo: ("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyStatus","params":{"switch:0":{"id":0,"output":false}}}"#),
+            renamed: [("shed/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#)],
+            early: (("garage/status/switch:0", #"{"id":0,"output":true,"apower":12.5}"#),
+                    { $0.deviceType(key: "switch0-power")?.trait(.matter("ElectricalPowerMeasurement"))?.attributes["activePower"] == .int(12_500) }),
+            stateRequest: nil),
+    ]
+
+    func ready(_ driver: Driver) throws -> BridgeState {
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        for message in driver.discover { _ = state.receive(message.topic, message.payload) }
+        return state
+    }
+
+    func device(_ state: BridgeState, _ driver: Driver) throws -> Device {
+        try #require(state.graph.devices[try DeviceID(driver.id)], "\(driver.name): device \(driver.id) is known")
+    }
+
+    func connectivity(_ state: BridgeState, _ driver: Driver) throws -> (TraitConnectivityState, String) {
+        let device = try device(state, driver)
+        let trait = try #require(device.deviceType(key: driver.valueAt.key)?.trait(.matter(driver.valueAt.trait)))
+        return (trait.connectivity.state, trait.connectivity.reason?.description ?? "")
+    }
+
+    @Test("discovery adds the device; the same discovery again publishes nothing and changes nothing", arguments: drivers)
+    func discoveryAndNoOp(_ driver: Driver) throws {
+        var state = try ready(driver)
+        _ = try device(state, driver)
+        let before = state.graph
+        var repeated: [String] = []
+        for message in driver.discover.filter({ !$0.topic.hasSuffix("/bridge/state") }) {
+            repeated += state.receive(message.topic, message.payload).publications.map(\.topic)
+        }
+        #expect(!repeated.contains("traitbridge/devices/\(driver.id)"), "no new description for an unchanged config")
+        #expect(!repeated.contains("traitbridge/devices/\(driver.id)/state"), "no new state either")
+        let after = try device(state, driver)
+        let earlier = try #require(before.devices[try DeviceID(driver.id)])
+        #expect(after.traitAddresses == earlier.traitAddresses)
+        #expect(after.traitAddresses.map { after.trait(at: $0)?.attributes } == earlier.traitAddresses.map { earlier.trait(at: $0)?.attributes })
+    }
+
+    @Test("a changed config updates the device in place (same id)", arguments: drivers.filter { $0.update != nil })
+    func update(_ driver: Driver) throws {
+        var state = try ready(driver)
+        let update = try #require(driver.update)
+        var published: [String] = []
+        for message in update.messages { published += state.receive(message.topic, message.payload).publications.map(\.topic) }
+        #expect(update.check(try device(state, driver)))
+        #expect(published.contains("traitbridge/devices/\(driver.id)"), "the new description is published")
+    }
+
+    @Test("removal by the source's own signal (an empty retained config, a device missing from the list) clears the retained topics", arguments: drivers.filter { $0.remove != nil })
+    func removal(_ driver: Driver) throws {
+        var state = try ready(driver)
+        var cleared: [String] = []
+        for message in driver.remove ?? [] {
+            cleared += state.receive(message.topic, message.payload).publications.filter(\.payload.isEmpty).map(\.topic)
+        }
+        #expect(state.graph.devices[try DeviceID(driver.id)] == nil)
+        #expect(cleared.contains("traitbridge/devices/\(driver.id)"))
+        #expect(cleared.contains("traitbridge/devices/\(driver.id)/state"))
+    }
+
+    @Test("availability online → offline (the topic is the reason) → online", arguments: drivers)
+    func availability(_ driver: Driver) throws {
+        var state = try ready(driver)
+        _ = state.receive(driver.online.topic, driver.online.payload)
+        #expect(try connectivity(state, driver).0 == .online)
+        _ = state.receive(driver.offline.topic, driver.offline.payload)
+        let (offline, reason) = try connectivity(state, driver)
+        #expect(offline == .offline)
+        #expect(reason.contains(driver.offline.topic), "\(reason)")
+        _ = state.receive(driver.online.topic, driver.online.payload)
+        #expect(try connectivity(state, driver).0 == .online)
+    }
+
+    @Test("a parent going away (the broker; zigbee2mqtt's bridge) and coming back", arguments: drivers)
+    func parent(_ driver: Driver) throws {
+        var state = try ready(driver)
+        _ = state.receive(driver.online.topic, driver.online.payload)
+        _ = state.brokerDisconnected(now: Date(), reason: "test")
+        let (lost, reason) = try connectivity(state, driver)
+        #expect(lost == .unknown)
+        #expect(reason.contains("broker"), "\(reason)")
+        _ = state.brokerConnected(now: Date())
+        #expect(try connectivity(state, driver).0 == .online)
+        if let down = driver.parentOffline, let up = driver.parentOnline {
+            _ = state.receive(down.topic, down.payload)
+            let (parentDown, parentReason) = try connectivity(state, driver)
+            #expect(parentDown == .offline)
+            #expect(parentReason.contains(down.topic), "\(parentReason)")
+            _ = state.receive(up.topic, up.payload)
+            #expect(try connectivity(state, driver).0 == .online, "its own last state comes back")
+        }
+    }
+
+    @Test("a message that arrives before the device is known is applied when it is", arguments: drivers.filter { $0.early != nil })
+    func earlyMessage(_ driver: Driver) throws {
+        let early = try #require(driver.early)
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        _ = state.receive(early.message.topic, early.message.payload)
+        for message in driver.discover { _ = state.receive(message.topic, message.payload) }
+        #expect(early.check(try device(state, driver)))
+    }
+
+    @Test("a device discovered before its state is asked for it", arguments: drivers.filter { $0.stateRequest != nil })
+    func stateRequested(_ driver: Driver) throws {
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        var published: [String] = []
+        for message in driver.discover { published += state.receive(message.topic, message.payload).publications.map(\.topic) }
+        #expect(published.contains(try #require(driver.stateRequest)))
+    }
+
+    @Test("a malformed payload is refused alone, with the topic in the log; the next good one is taken", arguments: drivers)
+    func malformed(_ driver: Driver) throws {
+        var state = try ready(driver)
+        let before = state.graph
+        let effects = state.receive(driver.malformed.topic, driver.malformed.payload)
+        #expect(state.graph == before)
+        #expect(effects.logs.contains { $0.metadata["tb.mqtt.topic"] == driver.malformed.topic }, "\(effects.logs)")
+        _ = state.receive(driver.value.topic, driver.value.payload)
+        let at = driver.valueAt
+        #expect(try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute] == at.value)
+    }
+
+    @Test("a unified command goes out on the source's own topic and the device's answer confirms it", arguments: drivers)
+    func commandRoundTrip(_ driver: Driver) throws {
+        var state = try ready(driver)
+        _ = state.receive(driver.value.topic, driver.value.payload)
+        let sent = state.receive("traitbridge/devices/\(driver.id)/set", driver.command)
+        #expect(sent.published(driver.commandTopic), "\(sent.publications.map(\.topic)) \(sent.logs)")
+        let answer = state.receive(driver.echo.topic, driver.echo.payload)
+        #expect(answer.last("traitbridge/devices/\(driver.id)/set/result")?["status"]?.string == "confirmed")
+    }
+
+    @Test("the id is stable: a fresh bridge, and the device under another name, topic or prefix, give the same id", arguments: drivers)
+    func stableID(_ driver: Driver) throws {
+        let first = try ready(driver)
+        var second = try driver.makeState()
+        _ = second.brokerConnected(now: Date())
+        for message in driver.renamed { _ = second.receive(message.topic, message.payload) }
+        #expect(Set(first.graph.devices.keys) == Set(second.graph.devices.keys))
+        #expect(second.graph.devices[try DeviceID(driver.id)] != nil)
+    }
+}
