@@ -43,7 +43,7 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownDeviceTypeKey(let key, let known):
             "the device has no device type '\(key)'; it has: \(known.joined(separator: ", "))"
         case .traitNotInDeviceType(let address) where address.deviceTypeKey == "*":
-            "no device type of this device has trait \(address.traitID); `traitbridge show <device>` lists its traits"
+            "the device has no trait \(address.traitID) in any of its device types; `traitbridge show <device>` lists its traits"
         case .traitNotInDeviceType(let address):
             "device type '\(address.deviceTypeKey)' has no trait \(address.traitID)"
         case .ambiguousTrait(let trait, let keys):
