@@ -20,15 +20,23 @@ enum BridgeRequest {
         client.start()
         defer { client.stop() }
         let deadline = ContinuousClock.now + .seconds(connection.timeout)
-        while !client.isConnected && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let progress = TerminalStyle.standardError  // a person at a terminal sees what it waits for
+        defer { progress.endProgress() }
+        while !client.isConnected && ContinuousClock.now < deadline {
+            progress.progress("connecting to \(connection.broker)…")
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         guard client.isConnected else {
             printError("error: cannot reach the broker \(connection.broker) within \(connection.timeout) s")
             throw ExitCode(3)
         }
         Thread.sleep(forTimeInterval: 0.05)  // let the subscription settle before the request goes out
         try client.publish("\(connection.prefix)/bridge/request/\(operation)/\(correlation)", payload: payload, qos: 1)
+        let sent = ContinuousClock.now
         while ContinuousClock.now < deadline {
             if let bytes = answer.get() { return bytes }
+            let waited = (ContinuousClock.now - sent).components.seconds
+            if waited >= 1 { progress.progress("waiting for the bridge to answer '\(operation)' (\(payload.count / 1024) KiB sent, \(waited) s)…") }
             Thread.sleep(forTimeInterval: 0.01)
         }
         printError("error: the bridge did not answer '\(operation)' within \(connection.timeout) s; is `traitbridge serve` running with prefix '\(connection.prefix)'? (traitbridge status)")
