@@ -111,7 +111,7 @@ extension BridgeState {
             merged.name = old.name
             for address in merged.traitAddresses {
                 if let trait = old.trait(at: address) {
-                    try? merged.modifyTrait(at: address) { $0.attributes = trait.attributes; $0.lastUpdated = trait.lastUpdated }
+                    try? merged.modifyTrait(at: address) { $0.attributes = trait.attributes; $0.lastUpdated = trait.lastUpdated; $0.connectivity = trait.connectivity }
                 }
             }
             try? graph.updateDevice(merged)

@@ -62,7 +62,7 @@ extension BridgeState {
             // Keep what is known: values of traits that still exist.
             for address in device.traitAddresses {
                 if let old = previous.trait(at: address) {
-                    try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated }
+                    try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
                 }
             }
             try? graph.updateDevice(device)
