@@ -41,11 +41,7 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let style = TerminalStyle.standardError
-        let home: Scenario
-        do { home = try Scenario.load(path: scenario) } catch {
-            printError("error: \(error)")
-            throw ExitCode.failure
-        }
+        let home = try SimulateCommand.loadScenario(scenario)
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -57,6 +57,16 @@ struct ServeConfiguration: Sendable {
         func fail(_ jsonPath: JSONPath, _ message: String) -> ConfigurationError {
             .invalid(path, map.location(of: jsonPath).description, jsonPath.description, message)
         }
+        func locality(_ value: JSON, at path: JSONPath) throws(ConfigurationError) -> String {
+            guard let text = value.string, ["direct", "localPeer", "remote"].contains(text) else {
+                throw fail(path, "locality must be one of direct, localPeer, remote")
+            }
+            return text
+        }
+        func seconds(_ value: JSON, at path: JSONPath) throws(ConfigurationError) -> Int {
+            guard let seconds = value.int64, seconds > 0 else { throw fail(path, "expected a whole number of seconds > 0") }
+            return Int(seconds)
+        }
         guard root.kind == .object else { throw fail(.root, "expected an object") }
         var configuration = ServeConfiguration()
         for (key, value) in root.members where !key.hasPrefix("$") {
@@ -123,17 +133,13 @@ struct ServeConfiguration: Sendable {
                         }
                         if z2mKey == "baseTopic" { configuration.zigbee2mqttBaseTopic = text } else { configuration.zigbee2mqttInstance = text }
                     case "locality":
-                        guard let text = z2mValue.string, ["direct", "localPeer", "remote"].contains(text) else {
-                            throw fail(z2mAt, "locality must be one of direct, localPeer, remote")
-                        }
-                        configuration.zigbee2mqttLocality = text
+                        configuration.zigbee2mqttLocality = try locality(z2mValue, at: z2mAt)
                     case "mainsStalenessSeconds", "batteryStalenessSeconds":
-                        guard let seconds = z2mValue.int64, seconds > 0 else { throw fail(z2mAt, "expected a whole number of seconds > 0") }
-                        if z2mKey == "mainsStalenessSeconds" { configuration.mainsStalenessSeconds = Int(seconds) } else { configuration.batteryStalenessSeconds = Int(seconds) }
+                        let budget = try seconds(z2mValue, at: z2mAt)
+                        if z2mKey == "mainsStalenessSeconds" { configuration.mainsStalenessSeconds = budget } else { configuration.batteryStalenessSeconds = budget }
                     case "deviceStalenessSeconds":
-                        for (device, seconds) in z2mValue.members {
-                            guard let value = seconds.int64, value > 0 else { throw fail(z2mAt.appending(device), "expected a whole number of seconds > 0") }
-                            configuration.deviceStalenessSeconds[device] = Int(value)
+                        for (device, budget) in z2mValue.members {
+                            configuration.deviceStalenessSeconds[device] = try seconds(budget, at: z2mAt.appending(device))
                         }
                     default:
                         throw fail(z2mAt, "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds")
@@ -149,13 +155,9 @@ struct ServeConfiguration: Sendable {
                         }
                         configuration.tasmotaDiscoveryPrefix = text
                     case "locality":
-                        guard let text = tasmotaValue.string, ["direct", "localPeer", "remote"].contains(text) else {
-                            throw fail(tasmotaAt, "locality must be one of direct, localPeer, remote")
-                        }
-                        configuration.tasmotaLocality = text
+                        configuration.tasmotaLocality = try locality(tasmotaValue, at: tasmotaAt)
                     case "stalenessSeconds":
-                        guard let seconds = tasmotaValue.int64, seconds > 0 else { throw fail(tasmotaAt, "expected a whole number of seconds > 0") }
-                        configuration.tasmotaStalenessSeconds = Int(seconds)
+                        configuration.tasmotaStalenessSeconds = try seconds(tasmotaValue, at: tasmotaAt)
                     default:
                         throw fail(tasmotaAt, "unknown key '\(tasmotaKey)'; allowed: discoveryPrefix, locality, stalenessSeconds")
                     }
@@ -169,13 +171,9 @@ struct ServeConfiguration: Sendable {
                         guard let flag = shellyValue.bool else { throw fail(shellyAt, "expected true or false") }
                         configuration.shellyEnabled = flag
                     case "locality":
-                        guard let text = shellyValue.string, ["direct", "localPeer", "remote"].contains(text) else {
-                            throw fail(shellyAt, "locality must be one of direct, localPeer, remote")
-                        }
-                        configuration.shellyLocality = text
+                        configuration.shellyLocality = try locality(shellyValue, at: shellyAt)
                     case "stalenessSeconds":
-                        guard let seconds = shellyValue.int64, seconds > 0 else { throw fail(shellyAt, "expected a whole number of seconds > 0") }
-                        configuration.shellyStalenessSeconds = Int(seconds)
+                        configuration.shellyStalenessSeconds = try seconds(shellyValue, at: shellyAt)
                     default:
                         throw fail(shellyAt, "unknown key '\(shellyKey)'; allowed: enabled, locality, stalenessSeconds")
                     }

@@ -25,11 +25,7 @@ struct SimulateCommand: ParsableCommand {
     var duration: Int?
 
     func run() throws {
-        let loaded: Scenario
-        do { loaded = try Scenario.load(path: scenario) } catch {
-            printError("error: \(error)")
-            throw ExitCode.failure
-        }
+        let loaded = try Self.loadScenario(scenario)
         let url: BrokerURL
         do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
         Interruption.install()
@@ -43,6 +39,14 @@ struct SimulateCommand: ParsableCommand {
         let end = duration.map { ContinuousClock.now + .seconds($0) }
         while !Interruption.isRequested, end.map({ ContinuousClock.now < $0 }) ?? true {
             Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// The scenario, or its mistake (file:line:col) on standard error and exit 1.
+    static func loadScenario(_ path: String) throws -> Scenario {
+        do { return try Scenario.load(path: path) } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
         }
     }
 }

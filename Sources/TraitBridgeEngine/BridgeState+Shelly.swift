@@ -22,7 +22,7 @@ extension BridgeState {
             }
             let base = base ?? "\(ShellySource.gen1Root)/\(id)"
             guard var device = shellyDevice(.gen1, base: base, nativeID: id, topic: topic, effects: &effects) else { return }
-            _ = source.applyAnnounce(root, to: &device)
+            source.applyAnnounce(root, to: &device)
             store(device, now: now, effects: &effects)
         case .info(let base):
             guard let root = try? JSONDocument.parse(payload).root, root.kind == .object else {
@@ -30,7 +30,7 @@ extension BridgeState {
                 return
             }
             guard var device = shellyDevice(.gen1, base: base, nativeID: Self.gen1ID(base), topic: topic, effects: &effects) else { return }
-            _ = source.applyAnnounce(root, to: &device)
+            source.applyAnnounce(root, to: &device)
             store(device, now: now, effects: &effects)
         case .online(let base):
             guard let device = shellyDevices[base] else {
@@ -41,12 +41,7 @@ extension BridgeState {
                 effects.log(.warning, "ignored Shelly online message: expected true or false", ["tb.mqtt.topic": topic, "tb.device.id": device.device.id.rawValue])
                 return
             }
-            let id = device.device.id
-            let status: LinkState.Status = isOnline ? .up : .down
-            guard liveness[id]?.availability.status != status else { return }
-            if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: configuration.shelly?.staleness ?? .seconds(900)) }
-            liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
-            refresh(id, now: now, effects: &effects)
+            setAvailability(isOnline, of: device.device.id, topic: topic, staleness: configuration.shelly?.staleness ?? .seconds(900), now: now, effects: &effects)
         case .gen1(let base, let rules, let channel):
             guard var device = shellyDevice(.gen1, base: base, nativeID: Self.gen1ID(base), topic: topic, effects: &effects) else { return }
             let (updates, problems) = source.gen1Updates(rules: rules, channel: channel, payload: payload, device: &device)
@@ -103,30 +98,13 @@ extension BridgeState {
         let id = device.device.id
         shellyBases[id] = device.base
         guard device.hasComponents else { return }
-        let shapeChanged = previous.map { Self.shape($0.device) != Self.shape(device.device) || $0.device.identity != device.device.identity || $0.device.info != device.device.info } ?? true
-        guard shapeChanged || graph.devices[id] == nil else { return }
-        var merged = device.device
-        attachCloud(to: &merged, effects: &effects)
-        if let old = graph.devices[id] {
-            merged.name = old.name
-            for address in merged.traitAddresses {
-                if let trait = old.trait(at: address) {
-                    try? merged.modifyTrait(at: address) { $0.attributes = trait.attributes; $0.lastUpdated = trait.lastUpdated; $0.connectivity = trait.connectivity }
-                }
-            }
-            try? graph.updateDevice(merged)
-        } else {
-            try? graph.addDevice(merged)
-            effects.log(.info, "added device \(merged.name)", ["tb.device.id": id.rawValue, "tb.source": ShellySource.family])
-        }
+        // The source's device holds no values: it differs only when its shape, identity or info do.
+        guard previous?.device != device.device || graph.devices[id] == nil else { return }
+        upsertSourceDevice(device.device, family: ShellySource.family, keepsName: true, effects: &effects)
         if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: configuration.shelly?.staleness ?? .seconds(900)) }
         effects.storeChanges.append(.upsert(record(for: id)))
         refresh(id, now: now, effects: &effects, republishDescription: true)
         replayPending(below: device.base, now: now, effects: &effects)
-    }
-
-    private static func shape(_ device: Device) -> [String] {
-        device.deviceTypes.map { type in "\(type.key)=\(type.typeID)\(type.isPrimaryType ? "*" : ""):" + type.traits.map(\.traitID.description).joined(separator: ",") }
     }
 
     /// Messages kept for `<base>/online` and `<base>/status/…` before the device was known.
@@ -140,29 +118,14 @@ extension BridgeState {
         }
     }
 
+    /// Stores the device (it may have grown a component) and reports the values.
     private mutating func apply(_ updates: [AttributeUpdate], _ problems: [SourceProblem], to device: ShellyDevice, topic: String, now: Date, effects: inout BridgeEffects) {
-        let id = device.device.id
-        for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
         store(device, now: now, effects: &effects)
-        guard device.hasComponents else { return }
-        var changed = false
-        let catalog = catalog
-        _ = try? graph.modifyDevice(id) { model in
-            for update in updates {
-                do {
-                    if try model.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now) { changed = true }
-                } catch {
-                    effects.log(.warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
-                }
-            }
+        guard device.hasComponents else {
+            for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": device.device.id.rawValue]) }
+            return
         }
-        if changed { lastUpdate[id] = now }
-        if !updates.isEmpty {
-            liveness[id]?.lastSeen = now
-            liveness[id]?.lastTopic = topic
-        }
-        confirmCommands(for: id, now: now, effects: &effects)
-        refresh(id, now: now, effects: &effects, valuesChanged: changed)
+        report(updates, problems: problems, on: device.device.id, topic: topic, now: now, effects: &effects)
     }
 
     /// Gen1 `…/command` messages or Gen2 JSON-RPC calls for writes on a Shelly device's traits.

@@ -58,20 +58,8 @@ extension BridgeState {
 
     /// Adds or updates the device, its routes and subscriptions, and publishes it.
     private mutating func register(_ tasmotaDevice: TasmotaDevice, now: Date, effects: inout BridgeEffects) {
-        var device = tasmotaDevice.device
-        let id = device.id
-        attachCloud(to: &device, effects: &effects)
-        if let previous = graph.devices[id] {
-            for address in device.traitAddresses {
-                if let old = previous.trait(at: address) {
-                    try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
-                }
-            }
-            try? graph.updateDevice(device)
-        } else {
-            try? graph.addDevice(device)
-            effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": TasmotaSource.family])
-        }
+        let id = tasmotaDevice.device.id
+        upsertSourceDevice(tasmotaDevice.device, family: TasmotaSource.family, effects: &effects)
         let isNew = tasmotaDevices[id] == nil
         if let old = tasmotaDevices[id] { for topic in old.messageKinds.keys { routes.removeValue(forKey: topic) } }
         tasmotaDevices[id] = tasmotaDevice
@@ -106,33 +94,12 @@ extension BridgeState {
                 effects.log(.warning, "ignored LWT: expected '\(device.onlinePayload)' or '\(device.offlinePayload)'", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
                 return
             }
-            let status: LinkState.Status = isOnline ? .up : .down
-            guard liveness[id]?.availability.status != status else { return }
-            liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
-            refresh(id, now: now, effects: &effects)
+            setAvailability(isOnline, of: id, topic: topic, staleness: configuration.tasmota?.staleness ?? .seconds(900), now: now, effects: &effects)
             return
         }
         guard !payload.isEmpty else { return }  // Tasmota polls its own cmnd/…/POWER with an empty payload
         let (updates, problems) = source.updates(kind, payload: payload, of: device)
-        for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
-        var changed = false
-        let catalog = catalog
-        _ = try? graph.modifyDevice(id) { device in
-            for update in updates {
-                do {
-                    if try device.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now) { changed = true }
-                } catch {
-                    effects.log(.warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
-                }
-            }
-        }
-        if changed { lastUpdate[id] = now }
-        if !updates.isEmpty {
-            liveness[id]?.lastSeen = now
-            liveness[id]?.lastTopic = topic
-        }
-        confirmCommands(for: id, now: now, effects: &effects)
-        refresh(id, now: now, effects: &effects, valuesChanged: changed)
+        report(updates, problems: problems, on: id, topic: topic, now: now, effects: &effects)
     }
 
     /// `cmnd/<topic>/…` messages for writes on a Tasmota device's traits.

@@ -53,24 +53,7 @@ extension BridgeState {
 
     private mutating func addOrUpdate(_ mapped: Zigbee2MQTTDevice, instance: BridgeConfiguration.Zigbee2MQTTInstance, now: Date, effects: inout BridgeEffects) {
         let id = mapped.device.id
-        var device = mapped.device
-        mergeByIdentity(into: device, effects: &effects)
-        attachGeneric(to: &device)
-        attachCloud(to: &device, effects: &effects)
-        mergedValues.removeValue(forKey: id)
-        if let previous = graph.devices[id] {
-            // Keep what is known: values of traits that still exist.
-            for address in device.traitAddresses {
-                if let old = previous.trait(at: address) {
-                    try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
-                }
-            }
-            try? graph.updateDevice(device)
-            effects.log(.info, "updated device \(mapped.friendlyName)", ["tb.device.id": id.rawValue, "tb.source": "zigbee2mqtt"])
-        } else {
-            try? graph.addDevice(device)
-            effects.log(.info, "added device \(mapped.friendlyName)", ["tb.device.id": id.rawValue, "tb.source": "zigbee2mqtt"])
-        }
+        upsertSourceDevice(mapped.device, family: "zigbee2mqtt", effects: &effects)
         if let old = z2mDevices[id], old.friendlyName != mapped.friendlyName {
             routes.removeValue(forKey: "\(instance.baseTopic)/\(old.friendlyName)")
             routes.removeValue(forKey: "\(instance.baseTopic)/\(old.friendlyName)/availability")

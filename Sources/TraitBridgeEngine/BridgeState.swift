@@ -122,7 +122,7 @@ public struct BridgeState: Sendable {
             handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
         } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
             handleTasmotaDiscovery(topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let shelly, let message = shelly.classify(topic), !isZigbee2MQTTTopic(topic) {
+        } else if let shelly, !isZigbee2MQTTTopic(topic), let message = shelly.classify(topic) {
             handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects)
             // Classified once: later messages on a known device's topic are one lookup.
             if let base = message.base, shellyDevices[base] != nil { routes[topic] = .shelly(message) }

@@ -114,13 +114,11 @@ public struct ShellySource: Sendable {
         }
     }
 
-    /// Gen1 announce and info: the MAC (identity), model and firmware.
-    public func applyAnnounce(_ payload: JSON, to shelly: inout ShellyDevice) -> [SourceProblem] {
-        guard payload.kind == .object else { return [SourceProblem(location: "$", message: "expected a JSON object, found \(payload.kind)")] }
+    /// Gen1 announce and info (JSON objects): the MAC (identity), model and firmware they carry.
+    public func applyAnnounce(_ payload: JSON, to shelly: inout ShellyDevice) {
         noteMAC(payload["mac"]?.string, on: &shelly)
         if let model = payload["model"]?.string ?? payload["type"]?.string { shelly.device.info.model = model }
         if let firmware = payload["fw_ver"]?.string ?? payload["fw"]?.string { shelly.device.info.softwareVersion = firmware }
-        return []
     }
 
     func noteMAC(_ mac: String?, on shelly: inout ShellyDevice) {

@@ -1,0 +1,66 @@
+import FoundationEssentials
+import TraitBridgeModel
+import TraitBridgeSources
+
+/// What every source does with its devices, in one place: put a device into the graph (merged
+/// with its generic and cloud twins, keeping what is known), report a message's values, and
+/// take a device's own online/offline word.
+extension BridgeState {
+    /// Adds or updates a device as its source now describes it. Values, last-update times and
+    /// connectivity of traits that still exist are kept; `keepsName` keeps the current name (for
+    /// sources that send none, so a rename through the registry stays).
+    mutating func upsertSourceDevice(_ sourceDevice: Device, family: String, keepsName: Bool = false, effects: inout BridgeEffects) {
+        let id = sourceDevice.id
+        var device = sourceDevice
+        mergeByIdentity(into: device, effects: &effects)
+        attachGeneric(to: &device)
+        attachCloud(to: &device, effects: &effects)
+        mergedValues.removeValue(forKey: id)
+        guard let previous = graph.devices[id] else {
+            try? graph.addDevice(device)
+            effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
+            return
+        }
+        if keepsName { device.name = previous.name }
+        for address in device.traitAddresses {
+            if let old = previous.trait(at: address) {
+                try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
+            }
+        }
+        try? graph.updateDevice(device)
+        effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
+    }
+
+    /// Reports one message's values on a device (each refused value logged alone), then confirms
+    /// waiting commands and republishes what changed.
+    mutating func report(_ updates: [AttributeUpdate], problems: [SourceProblem], on id: DeviceID, topic: String, now: Date, effects: inout BridgeEffects) {
+        for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
+        var changed = false
+        let catalog = catalog
+        _ = try? graph.modifyDevice(id) { device in
+            for update in updates {
+                do {
+                    if try device.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now) { changed = true }
+                } catch {
+                    effects.log(.warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
+                }
+            }
+        }
+        if changed { lastUpdate[id] = now }
+        if !updates.isEmpty {
+            liveness[id]?.lastSeen = now
+            liveness[id]?.lastTopic = topic
+        }
+        confirmCommands(for: id, now: now, effects: &effects)
+        refresh(id, now: now, effects: &effects, valuesChanged: changed)
+    }
+
+    /// A device's own availability word (an LWT): the device is the parent of its traits.
+    mutating func setAvailability(_ isOnline: Bool, of id: DeviceID, topic: String, staleness: Duration, now: Date, effects: inout BridgeEffects) {
+        let status: LinkState.Status = isOnline ? .up : .down
+        guard liveness[id]?.availability.status != status else { return }
+        if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: staleness) }
+        liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
+        refresh(id, now: now, effects: &effects)
+    }
+}
