@@ -145,13 +145,6 @@ extension BridgeState {
         }
     }
 
-    mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
-        publishedState.removeValue(forKey: id)
-        publishedDescription.removeValue(forKey: id)
-        effects.publish(stateTopic(id), [], retain: true)
-        effects.publish(descriptionTopic(id), [], retain: true)
-    }
-
     /// Puts a standalone cloud device in the room its `roomHint` names (creating the room);
     /// `rooms` remembers the rooms found during one import.
     mutating func place(_ id: DeviceID, roomHint: String?, rooms: inout [String: RoomID], effects: inout BridgeEffects) {

@@ -53,10 +53,7 @@ extension BridgeState {
             generic[index].target = device.id
             if graph.devices[old] != nil {
                 try? graph.removeDevice(old)
-                publishedState.removeValue(forKey: old)
-                publishedDescription.removeValue(forKey: old)
-                effects.publish(stateTopic(old), [], retain: true)
-                effects.publish(descriptionTopic(old), [], retain: true)
+                clearRetained(old, effects: &effects)
                 effects.storeChanges.append(.remove(old))
             }
             effects.log(.info, "merged \(definition.name) into \(device.name): same identity", ["tb.device.id": device.id.rawValue])

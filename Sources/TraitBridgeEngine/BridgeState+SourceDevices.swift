@@ -63,4 +63,12 @@ extension BridgeState {
         liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
         refresh(id, now: now, effects: &effects)
     }
+
+    /// Clears a device's retained state and description (it is gone or merged into another).
+    mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
+        publishedState.removeValue(forKey: id)
+        publishedDescription.removeValue(forKey: id)
+        effects.publish(stateTopic(id), [], retain: true)
+        effects.publish(descriptionTopic(id), [], retain: true)
+    }
 }

@@ -85,10 +85,7 @@ extension BridgeState {
         liveness.removeValue(forKey: id)
         lastUpdate.removeValue(forKey: id)
         try? graph.removeDevice(id)
-        publishedState.removeValue(forKey: id)
-        publishedDescription.removeValue(forKey: id)
-        effects.publish(stateTopic(id), [], retain: true)
-        effects.publish(descriptionTopic(id), [], retain: true)
+        clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
         effects.log(.info, "removed device \(mapped.friendlyName): zigbee2mqtt no longer lists it", ["tb.device.id": id.rawValue])
     }
