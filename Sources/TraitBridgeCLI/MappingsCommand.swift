@@ -40,6 +40,7 @@ struct MappingsValidateCommand: ParsableCommand {
             ("zigbee2mqtt.json", { catalog throws(MappingError) in _ = try Zigbee2MQTTTable.load(mappingsDirectory: directory, catalog: catalog) }),
             ("tasmota.json", { catalog throws(MappingError) in _ = try TasmotaTable.load(mappingsDirectory: directory, catalog: catalog) }),
             ("shelly.json", { catalog throws(MappingError) in _ = try ShellyTable.load(mappingsDirectory: directory, catalog: catalog) }),
+            ("homeassistant.json", { catalog throws(MappingError) in _ = try HomeAssistantTable.load(mappingsDirectory: directory, catalog: catalog) }),
         ]
         for (file, load) in sourceLoaders where FileManager.default.fileExists(atPath: directory + "/sources/" + file) {
             guard let catalog, problems.isEmpty else { break }

@@ -13,7 +13,7 @@ import TraitBridgeStore
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the bridge: read zigbee2mqtt, Tasmota and Shelly devices from the broker and publish the unified model.",
+        abstract: "Run the bridge: read zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery devices from the broker and publish the unified model.",
         discussion: """
             Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
 
@@ -81,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         let cloudTable: GoogleC2CTable
         let tasmotaTable: TasmotaTable
         let shellyTable: ShellyTable
+        let homeAssistantTable: HomeAssistantTable
         do {
             catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
             table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
@@ -88,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             tasmotaTable = try TasmotaTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             shellyTable = try ShellyTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            homeAssistantTable = try HomeAssistantTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -111,6 +113,12 @@ struct ServeCommand: AsyncParsableCommand {
                 locality: settings.shellyLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
                 staleness: .seconds(settings.shellyStalenessSeconds ?? 900))
         }
+        if settings.homeAssistantEnabled {
+            configuration.homeAssistant = .init(
+                discoveryPrefix: settings.homeAssistantDiscoveryPrefix,
+                locality: settings.homeAssistantLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+                staleness: .seconds(settings.homeAssistantStalenessSeconds ?? 900))
+        }
         let store: DeviceStore
         do { store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory) } catch {
             throw ValidationError(error.description)
@@ -124,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
             isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
-        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable)
+        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }
 }

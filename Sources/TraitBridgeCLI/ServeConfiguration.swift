@@ -34,13 +34,17 @@ struct ServeConfiguration: Sendable {
     var shellyEnabled = true
     var shellyLocality: String?
     var shellyStalenessSeconds: Int?
+    var homeAssistantEnabled = true
+    var homeAssistantDiscoveryPrefix = "homeassistant"
+    var homeAssistantLocality: String?
+    var homeAssistantStalenessSeconds: Int?
     /// `cloudAliases`: C2C device id → the local device id it is.
     var cloudAliases: [String: String] = [:]
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
         "tls", "prefix", "dataDir",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "cloudAliases",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant", "cloudAliases",
     ]
 
     /// Reads a config file; the error names the place.
@@ -176,6 +180,27 @@ struct ServeConfiguration: Sendable {
                         configuration.shellyStalenessSeconds = try seconds(shellyValue, at: shellyAt)
                     default:
                         throw fail(shellyAt, "unknown key '\(shellyKey)'; allowed: enabled, locality, stalenessSeconds")
+                    }
+                }
+            case "homeAssistant":
+                guard value.kind == .object else { throw fail(at, "expected an object {\"enabled\", \"discoveryPrefix\", \"locality\", \"stalenessSeconds\"}") }
+                for (haKey, haValue) in value.members {
+                    let haAt = at.appending(haKey)
+                    switch haKey {
+                    case "enabled":
+                        guard let flag = haValue.bool else { throw fail(haAt, "expected true or false") }
+                        configuration.homeAssistantEnabled = flag
+                    case "discoveryPrefix":
+                        guard let text = haValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#"), !text.hasSuffix("/") else {
+                            throw fail(haAt, "expected a non-empty topic prefix without + or # and without a trailing /, e.g. \"homeassistant\"")
+                        }
+                        configuration.homeAssistantDiscoveryPrefix = text
+                    case "locality":
+                        configuration.homeAssistantLocality = try locality(haValue, at: haAt)
+                    case "stalenessSeconds":
+                        configuration.homeAssistantStalenessSeconds = try seconds(haValue, at: haAt)
+                    default:
+                        throw fail(haAt, "unknown key '\(haKey)'; allowed: discoveryPrefix, enabled, locality, stalenessSeconds")
                     }
                 }
             case "cloudAliases":

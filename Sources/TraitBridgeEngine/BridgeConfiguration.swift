@@ -51,6 +51,25 @@ public struct BridgeConfiguration: Sendable {
         }
     }
 
+    /// Entities announced by Home Assistant MQTT discovery (consumed); `nil` leaves them out.
+    public var homeAssistant: HomeAssistantInstance?
+
+    public struct HomeAssistantInstance: Sendable {
+        public var instance: String
+        /// Where configs are published (`homeassistant/<component>/…/config`); may have several levels.
+        public var discoveryPrefix: String
+        public var locality: TraitLocality
+        /// Silence longer than this, for an entity without availability topics, makes it unknown.
+        public var staleness: Duration
+
+        public init(instance: String = "default", discoveryPrefix: String = "homeassistant", locality: TraitLocality, staleness: Duration = .seconds(900)) {
+            self.instance = instance
+            self.discoveryPrefix = discoveryPrefix
+            self.locality = locality
+            self.staleness = staleness
+        }
+    }
+
     public struct Zigbee2MQTTInstance: Sendable {
         public var instance: String
         public var baseTopic: String

@@ -42,11 +42,13 @@ extension BridgeState {
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let tasmotaWrites = writes.filter { family($0) == TasmotaSource.family }
             let shellyWrites = writes.filter { family($0) == ShellySource.family }
-            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family, ShellySource.family].contains(family($0)) }
+            let haWrites = writes.filter { family($0) == HADiscoverySource.family }
+            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family, ShellySource.family, HADiscoverySource.family].contains(family($0)) }
             var outgoing = try genericCommands(genericWrites, on: deviceID)
             outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
             outgoing += try tasmotaCommands(tasmotaWrites, on: deviceID)
             outgoing += try shellyCommands(shellyWrites, on: deviceID)
+            outgoing += try homeAssistantCommands(haWrites, on: deviceID)
             if !z2mWrites.isEmpty {
                 guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
                     throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")
@@ -89,7 +91,7 @@ extension BridgeState {
     /// Resolves the actions into model writes, validating each.
     private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
         guard let device = graph.devices[deviceID] else { throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'") }
-        let table = zigbee2mqtt?.table
+        let table = commandRules
         var writes: [AttributeUpdate] = []
         for action in command.actions {
             let traitID: TraitID

@@ -23,6 +23,8 @@ extension BridgeState {
             let resolved: TraitConnectivity
             if let source, source.family == Self.genericFamily, let generic = genericConnectivity(source, now: now) {
                 resolved = generic
+            } else if let source, source.family == HADiscoverySource.family, let entity = homeAssistantConnectivity(source, now: now) {
+                resolved = entity
             } else if let family = source?.family, let (locality, staleness) = selfReporting(family) {
                 // A Tasmota or a Shelly speaks for itself (its LWT): no source bridge between.
                 let live = liveness[id] ?? DeviceLiveness(stalenessBudget: staleness)

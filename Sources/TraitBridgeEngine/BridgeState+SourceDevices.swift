@@ -13,6 +13,10 @@ extension BridgeState {
         let id = sourceDevice.id
         var device = sourceDevice
         mergeByIdentity(into: device, effects: &effects)
+        if family != HADiscoverySource.family {
+            mergeHomeAssistant(into: device, effects: &effects)
+            attachHomeAssistant(to: &device)
+        }
         attachGeneric(to: &device)
         attachCloud(to: &device, effects: &effects)
         mergedValues.removeValue(forKey: id)

@@ -12,7 +12,7 @@ extension BridgeState {
         guard parts.count == 2, parts[1] == "config" || parts[1] == "sensors" else { return }
         let id = DeviceID.derived(source: TasmotaSource.family, nativeID: String(parts[0]))
         if payload.isEmpty {
-            if parts[1] == "config" { removeTasmotaDevice(id, effects: &effects) }
+            if parts[1] == "config" { removeTasmotaDevice(id, now: now, effects: &effects) }
             return
         }
         let root: JSON
@@ -75,7 +75,7 @@ extension BridgeState {
         refresh(id, now: now, effects: &effects, republishDescription: true)
     }
 
-    mutating func removeTasmotaDevice(_ id: DeviceID, effects: inout BridgeEffects) {
+    mutating func removeTasmotaDevice(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         guard let device = tasmotaDevices.removeValue(forKey: id) else { return }
         for topic in device.messageKinds.keys { routes.removeValue(forKey: topic) }
         liveness.removeValue(forKey: id)
@@ -84,6 +84,7 @@ extension BridgeState {
         clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
         effects.log(.info, "removed device \(device.device.name): its discovery config was cleared", ["tb.device.id": id.rawValue])
+        detachHomeAssistant(from: id, now: now, effects: &effects)
     }
 
     /// A message on one of a Tasmota device's topics.

@@ -34,7 +34,7 @@ extension BridgeState {
         }
         let seen = Set(discovered.map(\.device.id))
         for id in z2mDevices.keys.sorted() where !seen.contains(id) {
-            removeZigbee2MQTTDevice(id, effects: &effects)
+            removeZigbee2MQTTDevice(id, now: now, effects: &effects)
         }
         for var mapped in discovered {
             let id = mapped.device.id
@@ -78,7 +78,7 @@ extension BridgeState {
         replayPendingGeneric(for: id, now: now, effects: &effects)
     }
 
-    mutating func removeZigbee2MQTTDevice(_ id: DeviceID, effects: inout BridgeEffects) {
+    mutating func removeZigbee2MQTTDevice(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         guard let mapped = z2mDevices.removeValue(forKey: id), let base = configuration.zigbee2mqtt?.baseTopic else { return }
         routes.removeValue(forKey: "\(base)/\(mapped.friendlyName)")
         routes.removeValue(forKey: "\(base)/\(mapped.friendlyName)/availability")
@@ -88,6 +88,7 @@ extension BridgeState {
         clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
         effects.log(.info, "removed device \(mapped.friendlyName): zigbee2mqtt no longer lists it", ["tb.device.id": id.rawValue])
+        detachHomeAssistant(from: id, now: now, effects: &effects)
     }
 
     /// `<base>/<name>`: values for the device's traits.

@@ -17,6 +17,9 @@ public struct BridgeState: Sendable {
     let zigbee2mqtt: Zigbee2MQTTSource?
     let tasmota: TasmotaSource?
     let shelly: ShellySource?
+    let homeAssistant: HADiscoverySource?
+    /// The rules of unified commands (`on`, `moveToLevel`…), whichever sources are enabled.
+    let commandRules: Zigbee2MQTTTable?
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
     public let cloud: GoogleC2C?
 
@@ -50,6 +53,19 @@ public struct BridgeState: Sendable {
     var shellyBases: [DeviceID: String] = [:]
     /// The id of the next JSON-RPC call to a Gen2 device.
     var nextShellyRequest = 1
+    /// Home Assistant entities by key (`switch/bla`, `device/<id>/<component>`), the entity keys
+    /// of each config topic, the entities reading each topic, and the devices they make.
+    var haEntities: [String: HADiscoveryEntity] = [:]
+    var haConfigKeys: [String: [String]] = [:]
+    var haTopics: [String: [String]] = [:]
+    var haDevices: [DeviceID: HADeviceRuntime] = [:]
+    /// Entity key by the native id of its source reference (its unique id, or its key).
+    var haEntityBySource: [String: String] = [:]
+    /// Entity key by unique id (two configs may not share one).
+    var haUniqueIDs: [String: String] = [:]
+    /// Per entity: what each availability topic said last, and the combined liveness.
+    var haAvailability: [String: [String: LinkState]] = [:]
+    var haLiveness: [String: DeviceLiveness] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
     /// EXECUTE requests waiting for their commands' outcomes.
@@ -67,7 +83,8 @@ public struct BridgeState: Sendable {
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil, shelly: ShellyTable? = nil
+        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil, shelly: ShellyTable? = nil,
+        homeAssistant: HomeAssistantTable? = nil
     ) {
         self.configuration = configuration
         self.catalog = catalog
@@ -77,6 +94,10 @@ public struct BridgeState: Sendable {
         self.shelly = configuration.shelly.flatMap { instance in
             shelly.map { ShellySource(table: $0, catalog: catalog, instance: instance.instance, rpcSource: configuration.prefix + "/shelly") }
         }
+        self.homeAssistant = configuration.homeAssistant.flatMap { instance in
+            homeAssistant.map { HADiscoverySource(table: $0, catalog: catalog, instance: instance.instance, prefix: instance.discoveryPrefix) }
+        }
+        self.commandRules = zigbee2mqtt
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
             self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
             routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
@@ -94,6 +115,7 @@ public struct BridgeState: Sendable {
         if tasmota != nil, let prefix = configuration.tasmota?.discoveryPrefix { filters.append(prefix + "/#") }
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
         if shelly != nil { filters += Self.shellySubscriptions }
+        if let homeAssistant { filters.append(homeAssistant.prefix + "/#") }
         let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
         for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
             filters.append(topic)
@@ -110,6 +132,10 @@ public struct BridgeState: Sendable {
     /// Dispatches one MQTT message by its exact topic.
     public mutating func handleMessage(topic: String, payload: [UInt8], now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
+        // A topic a Home Assistant entity reads may also be another source's (zigbee2mqtt/<name>).
+        if !haTopics.isEmpty, let keys = haTopics[topic] {
+            handleHomeAssistantMessage(keys, topic: topic, payload: payload, now: now, effects: &effects)
+        }
         if let route = routes[topic] {
             apply(route, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let indices = genericTopics[topic] {
@@ -120,6 +146,8 @@ public struct BridgeState: Sendable {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
             handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
+        } else if let homeAssistant, topic.hasPrefix(homeAssistant.prefix + "/") {
+            handleHomeAssistantConfig(topic: topic, payload: payload, now: now, effects: &effects)
         } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
             handleTasmotaDiscovery(topic: topic, payload: payload, now: now, effects: &effects)
         } else if let shelly, !isZigbee2MQTTTopic(topic), let message = shelly.classify(topic) {
@@ -176,6 +204,13 @@ public struct BridgeState: Sendable {
         for (id, live) in liveness where live.availability.status == .unknown {
             guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds) else { continue }
             refresh(id, now: now, effects: &effects)
+        }
+        for (key, live) in haLiveness where live.availability.status == .unknown {
+            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
+                let entity = haEntities[key]
+            else { continue }
+            let own = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+            refresh(haDevices[own]?.target ?? own, now: now, effects: &effects)
         }
         for runtime in generic where runtime.liveness.availability.status == .unknown {
             guard let lastSeen = runtime.liveness.lastSeen, now.timeIntervalSince(lastSeen) > Double(runtime.liveness.stalenessBudget.components.seconds) else { continue }

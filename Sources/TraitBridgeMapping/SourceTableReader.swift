@@ -67,10 +67,11 @@ struct SourceTableReader {
     }
 
     /// `"transform": [ {"scale": 100}, "levelFrom254", {"map": [[a, b], …]} ]`.
-    func pipeline(_ object: JSON, at path: JSONPath) -> ValuePipeline {
+    /// `key` names the member that holds the steps (`transform`, or a unit of measurement).
+    func pipeline(_ object: JSON, key member: String = "transform", at path: JSONPath) -> ValuePipeline {
         var steps: [ValueTransform] = []
-        for (index, element) in reader.array(object, "transform", at: path).enumerated() {
-            let stepPath = path.appending("transform").appending(index)
+        for (index, element) in reader.array(object, member, at: path).enumerated() {
+            let stepPath = path.appending(member).appending(index)
             if let name = element.string {
                 switch name {
                 case "levelFrom254": steps.append(.levelFrom254)

@@ -18,19 +18,24 @@ enum EngineFixtures {
 
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
-    static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false, cloudAliases: [String: DeviceID] = [:]) throws -> BridgeState {
+    static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
+                      withHomeAssistant: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:]) throws -> BridgeState {
         let (catalog, table) = try mappings.get()
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
-            zigbee2mqtt: .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
+            zigbee2mqtt: withZigbee2MQTT ? .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)) : nil,
             commandTimeout: commandTimeout)
         configuration.cloudAliases = cloudAliases
         if withTasmota { configuration.tasmota = .init(locality: .localPeer) }
         if withShelly { configuration.shelly = .init(locality: .localPeer) }
+        if withHomeAssistant { configuration.homeAssistant = .init(locality: .localPeer) }
         let cloud = withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         let tasmota = withTasmota ? try TasmotaTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         let shelly = withShelly ? try ShellyTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
-        return BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), cloud: cloud, tasmota: tasmota, shelly: shelly)
+        let homeAssistant = withHomeAssistant ? try HomeAssistantTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
+        return BridgeState(
+            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), cloud: cloud, tasmota: tasmota, shelly: shelly,
+            homeAssistant: homeAssistant)
     }
 
     static func corpusBytes(_ relativePath: String) throws -> [UInt8] {

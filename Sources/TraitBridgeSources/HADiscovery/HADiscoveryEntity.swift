@@ -1,0 +1,116 @@
+public import TraitBridgeMapping
+public import TraitBridgeModel
+
+/// One Home Assistant entity read from its discovery config: the device type it adds to its
+/// device, the topics whose values feed that type's attributes, the commands it accepts, and the
+/// topics that say whether it is available.
+public struct HADiscoveryEntity: Sendable {
+    /// `<component>/[<node>/]<object>`, or `device/<id>/<component key>` for device discovery.
+    public var key: String
+    /// The config topic it came from (a device config carries several entities).
+    public var configTopic: String
+    public var component: String
+    public var uniqueID: String?
+    /// The entity's own name (`nil`: it is the device's main feature and takes the device's name).
+    public var name: String?
+    public var deviceRef: HADiscoveryDeviceRef
+    /// The program that published the config (`origin.name`: `Zigbee2MQTT`, `bla2mqtt`).
+    public var origin: String?
+    public var deviceType: DeviceTypeInstance
+    public var channels: [HAChannel]
+    public var commands: [HACommand]
+    public var availability: [HAAvailability]
+    public var availabilityMode: HAAvailabilityMode
+    /// What was read but not mapped (an unsupported template, a colour topic), said once at discovery.
+    public var notes: [SourceProblem]
+    /// `migrate_discovery` was announced: the entity moves to a device config, keep it until then.
+    public var isMigrating = false
+
+    /// The source reference of this entity's traits (one per entity: each has its own availability).
+    public var source: SourceReference? { deviceType.traits.first?.source }
+
+    /// Every topic the entity reads (state and availability).
+    public var topics: Set<String> { Set(channels.map(\.topic) + availability.map(\.topic)) }
+}
+
+/// The HA `device` of an entity: what groups entities into one TraitBridge device.
+public struct HADiscoveryDeviceRef: Sendable, Hashable {
+    /// The first identifier (or the entity's unique id when it has no device): the native id.
+    public var nativeID: String
+    public var name: String?
+    public var identity: DeviceIdentity
+    public var info: DeviceInfo
+    public var suggestedArea: String?
+}
+
+/// How one topic of an entity feeds one attribute.
+public struct HAChannel: Sendable {
+    public enum Reading: Sendable {
+        /// The rendered text must be one of `words`; `ignored` words are transitional (`locking`).
+        case words([String: AttributeValue], ignored: Set<String>)
+        /// A number (text or JSON number), then the pipeline.
+        case number
+        /// The rendered word through the pipeline (a map: HVAC modes).
+        case text
+        /// A JSON-schema light state object (`state`, `brightness`, `color_temp`, `color`).
+        case jsonLight(HAJSONLight)
+    }
+
+    public var topic: String
+    public var template: HAValueTemplate
+    public var reading: Reading
+    public var address: TraitAddress
+    public var attribute: String
+    public var pipeline: ValuePipeline
+    public var metadata: AttributeMetadata
+}
+
+/// What a JSON-schema light reads and writes, and in which scales.
+public struct HAJSONLight: Sendable, Hashable {
+    public var deviceTypeKey: String
+    /// HA's brightness scale (255 by default; zigbee2mqtt says 254).
+    public var brightnessScale: Double?
+    public var hasColorTemperature: Bool
+    /// `color_temp_kelvin`: colour temperatures in Kelvin instead of mireds.
+    public var colorTemperatureInKelvin: Bool
+    public var hasXY: Bool
+    public var hasHueSaturation: Bool
+}
+
+/// A write of one attribute turned into a message on the entity's command topic.
+public struct HACommand: Sendable {
+    public enum Encoding: Sendable {
+        /// The model value picks a payload word (`ON`/`OFF`, `LOCK`/`UNLOCK`, `OPEN`/`CLOSE`).
+        case words([(model: AttributeValue, payload: String)])
+        /// The value through the inverse pipeline, printed into the template.
+        case number(HACommandTemplate, integral: Bool, range: ClosedRange<Double>?)
+        /// A word through the inverse pipeline (a HVAC mode), printed into the template.
+        case word(HACommandTemplate, allowed: [String])
+        /// Part of a JSON-schema light command object.
+        case jsonLight(HAJSONLight)
+    }
+
+    public var address: TraitAddress
+    public var attribute: String
+    public var topic: String
+    public var encoding: Encoding
+    public var pipeline: ValuePipeline
+}
+
+/// One availability topic with its words (`payload_available` / `payload_not_available`).
+public struct HAAvailability: Sendable, Hashable {
+    public var topic: String
+    public var template: HAValueTemplate
+    public var available: String
+    public var notAvailable: String
+}
+
+/// How several availability topics combine (HA's `availability_mode`).
+public enum HAAvailabilityMode: String, Sendable, Hashable {
+    /// Available only when every topic says available.
+    case all
+    /// Available when any topic says available.
+    case any
+    /// The topic that spoke last decides (HA's default).
+    case latest
+}
