@@ -130,8 +130,11 @@ extension BridgeState {
                 }
             }
             if changed { lastUpdate[runtime.target] = now }
-            generic[index].liveness.lastSeen = now
-            generic[index].liveness.lastTopic = topic
+            // Only a message that carried a value is news of the device (a malformed one changes nothing).
+            if !updates.isEmpty {
+                generic[index].liveness.lastSeen = now
+                generic[index].liveness.lastTopic = topic
+            }
             confirmCommands(for: runtime.target, now: now, effects: &effects)
             refresh(runtime.target, now: now, effects: &effects, valuesChanged: changed)
         }

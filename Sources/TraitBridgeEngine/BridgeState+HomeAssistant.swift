@@ -142,8 +142,11 @@ extension BridgeState {
                 source.read(channel, payload: payload, document: needsJSON ? json() : nil, into: &updates, problems: &problems)
             }
             guard !updates.isEmpty || !problems.isEmpty else { continue }
-            haLiveness[key]?.lastSeen = now
-            haLiveness[key]?.lastTopic = topic
+            // Only a message that carried a value is news of the entity (a malformed one changes nothing).
+            if !updates.isEmpty {
+                haLiveness[key]?.lastSeen = now
+                haLiveness[key]?.lastTopic = topic
+            }
             if let keyMap = runtime?.keyMap, !keyMap.isEmpty {
                 for index in updates.indices { updates[index].address.deviceTypeKey = keyMap[updates[index].address.deviceTypeKey] ?? updates[index].address.deviceTypeKey }
             }

@@ -42,11 +42,16 @@ struct SourceConformanceTests {
         var early: (message: Message, check: @Sendable (Device) -> Bool)?
         /// The topic on which the bridge asks a just-discovered device for its state.
         var stateRequest: String?
+        /// A topic the bridge subscribes to only once the device is discovered (the broker then
+        /// sends its retained state: how Home Assistant itself gets an entity's first state).
+        var subscription: String? = nil
         var testDescription: String { name }
     }
 
     static let z2mLight = EngineFixtures.devicesPayload
     static let tasmotaConfig = #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","ofln":"Offline","onln":"Online","state":["OFF","ON","TOGGLE","HOLD"],"sw":"13.3.0","t":"plug","ft":"%prefix%/%topic%/","tp":["cmnd","stat","tele"],"rl":[1,0],"lt_st":0,"ver":1}"#
+
+    static let haConfig = #"{"~":"plug9","stat_t":"~/state","val_tpl":"{{ value_json.power }}","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"plug9_relay","dev":{"ids":["plug9"],"name":"Plug"}}"#
 
     static let drivers: [Driver] = [
         Driver(
@@ -103,6 +108,30 @@ struct SourceConformanceTests {
             early: (("garage/status/switch:0", #"{"id":0,"output":true,"apower":12.5}"#),
                     { $0.deviceType(key: "switch0-power")?.trait(.matter("ElectricalPowerMeasurement"))?.attributes["activePower"] == .int(12_500) }),
             stateRequest: nil),
+        Driver(
+            name: "Home Assistant discovery", makeState: { try EngineFixtures.state(withHomeAssistant: true) }, id: "ha-plug9",
+            discover: [("homeassistant/switch/plug9/relay/config", haConfig)],
+            update: ([("homeassistant/switch/plug9/relay/config", haConfig.replacingOccurrences(of: "\"name\":\"Plug\"", with: "\"name\":\"Kettle\""))], { $0.name == "Kettle" }),
+            remove: [("homeassistant/switch/plug9/relay/config", "")],
+            online: ("plug9/avail", "online"), offline: ("plug9/avail", "offline"), parentOffline: nil, parentOnline: nil,
+            value: ("plug9/state", #"{"power":"ON"}"#), valueAt: ("relay", "OnOff", "onOff", .bool(true)),
+            malformed: ("plug9/state", "{not json"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "plug9/set",
+            echo: ("plug9/state", #"{"power":"OFF"}"#),
+            // Another config topic for the same HA device (same identifiers).
+            renamed: [("homeassistant/switch/node7/relay/config", haConfig)],
+            early: nil, stateRequest: nil, subscription: "plug9/state"),
+        Driver(
+            name: "generic topics", makeState: { try GenericSourceTests().state() }, id: "generic-plug1",
+            discover: [],  // described by its mappings file: known from the start, nothing to discover or remove
+            update: nil, remove: nil,
+            online: ("home/plug1/LWT", "Online"), offline: ("home/plug1/LWT", "Offline"), parentOffline: nil, parentOnline: nil,
+            value: ("home/plug1/POWER", "ON"), valueAt: ("plug", "OnOff", "onOff", .bool(true)),
+            malformed: ("home/plug1/POWER", "MAYBE"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "home/plug1/cmnd/POWER",
+            echo: ("home/plug1/POWER", "OFF"),
+            renamed: [],
+            early: nil, stateRequest: nil),
     ]
 
     func ready(_ driver: Driver) throws -> BridgeState {
@@ -212,6 +241,20 @@ struct SourceConformanceTests {
         var published: [String] = []
         for message in driver.discover { published += state.receive(message.topic, message.payload).publications.map(\.topic) }
         #expect(published.contains(try #require(driver.stateRequest)))
+    }
+
+    @Test("a device discovered later has its own topics subscribed then (their retained state comes with it)", arguments: drivers.filter { $0.subscription != nil })
+    func subscribedAtDiscovery(_ driver: Driver) throws {
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        let topic = try #require(driver.subscription)
+        #expect(!state.subscriptions.contains(topic))
+        var subscribed: [String] = []
+        for message in driver.discover { subscribed += state.receive(message.topic, message.payload).subscriptions }
+        #expect(subscribed.contains(topic))
+        _ = state.receive(driver.value.topic, driver.value.payload)
+        let at = driver.valueAt
+        #expect(try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute] == at.value)
     }
 
     @Test("a malformed payload is refused alone, with the topic in the log; the next good one is taken", arguments: drivers)
