@@ -17,7 +17,7 @@ struct MappingsValidateCommandTests {
         let result = try CommandRunner.run(["mappings", "validate", mappings])
         #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
-        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 3 source tables, 0 generic devices)\n"))
+        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 4 source tables, 0 generic devices)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
@@ -147,8 +147,9 @@ struct MappingsValidateCommandTests {
               -h, --help              Show help information.
 
             SUBCOMMANDS:
-              serve                   Run the bridge: read zigbee2mqtt, Tasmota and Shelly
-                                      devices from the broker and publish the unified model.
+              serve                   Run the bridge: read zigbee2mqtt, Tasmota, Shelly and
+                                      Home Assistant discovery devices from the broker and
+                                      publish the unified model.
               status                  Show each device's connectivity, locality and last
                                       update, and whether the bridge is online.
               devices                 List devices, filtered by room, device type, trait,
