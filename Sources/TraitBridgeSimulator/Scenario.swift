@@ -12,16 +12,21 @@ public struct Scenario: Sendable {
         case tasmota
         case shellyGen1 = "shelly-gen1"
         case shellyGen2 = "shelly-gen2"
+        /// Home Assistant MQTT discovery, as a bla2mqtt-style program publishes it: one device
+        /// config with its components, a JSON state on `<topic>/state`, commands on `<topic>/…/set`.
+        case homeAssistant = "homeassistant"
     }
 
     /// One device. `data` is what it reports: the zigbee2mqtt state object, Tasmota's STATE
-    /// values, a Shelly Gen1 topic → value table, a Shelly Gen2 component → status table.
+    /// values, a Shelly Gen1 topic → value table, a Shelly Gen2 component → status table, the
+    /// JSON state of a Home Assistant discovery device.
     public struct Device: Sendable {
         public var name: String
         public var deviceProtocol: DeviceProtocol
-        /// zigbee2mqtt: the friendly name; Tasmota: the MAC; Gen1: the MQTT id; Gen2: the device id.
+        /// zigbee2mqtt: the friendly name; Tasmota: the MAC; Gen1: the MQTT id; Gen2: the device id;
+        /// Home Assistant: the device identifier.
         public var id: String
-        /// Tasmota: %topic%; Gen2: the topic prefix (default: the id).
+        /// Tasmota: %topic%; Gen2: the topic prefix (default: the id); Home Assistant: its base topic.
         public var topic: String
         public var data: JSONObject
         /// Tasmota: the SENSOR objects (`{"AM2301": {"Temperature": 21.5}}`).
@@ -31,6 +36,8 @@ public struct Scenario: Sendable {
         public var lightSubtype: Int
         /// Gen1: the model code of the announce (`SHSW-25`).
         public var model: String
+        /// Home Assistant: the components of its device config (`cmps`), `~` being `topic`.
+        public var entities: JSONObject = JSONObject()
     }
 
     /// A value that moves by `step` every drift interval, bouncing between `minimum` and `maximum`.

@@ -101,7 +101,7 @@ struct ScenarioDecoder {
     }
 
     func device(_ element: JSON, at path: JSONPath, z2mDevices: JSONValue?) throws(ScenarioError) -> Scenario.Device {
-        try check(element, at: path, allowed: ["name", "protocol", "id", "topic", "state", "sensors", "relays", "lightSubtype", "model"])
+        try check(element, at: path, allowed: ["name", "protocol", "id", "topic", "state", "sensors", "relays", "lightSubtype", "model", "entities"])
         let protocolText = try string(element, "protocol", at: path)
         guard let kind = Scenario.DeviceProtocol(rawValue: protocolText) else {
             throw fail(path.appending("protocol"), "unknown protocol '\(protocolText)'; use \(Scenario.DeviceProtocol.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -130,6 +130,16 @@ struct ScenarioDecoder {
         case .shellyGen2:
             device.id = try string(element, "id", at: path)
             device.topic = try string(element, "topic", at: path, default: device.id)
+        case .homeAssistant:
+            device.id = try string(element, "id", at: path)
+            device.topic = try string(element, "topic", at: path, default: "bla2mqtt/" + device.id)
+            device.entities = try objectValue(element, "entities", at: path)
+            guard !device.entities.isEmpty else { throw fail(path, "a homeassistant device needs \"entities\": its components, e.g. {\"light\": {\"p\": \"light\", \"schema\": \"json\", …}}") }
+            for (key, entity) in device.entities.members {
+                guard case .object(let fields) = entity, case .string? = fields["p"] else {
+                    throw fail(path.appending("entities").appending(key), "expected a Home Assistant component config with \"p\" (its platform)")
+                }
+            }
         }
         return device
     }

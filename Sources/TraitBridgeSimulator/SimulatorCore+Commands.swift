@@ -152,4 +152,19 @@ extension SimulatorCore {
         if let error { response["error"] = ["code": .int(Int64(error.0)), "message": .string(error.1)] } else { response["result"] = result }
         return Message("\(source)/rpc", json: .object(response))
     }
+
+    /// `<topic>/set` with a JSON object (a json-schema light) merged into the state, or a plain
+    /// word (`ON`, `LOCK`) as its `state`; `<topic>/<key>/set` sets that key. The whole state is
+    /// published again, as a bla2mqtt program does.
+    mutating func homeAssistantCommand(_ index: Int, _ key: String, _ payload: [UInt8]) -> [Message] {
+        let text = String(decoding: payload, as: UTF8.self)
+        if key.isEmpty, let command = try? JSONDocument.parse(payload).root.value, case .object(let fields) = command {
+            for (name, value) in fields.members { devices[index].data[name] = value }
+        } else if let number = Double(text) {
+            devices[index].data[key.isEmpty ? "state" : key] = number == number.rounded() ? .int(Int64(number)) : .double(number)
+        } else {
+            devices[index].data[key.isEmpty ? "state" : key] = .string(text)
+        }
+        return report(index)
+    }
 }

@@ -10,6 +10,7 @@ extension SimulatorCore {
         case .tasmota: return [Message("tele/\(device.topic)/LWT", text: online ? "Online" : "Offline", retain: true)]
         case .shellyGen1: return [Message("shellies/\(device.id)/online", text: online ? "true" : "false", retain: true)]
         case .shellyGen2: return [Message("\(device.topic)/online", text: online ? "true" : "false", retain: true)]
+        case .homeAssistant: return [Message("\(device.topic)/availability", text: online ? "online" : "offline", retain: true)]
         }
     }
 
@@ -18,6 +19,13 @@ extension SimulatorCore {
         switch device.deviceProtocol {
         case .zigbee2mqtt, .shellyGen2:
             return []
+        case .homeAssistant:
+            let config: JSONValue = [
+                "~": .string(device.topic), "avty_t": "~/availability",
+                "dev": ["ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated"],
+                "o": ["name": "traitbridge-simulate"], "cmps": .object(device.entities),
+            ]
+            return [Message("homeassistant/device/\(device.id)/config", json: config, retain: true)]
         case .tasmota:
             let names: [JSONValue] = device.relays.indices.map { $0 == 0 ? .string(device.name) : .null }
             let config: JSONValue = [
@@ -56,6 +64,8 @@ extension SimulatorCore {
             return device.data.keys.compactMap { gen1Value(device, key: $0) }
         case .shellyGen2:
             return [notify(device, method: "NotifyFullStatus", params: device.data)]
+        case .homeAssistant:
+            return [Message("\(device.topic)/state", json: .object(device.data), retain: true)]
         }
     }
 

@@ -47,6 +47,7 @@ public struct SimulatorCore: Sendable {
             case .tasmota: filters.append("cmnd/\(device.topic)/+")
             case .shellyGen1: filters.append("shellies/\(device.id)/#")
             case .shellyGen2: filters.append("\(device.topic)/rpc")
+            case .homeAssistant: filters += ["\(device.topic)/set", "\(device.topic)/+/set"]
             }
         }
         return filters
@@ -83,6 +84,8 @@ public struct SimulatorCore: Sendable {
                 if topic.hasPrefix(prefix) { return gen1Command(index, String(topic.dropFirst(prefix.count)), payload) }
             case .shellyGen2:
                 if topic == "\(device.topic)/rpc" { return gen2Call(index, payload) }
+            case .homeAssistant:
+                if topic.hasPrefix(device.topic + "/"), topic.hasSuffix("/set") { return homeAssistantCommand(index, String(topic.dropFirst(device.topic.count + 1).dropLast(4)), payload) }
             }
         }
         return []
@@ -146,7 +149,7 @@ public struct SimulatorCore: Sendable {
     mutating func changed(_ index: Int, path: [String]) -> [Message] {
         let device = devices[index]
         switch device.deviceProtocol {
-        case .zigbee2mqtt, .tasmota: return report(index)
+        case .zigbee2mqtt, .tasmota, .homeAssistant: return report(index)
         case .shellyGen1: return [gen1Value(device, key: path[0])].compactMap { $0 }
         case .shellyGen2:
             guard let component = path.first, let status = device.data[component] else { return [] }

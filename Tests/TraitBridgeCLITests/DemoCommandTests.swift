@@ -30,7 +30,7 @@ struct DemoCommandTests {
         for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
         #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
-        #expect(table.contains("12 devices: 11 online, 1 partially online, 0 offline, 0 unknown"), "\(table)")
+        #expect(table.contains("13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"), "\(table)")
         #expect(output.contains("merged: cloud-hall-light → Hall light"))
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")

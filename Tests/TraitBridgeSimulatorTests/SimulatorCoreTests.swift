@@ -123,7 +123,7 @@ struct SimulatorCoreTests {
         (#"{"devices": [{"name": "A", "protocol": "tasmota", "id": "XYZ", "topic": "a"}]}"#, "home.json:1:57: devices[0].id: a Tasmota id is its MAC: 12 hex digits"),
         (#"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1"}], "faults": [{"afterSeconds": 1, "fault": "offline", "device": "B"}]}"#, "home.json:1:80: faults[0]: offline needs \"device\": the name of a device in \"devices\""),
         (#"{"devices": []}"#, "home.json:1:1: $: expected \"devices\": a non-empty array"),
-        (#"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1", "colour": 1}]}"#, "home.json:1:77: devices[0].colour: unknown key 'colour'; allowed: id, lightSubtype"),
+        (#"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1", "colour": 1}]}"#, "home.json:1:77: devices[0].colour: unknown key 'colour'; allowed: entities, id, lightSubtype"),
     ])
     func scenarioErrors(_ text: String, _ expected: String) throws {
         #expect {
@@ -133,10 +133,38 @@ struct SimulatorCoreTests {
         }
     }
 
-    @Test("examples/demo-home.json loads: ten devices of every protocol, and a fault that makes the Hall light partiallyOnline")
+    @Test("a Home Assistant discovery device: one retained device config with its components, availability, state; commands merge into the state")
+    func homeAssistant() throws {
+        let text = """
+            {"devices": [{ "name": "Porch", "protocol": "homeassistant", "id": "porch", "topic": "bla/porch", "state": { "state": "OFF", "motion": "OFF" },
+              "entities": { "light": { "p": "light", "schema": "json", "cmd_t": "~/set", "stat_t": "~/state" },
+                            "motion": { "p": "binary_sensor", "dev_cla": "motion", "stat_t": "~/state", "val_tpl": "{{ value_json.motion }}" } } }],
+             "faults": [{ "afterSeconds": 1, "fault": "offline", "device": "Porch" }]}
+            """
+        var core = SimulatorCore(scenario: try Scenario.decode(file: "home.json", bytes: Array(text.utf8)) { _ in .null })
+        let start = core.startMessages()
+        let config = try json(start.first { $0.topic == "homeassistant/device/porch/config" })
+        #expect(config["~"]?.string == "bla/porch")
+        #expect(config[path: "cmps.motion.dev_cla"]?.string == "motion")
+        #expect(config[path: "dev.ids"]?[0]?.string == "porch")
+        #expect(start.contains { $0.topic == "bla/porch/availability" && $0.payload == Array("online".utf8) && $0.retain })
+        #expect(core.subscriptions.contains("bla/porch/set"))
+        let answer = core.handle(topic: "bla/porch/set", payload: Array(#"{"state":"ON","brightness":120}"#.utf8))
+        let state = try json(answer.first { $0.topic == "bla/porch/state" })
+        #expect(state["state"]?.string == "ON")
+        #expect(state["brightness"]?.int64 == 120)
+        #expect(state["motion"]?.string == "OFF")
+        let fault = core.inject(.offline, device: "Porch")
+        #expect(fault.contains { $0.topic == "bla/porch/availability" && $0.payload == Array("offline".utf8) })
+        #expect(throws: ScenarioError.self) {
+            try Scenario.decode(file: "home.json", bytes: Array(#"{"devices": [{"name": "X", "protocol": "homeassistant", "id": "x"}]}"#.utf8)) { _ in .null }
+        }
+    }
+
+    @Test("examples/demo-home.json loads: eleven devices of every protocol, and a fault that makes the Hall light partiallyOnline")
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
-        #expect(scenario.devices.count == 10)
+        #expect(scenario.devices.count == 11)
         #expect(Set(scenario.devices.map(\.deviceProtocol)) == Set(Scenario.DeviceProtocol.allCases))
         #expect(scenario.faults.contains { $0.kind == .offline && $0.device == "Hall light" })
     }

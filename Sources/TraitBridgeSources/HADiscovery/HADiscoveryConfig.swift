@@ -43,14 +43,10 @@ public struct HADiscoveryConfig: Sendable {
     /// (state topic, availability, `~`, qos…), its own options winning.
     public func components(table: HomeAssistantTable) -> [(key: String, config: HADiscoveryConfig)] {
         guard case .object(let components)? = values["components"] else { return [] }
-        let shared = values.filter { $0.key != "components" && $0.key != "~" }
+        let shared = values.filter { $0.key != "components" }.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
         return components.members.map { key, value in
-            var merged = shared.map { (key: $0.key, value: $0.value) }
-            let own = HADiscoveryConfig(value.objectMembers, table: table)
-            merged.removeAll { own.values[$0.key] != nil }
-            var config = HADiscoveryConfig(merged, table: table)
-            for (name, ownValue) in own.values { config.values[name] = ownValue }
-            return (key, config)
+            // Read in order: the shared options, then the component's own (abbreviated or not).
+            (key, HADiscoveryConfig(shared + value.objectMembers, table: table))
         }
     }
 
