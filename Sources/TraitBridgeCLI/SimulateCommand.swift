@@ -3,11 +3,11 @@ import Foundation
 import TraitBridgeMQTT
 import TraitBridgeSimulator
 
-/// `traitbridge simulate`: devices that speak zigbee2mqtt, Tasmota and Shelly on a broker.
+/// `traitbridge simulate`: devices that speak zigbee2mqtt, Tasmota, Shelly and HA discovery on a broker.
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run simulated devices that speak zigbee2mqtt, Tasmota and Shelly on the broker.",
+        abstract: "Run simulated devices that speak zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery on the broker.",
         discussion: """
             The devices announce themselves as the real ones do, answer commands (echoing their new state), drift sensor values and inject the scenario's faults on time (offline, flap, zigbee2mqtt bridge down, not answering). Runs until Ctrl-C or --duration. The scenario format is described in examples/demo-home.json.
 

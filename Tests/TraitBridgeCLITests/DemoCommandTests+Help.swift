@@ -7,12 +7,12 @@ extension DemoCommandTests {
         cloud's view, and show status and changes.
 
         Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker),
-        the devices of the scenario (zigbee2mqtt, Tasmota, Shelly), the bridge, and the
-        Google Cloud-to-cloud SYNC and QUERY files imported through the bridge as
-        `traitbridge sync import` does. It prints `traitbridge status` once the
-        scenario's faults have happened, then streams changes like `traitbridge watch`
-        until Ctrl-C (--once: exit after the status). Everything it started is stopped
-        on the way out.
+        the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant
+        discovery), the bridge, and the Google Cloud-to-cloud SYNC and QUERY files
+        imported through the bridge as `traitbridge sync import` does. It prints
+        `traitbridge status` once the scenario's faults have happened, then streams
+        changes like `traitbridge watch` until Ctrl-C (--once: exit after the status).
+        Everything it started is stopped on the way out.
 
         Examples:
           traitbridge demo

@@ -168,8 +168,9 @@ struct MappingsValidateCommandTests {
                                       bridge and print the EXECUTE response.
               mappings                Check the data files that define device types, traits
                                       and source tables.
-              simulate                Run simulated devices that speak zigbee2mqtt, Tasmota
-                                      and Shelly on the broker.
+              simulate                Run simulated devices that speak zigbee2mqtt,
+                                      Tasmota, Shelly and Home Assistant discovery on the
+                                      broker.
               demo                    Start a private broker, a simulated home and the
                                       bridge, import the cloud's view, and show status and
                                       changes.
