@@ -79,7 +79,7 @@ extension BridgeState {
     private mutating func registerHomeAssistantEntity(_ entity: HADiscoveryEntity, effects: inout BridgeEffects) -> Set<DeviceID> {
         var previousDevice: DeviceID?
         if haEntities[entity.key] != nil { previousDevice = unregisterHomeAssistantEntity(entity.key, keepLiveness: true) }
-        let id = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+        let id = entity.deviceRef.deviceID
         haEntities[entity.key] = entity
         if let uniqueID = entity.uniqueID { haUniqueIDs[uniqueID] = entity.key }
         if let native = entity.source?.nativeID { haEntityBySource[native] = entity.key }
@@ -107,7 +107,7 @@ extension BridgeState {
             haLiveness.removeValue(forKey: key)
             haAvailability.removeValue(forKey: key)
         }
-        let id = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+        let id = entity.deviceRef.deviceID
         haDevices[id]?.entityKeys.remove(key)
         return id
     }
@@ -125,7 +125,7 @@ extension BridgeState {
         var reports: [DeviceID: (updates: [AttributeUpdate], problems: [SourceProblem])] = [:]
         for key in keys {
             guard let entity = haEntities[key] else { continue }
-            let own = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+            let own = entity.deviceRef.deviceID
             let runtime = haDevices[own]
             let target = runtime?.target ?? own
             for entry in entity.availability where entry.topic == topic {
@@ -194,7 +194,7 @@ extension BridgeState {
                 throw CommandFailure(.notSupported, "\(write.address) has no Home Assistant entity since start")
             }
             // Back from the key on a merged device to the entity's own key.
-            let own = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+            let own = entity.deviceRef.deviceID
             var local = write
             if let original = haDevices[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key { local.address.deviceTypeKey = original }
             byEntity[key, default: []].append(local)

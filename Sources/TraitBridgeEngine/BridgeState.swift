@@ -209,7 +209,7 @@ public struct BridgeState: Sendable {
             guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
                 let entity = haEntities[key]
             else { continue }
-            let own = DeviceID.derived(source: "ha", nativeID: entity.deviceRef.nativeID)
+            let own = entity.deviceRef.deviceID
             refresh(haDevices[own]?.target ?? own, now: now, effects: &effects)
         }
         for runtime in generic where runtime.liveness.availability.status == .unknown {

@@ -37,6 +37,8 @@ public struct HADiscoveryEntity: Sendable {
 public struct HADiscoveryDeviceRef: Sendable, Hashable {
     /// The first identifier (or the entity's unique id when it has no device): the native id.
     public var nativeID: String
+    /// `ha-<native id>`: derived once here, not per message.
+    public var deviceID: DeviceID
     public var name: String?
     public var identity: DeviceIdentity
     public var info: DeviceInfo

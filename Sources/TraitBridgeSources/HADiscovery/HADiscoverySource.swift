@@ -211,7 +211,7 @@ public struct HADiscoverySource: Sendable {
         }
         let nativeID = identifiers.first ?? config.string("unique_id") ?? key
         return HADiscoveryDeviceRef(
-            nativeID: nativeID, name: device.string("name"),
+            nativeID: nativeID, deviceID: DeviceID.derived(source: "ha", nativeID: nativeID), name: device.string("name"),
             identity: DeviceIdentity(serialNumber: device.string("serial_number"), otherDeviceIDs: others),
             info: DeviceInfo(
                 manufacturer: device.string("manufacturer"), model: device.string("model"),
