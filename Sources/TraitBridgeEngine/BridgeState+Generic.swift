@@ -52,9 +52,7 @@ extension BridgeState {
             let oldValues = graph.devices[old]
             generic[index].target = device.id
             if graph.devices[old] != nil {
-                try? graph.removeDevice(old)
-                clearRetained(old, effects: &effects)
-                effects.storeChanges.append(.remove(old))
+                removeFromGraph(old, effects: &effects)
             }
             effects.log(.info, "merged \(definition.name) into \(device.name): same identity", ["tb.device.id": device.id.rawValue])
             if let oldValues { mergedValues[device.id, default: []].append(oldValues) }

@@ -17,11 +17,7 @@ extension BridgeState {
             if let target = runtime.target {
                 reattachHomeAssistant(to: target, now: now, effects: &effects)
             } else if let device = graph.devices[own] {
-                try? graph.removeDevice(own)
-                liveness.removeValue(forKey: own)
-                lastUpdate.removeValue(forKey: own)
-                clearRetained(own, effects: &effects)
-                effects.storeChanges.append(.remove(own))
+                removeFromGraph(own, effects: &effects)
                 effects.log(.info, "removed device \(device.name): its Home Assistant discovery configs were cleared", ["tb.device.id": own.rawValue])
             }
             return
@@ -38,9 +34,7 @@ extension BridgeState {
             if let standalone = graph.devices[own] {
                 // It was alone until the other source's device appeared: its values come along.
                 mergedValues[target, default: []].append(standalone)
-                try? graph.removeDevice(own)
-                clearRetained(own, effects: &effects)
-                effects.storeChanges.append(.remove(own))
+                removeFromGraph(own, effects: &effects)
                 effects.log(.info, "merged Home Assistant device \(standalone.name) into \(graph.devices[target]?.name ?? target.rawValue): same identity", ["tb.device.id": target.rawValue])
             }
             reattachHomeAssistant(to: target, now: now, effects: &effects)
@@ -64,13 +58,11 @@ extension BridgeState {
     /// identity move into it (called from `upsertSourceDevice`, before `attachHomeAssistant`).
     mutating func mergeHomeAssistant(into device: Device, effects: inout BridgeEffects) {
         guard homeAssistant != nil, device.sources.contains(where: { $0.family != HADiscoverySource.family && $0.family != GoogleC2C.family && $0.family != Self.genericFamily }) else { return }
-        for own in haDevices.keys.sorted() where haDevices[own]?.target == nil {
+        for own in haDevices.filter({ $0.value.target == nil }).keys.sorted() {
             guard let standalone = graph.devices[own], standalone.identity.matches(device.identity) else { continue }
             haDevices[own]?.target = device.id
             mergedValues[device.id, default: []].append(standalone)
-            try? graph.removeDevice(own)
-            clearRetained(own, effects: &effects)
-            effects.storeChanges.append(.remove(own))
+            removeFromGraph(own, effects: &effects)
             effects.log(.info, "merged Home Assistant device \(standalone.name) into \(device.name): same identity", ["tb.device.id": device.id.rawValue])
         }
     }
@@ -78,9 +70,10 @@ extension BridgeState {
     /// Adds the device types of every HA device merged into `device`, keys renamed on a clash,
     /// values kept from where they were (the device itself, or the standalone device just merged).
     mutating func attachHomeAssistant(to device: inout Device) {
-        guard let source = homeAssistant else { return }
+        guard let source = homeAssistant, !haDevices.isEmpty else { return }
         let previous = graph.devices[device.id]
-        for own in haDevices.keys.sorted() where haDevices[own]?.target == device.id {
+        // Only the HA devices merged into this one, in a stable order (no sort of all of them per upsert).
+        for own in haDevices.filter({ $0.value.target == device.id }).keys.sorted() {
             guard let runtime = haDevices[own], let haDevice = try? source.device(id: own, entities: runtime.entityKeys.compactMap { haEntities[$0] }) else { continue }
             var keyMap: [String: String] = [:]
             for var type in haDevice.deviceTypes {
@@ -129,7 +122,7 @@ extension BridgeState {
 
     /// The device HA devices were merged into is gone: they stand alone again.
     mutating func detachHomeAssistant(from id: DeviceID, now: Date, effects: inout BridgeEffects) {
-        for own in haDevices.keys.sorted() where haDevices[own]?.target == id {
+        for own in haDevices.filter({ $0.value.target == id }).keys.sorted() {
             haDevices[own]?.target = nil
             haDevices[own]?.keyMap = [:]
             registerHomeAssistantDevice(own, now: now, effects: &effects)

@@ -68,6 +68,16 @@ extension BridgeState {
         refresh(id, now: now, effects: &effects)
     }
 
+    /// Takes a device out of the bridge: graph, liveness, retained topics and the registry on disk
+    /// (it is gone, or merged into another device).
+    mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
+        liveness.removeValue(forKey: id)
+        lastUpdate.removeValue(forKey: id)
+        try? graph.removeDevice(id)
+        clearRetained(id, effects: &effects)
+        effects.storeChanges.append(.remove(id))
+    }
+
     /// Clears a device's retained state and description (it is gone or merged into another).
     mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
         publishedState.removeValue(forKey: id)

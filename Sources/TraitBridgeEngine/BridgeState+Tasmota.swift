@@ -78,11 +78,7 @@ extension BridgeState {
     mutating func removeTasmotaDevice(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         guard let device = tasmotaDevices.removeValue(forKey: id) else { return }
         for topic in device.messageKinds.keys { routes.removeValue(forKey: topic) }
-        liveness.removeValue(forKey: id)
-        lastUpdate.removeValue(forKey: id)
-        try? graph.removeDevice(id)
-        clearRetained(id, effects: &effects)
-        effects.storeChanges.append(.remove(id))
+        removeFromGraph(id, effects: &effects)
         effects.log(.info, "removed device \(device.device.name): its discovery config was cleared", ["tb.device.id": id.rawValue])
         detachHomeAssistant(from: id, now: now, effects: &effects)
     }

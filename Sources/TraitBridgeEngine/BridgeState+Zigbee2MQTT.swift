@@ -82,11 +82,7 @@ extension BridgeState {
         guard let mapped = z2mDevices.removeValue(forKey: id), let base = configuration.zigbee2mqtt?.baseTopic else { return }
         routes.removeValue(forKey: "\(base)/\(mapped.friendlyName)")
         routes.removeValue(forKey: "\(base)/\(mapped.friendlyName)/availability")
-        liveness.removeValue(forKey: id)
-        lastUpdate.removeValue(forKey: id)
-        try? graph.removeDevice(id)
-        clearRetained(id, effects: &effects)
-        effects.storeChanges.append(.remove(id))
+        removeFromGraph(id, effects: &effects)
         effects.log(.info, "removed device \(mapped.friendlyName): zigbee2mqtt no longer lists it", ["tb.device.id": id.rawValue])
         detachHomeAssistant(from: id, now: now, effects: &effects)
     }

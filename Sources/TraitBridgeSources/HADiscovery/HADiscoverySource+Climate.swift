@@ -20,8 +20,7 @@ extension HADiscoverySource {
         channel(config, topicKey: "percentage_state_topic", templateKey: "percentage_value_template", reading: .number, address: address, attribute: "percentSetting", pipeline: percent, into: &draft)
         command(config, topicKey: "percentage_command_topic", templateKey: "percentage_command_template", address: address, attribute: "percentSetting",
                 pipeline: percent, integral: true, range: 0...high, into: &draft)
-        return draft.channels.isEmpty && draft.commands.isEmpty
-            ? .failure(SourceProblem(location: "state_topic", message: "a fan needs a state, percentage or command topic")) : .success(())
+        return draft.requireTopics(at: "state_topic", "a fan needs a state, percentage or command topic")
     }
 
     func buildClimate(_ config: HADiscoveryConfig, into draft: inout EntityDraft) -> Result<Void, SourceProblem> {
@@ -46,8 +45,7 @@ extension HADiscoverySource {
                 draft.notes.append("mode_command_template \(problem.message); systemMode cannot be set")
             }
         }
-        return draft.channels.isEmpty && draft.commands.isEmpty
-            ? .failure(SourceProblem(location: "current_temperature_topic", message: "a climate entity needs a temperature or mode topic")) : .success(())
+        return draft.requireTopics(at: "current_temperature_topic", "a climate entity needs a temperature or mode topic")
     }
 
     /// On/off over `state_topic` (words `state_on`/`state_off`, by default the payloads) and

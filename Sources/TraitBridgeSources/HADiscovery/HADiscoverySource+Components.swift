@@ -140,8 +140,7 @@ extension HADiscoverySource {
                 (.int(0), config.string("payload_open") ?? "OPEN"), (.int(10000), config.string("payload_close") ?? "CLOSE"),
             ]), pipeline: ValuePipeline()))
         }
-        return draft.channels.isEmpty && draft.commands.isEmpty
-            ? .failure(SourceProblem(location: "state_topic", message: "a cover needs a state, position or command topic")) : .success(())
+        return draft.requireTopics(at: "state_topic", "a cover needs a state, position or command topic")
     }
 
     func buildLock(_ config: HADiscoveryConfig, into draft: inout EntityDraft) -> Result<Void, SourceProblem> {

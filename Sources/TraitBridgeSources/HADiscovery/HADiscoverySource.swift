@@ -242,4 +242,9 @@ struct EntityDraft {
     mutating func add(_ trait: TraitID) {
         if !traits.contains(trait) { traits.append(trait) }
     }
+
+    /// Success when the component found a topic to read or write; else the problem saying what it needs.
+    func requireTopics(at location: String, _ message: String) -> Result<Void, SourceProblem> {
+        channels.isEmpty && commands.isEmpty ? .failure(SourceProblem(location: location, message: message)) : .success(())
+    }
 }

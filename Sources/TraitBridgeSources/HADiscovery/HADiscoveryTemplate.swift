@@ -1,5 +1,6 @@
 public import TraitBridgeJSON
 public import TraitBridgeModel
+import TraitBridgeMapping
 
 /// The value templates TraitBridge reads: none (the payload itself), `{{ value }}`, and
 /// `{{ value_json.<key> }}` with dotted keys or `["key"]` / `[0]` steps. Jinja beyond that
@@ -110,16 +111,10 @@ extension AttributeValue {
         }
     }
 
-    /// How HA prints a rendered value before comparing it with payload words.
+    /// How HA prints a rendered value before comparing it with payload words (as a config's words).
     var haWord: String {
-        switch self {
-        case .string(let text): text
-        case .bool(let flag): flag ? "True" : "False"
-        case .int(let integer): String(integer)
-        case .double(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) + ".0" : String(number)
-        case .null: "None"
-        default: description
-        }
+        if case .string(let text) = self { return text }  // the common case, without a JSON copy
+        return HADiscoveryConfig.word(jsonValue) ?? description
     }
 }
 
