@@ -3,8 +3,11 @@ import Foundation
 import TraitBridgeJSON
 import TraitBridgeMQTT
 
-/// One request to the running bridge and its answer: published on
-/// `<prefix>/bridge/request/<operation>/<correlation>`, answered on `…/bridge/response/…`.
+/// One request to the running bridge and its answer, over MQTT 5 request/response: published on
+/// `<prefix>/bridge/request/<operation>/<correlation>` with the Response Topic
+/// `<prefix>/bridge/response/<operation>/<correlation>` and the correlation id as Correlation Data.
+/// (The correlation level in the topic lets a bridge configured for MQTT 3.1.1, which never sees
+/// the properties, answer on the same topic.)
 enum BridgeRequest {
     /// The answer's bytes; exit 3 when the broker or the bridge does not answer in time.
     static func send(_ operation: String, payload: [UInt8], connection: ConnectionOptions) throws -> [UInt8] {
@@ -14,8 +17,12 @@ enum BridgeRequest {
         let responseTopic = "\(connection.prefix)/bridge/response/\(operation)/\(correlation)"
         let answer = Answer()
         let client = try MQTTClient(
-            configuration: MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
-            onMessage: { message in if message.topic == responseTopic { answer.set(message.payload) } })
+            configuration: MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli"), protocolVersion: .v5),
+            onMessage: { message in
+                // A v5 bridge echoes the correlation data; a 3.1.1 bridge cannot, the topic says it.
+                guard message.topic == responseTopic, message.correlationData.map({ $0 == Array(correlation.utf8) }) ?? true else { return }
+                answer.set(message.payload)
+            })
         client.subscribe(responseTopic, qos: 1)
         client.start()
         defer { client.stop() }
@@ -31,7 +38,9 @@ enum BridgeRequest {
             throw ExitCode(3)
         }
         Thread.sleep(forTimeInterval: 0.05)  // let the subscription settle before the request goes out
-        try client.publish("\(connection.prefix)/bridge/request/\(operation)/\(correlation)", payload: payload, qos: 1)
+        try client.publish(
+            "\(connection.prefix)/bridge/request/\(operation)/\(correlation)", payload: payload, qos: 1,
+            responseTopic: responseTopic, correlationData: Array(correlation.utf8))
         let sent = ContinuousClock.now
         while ContinuousClock.now < deadline {
             if let bytes = answer.get() { return bytes }

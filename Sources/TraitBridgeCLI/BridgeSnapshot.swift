@@ -39,13 +39,20 @@ struct BridgeSnapshot: Sendable {
         }
     }
 
-    /// The id of the device named by id or by name, or an error message and exit 4.
+    /// The id of the device named by id or by name (exactly, else ignoring case and spaces), or
+    /// an error message and exit 4 — also when a name fits several devices.
     func deviceID(_ device: String, prefix: String) throws -> String {
-        guard let id = states.keys.sorted().first(where: { $0 == device || states[$0]?["name"]?.string == device }) else {
+        let ids = states.keys.sorted()
+        if let id = ids.first(where: { $0 == device }) ?? ids.first(where: { states[$0]?["name"]?.string == device }) { return id }
+        func key(_ text: String) -> String { String(text.lowercased().filter { !$0.isWhitespace }) }
+        let loose = ids.filter { key(states[$0]?["name"]?.string ?? "") == key(device) }
+        if loose.count == 1 { return loose[0] }
+        if loose.count > 1 {
+            printError("error: '\(device)' could be \(loose.joined(separator: ", ")); give the device id")
+        } else {
             printError("error: no device '\(device)' on \(prefix)/devices/; `traitbridge status` lists them")
-            throw ExitCode(4)
         }
-        return id
+        throw ExitCode(4)
     }
 
     static func read(broker: String, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {

@@ -112,6 +112,8 @@ struct DemoCommand: ParsableCommand {
             say("== imported \(what) from \(file)\(merged.isEmpty ? "" : "; merged: " + merged.joined(separator: ", "))\(problems > 0 ? "; \(problems) problems" : "")")
         }
 
+        try place(home, in: bridge, connection: connection)
+
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
             style.progress("waiting for the scenario's faults: \(simulator.pendingFaults) to come")
@@ -126,7 +128,7 @@ struct DemoCommand: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(3)
         }
-        let rows = snapshot.states.keys.sorted().compactMap { id in snapshot.states[id].map { StatusRow(id: id, state: $0, description: snapshot.descriptions[id]) } }
+        let rows = StatusRow.rows(snapshot)
         say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
         if once || Interruption.isRequested { return }
         say("== traitbridge watch: changes as they happen; try in another terminal:")
@@ -134,6 +136,33 @@ struct DemoCommand: ParsableCommand {
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
         say("\n== stopping the simulator, the bridge and the broker")
+    }
+
+    /// zigbee2mqtt, Tasmota and Shelly know no rooms, and a Shelly announces only its id: the
+    /// scenario's names and rooms are given the way a user gives them (`rename`, `move`).
+    private func place(_ home: Scenario, in bridge: Bridge, connection: ConnectionOptions) throws {
+        let graph = bridge.snapshot.graph
+        let ids = graph.devices.keys.sorted()
+        var renamed = 0
+        var moved = 0
+        for device in home.devices {
+            let matches = ids.filter { id in
+                guard let known = graph.devices[id] else { return false }
+                return known.name == device.name || known.sources.contains { $0.nativeID == device.id }
+            }
+            guard let id = matches.first, let known = graph.devices[id] else { continue }
+            var requests: [(String, JSONObject)] = []
+            if known.name != device.name { requests.append(("rename", ["device": .string(id.rawValue), "name": .string(device.name)])) }
+            if let room = device.room, device.deviceProtocol != .homeAssistant, graph.room(of: id)?.name != room {
+                requests.append(("move", ["device": .string(id.rawValue), "room": .string(room)]))
+            }
+            for (operation, request) in requests {
+                _ = try BridgeRequest.json(operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
+                if operation == "rename" { renamed += 1 } else { moved += 1 }
+            }
+        }
+        guard renamed + moved > 0 else { return }
+        say("== named \(renamed) and placed \(moved) devices as the scenario says, as you would with `traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)")
     }
 
     /// Straight to standard output, unbuffered, so the simulator's lines keep their place.

@@ -8,7 +8,7 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List devices, filtered by room, device type, trait, connectivity or source.",
         discussion: """
-            Filters match case-insensitively; a type or trait matches by its full id or its name (DimmableLight, matter.OnOff). Exit codes: 0 ok, 3 broker not reachable.
+            Filters match case-insensitively; a type or trait matches by its full id or its name (DimmableLight, matter.OnOff). Sorted by room, then name. Exit codes: 0 ok, 3 broker not reachable.
 
             Examples:
               traitbridge devices --room Kitchen
@@ -21,7 +21,7 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Only devices with this device type.") var type: String?
     @Option(help: "Only devices with this trait.") var trait: String?
     @Option(help: "Only devices with this connectivity: online, offline, partiallyOnline, unknown.") var connectivity: String?
-    @Option(help: "Only devices fed by this source family (zigbee2mqtt, generic).") var source: String?
+    @Option(help: "Only devices fed by this source family: zigbee2mqtt, tasmota, shelly, homeassistant, generic, google-c2c.") var source: String?
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}.") var json = false
 
@@ -33,8 +33,9 @@ struct DevicesCommand: ParsableCommand {
 
     func run() throws {
         let snapshot = try BridgeSnapshot.readOrExit(connection)
-        let entries = snapshot.states.keys.sorted().map { Entry(id: $0, state: snapshot.states[$0]!, description: snapshot.descriptions[$0]) }
+        let entries = snapshot.states.map { Entry(id: $0.key, state: $0.value, description: snapshot.descriptions[$0.key]) }
             .filter(matches)
+            .sorted { StatusRow.order(room: $0.room, name: $0.name, id: $0.id) < StatusRow.order(room: $1.room, name: $1.name, id: $1.id) }
         if json {
             print(JSONValue.array(entries.map(\.json)).serialized(.pretty), terminator: "")
             return

@@ -10,7 +10,7 @@ struct ServeConfiguration: Sendable {
     var username: String?
     var password: String?
     var clientID: String?
-    var protocolVersion = "3.1.1"
+    var protocolVersion = "5"
     var keepAliveSeconds = 30
     var isCleanSession = true
     var tlsCAFile: String?

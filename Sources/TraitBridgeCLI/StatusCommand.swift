@@ -26,11 +26,10 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         let snapshot = try BridgeSnapshot.readOrExit(connection)
         let prefix = connection.prefix
-        var rows = snapshot.states.keys.sorted().map { StatusRow(id: $0, state: snapshot.states[$0]!, description: snapshot.descriptions[$0]) }
+        var rows = StatusRow.rows(snapshot)
         if !devices.isEmpty {
-            let wanted = devices
-            for name in wanted { _ = try snapshot.deviceID(name, prefix: prefix) }
-            rows = rows.filter { row in wanted.contains(row.id) || wanted.contains(row.name) }
+            let wanted = Set(try devices.map { try snapshot.deviceID($0, prefix: prefix) })
+            rows = rows.filter { wanted.contains($0.id) }
         }
         if json {
             print(StatusRow.json(rows, bridge: snapshot.bridgeState).serialized(.pretty), terminator: "")

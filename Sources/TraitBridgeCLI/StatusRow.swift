@@ -13,6 +13,18 @@ struct StatusRow {
     /// Why the device is not online: the reason of its first trait that is not.
     var reason: String?
 
+    /// Every device of the snapshot, by room, then name (the default room, "Entire Home", last),
+    /// as people scan a home; the id breaks ties.
+    static func rows(_ snapshot: BridgeSnapshot) -> [StatusRow] {
+        let rows = snapshot.states.map { StatusRow(id: $0.key, state: $0.value, description: snapshot.descriptions[$0.key]) }
+        return rows.sorted { order(room: $0.room, name: $0.name, id: $0.id) < order(room: $1.room, name: $1.name, id: $1.id) }
+    }
+
+    /// The sort key of a device line in `status` and `devices`.
+    static func order(room: String, name: String, id: String) -> (Int, String, String, String) {
+        (room == "Entire Home" || room == "–" ? 1 : 0, room.lowercased(), name.lowercased(), id)
+    }
+
     init(id: String, state: JSON, description: JSON?) {
         self.id = id
         name = state["name"]?.string ?? id

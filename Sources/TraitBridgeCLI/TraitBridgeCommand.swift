@@ -3,7 +3,8 @@ public import ArgumentParser
 /// The `traitbridge` command tree.
 ///
 /// Exit codes scripts can rely on: 0 success, 1 failure (for `mappings validate`: problems found),
-/// 2 usage error. See ``run(arguments:)``.
+/// 2 usage error, 3 the broker or the bridge cannot be reached, 4 no such device.
+/// See ``run(arguments:)``.
 public struct TraitBridgeCommand: AsyncParsableCommand {
     public static let version = "0.1.0"
 
@@ -17,14 +18,18 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
               traitbridge status
               traitbridge show "Hall light"
               traitbridge command "Hall light" matter.OnOff.on
+              traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
+              traitbridge move "Garage switch" Garage
               traitbridge sync import cloud-sync.json
               traitbridge mappings validate mappings
 
+            Exit codes: 0 ok, 1 error, 2 usage, 3 broker or bridge not reachable, 4 device not found.
+            Colour only on a terminal; NO_COLOR=1 turns it off.
             Shell completions: traitbridge --generate-completion-script bash|zsh|fish
             """,
         version: version,
         subcommands: [
-            ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self,
+            ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, RenameCommand.self, MoveCommand.self,
             SyncCommand.self, QueryCommand.self, ExecuteCommand.self, MappingsCommand.self, SimulateCommand.self, DemoCommand.self,
         ]
     )

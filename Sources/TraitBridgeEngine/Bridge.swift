@@ -31,6 +31,7 @@ public final class Bridge: Sendable {
             do {
                 for line in initial.restore(try store.all()) { Self.log(line, to: logger) }
                 for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { Self.log(line, to: logger) }
+                for line in initial.restorePlacements(try store.placements()) { Self.log(line, to: logger) }
             } catch {
                 logger.error("\(error)")
             }
@@ -84,7 +85,8 @@ public final class Bridge: Sendable {
     private func handle(_ message: MQTTMessage) {
         let now = Date()
         state.withLock { state in
-            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now))
+            let replyTo = message.responseTopic.map { ReplyAddress(topic: $0, correlationData: message.correlationData) }
+            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now, replyTo: replyTo))
         }
     }
 
@@ -131,7 +133,7 @@ public final class Bridge: Sendable {
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
             for outgoing in effects.publications {
                 do {
-                    try client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
+                    try client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained, correlationData: outgoing.correlationData)
                 } catch {
                     logger.debug("not published: \(error)", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
                 }
@@ -141,16 +143,19 @@ public final class Bridge: Sendable {
             var upserts: [DeviceRecord] = []
             var removals: [DeviceID] = []
             var cloud: [(c2cID: String, entry: [UInt8])] = []
+            var placements: [(id: DeviceID, placement: UserPlacement)] = []
             for change in effects.storeChanges {
                 switch change {
                 case .upsert(let record): upserts.append(record)
                 case .remove(let id): removals.append(id)
                 case .saveCloudDevice(let id, let entry): cloud.append((id, entry))
+                case .placement(let id, let placement): placements.append((id, placement))
                 }
             }
             do {
                 try store.apply(upserts: upserts, removals: removals, seen: Date())  // one transaction
                 try store.saveCloudDevices(cloud, importedAt: Date())
+                try store.savePlacements(placements)
             } catch {
                 logger.error("\(error)")
             }

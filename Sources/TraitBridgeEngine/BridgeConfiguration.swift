@@ -114,12 +114,27 @@ public struct Outgoing: Sendable, Hashable {
     public var payload: [UInt8]
     public var isRetained: Bool
     public var qos: Int
+    /// An answer to an MQTT 5 request echoes its Correlation Data.
+    public var correlationData: [UInt8]?
 
-    public init(topic: String, payload: [UInt8], isRetained: Bool, qos: Int = 0) {
+    public init(topic: String, payload: [UInt8], isRetained: Bool, qos: Int = 0, correlationData: [UInt8]? = nil) {
         self.topic = topic
         self.payload = payload
         self.isRetained = isRetained
         self.qos = qos
+        self.correlationData = correlationData
+    }
+}
+
+/// Where a request's answer goes: the MQTT 5 Response Topic with its Correlation Data, or, for an
+/// MQTT 3.1.1 request (`…/request/<op>/<correlation>`), `…/response/<op>/<correlation>`.
+public struct ReplyAddress: Sendable, Hashable {
+    public var topic: String
+    public var correlationData: [UInt8]?
+
+    public init(topic: String, correlationData: [UInt8]? = nil) {
+        self.topic = topic
+        self.correlationData = correlationData
     }
 }
 
@@ -152,6 +167,11 @@ public struct BridgeEffects: Sendable {
         publications.append(Outgoing(topic: topic, payload: payload, isRetained: retain, qos: qos))
     }
 
+    /// An answer to a request, at QoS 1, with the request's correlation data.
+    mutating func reply(to address: ReplyAddress, _ payload: [UInt8]) {
+        publications.append(Outgoing(topic: address.topic, payload: payload, isRetained: false, qos: 1, correlationData: address.correlationData))
+    }
+
     mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {
         logs.append(BridgeLogLine(level, message, metadata))
     }
@@ -163,4 +183,6 @@ public enum StoreChange: Sendable, Hashable {
     case remove(DeviceID)
     /// The SYNC entry of an imported cloud device (re-imported at start).
     case saveCloudDevice(c2cID: String, entry: [UInt8])
+    /// The user's name and room for a device (empty: back to the sources').
+    case placement(DeviceID, UserPlacement)
 }

@@ -47,6 +47,8 @@ extension BridgeState {
             standalone.name = item.device.name
             try? graph.addDevice(standalone)
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
+            sourceNames[standalone.id] = item.device.name
+            applyPlacement(standalone.id, effects: &effects)
             if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))

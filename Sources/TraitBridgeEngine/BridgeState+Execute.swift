@@ -7,7 +7,7 @@ import TraitBridgeSources
 /// An EXECUTE request in progress: one outcome per device, answered when all are known.
 struct ExecuteJob: Sendable {
     var requestID: String
-    var replyTopic: String
+    var reply: ReplyAddress
     /// C2C ids in request order.
     var order: [String]
     var outcomes: [String: ExecuteOutcome] = [:]
@@ -22,21 +22,21 @@ enum CommandSink: Sendable, Hashable {
 extension BridgeState {
     /// Runs every execution of an EXECUTE request through the same command path as MQTT commands;
     /// the response goes out when every device has an outcome (confirmed, pending or an error).
-    mutating func startExecute(_ payload: [UInt8], replyTopic: String, correlation: String, now: Date, effects: inout BridgeEffects) {
+    mutating func startExecute(_ payload: [UInt8], reply: ReplyAddress, correlation: String, now: Date, effects: inout BridgeEffects) {
         guard let cloud else { return }
         let request: ExecuteRequest
         do {
             request = try cloud.parseExecuteRequest(payload, source: "execute")
         } catch {
-            effects.publish(replyTopic, JSONValue.object(["status": "error", "message": .string(error.description)]).serializedBytes(), retain: false, qos: 1)
+            effects.reply(to: reply, JSONValue.object(["status": "error", "message": .string(error.description)]).serializedBytes())
             return
         }
-        for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.mqtt.topic": replyTopic]) }
+        for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.mqtt.topic": reply.topic]) }
         let jobID = nextJobID
         nextJobID += 1
         var order: [String] = []
         for group in request.groups { for id in group.deviceIDs where !order.contains(id) { order.append(id) } }
-        executeJobs[jobID] = ExecuteJob(requestID: request.requestID ?? correlation, replyTopic: replyTopic, order: order)
+        executeJobs[jobID] = ExecuteJob(requestID: request.requestID ?? correlation, reply: reply, order: order)
         for group in request.groups {
             for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
                 guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID] else {
@@ -82,7 +82,7 @@ extension BridgeState {
         }
         executeJobs.removeValue(forKey: jobID)
         let response = cloud.executeResponse(requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
-        effects.publish(job.replyTopic, response.serializedBytes(), retain: false, qos: 1)
+        effects.reply(to: job.reply, response.serializedBytes())
     }
 
     /// The EXECUTE outcome of a finished command: confirmed → SUCCESS with the new states,

@@ -4,15 +4,28 @@ import TraitBridgeJSON
 import TraitBridgeModel
 
 extension BridgeState {
-    /// The operations the CLI asks for on `<prefix>/bridge/request/<operation>/<correlation>`;
-    /// each answers on `<prefix>/bridge/response/<operation>/<correlation>` (MQTT 3.1.1 has no
-    /// response topic property, so the correlation id is the last topic level).
-    static let requestOperations = ["sync-import", "sync-export", "query-import", "query-export", "execute"]
+    /// The operations the CLI (or any MQTT client) asks for on `<prefix>/bridge/request/<operation>`.
+    ///
+    /// MQTT 5: the answer goes to the request's Response Topic with its Correlation Data (so
+    /// `mosquitto_rr` works). MQTT 3.1.1 has neither property, so there the correlation id is a
+    /// last topic level, `…/request/<operation>/<correlation>`, answered on
+    /// `…/response/<operation>/<correlation>`. When both are present the properties win.
+    static let requestOperations = ["sync-import", "sync-export", "query-import", "query-export", "execute"] + placementOperations
 
-    mutating func handleRequest(_ operation: String, correlation: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        let replyTopic = "\(configuration.prefix)/bridge/response/\(operation)/\(correlation)"
-        func reply(_ value: JSONValue) { effects.publish(replyTopic, value.serializedBytes(), retain: false, qos: 1) }
+    mutating func handleRequest(_ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+        let address = replyTo ?? topicCorrelation.map { ReplyAddress(topic: "\(configuration.prefix)/bridge/response/\(operation)/\($0)") }
+        guard let address else {
+            effects.log(.warning, "a request without a Response Topic (MQTT 5) or a correlation level (MQTT 3.1.1) cannot be answered; not run", ["tb.mqtt.topic": "\(configuration.prefix)/bridge/request/\(operation)"])
+            return
+        }
+        // The id that names this request in logs and default request ids of exports.
+        let correlation = topicCorrelation ?? address.correlationData.map(Self.printable) ?? "request"
+        func reply(_ value: JSONValue) { effects.reply(to: address, value.serializedBytes()) }
         func fail(_ message: String) { reply(["status": "error", "message": .string(message)]) }
+        if Self.placementOperations.contains(operation) {
+            reply(handlePlacementRequest(operation, payload: payload, now: now, effects: &effects))
+            return
+        }
         guard let cloud else {
             fail("this bridge has no Cloud-to-cloud table (mappings/cloud/google-c2c.json); start serve with --mappings pointing at a folder that has it")
             return
@@ -47,9 +60,19 @@ extension BridgeState {
             }
             reply(cloud.queryResponse(cloudExportInputs(ids: ids), requestID: requestID))
         case "execute":
-            startExecute(payload, replyTopic: replyTopic, correlation: correlation, now: now, effects: &effects)
+            startExecute(payload, reply: address, correlation: correlation, now: now, effects: &effects)
         default:
             fail("unknown operation '\(operation)'; the bridge answers: \(Self.requestOperations.joined(separator: ", "))")
         }
+    }
+
+    /// Correlation data as text for logs and request ids: itself when it is printable UTF-8,
+    /// otherwise hex.
+    static func printable(_ bytes: [UInt8]) -> String {
+        if let text = String(validating: bytes, as: UTF8.self), !text.isEmpty,
+            text.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) {
+            return text
+        }
+        return bytes.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
     }
 }

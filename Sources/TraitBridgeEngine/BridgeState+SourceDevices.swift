@@ -20,6 +20,8 @@ extension BridgeState {
         attachGeneric(to: &device)
         attachCloud(to: &device, effects: &effects)
         mergedValues.removeValue(forKey: id)
+        sourceNames[id] = sourceDevice.name
+        defer { applyPlacement(id, effects: &effects) }
         guard let previous = graph.devices[id] else {
             try? graph.addDevice(device)
             effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])

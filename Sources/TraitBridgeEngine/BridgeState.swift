@@ -3,6 +3,7 @@ import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
 import TraitBridgeSources
+public import TraitBridgeStore
 public import TraitBridgeCloud
 
 /// The whole bridge as a value: registry, routes, connectivity chain, pending commands.
@@ -68,6 +69,10 @@ public struct BridgeState: Sendable {
     var haLiveness: [String: DeviceLiveness] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
+    /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
+    var placements: [DeviceID: UserPlacement] = [:]
+    /// The name each device's source (or the cloud) last gave it, for `rename --reset`.
+    var sourceNames: [DeviceID: String] = [:]
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
@@ -110,7 +115,7 @@ public struct BridgeState: Sendable {
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
-        var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+/+"]
+        var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+", "\(configuration.prefix)/bridge/request/+/+"]
         if cloud != nil { filters.append(cloudResponseTopic) }
         if tasmota != nil, let prefix = configuration.tasmota?.discoveryPrefix { filters.append(prefix + "/#") }
         if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
@@ -129,8 +134,9 @@ public struct BridgeState: Sendable {
 
     // MARK: Events
 
-    /// Dispatches one MQTT message by its exact topic.
-    public mutating func handleMessage(topic: String, payload: [UInt8], now: Date) -> BridgeEffects {
+    /// Dispatches one MQTT message by its exact topic. `replyTo` is the message's MQTT 5 Response
+    /// Topic and Correlation Data, if it had them (only requests to the bridge use them).
+    public mutating func handleMessage(topic: String, payload: [UInt8], now: Date, replyTo: ReplyAddress? = nil) -> BridgeEffects {
         var effects = BridgeEffects()
         // A topic a Home Assistant entity reads may also be another source's (zigbee2mqtt/<name>).
         if !haTopics.isEmpty, let keys = haTopics[topic] {
@@ -145,7 +151,7 @@ public struct BridgeState: Sendable {
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
-            handleRequest(operation, correlation: correlation, payload: payload, now: now, effects: &effects)
+            handleRequest(operation, correlation: correlation, replyTo: replyTo, payload: payload, now: now, effects: &effects)
         } else if let homeAssistant, topic.hasPrefix(homeAssistant.prefix + "/") {
             handleHomeAssistantConfig(topic: topic, payload: payload, now: now, effects: &effects)
         } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
@@ -226,13 +232,14 @@ public struct BridgeState: Sendable {
 
     // MARK: Helpers
 
-    /// `<prefix>/bridge/request/<operation>/<correlation>`: a CLI request (answered on `…/response/…`).
-    func bridgeRequest(_ topic: String) -> (String, String)? {
+    /// `<prefix>/bridge/request/<operation>` (MQTT 5, answered on its Response Topic) or
+    /// `<prefix>/bridge/request/<operation>/<correlation>` (MQTT 3.1.1, answered on `…/response/…`).
+    func bridgeRequest(_ topic: String) -> (operation: String, correlation: String?)? {
         let prefix = configuration.prefix + "/bridge/request/"
         guard topic.hasPrefix(prefix) else { return nil }
         let parts = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
-        return (String(parts[0]), String(parts[1]))
+        guard (1...2).contains(parts.count), parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        return (String(parts[0]), parts.count == 2 ? String(parts[1]) : nil)
     }
 
     func commandTarget(_ topic: String) -> DeviceID? {

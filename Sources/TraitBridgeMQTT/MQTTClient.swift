@@ -92,9 +92,9 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(handle) { _, userdata, rc, _ in
             MQTTClient.from(userdata)?.didDisconnect(rc)
         }
-        mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+        mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
             guard let client = MQTTClient.from(userdata), let message = message?.pointee else { return }
-            client.didReceive(message)
+            client.didReceive(message, properties: properties)
         }
     }
 
@@ -118,13 +118,46 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Publishes a message; throws ``MQTTError/notConnected`` while the broker is away (callers
     /// republish their retained state on the next ``MQTTConnectionEvent/connected(broker:)``).
-    public func publish(_ topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) throws(MQTTError) {
-        let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+    ///
+    /// `responseTopic` and `correlationData` are MQTT 5 properties (a request that wants an
+    /// answer, or the answer echoing its request); under MQTT 3.1.1 they are not sent.
+    public func publish(
+        _ topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
+        responseTopic: String? = nil, correlationData: [UInt8]? = nil
+    ) throws(MQTTError) {
+        let rc: Int32
+        if configuration.protocolVersion == .v5 && (responseTopic != nil || correlationData != nil) {
+            rc = try publishWithProperties(topic, payload: payload, qos: qos, retain: retain, responseTopic: responseTopic, correlationData: correlationData)
+        } else {
+            rc = payload.withUnsafeBytes { bytes in
+                mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+            }
         }
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
         if rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_MALFORMED_UTF8.rawValue { throw .invalidTopic(topic) }
         try Self.check(rc)
+    }
+
+    private func publishWithProperties(
+        _ topic: String, payload: [UInt8], qos: Int, retain: Bool, responseTopic: String?, correlationData: [UInt8]?
+    ) throws(MQTTError) -> Int32 {
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if let responseTopic {
+            try Self.check(mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic))
+        }
+        if let correlationData {
+            guard correlationData.count <= Int(UInt16.max) else {
+                throw .library(code: Int32(MOSQ_ERR_INVAL.rawValue), message: "correlation data longer than 65535 bytes")
+            }
+            let rc = correlationData.withUnsafeBytes { bytes in
+                mosquitto_property_add_binary(&properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
+            }
+            try Self.check(rc)
+        }
+        return payload.withUnsafeBytes { bytes in
+            mosquitto_publish_v5(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
+        }
     }
 
     public func publish(_ topic: String, text: String, qos: Int = 0, retain: Bool = false) throws(MQTTError) {
@@ -246,12 +279,29 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
-    private func didReceive(_ message: mosquitto_message) {
+    private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
         let topic = String(cString: message.topic)
         let count = Int(message.payloadlen)
         let payload: [UInt8] = count > 0 && message.payload != nil
             ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
-        onMessage(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain))
+        var received = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain)
+        if let properties { Self.readRequestProperties(properties, into: &received) }  // nil for device traffic
+        onMessage(received)
+    }
+
+    /// Response Topic and Correlation Data of an MQTT 5 message (copied; libmosquitto's are freed).
+    private static func readRequestProperties(_ properties: OpaquePointer, into message: inout MQTTMessage) {
+        var text: UnsafeMutablePointer<CChar>? = nil
+        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+            message.responseTopic = String(cString: text)
+            free(text)
+        }
+        var bytes: UnsafeMutableRawPointer? = nil
+        var length: UInt16 = 0
+        if mosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &bytes, &length, false) != nil {
+            message.correlationData = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
+            free(bytes)
+        }
     }
 
     // MARK: Errors

@@ -80,12 +80,18 @@ public struct MQTTMessage: Sendable {
     public var payload: [UInt8]
     public var qos: Int
     public var isRetained: Bool
+    /// MQTT 5 request/response: where the sender wants its answer (the Response Topic property)
+    /// and what to echo with it (Correlation Data). `nil` under MQTT 3.1.1 or when not sent.
+    public var responseTopic: String?
+    public var correlationData: [UInt8]?
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, isRetained: Bool = false) {
+    public init(topic: String, payload: [UInt8], qos: Int = 0, isRetained: Bool = false, responseTopic: String? = nil, correlationData: [UInt8]? = nil) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.isRetained = isRetained
+        self.responseTopic = responseTopic
+        self.correlationData = correlationData
     }
 
     /// The payload as text (invalid UTF-8 is repaired with U+FFFD).

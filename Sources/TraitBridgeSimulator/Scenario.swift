@@ -38,6 +38,10 @@ public struct Scenario: Sendable {
         public var model: String
         /// Home Assistant: the components of its device config (`cmps`), `~` being `topic`.
         public var entities: JSONObject = JSONObject()
+        /// The room it is in. A Home Assistant device announces it (`suggested_area`); the other
+        /// protocols know no rooms, so `traitbridge demo` puts them there as a user would
+        /// (`traitbridge move`).
+        public var room: String?
     }
 
     /// A value that moves by `step` every drift interval, bouncing between `minimum` and `maximum`.

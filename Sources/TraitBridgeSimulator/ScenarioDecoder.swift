@@ -101,7 +101,7 @@ struct ScenarioDecoder {
     }
 
     func device(_ element: JSON, at path: JSONPath, z2mDevices: JSONValue?) throws(ScenarioError) -> Scenario.Device {
-        try check(element, at: path, allowed: ["name", "protocol", "id", "topic", "state", "sensors", "relays", "lightSubtype", "model", "entities"])
+        try check(element, at: path, allowed: ["name", "protocol", "id", "topic", "state", "sensors", "relays", "lightSubtype", "model", "entities", "room"])
         let protocolText = try string(element, "protocol", at: path)
         guard let kind = Scenario.DeviceProtocol(rawValue: protocolText) else {
             throw fail(path.appending("protocol"), "unknown protocol '\(protocolText)'; use \(Scenario.DeviceProtocol.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -110,6 +110,11 @@ struct ScenarioDecoder {
         var device = Scenario.Device(
             name: name, deviceProtocol: kind, id: name, topic: "", data: try objectValue(element, "state", at: path),
             sensors: try objectValue(element, "sensors", at: path), relays: [], lightSubtype: 0, model: "")
+        if element["room"] != nil {
+            let room = try string(element, "room", at: path)
+            guard !room.isEmpty else { throw fail(path.appending("room"), "expected a room name, e.g. \"Kitchen\"") }
+            device.room = room
+        }
         switch kind {
         case .zigbee2mqtt:
             let known = z2mDevices.map { devices in

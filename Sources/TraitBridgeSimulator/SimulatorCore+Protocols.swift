@@ -20,9 +20,11 @@ extension SimulatorCore {
         case .zigbee2mqtt, .shellyGen2:
             return []
         case .homeAssistant:
+            var deviceInfo: JSONObject = ["ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated"]
+            if let room = device.room { deviceInfo["sa"] = .string(room) }
             let config: JSONValue = [
                 "~": .string(device.topic), "avty_t": "~/availability",
-                "dev": ["ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated"],
+                "dev": .object(deviceInfo),
                 "o": ["name": "traitbridge-simulate"], "cmps": .object(device.entities),
             ]
             return [Message("homeassistant/device/\(device.id)/config", json: config, retain: true)]

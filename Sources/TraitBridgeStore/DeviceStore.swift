@@ -58,7 +58,52 @@ public final class DeviceStore: Sendable {
                 table.column("importedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v3: user placements") { db in
+            try db.create(table: "placement") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text)
+                table.column("roomName", .text)
+            }
+        }
         return migrator
+    }
+
+    /// Saves what the user decided about devices (an empty placement deletes the row), in one
+    /// transaction. Placements outlive the device's record: a device removed and paired again
+    /// under the same id gets its name and room back.
+    public func savePlacements(_ placements: [(id: DeviceID, placement: UserPlacement)]) throws(StoreError) {
+        guard !placements.isEmpty else { return }
+        do {
+            try queue.write { db in
+                for (id, placement) in placements {
+                    if placement.isEmpty {
+                        try db.execute(sql: "DELETE FROM placement WHERE id = ?", arguments: [id.rawValue])
+                    } else {
+                        try db.execute(
+                            sql: "INSERT INTO placement (id, name, roomName) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName",
+                            arguments: [id.rawValue, placement.name, placement.room])
+                    }
+                }
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
+
+    /// Every kept placement, by device id; rows with an id that is no longer valid are skipped.
+    public func placements() throws(StoreError) -> [DeviceID: UserPlacement] {
+        do {
+            return try queue.read { db in
+                var result: [DeviceID: UserPlacement] = [:]
+                for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, name, roomName FROM placement") {
+                    guard let id = try? DeviceID(row["id"] as String) else { continue }
+                    result[id] = UserPlacement(name: row["name"], room: row["roomName"])
+                }
+                return result
+            }
+        } catch {
+            throw .readFailed("\(error)")
+        }
     }
 
     /// Keeps the SYNC entries of imported cloud devices (replacing those with the same C2C id),

@@ -23,10 +23,13 @@ struct DemoCommandTests {
         let scenario = try Scenario.load(path: Self.repository + "/examples/demo-home.json")
         let table = try #require(output.components(separatedBy: "== traitbridge status").last)
         for device in scenario.devices {
-            // Shelly says nothing of names over MQTT: the bridge shows its id.
-            let shown = [.shellyGen1, .shellyGen2].contains(device.deviceProtocol) ? device.id : device.name
-            #expect(table.contains("\n" + shown + " "), "\(shown) in the table")
+            // Shelly devices announce only their ids: the demo names them (`rename`) and puts the
+            // devices of sources without rooms in the scenario's rooms (`move`); HA says its area.
+            let line = try #require(table.split(separator: "\n").first { $0.hasPrefix(device.name + "  ") }, "\(device.name) in the table")
+            let room = try #require(device.room)
+            #expect(line.dropFirst(device.name.count).trimmingPrefix(while: { $0 == " " }).lowercased().hasPrefix(room.lowercased() + " "), "\(line)")
         }
+        #expect(output.contains("== named 3 and placed 10 devices as the scenario says"))
         for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
         #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")

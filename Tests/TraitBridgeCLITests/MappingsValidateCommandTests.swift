@@ -135,9 +135,14 @@ struct MappingsValidateCommandTests {
               traitbridge status
               traitbridge show "Hall light"
               traitbridge command "Hall light" matter.OnOff.on
+              traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
+              traitbridge move "Garage switch" Garage
               traitbridge sync import cloud-sync.json
               traitbridge mappings validate mappings
 
+            Exit codes: 0 ok, 1 error, 2 usage, 3 broker or bridge not reachable, 4 device
+            not found.
+            Colour only on a terminal; NO_COLOR=1 turns it off.
             Shell completions: traitbridge --generate-completion-script bash|zsh|fish
 
             USAGE: traitbridge <subcommand>
@@ -161,6 +166,10 @@ struct MappingsValidateCommandTests {
               command                 Run a trait command on a device and print the outcome
                                       (confirmed, assumed, or the error).
               set                     Write one attribute of a device and print the outcome.
+              rename                  Give a device the name people will use for it, kept
+                                      across restarts.
+              move                    Put a device in a room (made if needed), kept across
+                                      restarts.
               sync                    Import or export Google Cloud-to-cloud SYNC responses.
               query                   Import or export Google Cloud-to-cloud QUERY
                                       responses.

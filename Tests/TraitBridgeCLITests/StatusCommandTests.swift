@@ -36,9 +36,10 @@ struct StatusCommandTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "bridge: online (traitbridge/bridge/state)")
         #expect(lines[1].hasPrefix("NAME        ROOM         TYPE                   CONNECTIVITY  LOCALITY     LAST UPDATE (UTC)    REASON"))
-        #expect(lines[2].hasPrefix("Hall light  Entire Home  ColorTemperatureLight  online        localPeer    20"))
-        #expect(lines[3].hasPrefix("Climate     Entire Home  TemperatureSensor      unknown       unspecified  never"))
-        #expect(lines[3].hasSuffix("nothing heard yet"))
+        // By room, then name.
+        #expect(lines[2].hasPrefix("Climate     Entire Home  TemperatureSensor      unknown       unspecified  never"))
+        #expect(lines[2].hasSuffix("nothing heard yet"))
+        #expect(lines[3].hasPrefix("Hall light  Entire Home  ColorTemperatureLight  online        localPeer    20"))
         #expect(lines[4].hasSuffix("availability topic zigbee2mqtt/Relay/availability said offline"))
         #expect(lines.last == "3 devices: 1 online, 0 partially online, 1 offline, 1 unknown")
     }

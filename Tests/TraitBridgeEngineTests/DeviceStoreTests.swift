@@ -29,6 +29,24 @@ struct DeviceStoreTests {
         #expect(rows.first?.lastSeen == t0 + 60)
     }
 
+    @Test("user placements survive reopening, apart from the device rows; an empty placement deletes its row")
+    func placements() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let a = try DeviceID("a")
+        let b = try DeviceID("b")
+        do {
+            let store = try DeviceStore(directory: folder)
+            try store.upsert(try record("a", name: "source name"), seen: Date())
+            try store.savePlacements([(a, UserPlacement(name: "Stair switch", room: "Hallway")), (b, UserPlacement(room: "Attic"))])
+            try store.upsert(try record("a", name: "source renamed it"), seen: Date())
+            try store.savePlacements([(b, UserPlacement())])
+        }
+        let store = try DeviceStore(directory: folder)
+        #expect(try store.placements() == [a: UserPlacement(name: "Stair switch", room: "Hallway")])
+        #expect(try store.all().first?.record.name == "source renamed it", "the record is the source's; the placement is kept apart")
+    }
+
     @Test("a folder that cannot be created is an error that names the path")
     func unwritable() {
         #expect(throws: StoreError.self) { try DeviceStore(directory: "/proc/traitbridge-cannot-be-here") }

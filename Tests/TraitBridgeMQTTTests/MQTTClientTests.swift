@@ -34,6 +34,31 @@ struct MQTTClientTests {
         #expect(throws: MQTTError.invalidTopic("bad/#")) { try client.publish("bad/#", text: "x") }
     }
 
+    @Test("MQTT 5: Response Topic and Correlation Data go out and come in; a 3.1.1 client neither sends nor sees them")
+    func requestProperties() throws {
+        let broker = try MosquittoBroker()
+        let v5Messages = Recorder<MQTTMessage>()
+        let v311Messages = Recorder<MQTTMessage>()
+        let v5 = try makeClient(broker, version: .v5, messages: v5Messages)
+        let v311 = try makeClient(broker, messages: v311Messages)
+        for client in [v5, v311] {
+            client.subscribe("tb-test/request/#", qos: 1)
+            client.start()
+        }
+        defer { v5.stop(); v311.stop() }
+        #expect(eventually { v5.isConnected && v311.isConnected })
+        Thread.sleep(forTimeInterval: 0.1)
+        let correlation: [UInt8] = [0x00, 0xFF, 0x41]
+        try v5.publish("tb-test/request/a", payload: Array("x".utf8), qos: 1, responseTopic: "tb-test/answers", correlationData: correlation)
+        try v311.publish("tb-test/request/b", payload: Array("y".utf8), qos: 1, responseTopic: "tb-test/ignored", correlationData: correlation)
+        #expect(eventually { v5Messages.all.count == 2 && v311Messages.all.count == 2 })
+        let fromV5 = try #require(v5Messages.all.first { $0.topic == "tb-test/request/a" })
+        #expect(fromV5.responseTopic == "tb-test/answers")
+        #expect(fromV5.correlationData == correlation, "binary correlation data intact")
+        #expect(v5Messages.all.first { $0.topic == "tb-test/request/b" }?.responseTopic == nil, "3.1.1 cannot send properties")
+        #expect(v311Messages.all.allSatisfy { $0.responseTopic == nil && $0.correlationData == nil }, "a 3.1.1 subscriber never sees them")
+    }
+
     @Test("a broker that dies and comes back on the same port: reconnect and resubscribe")
     func reconnect() throws {
         let broker = try MosquittoBroker()

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeJSON
+import TraitBridgeMQTT
+
+/// Publishes a unified command and waits for its result on `…/set/result`.
+enum CommandSender {
+    static func value(_ text: String) -> JSONValue {
+        (try? JSONDocument.parse(text).root.value) ?? .string(text)
+    }
+
+    static func send(_ command: JSONObject, to device: String, connection: ConnectionOptions) throws {
+        let id = try BridgeSnapshot.readOrExit(connection).deviceID(device, prefix: connection.prefix)
+        var command = command
+        let correlation = MQTTClientConfiguration.uniqueClientID(prefix: "cli")
+        command["id"] = .string(correlation)
+        let resultTopic = "\(connection.prefix)/devices/\(id)/set/result"
+        let results = Results()
+        let url = try BrokerURL(connection.broker)
+        let client = try MQTTClient(configuration: MQTTClientConfiguration(broker: url), onMessage: { results.add($0) })
+        client.subscribe(resultTopic, qos: 1)
+        client.start()
+        defer { client.stop() }
+        let deadline = ContinuousClock.now + .seconds(connection.timeout)
+        while !client.isConnected && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        guard client.isConnected else {
+            printError("error: cannot reach the broker \(connection.broker) within \(connection.timeout) s")
+            throw ExitCode(3)
+        }
+        try client.publish("\(connection.prefix)/devices/\(id)/set", payload: JSONValue.object(command).serializedBytes(), qos: 1)
+        var outcome: JSON?
+        while outcome == nil && ContinuousClock.now < deadline {
+            outcome = results.find(correlation)
+            if outcome == nil { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        guard let outcome else {
+            printError("error: no outcome within \(connection.timeout) s; is the bridge running (traitbridge status)?")
+            throw ExitCode(3)
+        }
+        let status = outcome["status"]?.string ?? "?"
+        if status == "error" {
+            let code = outcome["code"]?.string ?? "error"
+            printError("\(code): \(outcome["message"]?.string ?? "")")
+            throw code == "deviceNotFound" ? ExitCode(4) : ExitCode.failure
+        }
+        let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
+        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
+        switch status {
+        case "confirmed": print("confirmed: \(values)")
+        default: print("assumed: sent \(values); the device has not echoed it yet")
+        }
+    }
+
+    private final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var payloads: [[UInt8]] = []
+
+        func add(_ message: MQTTMessage) { lock.withLock { payloads.append(message.payload) } }
+
+        func find(_ correlation: String) -> JSON? {
+            lock.withLock {
+                payloads.lazy.compactMap { try? JSONDocument.parse($0).root }.first { $0["id"]?.isString(correlation) == true }
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// `traitbridge move DEVICE ROOM`: the room the user puts a device in, which wins over the sources'.
+struct MoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract: "Put a device in a room (made if needed), kept across restarts.",
+        discussion: """
+            zigbee2mqtt, Tasmota and Shelly know no rooms, so their devices start in the home's default room, "Entire Home"; Home Assistant's suggested_area and the cloud's roomHint place theirs. The room chosen here wins over both; --reset takes the device back to the default room. Room names hold letters, digits, spaces and apostrophes (HomeKit's rule). Exit codes: 0 moved, 1 refused (the message says why), 3 bridge not reachable, 4 device not found.
+
+            Examples:
+              traitbridge move "Garage switch" Garage
+              traitbridge move "Hall light" --reset
+            """
+    )
+
+    @Argument(help: "The device id or name.")
+    var device: String
+    @Argument(help: "The room.")
+    var room: String?
+    @Flag(help: "Take the device back to the home's default room.")
+    var reset = false
+    @Flag(help: "Print the bridge's answer as JSON: {\"status\", \"device\", \"name\", \"room\"}.")
+    var json = false
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        if reset == (room != nil) { throw ValidationError("give a ROOM, or --reset (not both)") }
+    }
+
+    func run() throws {
+        try PlacementRequest.send("move", field: "room", value: reset ? nil : room, device: device, json: json, connection: connection)
+    }
+}

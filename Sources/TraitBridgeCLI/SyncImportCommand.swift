@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeCloud
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+/// `traitbridge sync import FILE|-`.
+struct SyncImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import the devices of a SYNC response into the running bridge (or check them with --dry-run).",
+        discussion: """
+            Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array. A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
+
+            Examples:
+              traitbridge sync import home-sync.json
+              traitbridge sync import --dry-run --json examples/demo-cloud-sync.json
+              curl -s … | traitbridge sync import -
+            """
+    )
+
+    @Argument(help: "The SYNC file, or - for standard input.")
+    var file: String
+    @Flag(help: "Do not talk to a bridge: translate the file and print the devices and problems.")
+    var dryRun = false
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @Option(help: "The mappings folder, for --dry-run.")
+    var mappings = "mappings"
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        let bytes = try BridgeRequest.input(file)
+        if dryRun { return try dryRunImport(bytes) }
+        let (answer, root) = try BridgeRequest.json("sync-import", payload: bytes, connection: connection)
+        if json {
+            printJSON(answer)
+        } else {
+            for device in root["imported"]?.elements ?? [] {
+                let merged = device["mergedInto"]?.string.map { " (merged into \($0))" } ?? ""
+                print("imported \(device["c2cId"]?.string ?? "?") as \(device["device"]?.string ?? "?")\(merged)")
+            }
+            for problem in root["problems"]?.elements ?? [] {
+                print("\(problem["path"]?.string ?? "$"): \(problem["message"]?.string ?? "")")
+            }
+        }
+        if (root["problems"]?.elements ?? []).contains(where: { $0["deviceRejected"]?.bool == true }) { throw ExitCode.failure }
+    }
+
+    private func dryRunImport(_ bytes: [UInt8]) throws {
+        let c2c = try CloudCLI.load(mappings)
+        let result: SyncImport
+        do {
+            result = try c2c.importSync(bytes, source: file, now: Date())
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        if json {
+            var devices: [JSONValue] = []
+            for imported in result.devices {
+                var object = JSONObject()
+                object.append("id", .string(imported.device.id.rawValue))
+                object.append("c2cId", .string(imported.origin.c2cID))
+                object.append("name", .string(imported.device.name))
+                object.setIfPresent("roomHint", imported.origin.roomHint.map { .string($0) })
+                object.append("types", .array(imported.device.deviceTypes.map { type in
+                    ["key": .string(type.key), "type": .string(type.typeID.description), "traits": .array(type.traits.map { .string($0.traitID.description) })]
+                }))
+                devices.append(.object(object))
+            }
+            let problems: [JSONValue] = result.problems.map {
+                ["path": .string($0.path.description), "message": .string($0.message), "deviceRejected": .bool($0.rejectsDevice)]
+            }
+            print(JSONValue.object(["devices": .array(devices), "problems": .array(problems)]).serialized(.pretty))
+        } else {
+            for imported in result.devices {
+                let types = imported.device.deviceTypes.map { "\($0.typeID) [\($0.traits.map(\.traitID.description).joined(separator: ", "))]" }
+                let room = imported.origin.roomHint.map { " in \($0)" } ?? ""
+                print("\(imported.device.id)  \(imported.device.name)\(room): \(types.joined(separator: "; "))")
+            }
+            for problem in result.problems { print(problem.description) }
+            print("\(result.devices.count) devices, \(result.problems.count) problems")
+        }
+        if result.problems.contains(where: \.rejectsDevice) { throw ExitCode.failure }
+    }
+}
