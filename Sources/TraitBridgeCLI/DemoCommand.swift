@@ -67,6 +67,11 @@ struct DemoCommand: ParsableCommand {
             brokerURL = privateBroker?.url ?? ""
         }
         style.endProgress()
+        // Killed with SIGKILL, the demo cannot stop its broker or remove its folders: this does.
+        let orphanGuard = try? OrphanGuard(
+            children: privateBroker?.pid.map { [$0] } ?? [],
+            folders: [work.path] + (privateBroker.map { [$0.directory.path] } ?? []))
+        defer { orphanGuard?.dismiss() }
         say("== broker \(brokerURL)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
 
         var settings = ServeConfiguration()

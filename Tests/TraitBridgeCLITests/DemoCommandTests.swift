@@ -67,6 +67,41 @@ struct DemoCommandTests {
         #expect(process.exitStatus == 0)
     }
 
+    @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
+    func killed() throws {
+        try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-kill-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let demo = try ChildProcess([
+            CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
+            "--cloud-sync", "none", "--cloud-query", "none",
+        ], logFile: log)
+        var text = ""
+        #expect(eventually(timeout: .seconds(60)) {
+            text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return text.contains("== traitbridge watch")
+        }, "the demo reaches its watch stage: \(text)")
+        let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
+        let port = try #require(Int(match.1))
+        // This demo's folders: its broker's (the config names the port) and its work folder (the
+        // suite is serialized, so no other demo runs now).
+        let temporary = NSTemporaryDirectory()
+        let entries = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        let brokerFolder = try #require(entries.first { entry in
+            entry.hasPrefix("tb-mosquitto-")
+                && ((try? String(contentsOfFile: temporary + "/" + entry + "/mosquitto.conf", encoding: .utf8))?.contains("listener \(port) ") ?? false)
+        })
+        let folders = [brokerFolder] + entries.filter { $0.hasPrefix("traitbridge-demo-") }
+        #expect(folders.count >= 2, "\(folders)")
+        #expect(MosquittoBroker.canConnect(port: port))
+        demo.kill()  // SIGKILL: no defer, no signal handler runs
+        #expect(eventually(timeout: .seconds(10)) { !MosquittoBroker.canConnect(port: port) }, "the private broker on port \(port) stopped")
+        #expect(eventually(timeout: .seconds(10)) {
+            let now = Set((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [])
+            return folders.allSatisfy { !now.contains($0) }
+        }, "the demo's folders are removed: \(folders)")
+    }
+
     @Test("help for demo and status is exact", arguments: [["demo", "--help"], ["status", "--help"]])
     func help(_ arguments: [String]) throws {
         let result = try CommandRunner.run(arguments, environment: ["COLUMNS": "80"])
