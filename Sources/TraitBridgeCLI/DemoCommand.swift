@@ -136,8 +136,13 @@ struct DemoCommand: ParsableCommand {
         let rows = StatusRow.rows(snapshot)
         say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
         if once || Interruption.isRequested { return }
-        say("== traitbridge watch: changes as they happen; try in another terminal:")
-        say("     traitbridge command \"Hall light\" matter.OnOff.toggle --broker \(brokerURL)")
+        say("== traitbridge watch: changes as they happen. In another terminal, try:")
+        var setup = "export TRAITBRIDGE_BROKER=\(brokerURL)"
+        if let folder = Self.executableFolder { setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(brokerURL)" }
+        say("     \(setup)")
+        say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
+        say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")
+        say("     traitbridge command \"Hall light\" matter.OnOff.toggle   # off the Zigbee mesh: goes the cloud's way")
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
         say("\n== stopping the simulator, the bridge and the broker")
@@ -168,6 +173,11 @@ struct DemoCommand: ParsableCommand {
         }
         guard renamed + moved > 0 else { return }
         say("== named \(renamed) and placed \(moved) devices as the scenario says, as you would with `traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)")
+    }
+
+    /// The folder of the running `traitbridge` (for the PATH line the demo suggests).
+    static var executableFolder: String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
     }
 
     /// Straight to standard output, unbuffered, so the simulator's lines keep their place.

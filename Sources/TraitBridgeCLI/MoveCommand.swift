@@ -6,7 +6,7 @@ struct MoveCommand: ParsableCommand {
         commandName: "move",
         abstract: "Put a device in a room (made if needed), kept across restarts.",
         discussion: """
-            zigbee2mqtt, Tasmota and Shelly know no rooms, so their devices start in the home's default room, "Entire Home"; Home Assistant's suggested_area and the cloud's roomHint place theirs. The room chosen here wins over both; --reset takes the device back to the default room. Room names hold letters, digits, spaces and apostrophes (HomeKit's rule). Exit codes: 0 moved, 1 refused (the message says why), 3 bridge not reachable, 4 device not found.
+            zigbee2mqtt, Tasmota and Shelly know no rooms, so their devices start in the home's default room, "Entire Home"; Home Assistant's suggested_area and the cloud's roomHint place theirs. The room chosen here wins over both; --reset takes the device back to the default room. Room names hold letters, digits, spaces and apostrophes (HomeKit's rule). Exit codes: 0 moved, 1 refused (the message says why), 3 broker or bridge not reachable, 4 device not found.
 
             Examples:
               traitbridge move "Garage switch" Garage

@@ -6,7 +6,7 @@ struct RenameCommand: ParsableCommand {
         commandName: "rename",
         abstract: "Give a device the name people will use for it, kept across restarts.",
         discussion: """
-            Some sources announce only an id (a Shelly is 'shellyplus1pm-4417939a5610' until you name it). The name is kept in the bridge's registry and wins over what the source says later; --reset gives back the source's name. Names are at most 64 characters, and no two devices share one (ignoring case and spaces). Exit codes: 0 renamed, 1 refused (the message says why), 3 bridge not reachable, 4 device not found.
+            Some sources announce only an id (a Shelly is 'shellyplus1pm-4417939a5610' until you name it). The name is kept in the bridge's registry and wins over what the source says later; --reset gives back the source's name. Names are at most 64 characters, and no two devices share one (ignoring case and spaces). Exit codes: 0 renamed, 1 refused (the message says why), 3 broker or bridge not reachable, 4 device not found.
 
             Examples:
               traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"

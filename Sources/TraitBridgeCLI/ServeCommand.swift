@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the bridge: read zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery devices from the broker and publish the unified model.",
         discussion: """
-            Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override the config file; TRAITBRIDGE_PASSWORD overrides any password.
+            Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override TRAITBRIDGE_BROKER, which overrides the config file; TRAITBRIDGE_PASSWORD overrides any password.
 
             Examples:
               traitbridge serve
@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Broker URL: mqtt://[user[:pass]@]host[:port] or mqtts://…  (default: mqtt://127.0.0.1:1883)")
+    @Option(help: "Broker URL: mqtt://[user[:pass]@]host[:port] or mqtts://…  (default: $TRAITBRIDGE_BROKER, else the config file's, else mqtt://127.0.0.1:1883)")
     var broker: String?
     @Option(help: "Topic prefix of the unified model (default: traitbridge).")
     var prefix: String?
@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let config {
             do { settings = try ServeConfiguration.load(path: config) } catch { throw ValidationError(error.description) }
         }
-        if let broker { settings.broker = broker }
+        if let broker = broker ?? ConnectionOptions.environmentBroker { settings.broker = broker }
         if let prefix { settings.prefix = prefix }
         if let dataDir { settings.dataDirectory = dataDir }
         if let mappings { settings.mappingsDirectory = mappings }

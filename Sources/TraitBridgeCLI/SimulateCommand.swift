@@ -19,15 +19,15 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(help: "The scenario file.")
     var scenario = "examples/demo-home.json"
-    @Option(help: "Broker URL.")
-    var broker = "mqtt://127.0.0.1:1883"
+    @Option(help: "Broker URL (default: $TRAITBRIDGE_BROKER, else mqtt://127.0.0.1:1883).")
+    var broker: String?
     @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
     var duration: Int?
 
     func run() throws {
         let loaded = try Self.loadScenario(scenario)
         let url: BrokerURL
-        do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
+        do { url = try BrokerURL(broker ?? ConnectionOptions.environmentBroker ?? ConnectionOptions.defaultBroker) } catch { throw ValidationError(error.description) }
         Interruption.install()
         let simulator = try Simulator(scenario: loaded, broker: url) { line in FileHandleWriter.write(line + "\n", to: 1) }
         do { try simulator.start() } catch {

@@ -8,7 +8,7 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show each device's connectivity, locality and last update, and whether the bridge is online.",
         discussion: """
-            Reads what the bridge has published (retained) on the broker; works from any machine that reaches it. Exit codes: 0 ok, 3 broker not reachable, 4 a named device not found.
+            One line per device, by room, then name. Reads what the bridge has published (retained) on the broker; works from any machine that reaches it. Exit codes: 0 ok, 3 broker not reachable, 4 a named device not found.
 
             Examples:
               traitbridge status

@@ -28,7 +28,7 @@ extension BridgeState {
             var local: [UnifiedCommand.Action] = []
             for action in command.actions {
                 if case .invoke(let trait, let key, let name, let arguments) = action, trait.namespace == .google, let device,
-                    let address = try? device.resolve(trait, deviceTypeKey: key), device.trait(at: address)?.source?.family == GoogleC2C.family
+                    let address = try? commandAddress(device, trait, deviceTypeKey: key), device.trait(at: address)?.source?.family == GoogleC2C.family
                 {
                     try refuseIfOffline(device, address)
                     relayed.append((address, name, arguments))
@@ -101,8 +101,7 @@ extension BridgeState {
                 traitID = trait
                 key = deviceTypeKey
             }
-            let address: TraitAddress
-            do { address = try device.resolve(traitID, deviceTypeKey: key) } catch { throw CommandFailure(.notSupported, error.description) }
+            let address = try commandAddress(device, traitID, deviceTypeKey: key)
             try refuseIfOffline(device, address)
             switch action {
             case .write(_, _, let attribute, let value):

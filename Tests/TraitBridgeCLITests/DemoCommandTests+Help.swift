@@ -46,9 +46,9 @@ extension DemoCommandTests {
         OVERVIEW: Show each device's connectivity, locality and last update, and
         whether the bridge is online.
 
-        Reads what the bridge has published (retained) on the broker; works from any
-        machine that reaches it. Exit codes: 0 ok, 3 broker not reachable, 4 a named
-        device not found.
+        One line per device, by room, then name. Reads what the bridge has published
+        (retained) on the broker; works from any machine that reaches it. Exit codes: 0
+        ok, 3 broker not reachable, 4 a named device not found.
 
         Examples:
           traitbridge status
@@ -61,7 +61,8 @@ extension DemoCommandTests {
           <devices>               Device ids or names (default: every device).
 
         OPTIONS:
-          --broker <broker>       Broker URL. (default: mqtt://127.0.0.1:1883)
+          --broker <broker>       Broker URL (default: $TRAITBRIDGE_BROKER, else
+                                  mqtt://127.0.0.1:1883).
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
           --timeout <timeout>     Seconds to wait for the broker and for answers.
                                   (default: 10)
@@ -69,6 +70,42 @@ extension DemoCommandTests {
                                   "room", "type", "connectivityState",
                                   "dataSourceLocality", "lastUpdate", "reason"}],
                                   "summary": {…}}.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """
+
+    static let renameHelp = """
+        OVERVIEW: Give a device the name people will use for it, kept across restarts.
+
+        Some sources announce only an id (a Shelly is 'shellyplus1pm-4417939a5610'
+        until you name it). The name is kept in the bridge's registry and wins over
+        what the source says later; --reset gives back the source's name. Names are at
+        most 64 characters, and no two devices share one (ignoring case and spaces).
+        Exit codes: 0 renamed, 1 refused (the message says why), 3 broker or bridge not
+        reachable, 4 device not found.
+
+        Examples:
+          traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
+          traitbridge rename "Garage switch" --reset
+
+        USAGE: traitbridge rename <device> [<name>] [--reset] [--json] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>]
+
+        ARGUMENTS:
+          <device>                The device id or its current name.
+          <name>                  The new name.
+
+        OPTIONS:
+          --reset                 Forget the name given here; the device takes its
+                                  source's name again.
+          --json                  Print the bridge's answer as JSON: {"status",
+                                  "device", "name", "room"}.
+          --broker <broker>       Broker URL (default: $TRAITBRIDGE_BROKER, else
+                                  mqtt://127.0.0.1:1883).
+          --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
+          --timeout <timeout>     Seconds to wait for the broker and for answers.
+                                  (default: 10)
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -102,11 +102,11 @@ struct DemoCommandTests {
         }, "the demo's folders are removed: \(folders)")
     }
 
-    @Test("help for demo and status is exact", arguments: [["demo", "--help"], ["status", "--help"]])
+    @Test("help for demo, status and rename is exact", arguments: [["demo", "--help"], ["status", "--help"], ["rename", "--help"]])
     func help(_ arguments: [String]) throws {
         let result = try CommandRunner.run(arguments, environment: ["COLUMNS": "80"])
         #expect(result.exitCode == 0)
-        let expected = arguments[0] == "demo" ? Self.demoHelp : Self.statusHelp
+        let expected = ["demo": Self.demoHelp, "status": Self.statusHelp, "rename": Self.renameHelp][arguments[0]]
         #expect(result.standardOutput == expected)
     }
 }

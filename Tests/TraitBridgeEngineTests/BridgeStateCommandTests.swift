@@ -114,9 +114,32 @@ struct BridgeStateCommandTests {
         let topic = "traitbridge/devices/z2m-0x00158d0001000003/set"
         let ambiguous = state.receive(topic, #"{"trait":"matter.OnOff","command":"on"}"#)
         #expect(ambiguous.last(topic + "/result")?["code"]?.string == "notSupported")
-        #expect(ambiguous.last(topic + "/result")?["message"]?.string?.contains("name the device type") == true)
+        #expect(ambiguous.last(topic + "/result")?["message"]?.string?.contains("name one with \"deviceType\" (CLI: --device-type)") == true)
         let named = state.receive(topic, #"{"deviceType":"switch_l2","trait":"matter.OnOff","command":"on"}"#)
         #expect(named.last("zigbee2mqtt/Relay/set")?.value == ["state_l2": "ON"])
+    }
+
+    @Test("a device and its cloud twin: a command without a device type takes the path that is online, the local one first")
+    func bestPath() throws {
+        var state = try EngineFixtures.state(withCloud: true)
+        _ = state.brokerConnected(now: Date())
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":10,"color_temp":300}"#)
+        let sync = #"{"requestId":"s","payload":{"agentUserId":"u","devices":[{"id":"cloud-hall","type":"action.devices.types.LIGHT","traits":["action.devices.traits.OnOff"],"name":{"name":"Hall light"},"willReportState":true,"matterUniqueId":"0x00158d0001000001"}]}}"#
+        _ = state.receive("traitbridge/bridge/request/sync-import/s1", sync)
+        _ = state.receive("traitbridge/cloud/response", #"{"requestId":"q","payload":{"devices":{"cloud-hall":{"online":true,"status":"SUCCESS","on":false}}}}"#)
+        let keys = state.graph.devices[EngineFixtures.light]?.deviceTypes.filter { $0.trait(TraitID(parsing: "matter.OnOff")!) != nil }.map(\.key)
+        #expect(keys?.count == 2, "the light and its cloud twin both hold matter.OnOff: \(keys ?? [])")
+
+        let local = state.receive(setTopic, #"{"trait":"matter.OnOff","command":"on"}"#)
+        #expect(local.last("zigbee2mqtt/Hall light/set")?.value == ["state": "ON"], "both online: the local path (localPeer before remote)")
+        #expect(!local.published("traitbridge/cloud/execute"))
+
+        _ = state.receive("zigbee2mqtt/Hall light/availability", "offline")
+        let remote = state.receive(setTopic, #"{"trait":"matter.OnOff","command":"off"}"#)
+        #expect(!remote.published("zigbee2mqtt/Hall light/set"), "the local path is offline")
+        let execute = try #require(remote.last("traitbridge/cloud/execute"), "the cloud path takes it")
+        #expect(execute[path: "inputs[0].payload.commands[0].devices[0].id"]?.string == "cloud-hall")
     }
 
     @Test("a command to an unknown device id is deviceNotFound")
