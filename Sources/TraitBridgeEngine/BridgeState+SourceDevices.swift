@@ -75,6 +75,7 @@ extension BridgeState {
     mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
         liveness.removeValue(forKey: id)
         lastUpdate.removeValue(forKey: id)
+        sourceNames.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
         try? graph.removeDevice(id)
         clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
