@@ -22,6 +22,9 @@ struct StateChange: Equatable {
             return StateChange(kind: .removed, id: id, name: old["name"]?.string ?? id, details: [])
         case (let old?, let new?):
             var details: [String] = []
+            if let was = old["name"]?.string, let now = new["name"]?.string, was != now {
+                details.append("name \"\(was)\" → \"\(now)\"")
+            }
             let before = old["connectivityState"]?.string ?? "?"
             let after = new["connectivityState"]?.string ?? "?"
             if before != after {

@@ -78,9 +78,7 @@ struct DemoCommandTests {
         ], logFile: log)
         var text = ""
         #expect(eventually(timeout: .seconds(60)) {
-            // FileHandle, not String(contentsOfFile:): Foundation's one-shot read leaks (LeakSanitizer)
-            // when the file grows while it reads, and the demo is writing this log.
-            text = FileHandle(forReadingAtPath: log).map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+            text = WatchCommandTests.read(log)  // POSIX reads: Foundation's one-shot read leaks under LSan here
             return text.contains("== traitbridge watch")
         }, "the demo reaches its watch stage: \(text)")
         let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))

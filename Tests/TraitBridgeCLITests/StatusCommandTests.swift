@@ -157,13 +157,15 @@ struct WatchCommandTests {
         let (broker, serve, data) = try StatusCommandTests().home()
         defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
         let output = data + ".watch"
-        let watch = try ChildProcess([CommandRunner.executable.path, "watch", "--broker", broker.url, "--count", "4", "--duration", "20"], logFile: output)
+        let watch = try ChildProcess([CommandRunner.executable.path, "watch", "--broker", broker.url, "--count", "5", "--duration", "20"], logFile: output)
         defer { watch.kill() }
         #expect(eventually { WatchCommandTests.read(output).contains("changes follow") })
         let z2m = try TestMQTTClient(broker)
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#)
         Thread.sleep(forTimeInterval: 0.2)
         try z2m.publish("zigbee2mqtt/Relay/availability", "online", retain: true)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try CommandRunner.run(["rename", "Climate", "Hall climate", "--broker", broker.url]).exitCode == 0)
         Thread.sleep(forTimeInterval: 0.2)
         let porch = #"{"ieee_address":"0x00158d0001000009","type":"Router","friendly_name":"Porch light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}"#
         let file = try Data(contentsOf: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json"))
@@ -178,7 +180,8 @@ struct WatchCommandTests {
         #expect(events.contains("changed  Hall light (z2m-0x00158d0001000001)  light/matter.OnOff.onOff true → false"), "\(lines)")
         #expect(events.contains { $0.hasPrefix("changed  Relay (z2m-0x00158d0001000003)  connectivity offline → online") }, "\(lines)")
         #expect(events.contains("added    Porch light (z2m-0x00158d0001000009)  unknown/unspecified"), "\(lines)")
-        #expect(events.contains("removed  Climate (z2m-0x00158d0001000002)"), "\(lines)")
+        #expect(events.contains(#"changed  Hall climate (z2m-0x00158d0001000002)  name "Climate" → "Hall climate""#), "\(lines)")
+        #expect(events.contains("removed  Hall climate (z2m-0x00158d0001000002)"), "\(lines)")
     }
 }
 
