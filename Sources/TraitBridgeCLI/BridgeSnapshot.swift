@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraitBridgeJSON
 import TraitBridgeMQTT
+import TraitBridgeModel
 
 /// What the bridge has published, read from the broker's retained messages: the CLI needs no
 /// other channel than MQTT, so it works from any machine that reaches the broker.
@@ -39,13 +40,14 @@ struct BridgeSnapshot: Sendable {
         }
     }
 
-    /// The id of the device named by id or by name (exactly, else ignoring case and spaces), or
-    /// an error message and exit 4 — also when a name fits several devices.
+    /// The id of the device named by id or by name (exactly, else as the bridge compares names
+    /// when it keeps them unique: ignoring case, spaces and apostrophes), or an error message and
+    /// exit 4 — also when a name fits several devices.
     func deviceID(_ device: String, prefix: String) throws -> String {
         let ids = states.keys.sorted()
         if let id = ids.first(where: { $0 == device }) ?? ids.first(where: { states[$0]?["name"]?.string == device }) { return id }
-        func key(_ text: String) -> String { String(text.lowercased().filter { !$0.isWhitespace }) }
-        let loose = ids.filter { key(states[$0]?["name"]?.string ?? "") == key(device) }
+        let wanted = NameRules.comparisonKey(device)
+        let loose = ids.filter { NameRules.comparisonKey(states[$0]?["name"]?.string ?? "") == wanted }
         if loose.count == 1 { return loose[0] }
         if loose.count > 1 {
             printError("error: '\(device)' could be \(loose.joined(separator: ", ")); give the device id")

@@ -71,6 +71,33 @@ struct ServeConfiguration: Sendable {
             guard let seconds = value.int64, seconds > 0 else { throw fail(path, "expected a whole number of seconds > 0") }
             return Int(seconds)
         }
+        /// A source's section (`tasmota`, `shelly`, `homeAssistant`): the keys it allows, each checked
+        /// the same way for every source.
+        func sourceSection(_ value: JSON, at: JSONPath, allowed: [String], prefixMayEndWithSlash: Bool = false) throws(ConfigurationError) -> SourceSection {
+            guard value.kind == .object else {
+                throw fail(at, "expected an object {\(allowed.map { "\"\($0)\"" }.joined(separator: ", "))}")
+            }
+            var section = SourceSection()
+            for (key, field) in value.members {
+                let fieldAt = at.appending(key)
+                guard allowed.contains(key) else { throw fail(fieldAt, "unknown key '\(key)'; allowed: \(allowed.joined(separator: ", "))") }
+                switch key {
+                case "enabled":
+                    guard let flag = field.bool else { throw fail(fieldAt, "expected true or false") }
+                    section.enabled = flag
+                case "discoveryPrefix":
+                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#"), prefixMayEndWithSlash || !text.hasSuffix("/") else {
+                        throw fail(fieldAt, "expected a non-empty topic prefix without + or #" + (prefixMayEndWithSlash ? "" : " and without a trailing /"))
+                    }
+                    section.discoveryPrefix = text
+                case "locality":
+                    section.locality = try locality(field, at: fieldAt)
+                default:  // stalenessSeconds
+                    section.staleness = try seconds(field, at: fieldAt)
+                }
+            }
+            return section
+        }
         guard root.kind == .object else { throw fail(.root, "expected an object") }
         var configuration = ServeConfiguration()
         for (key, value) in root.members where !key.hasPrefix("$") {
@@ -150,59 +177,21 @@ struct ServeConfiguration: Sendable {
                     }
                 }
             case "tasmota":
-                for (tasmotaKey, tasmotaValue) in value.members {
-                    let tasmotaAt = at.appending(tasmotaKey)
-                    switch tasmotaKey {
-                    case "discoveryPrefix":
-                        guard let text = tasmotaValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
-                            throw fail(tasmotaAt, "expected a non-empty topic prefix without + or #")
-                        }
-                        configuration.tasmotaDiscoveryPrefix = text
-                    case "locality":
-                        configuration.tasmotaLocality = try locality(tasmotaValue, at: tasmotaAt)
-                    case "stalenessSeconds":
-                        configuration.tasmotaStalenessSeconds = try seconds(tasmotaValue, at: tasmotaAt)
-                    default:
-                        throw fail(tasmotaAt, "unknown key '\(tasmotaKey)'; allowed: discoveryPrefix, locality, stalenessSeconds")
-                    }
-                }
+                let section = try sourceSection(value, at: at, allowed: ["discoveryPrefix", "locality", "stalenessSeconds"], prefixMayEndWithSlash: true)
+                if let prefix = section.discoveryPrefix { configuration.tasmotaDiscoveryPrefix = prefix }
+                if let locality = section.locality { configuration.tasmotaLocality = locality }
+                if let staleness = section.staleness { configuration.tasmotaStalenessSeconds = staleness }
             case "shelly":
-                guard value.kind == .object else { throw fail(at, "expected an object {\"enabled\", \"locality\", \"stalenessSeconds\"}") }
-                for (shellyKey, shellyValue) in value.members {
-                    let shellyAt = at.appending(shellyKey)
-                    switch shellyKey {
-                    case "enabled":
-                        guard let flag = shellyValue.bool else { throw fail(shellyAt, "expected true or false") }
-                        configuration.shellyEnabled = flag
-                    case "locality":
-                        configuration.shellyLocality = try locality(shellyValue, at: shellyAt)
-                    case "stalenessSeconds":
-                        configuration.shellyStalenessSeconds = try seconds(shellyValue, at: shellyAt)
-                    default:
-                        throw fail(shellyAt, "unknown key '\(shellyKey)'; allowed: enabled, locality, stalenessSeconds")
-                    }
-                }
+                let section = try sourceSection(value, at: at, allowed: ["enabled", "locality", "stalenessSeconds"])
+                if let enabled = section.enabled { configuration.shellyEnabled = enabled }
+                if let locality = section.locality { configuration.shellyLocality = locality }
+                if let staleness = section.staleness { configuration.shellyStalenessSeconds = staleness }
             case "homeAssistant":
-                guard value.kind == .object else { throw fail(at, "expected an object {\"enabled\", \"discoveryPrefix\", \"locality\", \"stalenessSeconds\"}") }
-                for (haKey, haValue) in value.members {
-                    let haAt = at.appending(haKey)
-                    switch haKey {
-                    case "enabled":
-                        guard let flag = haValue.bool else { throw fail(haAt, "expected true or false") }
-                        configuration.homeAssistantEnabled = flag
-                    case "discoveryPrefix":
-                        guard let text = haValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#"), !text.hasSuffix("/") else {
-                            throw fail(haAt, "expected a non-empty topic prefix without + or # and without a trailing /, e.g. \"homeassistant\"")
-                        }
-                        configuration.homeAssistantDiscoveryPrefix = text
-                    case "locality":
-                        configuration.homeAssistantLocality = try locality(haValue, at: haAt)
-                    case "stalenessSeconds":
-                        configuration.homeAssistantStalenessSeconds = try seconds(haValue, at: haAt)
-                    default:
-                        throw fail(haAt, "unknown key '\(haKey)'; allowed: discoveryPrefix, enabled, locality, stalenessSeconds")
-                    }
-                }
+                let section = try sourceSection(value, at: at, allowed: ["enabled", "discoveryPrefix", "locality", "stalenessSeconds"])
+                if let enabled = section.enabled { configuration.homeAssistantEnabled = enabled }
+                if let prefix = section.discoveryPrefix { configuration.homeAssistantDiscoveryPrefix = prefix }
+                if let locality = section.locality { configuration.homeAssistantLocality = locality }
+                if let staleness = section.staleness { configuration.homeAssistantStalenessSeconds = staleness }
             case "cloudAliases":
                 guard value.kind == .object else { throw fail(at, "expected an object {\"<C2C device id>\": \"<TraitBridge device id>\"}") }
                 for (c2cID, target) in value.members {
@@ -224,6 +213,14 @@ struct ServeConfiguration: Sendable {
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/traitbridge" }
         return (environment["HOME"] ?? ".") + "/.local/share/traitbridge"
     }
+}
+
+/// What a source's section of the config file set (`nil`: not given, the default stays).
+struct SourceSection {
+    var enabled: Bool?
+    var discoveryPrefix: String?
+    var locality: String?
+    var staleness: Int?
 }
 
 /// A config file that cannot be used; the text names the place and what is allowed.

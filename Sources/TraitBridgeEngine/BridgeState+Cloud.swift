@@ -153,7 +153,7 @@ extension BridgeState {
         guard let roomHint, !roomHint.isEmpty else { return }
         let home = graph.primaryHome.id
         do {
-            let room = try rooms[roomHint] ?? graph.room(named: roomHint, in: home)?.id ?? graph.addRoom(named: roomHint, to: home)
+            let room = try rooms[roomHint] ?? graph.room(named: roomHint, addingTo: home)
             rooms[roomHint] = room
             try graph.assignDevice(id, to: room)
         } catch {

@@ -135,17 +135,10 @@ extension BridgeState {
         guard let device = graph.devices[id], device.roomID == nil, let homeID = device.homeID else { return }
         // HA areas are often written as ids (`living_room`): a room name has spaces instead.
         let area = String(area.map { $0 == "_" || $0 == "-" ? " " : $0 })
-        let room: RoomID
-        if let existing = graph.room(named: area, in: homeID) {
-            room = existing.id
-        } else {
-            do {
-                room = try graph.addRoom(named: area, to: homeID)
-            } catch {
-                effects.log(.notice, "suggested_area '\(area)' is not a valid room name: \(error)", ["tb.device.id": id.rawValue])
-                return
-            }
+        do {
+            try graph.assignDevice(id, to: graph.room(named: area, addingTo: homeID))
+        } catch {
+            effects.log(.notice, "suggested_area '\(area)' is not a valid room name: \(error)", ["tb.device.id": id.rawValue])
         }
-        try? graph.assignDevice(id, to: room)
     }
 }

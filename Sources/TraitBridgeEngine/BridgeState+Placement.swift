@@ -26,7 +26,7 @@ extension BridgeState {
         if let roomName = placement.room, graph.room(of: id)?.name != roomName {
             do {
                 let home = device.homeID ?? graph.primaryHome.id
-                let room = try graph.room(named: roomName, in: home)?.id ?? graph.addRoom(named: roomName, to: home)
+                let room = try graph.room(named: roomName, addingTo: home)
                 try graph.assignDevice(id, to: room)
             } catch {
                 effects.log(.warning, "the room '\(roomName)' the user chose is not used: \(error)", ["tb.device.id": id.rawValue])
@@ -65,7 +65,7 @@ extension BridgeState {
             if let text {
                 let home = device.homeID ?? graph.primaryHome.id
                 do {
-                    let room = try graph.room(named: text, in: home)?.id ?? graph.addRoom(named: text, to: home)
+                    let room = try graph.room(named: text, addingTo: home)
                     try graph.assignDevice(id, to: room)
                 } catch {
                     return failure("move: '\(text)' cannot be a room: \(error)")

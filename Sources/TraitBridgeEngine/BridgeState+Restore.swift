@@ -18,7 +18,7 @@ extension BridgeState {
                 try graph.addDevice(device)
                 if let roomName = row.roomName {
                     let home = graph.primaryHome.id
-                    let room = try graph.room(named: roomName, in: home)?.id ?? graph.addRoom(named: roomName, to: home)
+                    let room = try graph.room(named: roomName, addingTo: home)
                     try graph.assignDevice(row.id, to: room)
                 }
             } catch {

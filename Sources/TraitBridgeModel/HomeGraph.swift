@@ -59,6 +59,13 @@ public struct HomeGraph: Sendable, Hashable {
         return id
     }
 
+    /// The room with this name in a home, added when there is none (a room hint, a suggested
+    /// area or a user's `move` names rooms that may not exist yet).
+    public mutating func room(named name: String, addingTo homeID: HomeID) throws(ModelError) -> RoomID {
+        if let existing = room(named: name, in: homeID) { return existing.id }
+        return try addRoom(named: name, to: homeID)
+    }
+
     /// The room with this name in a home (compared as ``NameRules`` compares names).
     public func room(named name: String, in homeID: HomeID) -> Room? {
         let key = NameRules.comparisonKey(name)

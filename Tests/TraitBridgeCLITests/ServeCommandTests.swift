@@ -71,7 +71,10 @@ struct ServeCommandTests {
              "protocol": "5", "keepAliveSeconds": 20, "cleanSession": false, "prefix": "home-bridge", "dataDir": "\(data)",
              "mappings": "\(CommandRunner.repository)/mappings", "logLevel": "warning", "commandTimeoutSeconds": 2,
              "zigbee2mqtt": {"baseTopic": "z2m", "instance": "upstairs", "locality": "localPeer", "mainsStalenessSeconds": 300,
-                             "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}}}
+                             "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}},
+             "tasmota": {"discoveryPrefix": "tasmota/discovery", "locality": "localPeer", "stalenessSeconds": 600},
+             "shelly": {"enabled": true, "locality": "direct", "stalenessSeconds": 600},
+             "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600}}
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let watcher = try TestMQTTClient(MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"), subscribe: ["home-bridge/bridge/state"])
         let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
@@ -90,5 +93,17 @@ struct ServeCommandTests {
         let result = try CommandRunner.run(["serve", "--config", config])
         #expect(result.exitCode == 2)
         #expect(result.standardError.contains("\(config):1:63: zigbee2mqtt.basetopic: unknown key 'basetopic'"), "\(result.standardError)")
+        // The source sections share one reader: the same checks and messages for each.
+        for (text, message) in [
+            (#"{"tasmota": 5}"#, #"tasmota: expected an object {"discoveryPrefix", "locality", "stalenessSeconds"}"#),
+            (#"{"shelly": {"enable": true}}"#, "shelly.enable: unknown key 'enable'; allowed: enabled, locality, stalenessSeconds"),
+            (#"{"homeAssistant": {"discoveryPrefix": "ha/"}}"#, "homeAssistant.discoveryPrefix: expected a non-empty topic prefix without + or # and without a trailing /"),
+            (#"{"homeAssistant": {"stalenessSeconds": 0}}"#, "homeAssistant.stalenessSeconds: expected a whole number of seconds > 0"),
+        ] {
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+            let refused = try CommandRunner.run(["serve", "--config", config])
+            #expect(refused.exitCode == 2)
+            #expect(refused.standardError.contains(message), "\(refused.standardError)")
+        }
     }
 }
