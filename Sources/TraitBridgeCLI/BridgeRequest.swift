@@ -11,13 +11,13 @@ import TraitBridgeMQTT
 enum BridgeRequest {
     /// The answer's bytes; exit 3 when the broker or the bridge does not answer in time.
     static func send(_ operation: String, payload: [UInt8], connection: ConnectionOptions) throws -> [UInt8] {
-        let url: BrokerURL
-        do { url = try BrokerURL(connection.broker) } catch { throw ValidationError(error.description) }
+        let configuration = try connection.clientConfiguration(
+            clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli"), protocolVersion: .v5)
         let correlation = MQTTClientConfiguration.uniqueClientID(prefix: "req")
         let responseTopic = "\(connection.prefix)/bridge/response/\(operation)/\(correlation)"
         let answer = Answer()
         let client = try MQTTClient(
-            configuration: MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli"), protocolVersion: .v5),
+            configuration: configuration,
             onMessage: { message in
                 // A v5 bridge echoes the correlation data; a 3.1.1 bridge cannot, the topic says it.
                 guard message.topic == responseTopic, message.correlationData.map({ $0 == Array(correlation.utf8) }) ?? true else { return }
@@ -30,11 +30,11 @@ enum BridgeRequest {
         let progress = TerminalStyle.standardError  // a person at a terminal sees what it waits for
         defer { progress.endProgress() }
         while !client.isConnected && ContinuousClock.now < deadline {
-            progress.progress("connecting to \(connection.broker)…")
+            progress.progress("connecting to \(connection.brokerForDisplay)…")
             Thread.sleep(forTimeInterval: 0.01)
         }
         guard client.isConnected else {
-            printError("error: cannot reach the broker \(connection.broker) within \(connection.timeout) s")
+            printError("error: cannot reach the broker \(connection.brokerForDisplay) within \(connection.timeout) s")
             throw ExitCode(3)
         }
         Thread.sleep(forTimeInterval: 0.05)  // let the subscription settle before the request goes out

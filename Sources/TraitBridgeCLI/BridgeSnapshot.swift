@@ -33,7 +33,8 @@ struct BridgeSnapshot: Sendable {
     /// Reads the snapshot, or prints why not and exits 3 (broker not reachable).
     static func readOrExit(_ connection: ConnectionOptions) throws -> BridgeSnapshot {
         do {
-            return try read(broker: connection.broker, prefix: connection.prefix, timeout: .seconds(connection.timeout))
+            return try read(connection.clientConfiguration(clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+                            prefix: connection.prefix, timeout: .seconds(connection.timeout))
         } catch let error as ReadError {
             printError("error: \(error)")
             throw ExitCode(3)
@@ -60,10 +61,16 @@ struct BridgeSnapshot: Sendable {
     static func read(broker: String, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
         let url: BrokerURL
         do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
+        return try read(MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+                        prefix: prefix, timeout: timeout)
+    }
+
+    static func read(_ configuration: MQTTClientConfiguration, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
+        let url = configuration.broker
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "status"))"
         let collected = Collected()
         let client = try MQTTClient(
-            configuration: MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+            configuration: configuration,
             onMessage: { collected.add($0, marker: marker) },
             onEvent: { event in if case .connectFailed(let reason, _) = event { collected.fail(reason) } else if case .refused(let reason) = event { collected.fail(reason) } })
         for filter in ["\(prefix)/bridge/state", "\(prefix)/devices/+", "\(prefix)/devices/+/state", marker] { client.subscribe(filter, qos: 1) }

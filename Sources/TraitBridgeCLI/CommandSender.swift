@@ -16,15 +16,14 @@ enum CommandSender {
         command["id"] = .string(correlation)
         let resultTopic = "\(connection.prefix)/devices/\(id)/set/result"
         let results = Results()
-        let url = try BrokerURL(connection.broker)
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(broker: url), onMessage: { results.add($0) })
+        let client = try MQTTClient(configuration: try connection.clientConfiguration(), onMessage: { results.add($0) })
         client.subscribe(resultTopic, qos: 1)
         client.start()
         defer { client.stop() }
         let deadline = ContinuousClock.now + .seconds(connection.timeout)
         while !client.isConnected && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         guard client.isConnected else {
-            printError("error: cannot reach the broker \(connection.broker) within \(connection.timeout) s")
+            printError("error: cannot reach the broker \(connection.brokerForDisplay) within \(connection.timeout) s")
             throw ExitCode(3)
         }
         try client.publish("\(connection.prefix)/devices/\(id)/set", payload: JSONValue.object(command).serializedBytes(), qos: 1)

@@ -67,12 +67,13 @@ struct DemoCommand: ParsableCommand {
             brokerURL = privateBroker?.url ?? ""
         }
         style.endProgress()
+        let shownBroker = (try? BrokerURL(brokerURL))?.description ?? BrokerURL.redacting(brokerURL)  // never a password
         // Killed with SIGKILL, the demo cannot stop its broker or remove its folders: this does.
         let orphanGuard = try? OrphanGuard(
             children: privateBroker?.pid.map { [$0] } ?? [],
             folders: [work.path] + (privateBroker.map { [$0.directory.path] } ?? []))
         defer { orphanGuard?.dismiss() }
-        say("== broker \(brokerURL)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
+        say("== broker \(shownBroker)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
 
         var settings = ServeConfiguration()
         settings.broker = brokerURL
@@ -127,7 +128,7 @@ struct DemoCommand: ParsableCommand {
         style.endProgress()
         Thread.sleep(forTimeInterval: 0.3)  // the bridge publishes what the last fault changed
 
-        say("== traitbridge status --broker \(brokerURL)")
+        say("== traitbridge status --broker \(shownBroker)")
         let snapshot: BridgeSnapshot
         do { snapshot = try BridgeSnapshot.read(broker: brokerURL, prefix: settings.prefix) } catch {
             printError("error: \(error)")
@@ -137,8 +138,8 @@ struct DemoCommand: ParsableCommand {
         say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
         if once || Interruption.isRequested { return }
         say("== traitbridge watch: changes as they happen. In another terminal, try:")
-        var setup = "export TRAITBRIDGE_BROKER=\(brokerURL)"
-        if let folder = Self.executableFolder { setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(brokerURL)" }
+        var setup = "export TRAITBRIDGE_BROKER=\(shownBroker)"
+        if let folder = Self.executableFolder { setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(shownBroker)" }
         say("     \(setup)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
         say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")

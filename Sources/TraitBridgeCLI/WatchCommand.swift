@@ -35,11 +35,10 @@ struct WatchCommand: ParsableCommand {
     /// Prints changes until `count` changes, `duration` seconds or `shouldStop()` (the demo's
     /// Ctrl-C). Exit 3 when the broker cannot be reached.
     static func stream(connection: ConnectionOptions, devices: [String], json: Bool, count: Int?, duration: Int?, shouldStop: () -> Bool) throws {
-        let url: BrokerURL
-        do { url = try BrokerURL(connection.broker) } catch { throw ValidationError(error.description) }
+        let configuration = try connection.clientConfiguration()
         let prefix = connection.prefix
         let feed = Feed()
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(broker: url), onMessage: { feed.add($0) })
+        let client = try MQTTClient(configuration: configuration, onMessage: { feed.add($0) })
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "watch"))"
         client.subscribe("\(prefix)/devices/+/state", qos: 1)
         client.subscribe(marker, qos: 1)
@@ -48,7 +47,7 @@ struct WatchCommand: ParsableCommand {
         let connectDeadline = ContinuousClock.now + .seconds(connection.timeout)
         while !client.isConnected {
             guard ContinuousClock.now < connectDeadline else {
-                printError("error: cannot reach the broker at \(url); check --broker (and that it runs)")
+                printError("error: cannot reach the broker at \(configuration.broker); check --broker (and that it runs)")
                 throw ExitCode(3)
             }
             Thread.sleep(forTimeInterval: 0.01)

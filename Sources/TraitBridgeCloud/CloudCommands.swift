@@ -57,16 +57,18 @@ extension GoogleC2C {
             guard case .structure(let color)? = execution.params["color"] else { return [] }
             var converted: ColorConversion.HueSaturation?
             if let rgb = (color["spectrumRGB"] ?? color["spectrumRgb"])?.numericValue {
-                converted = ColorConversion.fromRGB(Int64(rgb))
+                converted = ColorConversion.fromRGB(number: rgb)
             } else if case .structure(let hsv)? = color["spectrumHSV"] ?? color["spectrumHsv"], let hue = hsv["hue"]?.numericValue, let saturation = hsv["saturation"]?.numericValue {
                 converted = ColorConversion.fromHSV(hue: hue, saturation: saturation)
             }
             guard let converted else { return [] }
             return [.write(address, attribute: "currentHue", value: .int(converted.hue)), .write(address, attribute: "currentSaturation", value: .int(converted.saturation))]
         case ("TemperatureSetting", "ThermostatTemperatureSetpoint"):
-            guard let setpoint = execution.params["thermostatTemperatureSetpoint"]?.numericValue else { return [] }
+            guard let setpoint = execution.params["thermostatTemperatureSetpoint"]?.numericValue,
+                let centidegrees = FiniteNumber.int64(rounding: setpoint * 100)
+            else { return [] }
             let cooling = device.trait(at: address)?.attributes["systemMode"] == .int(3)
-            return [.write(address, attribute: cooling ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint", value: .int(Int64((setpoint * 100).rounded())))]
+            return [.write(address, attribute: cooling ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint", value: .int(centidegrees))]
         default:
             return []
         }
@@ -84,8 +86,10 @@ extension GoogleC2C {
             }
             if !params.isEmpty { return (command.command, params) }
         }
-        if trait == .matter("ColorControl"), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue {
-            let rgb = ColorConversion.toRGB(.init(hue: Int64(hue), saturation: Int64(saturation)))
+        if trait == .matter("ColorControl"), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue,
+            let color = ColorConversion.matter(hue: hue, saturation: saturation)
+        {
+            let rgb = ColorConversion.toRGB(color)
             return ("ColorAbsolute", ["color": .structure(["spectrumRGB": .int(rgb)])])
         }
         if trait == .matter("Thermostat"), values.count == 1, let (attribute, value) = values.first,

@@ -32,16 +32,15 @@ extension GoogleC2C {
                 }
                 switch rule.c2cName {
                 case "ColorSetting":
-                    let capabilities = values["colorCapabilities"]?.numericValue.map { Int64($0) }
+                    let capabilities = values["colorCapabilities"]?.numericValue.flatMap { FiniteNumber.int64(clamping: $0) }
                     if values["currentHue"] != nil || values["currentX"] != nil || (capabilities.map { $0 & 0b1001 != 0 } ?? false) {
                         attributes["colorModel"] = .string("rgb")
                     }
                     if attributes["colorTemperatureRange"] == nil, let mireds = narrowed["colorTemperatureMireds"],
-                        let low = mireds.minimum, let high = mireds.maximum, low > 0, high > 0, values["colorTemperatureMireds"] != nil
+                        let low = mireds.minimum, let high = mireds.maximum, low > 0, high > 0, values["colorTemperatureMireds"] != nil,
+                        let minimumK = FiniteNumber.int64(rounding: 1_000_000 / high), let maximumK = FiniteNumber.int64(rounding: 1_000_000 / low)
                     {
-                        attributes["colorTemperatureRange"] = .structure([
-                            "temperatureMinK": .int(Int64((1_000_000 / high).rounded())), "temperatureMaxK": .int(Int64((1_000_000 / low).rounded())),
-                        ])
+                        attributes["colorTemperatureRange"] = .structure(["temperatureMinK": .int(minimumK), "temperatureMaxK": .int(maximumK)])
                     }
                     if attributes.isEmpty { name = nil }  // Google needs colorModel or colorTemperatureRange
                 case "TemperatureSetting":
@@ -108,8 +107,9 @@ extension GoogleC2C {
     private func specialExportStates(_ c2cName: String, values: [String: AttributeValue], origin: CloudDeviceOrigin?, into states: inout [String: AttributeValue]) {
         switch c2cName {
         case "ColorSetting":
-            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue else { return }
-            let color = ColorConversion.HueSaturation(hue: Int64(hue), saturation: Int64(saturation))
+            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue,
+                let color = ColorConversion.matter(hue: hue, saturation: saturation)
+            else { return }
             if case .string("hsv")? = origin.flatMap({ AttributeValue(json: $0.attributes["colorModel"]) }) {
                 let (h, s) = ColorConversion.toHSV(color)
                 let level = values["currentLevel"]?.numericValue ?? 254

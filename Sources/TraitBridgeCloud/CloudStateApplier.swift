@@ -81,11 +81,11 @@ extension GoogleC2C {
             guard case .structure(let color)? = states["color"] else { return [] }
             used.insert("color")
             if let rgb = (color["spectrumRgb"] ?? color["spectrumRGB"])?.numericValue {
-                let converted = ColorConversion.fromRGB(Int64(rgb))
+                guard let converted = ColorConversion.fromRGB(number: rgb) else { return [] }
                 return [("currentHue", .int(converted.hue)), ("currentSaturation", .int(converted.saturation)), ("colorMode", .int(0))]
             }
             if case .structure(let hsv)? = color["spectrumHsv"] ?? color["spectrumHSV"], let hue = hsv["hue"]?.numericValue, let saturation = hsv["saturation"]?.numericValue {
-                let converted = ColorConversion.fromHSV(hue: hue, saturation: saturation)
+                guard let converted = ColorConversion.fromHSV(hue: hue, saturation: saturation) else { return [] }
                 return [("currentHue", .int(converted.hue)), ("currentSaturation", .int(converted.saturation)), ("colorMode", .int(0))]
             }
             return color["temperatureK"] != nil ? [("colorMode", .int(2))] : []
@@ -94,7 +94,8 @@ extension GoogleC2C {
             used.insert("thermostatTemperatureSetpoint")
             let mode = states["thermostatMode"] ?? device.trait(at: address)?.attributes["systemMode"].map { $0 == .int(3) ? .string("cool") : .string("heat") }
             let attribute = mode == .string("cool") ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint"
-            return [(attribute, .int(Int64((setpoint * 100).rounded())))]
+            guard let centidegrees = FiniteNumber.int64(rounding: setpoint * 100) else { return [] }
+            return [(attribute, .int(centidegrees))]
         default:
             return []
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TraitBridgeModel
 
 /// Google's spectrum colours (`spectrumRgb` 0xRRGGBB, `spectrumHsv` degrees and 0…1) and Matter's
 /// hue and saturation (0…254). Code, not table data: the conversion is arithmetic on three channels.
@@ -12,10 +13,26 @@ enum ColorConversion {
         var saturation: Int64
     }
 
-    static func fromHSV(hue degrees: Double, saturation: Double) -> HueSaturation {
+    /// Matter hue and saturation from model numbers, clamped to 0…254; `nil` for NaN or ±infinity.
+    static func matter(hue: Double, saturation: Double) -> HueSaturation? {
+        guard hue.isFinite, saturation.isFinite else { return nil }
+        return HueSaturation(hue: Int64(min(254, max(0, hue)).rounded()), saturation: Int64(min(254, max(0, saturation)).rounded()))
+    }
+
+    /// `nil` for NaN or ±infinity (a SYNC or EXECUTE can carry 1e400).
+    static func fromHSV(hue degrees: Double, saturation: Double) -> HueSaturation? {
+        guard degrees.isFinite, saturation.isFinite else { return nil }
         let wrapped = degrees.truncatingRemainder(dividingBy: 360)
         let hue = (wrapped < 0 ? wrapped + 360 : wrapped) / 360 * 254
         return HueSaturation(hue: Int64(hue.rounded()), saturation: Int64((min(1, max(0, saturation)) * 254).rounded()))
+    }
+
+    /// Google's `spectrumRgb` as a number from outside: `nil` unless it is a whole 0…0xFFFFFF.
+    static func fromRGB(number: Double) -> HueSaturation? {
+        guard let rgb = FiniteNumber.int64(rounding: number), rgb == Int64(exactly: number), (0...0xFF_FFFF).contains(rgb) else {
+            return nil
+        }
+        return fromRGB(rgb)
     }
 
     static func fromRGB(_ rgb: Int64) -> HueSaturation {
@@ -31,7 +48,7 @@ enum ColorConversion {
                 hue = 60 * ((r - g) / delta + 4)
             }
         }
-        return fromHSV(hue: hue, saturation: high == 0 ? 0 : delta / high)
+        return fromHSV(hue: hue, saturation: high == 0 ? 0 : delta / high) ?? HueSaturation(hue: 0, saturation: 0)  // finite here
     }
 
     /// Degrees and 0…1 saturation of Matter hue and saturation.

@@ -12,8 +12,13 @@ public struct BridgeConfiguration: Sendable {
     public var zigbee2mqtt: Zigbee2MQTTInstance?
     /// How long a command waits for the device's echo before it is reported `assumed`.
     public var commandTimeout: Duration
+    /// Bounds on what outside input can make the bridge hold (devices, bytes, pending work).
+    public var limits = BridgeLimits()
     /// How many messages for not-yet-discovered topics are kept (the newest per topic).
-    public var pendingMessageLimit: Int
+    public var pendingMessageLimit: Int {
+        get { limits.pendingMessages }
+        set { limits.pendingMessages = newValue }
+    }
     /// Cloud device (C2C id) → the local device it is (merged even without a shared identity).
     public var cloudAliases: [String: DeviceID] = [:]
     /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
@@ -104,7 +109,7 @@ public struct BridgeConfiguration: Sendable {
         self.brokerDescription = brokerDescription
         self.zigbee2mqtt = zigbee2mqtt
         self.commandTimeout = commandTimeout
-        self.pendingMessageLimit = pendingMessageLimit
+        self.limits.pendingMessages = pendingMessageLimit
     }
 }
 

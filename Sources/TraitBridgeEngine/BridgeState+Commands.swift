@@ -21,6 +21,13 @@ extension BridgeState {
     /// Validates a command, sends it through the sources that own its traits (zigbee2mqtt, a
     /// generic topic, or the cloud relay), and waits for the echo; the outcome goes to `sink`.
     mutating func runCommand(_ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects) {
+        guard pendingCommands.count < configuration.limits.pendingCommands else {
+            refuseAtLimit(.pendingCommands, topic: "\(configuration.prefix)/devices/\(deviceID.rawValue)/set",
+                          "a command while \(pendingCommands.count) wait for their echo", effects: &effects)
+            let failure = CommandFailure(.protocolError, "\(pendingCommands.count) commands are waiting for their devices' answers; try again in a few seconds")
+            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
+            return
+        }
         do {
             let device = graph.devices[deviceID]
             // Commands on google traits the cloud feeds go to the relay as they are.
@@ -166,7 +173,7 @@ extension BridgeState {
             let matched = pending.expected.allSatisfy { key, value in
                 guard let reported = device.trait(at: key.address)?.attributes[key.attribute] else { return false }
                 guard let metadata = try? catalog.attributeMetadata(key.address.traitID, key.attribute) else { return reported == value }
-                let wanted = ValuePipeline.fit(value, to: metadata)
+                guard let wanted = ValuePipeline.fit(value, to: metadata) else { return false }
                 if let a = reported.numericValue, let b = wanted.numericValue { return abs(a - b) <= 1 }
                 return reported == wanted
             }

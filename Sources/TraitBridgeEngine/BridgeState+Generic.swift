@@ -63,8 +63,7 @@ extension BridgeState {
     mutating func replayPendingGeneric(for id: DeviceID, now: Date, effects: inout BridgeEffects) {
         for runtime in generic where runtime.target == id {
             for topic in Set(runtime.definition.bindings.map(\.stateTopic)) {
-                guard let payload = pendingMessages.removeValue(forKey: topic), let indices = genericTopics[topic] else { continue }
-                pendingOrder.removeAll { $0 == topic }
+                guard let payload = takePending(topic), let indices = genericTopics[topic] else { continue }
                 handleGenericState(indices, topic: topic, payload: payload, now: now, effects: &effects)
             }
         }
@@ -113,7 +112,7 @@ extension BridgeState {
                 updates.append(AttributeUpdate(address: runtime.address(binding), attribute: binding.attribute, value: value))
             }
             guard graph.devices[runtime.target] != nil else {
-                keepPending(topic: topic, payload: payload)  // its merge target is not known yet
+                keepPending(topic: topic, payload: payload, effects: &effects)  // its merge target is not known yet
                 continue
             }
             var changed = false
@@ -172,7 +171,7 @@ extension BridgeState {
             return AttributeValue(json: value)
         }
         let text = String(decoding: payload, as: UTF8.self)
-        if let number = Double(text), number.isFinite { return number == number.rounded() && abs(number) < 1e15 ? .int(Int64(number)) : .double(number) }
+        if let number = FiniteNumber.parse(text) { return FiniteNumber.attributeValue(number) }
         if text == "true" || text == "false" { return .bool(text == "true") }
         return .string(text)
     }

@@ -52,6 +52,9 @@ extension BridgeState {
                 case .failure(let problem):
                     effects.log(.warning, "rejected Home Assistant entity: \(problem)", metadata)
                 case .success(let entity):
+                    if haDevices[entity.deviceRef.deviceID] == nil,
+                        !admitsNewDevice("Home Assistant", count: haDevices.count, topic: topic, effects: &effects)
+                    { continue }
                     if entity.origin?.lowercased() == "zigbee2mqtt", zigbee2mqtt != nil {
                         // Its devices are read from zigbee2mqtt itself, with more detail: no twin.
                         effects.log(.debug, "skipped Home Assistant entity \(entity.key): published by Zigbee2MQTT, which TraitBridge reads directly", metadata)

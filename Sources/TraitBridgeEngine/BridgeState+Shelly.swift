@@ -34,7 +34,7 @@ extension BridgeState {
             store(device, now: now, effects: &effects)
         case .online(let base):
             guard let device = shellyDevices[base] else {
-                keepPending(topic: topic, payload: payload)
+                keepPending(topic: topic, payload: payload, effects: &effects)
                 return
             }
             guard let isOnline = source.availability(payload) else {
@@ -63,7 +63,7 @@ extension BridgeState {
             }
         case .gen2Status(let base, let component):
             guard var device = shellyDevices[base], device.generation == .gen2 else {
-                keepPending(topic: topic, payload: payload)
+                keepPending(topic: topic, payload: payload, effects: &effects)
                 return
             }
             guard let root = try? JSONDocument.parse(payload).root, root.kind == .object else {
@@ -83,7 +83,7 @@ extension BridgeState {
     /// The known device at `base`, or a new one; a new one takes the messages that waited for it.
     private mutating func shellyDevice(_ generation: ShellyDevice.Generation, base: String, nativeID: String, topic: String, effects: inout BridgeEffects) -> ShellyDevice? {
         if let known = shellyDevices[base] { return known }
-        guard let source = shelly else { return nil }
+        guard let source = shelly, admitsNewDevice("Shelly", count: shellyDevices.count, topic: topic, effects: &effects) else { return nil }
         do {
             return try source.newDevice(generation, base: base, nativeID: nativeID)
         } catch {
@@ -112,8 +112,7 @@ extension BridgeState {
         let waiting = pendingOrder.filter { $0.hasPrefix(base + "/") }
         guard !waiting.isEmpty, let source = shelly else { return }
         for topic in waiting {
-            guard let payload = pendingMessages.removeValue(forKey: topic) else { continue }
-            pendingOrder.removeAll { $0 == topic }
+            guard let payload = takePending(topic) else { continue }
             if let message = source.classify(topic) { handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects) }
         }
     }

@@ -24,7 +24,7 @@ extension BridgeState {
         }
         if parts[1] == "sensors" {
             guard var device = tasmotaDevices[id] else {
-                keepPending(topic: topic, payload: payload)  // the config comes first; keep the sample until then
+                keepPending(topic: topic, payload: payload, effects: &effects)  // the config comes first; keep the sample until then
                 return
             }
             for problem in source.addSensors(root, to: &device) { effects.log(.notice, "Tasmota sensors: \(problem)", ["tb.mqtt.topic": topic]) }
@@ -35,6 +35,7 @@ extension BridgeState {
         case .failure(let problem):
             effects.log(.warning, "rejected Tasmota discovery config: \(problem)", ["tb.mqtt.topic": topic])
         case .success(var device):
+            if tasmotaDevices[id] == nil, !admitsNewDevice("Tasmota", count: tasmotaDevices.count, topic: topic, effects: &effects) { return }
             for problem in device.problems { effects.log(.notice, "Tasmota discovery: \(problem)", ["tb.mqtt.topic": topic]) }
             if let previous = tasmotaDevices[id] {
                 // A config published again keeps the measurements its sensors sample added.
@@ -45,8 +46,7 @@ extension BridgeState {
             }
             register(device, now: now, effects: &effects)
             let sensorsTopic = "\(prefix)/\(parts[0])/sensors"
-            if let pending = pendingMessages.removeValue(forKey: sensorsTopic) {
-                pendingOrder.removeAll { $0 == sensorsTopic }
+            if let pending = takePending(sensorsTopic) {
                 handleTasmotaDiscovery(topic: sensorsTopic, payload: pending, now: now, effects: &effects)
             }
         }

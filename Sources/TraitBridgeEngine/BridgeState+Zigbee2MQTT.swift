@@ -28,14 +28,23 @@ extension BridgeState {
             effects.log(.error, "rejected bridge/devices: \(error); the known devices are kept as they are", ["tb.mqtt.topic": topic])
             return
         }
-        let (discovered, problems) = source.discover(document.root)
-        for problem in problems {
+        guard document.root.kind == .array else {
+            effects.log(.error, "rejected bridge/devices: expected an array of devices, found \(document.root.kind); the known devices are kept as they are",
+                        ["tb.mqtt.topic": topic, "tb.source": "zigbee2mqtt"])
+            return
+        }
+        let discovery = source.discover(document.root)
+        for problem in discovery.problems {
             effects.log(.warning, "skipped a device: \(problem)", ["tb.mqtt.topic": topic, "tb.source": "zigbee2mqtt"])
         }
-        let seen = Set(discovered.map(\.device.id))
-        for id in z2mDevices.keys.sorted() where !seen.contains(id) {
+        if !discovery.canRemove, !z2mDevices.isEmpty {
+            effects.log(.warning, "bridge/devices has entries without an ieee_address: no device is removed on this list",
+                        ["tb.mqtt.topic": topic, "tb.source": "zigbee2mqtt"])
+        }
+        for id in z2mDevices.keys.sorted() where discovery.removes(id) {
             removeZigbee2MQTTDevice(id, now: now, effects: &effects)
         }
+        let discovered = discovery.devices
         for var mapped in discovered {
             let id = mapped.device.id
             let sourceReference = SourceReference(family: Zigbee2MQTTSource.family, instance: instance.instance, nativeID: mapped.ieeeAddress)
@@ -47,6 +56,7 @@ extension BridgeState {
             {
                 continue  // unchanged: a no-op
             }
+            if z2mDevices[id] == nil, !admitsNewDevice("zigbee2mqtt", count: z2mDevices.count, topic: topic, effects: &effects) { continue }
             addOrUpdate(mapped, instance: instance, now: now, effects: &effects)
         }
     }
@@ -70,8 +80,7 @@ extension BridgeState {
         refresh(id, now: now, effects: &effects, republishDescription: true)
         // Messages that came before the device was known, availability first.
         for topic in [availabilityTopic, stateTopic] {
-            if let payload = pendingMessages.removeValue(forKey: topic), let route = routes[topic] {
-                pendingOrder.removeAll { $0 == topic }
+            if let route = routes[topic], let payload = takePending(topic) {
                 apply(route, topic: topic, payload: payload, now: now, effects: &effects)
             }
         }

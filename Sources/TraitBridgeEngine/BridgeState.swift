@@ -32,6 +32,10 @@ public struct BridgeState: Sendable {
     /// The newest message per topic that arrived before its device was known.
     var pendingMessages: [String: [UInt8]] = [:]
     var pendingOrder: [String] = []
+    var pendingBytes = 0
+    /// What each limit refused since start, and whether the health topic must be published again.
+    var limitCounts: [LimitKind: Int] = [:]
+    var isHealthChanged = true
 
     var broker = LinkState()
     var z2mBridge = LinkState()
@@ -138,6 +142,11 @@ public struct BridgeState: Sendable {
     /// Topic and Correlation Data, if it had them (only requests to the bridge use them).
     public mutating func handleMessage(topic: String, payload: [UInt8], now: Date, replyTo: ReplyAddress? = nil) -> BridgeEffects {
         var effects = BridgeEffects()
+        if payload.count > configuration.limits.messageBytes, payload.count > payloadLimit(topic) {
+            refuseAtLimit(payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
+                          "a message of \(payload.count) bytes", effects: &effects)
+            return effects
+        }
         // A topic a Home Assistant entity reads may also be another source's (zigbee2mqtt/<name>).
         if !haTopics.isEmpty, let keys = haTopics[topic] {
             handleHomeAssistantMessage(keys, topic: topic, payload: payload, now: now, effects: &effects)
@@ -163,7 +172,7 @@ public struct BridgeState: Sendable {
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
-            keepPending(topic: topic, payload: payload)
+            keepPending(topic: topic, payload: payload, effects: &effects)
         }
         return effects
     }
@@ -188,6 +197,8 @@ public struct BridgeState: Sendable {
         publishedState.removeAll()
         publishedDescription.removeAll()
         refreshAll(now: now, effects: &effects)
+        isHealthChanged = true
+        publishHealthIfChanged(effects: &effects)
         effects.log(.info, "connected; republished \(graph.devices.count) devices", ["tb.mqtt.broker": configuration.brokerDescription])
         return effects
     }
@@ -222,6 +233,7 @@ public struct BridgeState: Sendable {
             guard let lastSeen = runtime.liveness.lastSeen, now.timeIntervalSince(lastSeen) > Double(runtime.liveness.stalenessBudget.components.seconds) else { continue }
             refresh(runtime.target, now: now, effects: &effects)
         }
+        publishHealthIfChanged(effects: &effects)
         return effects
     }
 
@@ -261,13 +273,34 @@ public struct BridgeState: Sendable {
         return rest.hasPrefix("bridge/") || rest.hasSuffix("/set") || rest.hasSuffix("/get") || rest.contains("/set/")
     }
 
-    mutating func keepPending(topic: String, payload: [UInt8]) {
-        if pendingMessages.updateValue(payload, forKey: topic) == nil {
-            pendingOrder.append(topic)
-            if pendingOrder.count > configuration.pendingMessageLimit {
-                pendingMessages.removeValue(forKey: pendingOrder.removeFirst())
-            }
+    /// Keeps the newest message of a topic whose device is not known yet. Past the count or byte
+    /// bound the oldest kept message makes room (counted and logged as a refusal of that one).
+    mutating func keepPending(topic: String, payload: [UInt8], effects: inout BridgeEffects) {
+        let limits = configuration.limits
+        guard payload.count <= limits.pendingBytes else {
+            refuseAtLimit(.pendingBytes, topic: topic, "keeping a \(payload.count)-byte message for a device not known yet", effects: &effects)
+            return
         }
+        if let previous = pendingMessages.updateValue(payload, forKey: topic) {
+            pendingBytes += payload.count - previous.count
+        } else {
+            pendingOrder.append(topic)
+            pendingBytes += payload.count
+        }
+        while pendingOrder.count > limits.pendingMessages || pendingBytes > limits.pendingBytes, pendingOrder.count > 1 {
+            let oldest = pendingOrder.removeFirst()
+            pendingBytes -= pendingMessages.removeValue(forKey: oldest)?.count ?? 0
+            refuseAtLimit(pendingOrder.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
+                          "the oldest message kept for a device not known yet, to make room", effects: &effects)
+        }
+    }
+
+    /// Takes the message kept for `topic`, if any.
+    mutating func takePending(_ topic: String) -> [UInt8]? {
+        guard let payload = pendingMessages.removeValue(forKey: topic) else { return nil }
+        pendingBytes -= payload.count
+        pendingOrder.removeAll { $0 == topic }
+        return payload
     }
 }
 

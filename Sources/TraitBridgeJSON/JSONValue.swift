@@ -20,8 +20,16 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 /// An ordered JSON object: members in insertion order, one value per key.
+///
+/// Small objects find a key by a linear scan (fastest for the few members of a state payload);
+/// once an object built with the subscript passes ``indexThreshold`` members it keeps a key index,
+/// so building or reading an object of n members costs O(n), not O(n²) (a hostile discovery config
+/// can have thousands of keys).
 public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    /// Key → position in `members`, kept once the object is larger than ``indexThreshold``.
+    private var positions: [String: Int]?
+    static let indexThreshold = 16
 
     public init() {}
 
@@ -34,24 +42,44 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     public var count: Int { members.count }
     public var keys: [String] { members.map(\.key) }
 
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.firstIndex { $0.key == key }
+    }
+
     /// Reading finds the member; writing replaces it in place, appends a new one, or removes it (`nil`).
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { members[$0].value } }
         set {
-            let index = members.firstIndex(where: { $0.key == key })
-            switch (index, newValue) {
+            switch (position(of: key), newValue) {
             case (let index?, let value?): members[index].value = value
-            case (let index?, nil): members.remove(at: index)
-            case (nil, let value?): members.append((key, value))
+            case (let index?, nil):
+                members.remove(at: index)
+                if positions != nil { reindex() }
+            case (nil, let value?):
+                members.append((key, value))
+                if positions != nil {
+                    positions?[key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    reindex()
+                }
             case (nil, nil): break
             }
         }
+    }
+
+    private mutating func reindex() {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (offset, member) in members.enumerated() where index[member.key] == nil { index[member.key] = offset }
+        positions = index
     }
 
     /// Appends a member without looking for an existing one: for builders that know their keys
     /// are distinct (the hot path builds state payloads this way).
     public mutating func append(_ key: String, _ value: JSONValue) {
         members.append((key, value))
+        if positions != nil, positions?[key] == nil { positions?[key] = members.count - 1 }
     }
 
     public mutating func reserveCapacity(_ count: Int) { members.reserveCapacity(count) }

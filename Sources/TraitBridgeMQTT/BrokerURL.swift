@@ -16,12 +16,12 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
             scheme = text[..<separator.lowerBound].lowercased()
             rest = text[separator.upperBound...]
         } else {
-            throw .invalidURL(text, reason: "missing scheme; write mqtt://host:1883 or mqtts://host:8883")
+            throw .invalidURL(Self.redacting(text), reason: "missing scheme; write mqtt://host:1883 or mqtts://host:8883")
         }
         switch scheme {
         case "mqtt", "tcp": isTLS = false
         case "mqtts", "ssl", "tls": isTLS = true
-        default: throw .invalidURL(text, reason: "unknown scheme '\(scheme)'; use mqtt:// or mqtts://")
+        default: throw .invalidURL(Self.redacting(text), reason: "unknown scheme '\(scheme)'; use mqtt:// or mqtts://")
         }
         var hostPart = rest
         if let slash = hostPart.firstIndex(of: "/") { hostPart = hostPart[..<slash] }
@@ -46,15 +46,30 @@ public struct BrokerURL: Sendable, Hashable, CustomStringConvertible {
         } else {
             host = String(hostPart)
         }
-        guard !host.isEmpty else { throw .invalidURL(text, reason: "missing host") }
+        guard !host.isEmpty else { throw .invalidURL(Self.redacting(text), reason: "missing host") }
         if let portText {
             guard let value = Int(portText), (1...65535).contains(value) else {
-                throw .invalidURL(text, reason: "port '\(portText)' is not a number from 1 to 65535")
+                throw .invalidURL(Self.redacting(text), reason: "port '\(portText)' is not a number from 1 to 65535")
             }
             port = value
         } else {
             port = isTLS ? 8883 : 1883
         }
+    }
+
+    /// A URL as typed, with the password of its user part masked (`mqtt://u:***@h`), for messages
+    /// about a URL that may not even parse. Nothing after the scheme's `//` and before the last
+    /// `@` of the authority is shown past the first `:`.
+    public static func redacting(_ text: String) -> String {
+        guard let separator = schemeSeparator(in: text) else {
+            // No scheme: mask anything that looks like user:password@ at the start.
+            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else { return text }
+            return String(text[...colon]) + "***" + String(text[at...])
+        }
+        let authorityEnd = text[separator.upperBound...].firstIndex(of: "/") ?? text.endIndex
+        let authority = text[separator.upperBound..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return String(text[..<authority.index(after: colon)]) + "***" + String(text[at...])
     }
 
     /// The URL with the password masked.

@@ -99,7 +99,8 @@ public struct ValuePipeline: Sendable, Hashable {
 
     public init(_ steps: [ValueTransform] = []) { self.steps = steps }
 
-    /// Source → model, fitted to `metadata`.
+    /// Source → model, fitted to `metadata`; `nil` when a step cannot convert the value or the
+    /// result is not a finite number (NaN and ±infinity are refused, never clamped).
     public func forward(_ value: AttributeValue, fittingTo metadata: AttributeMetadata) -> AttributeValue? {
         var current = value
         for step in steps {
@@ -117,24 +118,29 @@ public struct ValuePipeline: Sendable, Hashable {
             current = next
         }
         if let number = current.numericValue {
-            if integral || number == number.rounded() && abs(number) < 1e15 { return .int(Int64(number.rounded())) }
+            guard number.isFinite else { return nil }
+            if integral || number == number.rounded() && abs(number) < 1e15 {
+                return FiniteNumber.int64(rounding: number).map(AttributeValue.int)
+            }
             return .double((number * 1000).rounded() / 1000)
         }
         return current
     }
 
-    /// Rounds to integers for integer formats and clamps numbers to the bounds; other kinds pass.
-    public static func fit(_ value: AttributeValue, to metadata: AttributeMetadata) -> AttributeValue {
+    /// Rounds to integers for integer formats and clamps numbers to the bounds and to the
+    /// format's range; other kinds pass. `nil` for NaN and ±infinity: no bound makes them a value.
+    public static func fit(_ value: AttributeValue, to metadata: AttributeMetadata) -> AttributeValue? {
         guard let number = value.numericValue, metadata.format.isNumeric else {
             if metadata.format == .bool, case .int(let integer) = value { return .bool(integer != 0) }
             return value
         }
+        guard number.isFinite else { return nil }
         var fitted = number
         if let minimum = metadata.minimum { fitted = max(minimum, fitted) }
         if let maximum = metadata.maximum { fitted = min(maximum, fitted) }
         if let range = metadata.format.integerRange {
             fitted = min(range.upperBound, max(range.lowerBound, fitted.rounded()))
-            return .int(Int64(fitted))
+            return FiniteNumber.int64(clamping: fitted).map(AttributeValue.int)
         }
         return .double(fitted)
     }

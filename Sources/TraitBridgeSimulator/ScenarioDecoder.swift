@@ -30,7 +30,7 @@ struct ScenarioDecoder {
             if let fallback { return fallback }
             throw fail(path, "missing \"\(key)\"")
         }
-        guard let number = value.double else { throw fail(path.appending(key), "expected a number") }
+        guard let number = value.double, number.isFinite else { throw fail(path.appending(key), "expected a finite number") }
         return number
     }
 
@@ -91,12 +91,13 @@ struct ScenarioDecoder {
             }
             let after = try number(element, "afterSeconds", at: at)
             guard after >= 0, after <= 86_400 else { throw fail(at.appending("afterSeconds"), "expected seconds from the start, 0…86400") }
-            let times = Int(try number(element, "times", at: at, default: 3))
+            let count = try number(element, "times", at: at, default: 3)  // finite: number(_:_:at:) says so
+            let times = (1...100).contains(count) ? Int(count) : 0
             guard (1...100).contains(times) else { throw fail(at.appending("times"), "expected 1…100") }
             faults.append(.init(afterSeconds: after, kind: kind, device: name, times: times, intervalSeconds: try number(element, "intervalSeconds", at: at, default: 1)))
         }
         let interval = try number(root, "driftIntervalSeconds", at: .root, default: 5)
-        guard interval >= 0.1 else { throw fail(JSONPath.root.appending("driftIntervalSeconds"), "expected at least 0.1 s") }
+        guard interval >= 0.1, interval <= 86_400 else { throw fail(JSONPath.root.appending("driftIntervalSeconds"), "expected 0.1 to 86400 s") }
         return Scenario(zigbee2mqttBaseTopic: base, zigbee2mqttDevices: z2mDevices, devices: devices, drift: drift, driftIntervalSeconds: interval, faults: faults)
     }
 

@@ -49,8 +49,8 @@ extension SimulatorCore {
         }
         let known: [String: (String, ClosedRange<Double>)] = ["DIMMER": ("Dimmer", 0...100), "CT": ("CT", 153...500), "HSBCOLOR1": ("HSBColor1", 0...360), "HSBCOLOR2": ("HSBColor2", 0...100)]
         guard let (key, range) = known[name] else { return [Message("stat/\(topic)/RESULT", json: ["Command": "Unknown"])] }
-        guard let number = Double(argument) else { return [] }
-        let value = Int64(min(range.upperBound, max(range.lowerBound, number)))
+        guard let number = Double(argument), number.isFinite else { return [] }
+        let value = Int64(min(range.upperBound, max(range.lowerBound, number)))  // finite and within 0…500
         if key.hasPrefix("HSBColor") {
             let parts = (devices[index].data["HSBColor"]?.plainText ?? "0,0,100").split(separator: ",").map(String.init)
             var hsb = parts.count == 3 ? parts : ["0", "0", "100"]
@@ -112,7 +112,7 @@ extension SimulatorCore {
         else { return [] }
         let device = devices[index]
         let params: JSONObject = if case .object(let object)? = call["params"] { object } else { JSONObject() }
-        let channel = params["id"]?.doubleValue.map { Int($0) } ?? 0
+        let channel = params["id"]?.doubleValue.flatMap { (0...1000).contains($0) ? Int($0) : nil } ?? 0
         var delta = JSONObject()
         var result: JSONValue = .null
         func component(_ type: String) -> String { "\(type):\(channel)" }
@@ -160,8 +160,8 @@ extension SimulatorCore {
         let text = String(decoding: payload, as: UTF8.self)
         if key.isEmpty, let command = try? JSONDocument.parse(payload).root.value, case .object(let fields) = command {
             for (name, value) in fields.members { devices[index].data[name] = value }
-        } else if let number = Double(text) {
-            devices[index].data[key.isEmpty ? "state" : key] = number == number.rounded() ? .int(Int64(number)) : .double(number)
+        } else if let number = Double(text), number.isFinite {
+            devices[index].data[key.isEmpty ? "state" : key] = number == number.rounded() && abs(number) < 1e15 ? .int(Int64(number)) : .double(number)
         } else {
             devices[index].data[key.isEmpty ? "state" : key] = .string(text)
         }

@@ -55,7 +55,7 @@ extension DemoCommandTests {
           traitbridge status z2m-0x00158d0001000001 "Hall light"
           traitbridge status --broker mqtt://192.168.1.10 --json
 
-        USAGE: traitbridge status [<devices> ...] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--json]
+        USAGE: traitbridge status [<devices> ...] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--username <username>] [--password-file <password-file>] [--ca-file <ca-file>] [--cert-file <cert-file>] [--key-file <key-file>] [--json]
 
         ARGUMENTS:
           <devices>               Device ids or names (default: every device).
@@ -66,6 +66,15 @@ extension DemoCommandTests {
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
           --timeout <timeout>     Seconds to wait for the broker and for answers.
                                   (default: 10)
+          --username <username>   User name on the broker (overrides one in the URL).
+          --password-file <password-file>
+                                  File holding the broker password (default:
+                                  $TRAITBRIDGE_PASSWORD).
+          --ca-file <ca-file>     CA certificates (PEM) that sign an mqtts:// broker's
+                                  certificate.
+          --cert-file <cert-file> Client certificate (PEM) for an mqtts:// broker that
+                                  asks for one.
+          --key-file <key-file>   Key (PEM) of the client certificate.
           --json                  Print JSON: {"bridge": …, "devices": [{"id", "name",
                                   "room", "type", "connectivityState",
                                   "dataSourceLocality", "lastUpdate", "reason"}],
@@ -90,7 +99,7 @@ extension DemoCommandTests {
           traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
           traitbridge rename "Garage switch" --reset
 
-        USAGE: traitbridge rename <device> [<name>] [--reset] [--json] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>]
+        USAGE: traitbridge rename <device> [<name>] [--reset] [--json] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--username <username>] [--password-file <password-file>] [--ca-file <ca-file>] [--cert-file <cert-file>] [--key-file <key-file>]
 
         ARGUMENTS:
           <device>                The device id or its current name.
@@ -106,6 +115,15 @@ extension DemoCommandTests {
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
           --timeout <timeout>     Seconds to wait for the broker and for answers.
                                   (default: 10)
+          --username <username>   User name on the broker (overrides one in the URL).
+          --password-file <password-file>
+                                  File holding the broker password (default:
+                                  $TRAITBRIDGE_PASSWORD).
+          --ca-file <ca-file>     CA certificates (PEM) that sign an mqtts:// broker's
+                                  certificate.
+          --cert-file <cert-file> Client certificate (PEM) for an mqtts:// broker that
+                                  asks for one.
+          --key-file <key-file>   Key (PEM) of the client certificate.
           --version               Show the version.
           -h, --help              Show help information.
 

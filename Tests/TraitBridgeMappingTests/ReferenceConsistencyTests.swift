@@ -82,6 +82,17 @@ struct CorpusJSONTests {
         return files.filter { $0.hasSuffix(".json") || $0.hasSuffix(".txt") }.sorted().map { root + "/" + $0 }
     }
 
+    /// Equal JSON values, where an integer and a double of the same value are equal.
+    static func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.keys == y.keys && zip(x.members, y.members).allSatisfy { sameValue($0.value, $1.value) }
+        default: return a == b
+        }
+    }
+
     @Test("every corpus file parses (the published-broken sample fails with its line and column)")
     func files() throws {
         let files = Self.corpusFiles()
@@ -92,7 +103,8 @@ struct CorpusJSONTests {
                 #expect(throws: JSONParseError.self, "\(file)") { try JSONDocument.parse([UInt8](bytes), maxDepth: 128) }
             } else {
                 let value = try JSONDocument.parse([UInt8](bytes), maxDepth: 128).root.value
-                #expect(try JSONDocument.parse(value.serializedBytes(), maxDepth: 128).root.value == value, "\(file)")
+                // 394.0 is written 394 (JSONValue's rule for whole numbers): compare numbers by value.
+                #expect(Self.sameValue(try JSONDocument.parse(value.serializedBytes(), maxDepth: 128).root.value, value), "\(file)")
             }
         }
     }

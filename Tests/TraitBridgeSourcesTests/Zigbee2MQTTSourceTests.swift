@@ -19,7 +19,8 @@ struct Zigbee2MQTTSourceTests {
     @Test("the 35-device network maps to the expected device types", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
     func network() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let (devices, problems) = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        let discovery = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        let (devices, problems) = (discovery.devices, discovery.problems)
         #expect(problems.isEmpty)
         #expect(devices.count == 34, "35 entries less the coordinator")
         let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.friendlyName, $0) })
@@ -49,7 +50,7 @@ struct Zigbee2MQTTSourceTests {
     @Test("every state message of the capture converts without a problem", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
     func capture() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let (devices, _) = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        let devices = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json")).devices
         let byTopic = Dictionary(uniqueKeysWithValues: devices.map { ("zigbee2mqtt/" + $0.friendlyName, $0) })
         let catalog = try SourceFixtures.catalog()
         var applied = 0

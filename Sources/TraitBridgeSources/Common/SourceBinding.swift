@@ -46,8 +46,7 @@ public struct SourceBinding: Sendable {
     public func sourceValue(from modelValue: AttributeValue) -> AttributeValue? {
         guard let value = pipeline.inverse(modelValue, integral: isIntegral) else { return nil }
         guard let range = sourceRange, let number = value.numericValue else { return value }
-        let clamped = min(range.upperBound, max(range.lowerBound, number))
-        return clamped == clamped.rounded() ? .int(Int64(clamped)) : .double(clamped)
+        return FiniteNumber.attributeValue(min(range.upperBound, max(range.lowerBound, number)))
     }
 }
 

@@ -54,7 +54,11 @@ extension HADiscoverySource {
         let key = light.deviceTypeKey
         func add(_ trait: String, _ attribute: String, _ value: AttributeValue) {
             guard let metadata = try? catalog.attributeMetadata(.matter(trait), attribute) else { return }
-            updates.append(AttributeUpdate(address: TraitAddress(deviceTypeKey: key, traitID: .matter(trait)), attribute: attribute, value: ValuePipeline.fit(value, to: metadata)))
+            guard let fitted = ValuePipeline.fit(value, to: metadata) else {
+                problems.append(SourceProblem(location: attribute, message: "\(value) is not a finite number: ignored"))
+                return
+            }
+            updates.append(AttributeUpdate(address: TraitAddress(deviceTypeKey: key, traitID: .matter(trait)), attribute: attribute, value: fitted))
         }
         if let text = state["state"]?.string {
             switch text {
@@ -109,7 +113,10 @@ extension HADiscoverySource {
                     throw SourceProblem(location: "\(write.address).\(write.attribute)", message: "\(write.value) has no value on this entity's scale")
                 }
                 if let range { number = min(range.upperBound, max(range.lowerBound, number)) }
-                messages.append((command.topic, template.render(integral ? String(Int64(number.rounded())) : Self.decimal(number))))
+                guard let text = integral ? FiniteNumber.int64(rounding: number).map(String.init) : Self.decimal(number) else {
+                    throw SourceProblem(location: "\(write.address).\(write.attribute)", message: "\(write.value) has no value on this entity's scale")
+                }
+                messages.append((command.topic, template.render(text)))
             case .word(let template, let allowed):
                 guard case .string(let word)? = command.pipeline.inverse(write.value, integral: false), allowed.contains(word) else {
                     throw SourceProblem(location: "\(write.address).\(write.attribute)", message: "\(write.value) is not a mode of this entity; it has \(allowed.joined(separator: ", "))")
@@ -127,16 +134,23 @@ extension HADiscoverySource {
 
     private static func addLightMember(_ write: AttributeUpdate, light: HAJSONLight, to object: inout JSONObject) throws(SourceProblem) {
         let number = write.value.numericValue ?? 0
+        guard number.isFinite else { throw SourceProblem(location: write.attribute, message: "\(write.value) is not a finite number") }
+        func integer(_ value: Double) throws(SourceProblem) -> JSONValue {
+            guard let integer = FiniteNumber.int64(rounding: value) else {
+                throw SourceProblem(location: write.attribute, message: "\(write.value) is out of the light's range")
+            }
+            return .int(integer)
+        }
         switch write.attribute {
         case "onOff":
             guard case .bool(let on) = write.value else { throw SourceProblem(location: "onOff", message: "expected true or false") }
             object["state"] = .string(on ? "ON" : "OFF")
         case "currentLevel":
-            object["brightness"] = .int(Int64((number * (light.brightnessScale ?? 254) / 254).rounded()))
+            object["brightness"] = try integer(number * (light.brightnessScale ?? 254) / 254)
             if object["state"] == nil { object["state"] = .string("ON") }
         case "colorTemperatureMireds":
             guard number > 0 else { throw SourceProblem(location: "colorTemperatureMireds", message: "expected a colour temperature above 0") }
-            object["color_temp"] = .int(Int64((light.colorTemperatureInKelvin ? 1_000_000 / number : number).rounded()))
+            object["color_temp"] = try integer(light.colorTemperatureInKelvin ? 1_000_000 / number : number)
         case "currentX", "currentY", "currentHue", "currentSaturation":
             var color: JSONObject = if case .object(let existing)? = object["color"] { existing } else { JSONObject() }
             switch write.attribute {
@@ -184,8 +198,10 @@ extension HADiscoverySource {
         return a == b
     }
 
-    static func decimal(_ number: Double) -> String {
+    /// Two decimals at most, `21` rather than `21.0`; `nil` for NaN and ±infinity.
+    static func decimal(_ number: Double) -> String? {
         let rounded = (number * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        guard rounded.isFinite else { return nil }
+        return FiniteNumber.attributeValue(rounded)?.description
     }
 }

@@ -105,6 +105,30 @@ public struct HADiscoverySource: Sendable {
         }
         let modeText = config.string("availability_mode") ?? "latest"
         guard let mode = HAAvailabilityMode(rawValue: modeText) else { return fail("availability_mode '\(modeText)' is not one of all, any, latest") }
+        // Home Assistant refuses these configs too: a `device` that is not an object must not
+        // make the entity a device of its own (which would take it away from its device).
+        for shaped in ["device", "origin"] {
+            if let value = config[shaped], case .object = value {} else if config[shaped] != nil {
+                return fail("\(shaped) must be an object, found \(config[shaped]?.serialized().prefix(40) ?? "")")
+            }
+        }
+        if case .object(let device)? = config["device"] {
+            func isText(_ value: JSONValue) -> Bool { if case .string(let text) = value { !text.isEmpty } else { false } }
+            let identifiers: Bool? = switch device["identifiers"] {
+            case nil: nil
+            case .string(let text)?: !text.isEmpty
+            case .array(let list)?: !list.isEmpty && list.allSatisfy(isText)
+            default: false
+            }
+            let connections: Bool? = switch device["connections"] {
+            case nil: nil
+            case .array(let list)?: !list.isEmpty && list.allSatisfy { if case .array(let pair) = $0 { pair.count == 2 && pair.allSatisfy(isText) } else { false } }
+            default: false
+            }
+            guard identifiers != false, connections != false, identifiers == true || connections == true else {
+                return fail("device needs identifiers (text or a list of text) or connections (a list of [type, value] pairs), as Home Assistant requires")
+            }
+        }
         let deviceRef = self.deviceRef(config, key: key)
         let uniqueID = config.string("unique_id")
         let source = SourceReference(family: Self.family, instance: instance, nativeID: uniqueID ?? key)

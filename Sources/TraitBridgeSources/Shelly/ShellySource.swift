@@ -143,7 +143,15 @@ public struct ShellySource: Sendable {
             let raw: AttributeValue
             if rule.field.isEmpty {
                 let text = String(decoding: payload, as: UTF8.self).trimmingSpaces()
-                if let number = Double(text) { raw = number == number.rounded() && !text.contains(".") ? .int(Int64(number)) : .double(number) } else { raw = .string(text) }
+                if let number = Double(text) {
+                    guard let value = FiniteNumber.attributeValue(number) else {
+                        problems.append(SourceProblem(location: "$", message: "'\(text)' is not a finite number: ignored"))
+                        continue
+                    }
+                    raw = text.contains(".") ? .double(number) : value
+                } else {
+                    raw = .string(text)
+                }
             } else {
                 if root == nil {
                     guard let parsed = try? JSONDocument.parse(payload).root, parsed.kind == .object else {

@@ -66,13 +66,13 @@ public struct TasmotaSource: Sendable {
                     if let rule = table.light.first(where: { $0.key == key && $0.minimumSubtype <= light.subtype }) {
                         convert(AttributeValue(json: value), rule, key: light.key, location: key, into: &updates, problems: &problems)
                     } else if key == "HSBColor", light.subtype >= 3, let text = value.string {
-                        let parts = text.split(separator: ",").compactMap { Double($0) }
+                        let parts = text.split(separator: ",").compactMap { FiniteNumber.parse($0) }
                         guard parts.count == 3 else {
                             problems.append(SourceProblem(location: key, message: "expected \"hue,saturation,brightness\", found \(text)"))
                             continue
                         }
                         let address = TraitAddress(deviceTypeKey: light.key, traitID: .matter("ColorControl"))
-                        updates.append(AttributeUpdate(address: address, attribute: "currentHue", value: .int(Int64((parts[0].truncatingRemainder(dividingBy: 360) / 360 * 254).rounded()))))
+                        updates.append(AttributeUpdate(address: address, attribute: "currentHue", value: .int(Int64((parts[0].truncatingRemainder(dividingBy: 360) / 360 * 254).rounded()))))  // finite, |x| < 254
                         updates.append(AttributeUpdate(address: address, attribute: "currentSaturation", value: .int(Int64((min(100, max(0, parts[1])) / 100 * 254).rounded()))))
                     }
                 }
@@ -124,12 +124,12 @@ public struct TasmotaSource: Sendable {
                 messages.append((device.topic(.command, "POWER\(number)"), on ? "ON" : "OFF"))
                 continue
             case (.matter("ColorControl"), "currentHue"):
-                guard let hue = write.value.numericValue else { break }
-                messages.append((device.topic(.command, "HSBColor1"), String(Int((hue / 254 * 360).rounded()))))
+                guard let hue = write.value.numericValue, let degrees = FiniteNumber.int64(rounding: hue / 254 * 360) else { break }
+                messages.append((device.topic(.command, "HSBColor1"), String(degrees)))
                 continue
             case (.matter("ColorControl"), "currentSaturation"):
-                guard let saturation = write.value.numericValue else { break }
-                messages.append((device.topic(.command, "HSBColor2"), String(Int((saturation / 254 * 100).rounded()))))
+                guard let saturation = write.value.numericValue, let percent = FiniteNumber.int64(rounding: saturation / 254 * 100) else { break }
+                messages.append((device.topic(.command, "HSBColor2"), String(percent)))
                 continue
             default:
                 if let light = device.light, key == light.key,

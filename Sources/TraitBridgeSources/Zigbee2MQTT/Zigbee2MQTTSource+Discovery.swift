@@ -1,40 +1,88 @@
 public import TraitBridgeJSON
 import TraitBridgeMapping
-import TraitBridgeModel
+public import TraitBridgeModel
 
 extension Zigbee2MQTTSource {
+    /// What one `bridge/devices` list says: the devices mapped, the entries refused, and what may
+    /// be removed. A device is removed only when a list that could be read whole leaves it out or
+    /// marks it disabled: a payload of the wrong shape (`{}`, `[1]`, an entry without its address)
+    /// removes nothing, and a device whose entry is malformed or maps to nothing is kept as it was.
+    public struct Discovery: Sendable {
+        public var devices: [Zigbee2MQTTDevice] = []
+        public var problems: [SourceProblem] = []
+        /// Devices the list names (and does not disable): those mapped, and the others, which are
+        /// kept as they were, neither updated nor removed.
+        public var kept: Set<DeviceID> = []
+        /// Whether every entry had an `ieee_address`, so an omission really means "gone".
+        public var canRemove = true
+
+        /// Whether a known device must go: the list is whole and neither maps nor keeps it.
+        public func removes(_ id: DeviceID) -> Bool {
+            canRemove && !kept.contains(id)
+        }
+    }
+
     /// Maps the retained `bridge/devices` payload. The coordinator and devices that expose
     /// nothing the table knows are skipped; a malformed entry is a problem of its own and never
     /// drops the others.
-    public func discover(_ payload: JSON) -> (devices: [Zigbee2MQTTDevice], problems: [SourceProblem]) {
+    public func discover(_ payload: JSON) -> Discovery {
+        var result = Discovery()
         guard payload.kind == .array else {
-            return ([], [SourceProblem(location: "bridge/devices", message: "expected an array of devices, found \(payload.kind)")])
+            result.problems = [SourceProblem(location: "bridge/devices", message: "expected an array of devices, found \(payload.kind)")]
+            result.canRemove = false
+            return result
         }
-        var devices: [Zigbee2MQTTDevice] = []
-        var problems: [SourceProblem] = []
         for (index, entry) in payload.elements.enumerated() {
             let location = "bridge/devices[\(index)]"
             guard entry.kind == .object else {
-                problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
+                result.problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
+                result.canRemove = false
                 continue
             }
             if entry["type"]?.isString("Coordinator") == true { continue }
             guard let ieee = entry["ieee_address"]?.string, !ieee.isEmpty else {
-                problems.append(SourceProblem(location: location, message: "missing ieee_address"))
+                result.problems.append(SourceProblem(location: location, message: "missing ieee_address"))
+                result.canRemove = false
                 continue
             }
-            guard let name = entry["friendly_name"]?.string, !name.isEmpty else {
-                problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
-                continue
-            }
+            let id = DeviceID.derived(source: "z2m", nativeID: ieee)
             if entry["disabled"]?.bool == true { continue }
+            result.kept.insert(id)
+            guard let name = entry["friendly_name"]?.string, !name.isEmpty else {
+                result.problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
+                continue
+            }
+            if let problem = Self.shapeProblem(entry) {
+                result.problems.append(SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
+                continue
+            }
             do {
-                if let device = try mapDevice(entry, ieee: ieee, name: name) { devices.append(device) }
+                if let device = try mapDevice(entry, ieee: ieee, name: name) { result.devices.append(device) }
             } catch {
-                problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
+                result.problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
             }
         }
-        return (devices, problems)
+        return result
+    }
+
+    /// What is wrong with the shape of an entry's definition, if anything: `definition` is an
+    /// object or null, `exposes` a list of objects, `features` lists of objects.
+    static func shapeProblem(_ entry: JSON) -> String? {
+        guard let definition = entry["definition"], !definition.isNull else { return nil }
+        guard definition.kind == .object else { return "definition is \(definition.kind), expected an object or null" }
+        guard let exposes = definition["exposes"] else { return nil }
+        guard exposes.kind == .array else { return "definition.exposes is \(exposes.kind), expected a list" }
+        var pending = exposes.elements
+        var checked = 0
+        while let expose = pending.popLast(), checked < 10_000 {
+            checked += 1
+            guard expose.kind == .object else { return "an expose is \(expose.kind), expected an object" }
+            if let features = expose["features"] {
+                guard features.kind == .array else { return "features is \(features.kind), expected a list" }
+                pending += features.elements
+            }
+        }
+        return nil
     }
 
     /// One `bridge/devices` entry → a device with bindings, or `nil` when nothing is mapped.

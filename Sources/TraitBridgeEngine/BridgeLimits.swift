@@ -1,0 +1,109 @@
+import FoundationEssentials
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// Bounds on what input from outside can make the bridge hold. Anyone on a shared broker can
+/// publish a million ids or a gigabyte of retained text; each bound here turns that into a
+/// refusal that is logged and counted (on `<prefix>/bridge/health`), never into unbounded memory
+/// and never into a silent drop. Each is configurable (`limits` in the config file).
+public struct BridgeLimits: Sendable, Hashable {
+    /// Devices one source instance may create (zigbee2mqtt, Tasmota, Shelly, Home Assistant).
+    public var devicesPerSource = 20_000
+    /// The largest device message, discovery config or command.
+    public var messageBytes = 1 << 20
+    /// The largest list: zigbee2mqtt `bridge/devices`, a request to the bridge (a whole SYNC).
+    public var listBytes = 64 << 20
+    /// Messages kept for topics whose device is not known yet (the newest per topic)…
+    public var pendingMessages = 10_000
+    /// …and their bytes together.
+    public var pendingBytes = 16 << 20
+    /// Commands waiting for their device's echo.
+    public var pendingCommands = 1_000
+
+    public init() {}
+
+    /// The limits by name, as the config file and the health topic spell them.
+    public var named: [(name: String, value: Int)] {
+        [("devicesPerSource", devicesPerSource), ("messageBytes", messageBytes), ("listBytes", listBytes),
+         ("pendingMessages", pendingMessages), ("pendingBytes", pendingBytes), ("pendingCommands", pendingCommands)]
+    }
+
+    /// Sets a limit by its name; `false` when there is no such limit.
+    public mutating func set(_ name: String, to value: Int) -> Bool {
+        switch name {
+        case "devicesPerSource": devicesPerSource = value
+        case "messageBytes": messageBytes = value
+        case "listBytes": listBytes = value
+        case "pendingMessages": pendingMessages = value
+        case "pendingBytes": pendingBytes = value
+        case "pendingCommands": pendingCommands = value
+        default: return false
+        }
+        return true
+    }
+}
+
+/// Which bound refused something; the raw value is the counter's name on the health topic.
+public enum LimitKind: String, Sendable, CaseIterable, Comparable {
+    case devicesPerSource, messageBytes, listBytes, pendingMessages, pendingBytes, pendingCommands
+
+    public static func < (a: LimitKind, b: LimitKind) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension BridgeState {
+    public var healthTopic: String { "\(configuration.prefix)/bridge/health" }
+
+    /// Counts one refusal by `kind` and logs it: the first, then at every power of two, so a flood
+    /// of 50 000 refusals is 16 log lines that each say how many so far.
+    mutating func refuseAtLimit(_ kind: LimitKind, topic: String, _ detail: String, effects: inout BridgeEffects) {
+        let count = limitCounts[kind, default: 0] + 1
+        limitCounts[kind] = count
+        isHealthChanged = true
+        guard count & (count - 1) == 0 else { return }
+        let limit = configuration.limits.named.first { $0.name == kind.rawValue }?.value ?? 0
+        effects.log(.warning, "refused: \(detail) (limit \(kind.rawValue) = \(limit); \(count) refused so far; raise it under \"limits\" in the config)",
+                    ["tb.mqtt.topic": topic, "tb.limit": kind.rawValue])
+    }
+
+    /// Whether a new device of `family` would pass the per-source bound (logged and counted if not).
+    mutating func admitsNewDevice(_ family: String, count: Int, topic: String, effects: inout BridgeEffects) -> Bool {
+        guard count >= configuration.limits.devicesPerSource else { return true }
+        refuseAtLimit(.devicesPerSource, topic: topic, "a new \(family) device: \(count) are known already", effects: &effects)
+        return false
+    }
+
+    /// The largest payload taken on `topic`: lists and requests may be larger than device messages.
+    func payloadLimit(_ topic: String) -> Int {
+        if let base = configuration.zigbee2mqtt?.baseTopic, topic == base + "/bridge/devices" { return configuration.limits.listBytes }
+        if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic { return configuration.limits.listBytes }
+        return configuration.limits.messageBytes
+    }
+
+    /// `<prefix>/bridge/health` (retained): the limits, what each refused since start, and how
+    /// many devices each source holds.
+    public func healthPayload() -> [UInt8] {
+        var limits = JSONObject()
+        for (name, value) in configuration.limits.named { limits.append(name, .int(Int64(value))) }
+        var refused = JSONObject()
+        for kind in LimitKind.allCases { refused.append(kind.rawValue, .int(Int64(limitCounts[kind, default: 0]))) }
+        var devices = JSONObject()
+        if zigbee2mqtt != nil { devices.append("zigbee2mqtt", .int(Int64(z2mDevices.count))) }
+        if tasmota != nil { devices.append("tasmota", .int(Int64(tasmotaDevices.count))) }
+        if shelly != nil { devices.append("shelly", .int(Int64(shellyDevices.count))) }
+        if homeAssistant != nil { devices.append("homeAssistant", .int(Int64(haDevices.count))) }
+        devices.append("all", .int(Int64(graph.devices.count)))
+        var pending = JSONObject()
+        pending.append("messages", .int(Int64(pendingMessages.count)))
+        pending.append("bytes", .int(Int64(pendingBytes)))
+        pending.append("commands", .int(Int64(pendingCommands.count)))
+        let root: JSONObject = ["limits": .object(limits), "refused": .object(refused), "devices": .object(devices), "pending": .object(pending)]
+        return JSONValue.object(root).serializedBytes()
+    }
+
+    /// Publishes the health topic when something changed since it was last published.
+    mutating func publishHealthIfChanged(effects: inout BridgeEffects) {
+        guard isHealthChanged, broker.status == .up else { return }
+        isHealthChanged = false
+        effects.publish(healthTopic, healthPayload(), retain: true, qos: 1)
+    }
+}
