@@ -103,6 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = BridgeConfiguration(
             prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: z2m,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+        configuration.limits = settings.limits
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(
             discoveryPrefix: settings.tasmotaDiscoveryPrefix,

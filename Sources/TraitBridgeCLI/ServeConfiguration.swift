@@ -1,5 +1,6 @@
 import Foundation
 import TraitBridgeJSON
+import TraitBridgeEngine
 import TraitBridgeModel
 
 /// The settings of `traitbridge serve`, from the config file (`--config`), then flags, then
@@ -40,11 +41,14 @@ struct ServeConfiguration: Sendable {
     var homeAssistantStalenessSeconds: Int?
     /// `cloudAliases`: C2C device id → the local device id it is.
     var cloudAliases: [String: String] = [:]
+    /// `limits`: what outside input may make the bridge hold (see `BridgeLimits`).
+    var limits = BridgeLimits()
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
         "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant", "cloudAliases",
+        "limits",
     ]
 
     /// Reads a config file; the error names the place.
@@ -199,6 +203,17 @@ struct ServeConfiguration: Sendable {
                         throw fail(at.appending(c2cID), "expected a TraitBridge device id such as \"z2m-0x00158d0001a2b3c4\" (letters, digits, . _ -)")
                     }
                     configuration.cloudAliases[c2cID] = text
+                }
+            case "limits":
+                guard value.kind == .object else { throw fail(at, "expected an object such as {\"devicesPerSource\": 5000}") }
+                for (name, limit) in value.members {
+                    guard let number = limit.int64, (1...(1 << 40)).contains(number) else {
+                        throw fail(at.appending(name), "expected a whole number from 1 to 2^40")
+                    }
+                    guard configuration.limits.set(name, to: Int(number)) else {
+                        let known = configuration.limits.named.map(\.name).joined(separator: ", ")
+                        throw fail(at.appending(name), "unknown limit '\(name)'; allowed: \(known)")
+                    }
                 }
             default:
                 throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")

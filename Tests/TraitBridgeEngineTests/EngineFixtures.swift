@@ -19,13 +19,14 @@ enum EngineFixtures {
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
     static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
-                      withHomeAssistant: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:]) throws -> BridgeState {
+                      withHomeAssistant: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
         let (catalog, table) = try mappings.get()
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
             zigbee2mqtt: withZigbee2MQTT ? .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)) : nil,
             commandTimeout: commandTimeout)
         configuration.cloudAliases = cloudAliases
+        configuration.limits = limits
         if withTasmota { configuration.tasmota = .init(locality: .localPeer) }
         if withShelly { configuration.shelly = .init(locality: .localPeer) }
         if withHomeAssistant { configuration.homeAssistant = .init(locality: .localPeer) }

@@ -203,4 +203,47 @@ struct HostileInputTests {
         let again = state.graph.devices[id]?.deviceTypes.lazy.compactMap { $0.trait(.matter("ElectricalPowerMeasurement")) }.first
         #expect(again?.attributes["activePower"] == .int(7000))
     }
+
+    @Test("50 000 unique Shelly ids: the per-source limit holds, each refusal is counted on the health topic, logs stay few")
+    func shellyFlood() throws {
+        var limits = BridgeLimits()
+        limits.devicesPerSource = 100
+        var state = try EngineFixtures.state(withShelly: true, limits: limits)
+        _ = state.brokerConnected(now: Date())
+        var logLines = 0
+        for index in 0..<50_000 {
+            logLines += state.receive("shellies/flood-\(index)/relay/0", "on").logs.filter { $0.metadata["tb.limit"] != nil }.count
+        }
+        let tick = state.tick(now: Date())
+        let health = try #require(tick.last("traitbridge/bridge/health"), "the health topic is published after refusals")
+        #expect(health["refused"]?["devicesPerSource"]?.int64 == 49_900)
+        #expect(health["devices"]?["shelly"]?.int64 == 100)
+        #expect(health["limits"]?["devicesPerSource"]?.int64 == 100)
+        #expect(state.graph.devices.count == 100)
+        #expect(logLines == 16, "a log line at the first refusal and at each power of two: \(logLines)")
+        #expect(state.tick(now: Date()).last("traitbridge/bridge/health") == nil, "published again only when it changed")
+    }
+
+    @Test("a message past its size limit is refused and counted; a list may be larger; pending messages stay within their bytes")
+    func sizeLimits() throws {
+        var limits = BridgeLimits()
+        limits.messageBytes = 1_000
+        limits.listBytes = 100_000
+        limits.pendingBytes = 3_000
+        var state = try EngineFixtures.state(limits: limits)
+        _ = state.brokerConnected(now: Date())
+        let big = String(repeating: "x", count: 2_000)
+        let refused = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","pad":"\#(big)"}"#)
+        #expect(refused.logs.contains { $0.metadata["tb.limit"] == "messageBytes" && $0.metadata["tb.mqtt.topic"] == "zigbee2mqtt/Hall light" })
+        // The device list is a list: 2 kB passes.
+        let padded = String(decoding: EngineFixtures.devicesPayload, as: UTF8.self) + String(repeating: " ", count: 2_000)
+        _ = state.receive("zigbee2mqtt/bridge/devices", padded)
+        #expect(state.graph.devices.count == 3)
+        // Early messages for unknown devices: at most 3 000 bytes kept, the oldest make room.
+        for index in 0..<20 { _ = state.receive("zigbee2mqtt/later \(index)", String(repeating: "y", count: 900)) }
+        let health = try #require(state.tick(now: Date()).last("traitbridge/bridge/health"))
+        #expect((health["pending"]?["bytes"]?.int64 ?? .max) <= 3_000)
+        #expect(health["refused"]?["messageBytes"]?.int64 == 1)
+        #expect((health["refused"]?["pendingBytes"]?.int64 ?? 0) >= 17)
+    }
 }
