@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps build test test-asan demo bench catalog validate clean
+.PHONY: deps build test test-asan demo bench fuzz catalog validate clean
 
 deps:
 	@scripts/install-deps.sh
@@ -32,6 +32,13 @@ demo: deps
 bench: deps
 	$(SWIFT) run -c release TraitBridgeBench
 
+## Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every entry point that takes outside
+## bytes, FUZZ_SECONDS per target (CI: 30). Corpora and crashers are kept in Fuzz/; see Fuzz/README.md.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 validate: build
 	$(SWIFT) run traitbridge mappings validate mappings
 
@@ -41,4 +48,4 @@ catalog:
 	python3 scripts/generate-c2c-catalog.py ../shared/reference mappings/catalog/google-c2c.json
 
 clean:
-	rm -rf .build .build-asan
+	rm -rf .build .build-asan .build-fuzz

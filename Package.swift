@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "TraitBridgeModel", targets: ["TraitBridgeModel"]),
         .library(name: "TraitBridgeJSON", targets: ["TraitBridgeJSON"]),
         .library(name: "TraitBridgeMapping", targets: ["TraitBridgeMapping"]),
+        // The fuzz targets, for the libFuzzer binary of Fuzz/ (`make fuzz`).
+        .library(name: "TraitBridgeFuzzing", targets: ["TraitBridgeFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -105,6 +107,13 @@ let package = Package(
         .target(name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),
         // Test support: the private broker, a test MQTT client, polling helpers, paths.
         .target(name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT", "TraitBridgeLocalBroker"], swiftSettings: upcoming),
+        // Every entry point that takes outside bytes, as a function of bytes: run by libFuzzer
+        // (Fuzz/, `make fuzz`) and replayed from Fuzz/crashers and the corpora by the tests.
+        .target(
+            name: "TraitBridgeFuzzing",
+            dependencies: ["TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCLI"],
+            swiftSettings: upcoming
+        ),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
@@ -134,6 +143,7 @@ let package = Package(
             dependencies: ["TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeTesting", "TraitBridgeMQTT"],
             swiftSettings: upcoming
         ),
+        .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: upcoming),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",

@@ -30,6 +30,28 @@ struct BridgeSnapshot: Sendable {
         }
     }
 
+    /// The snapshot of retained messages (topic → payload) under `prefix`. Anyone on the broker can
+    /// publish there: a payload that is not JSON is left out, and the readers of a state take
+    /// nothing for granted.
+    init(retained messages: [String: [UInt8]], prefix: String) {
+        bridgeState = nil
+        states = [:]
+        descriptions = [:]
+        let devices = prefix + "/devices/"
+        for (topic, payload) in messages where !payload.isEmpty {
+            if topic == prefix + "/bridge/state" {
+                bridgeState = String(decoding: payload, as: UTF8.self)
+            } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
+                let rest = String(topic.dropFirst(devices.count))
+                if rest.hasSuffix("/state") {
+                    states[String(rest.dropLast(6))] = json
+                } else if !rest.contains("/") {
+                    descriptions[rest] = json
+                }
+            }
+        }
+    }
+
     /// Reads the snapshot, or prints why not and exits 3 (broker not reachable).
     static func readOrExit(_ connection: ConnectionOptions) throws -> BridgeSnapshot {
         do {
@@ -108,23 +130,7 @@ struct BridgeSnapshot: Sendable {
         var isComplete: Bool { lock.withLock { done } }
 
         func snapshot(prefix: String) -> BridgeSnapshot {
-            lock.withLock {
-                var snapshot = BridgeSnapshot(bridgeState: nil, states: [:], descriptions: [:])
-                let devices = prefix + "/devices/"
-                for (topic, payload) in messages where !payload.isEmpty {
-                    if topic == prefix + "/bridge/state" {
-                        snapshot.bridgeState = String(decoding: payload, as: UTF8.self)
-                    } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
-                        let rest = String(topic.dropFirst(devices.count))
-                        if rest.hasSuffix("/state") {
-                            snapshot.states[String(rest.dropLast(6))] = json
-                        } else if !rest.contains("/") {
-                            snapshot.descriptions[rest] = json
-                        }
-                    }
-                }
-                return snapshot
-            }
+            lock.withLock { BridgeSnapshot(retained: messages, prefix: prefix) }
         }
     }
 }

@@ -62,7 +62,7 @@ struct DevicesCommand: ParsableCommand {
     /// `matter.DimmableLight` → `DimmableLight`.
     static func short(_ id: String) -> String { String(id.split(separator: ".").last ?? Substring(id)) }
 
-    private struct Entry {
+    struct Entry {
         var id, name, room, connectivity: String
         var types: [String]
         var traits: [String]

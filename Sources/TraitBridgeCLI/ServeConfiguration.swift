@@ -54,7 +54,11 @@ struct ServeConfiguration: Sendable {
     /// Reads a config file; the error names the place.
     static func load(path: String) throws(ConfigurationError) -> ServeConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
-        let bytes = [UInt8](data)
+        return try parse([UInt8](data), path: path)
+    }
+
+    /// Reads a config file's contents; `path` names the file in errors.
+    static func parse(_ bytes: [UInt8], path: String) throws(ConfigurationError) -> ServeConfiguration {
         let root: JSON
         do {
             root = try JSONDocument.parse(bytes).root

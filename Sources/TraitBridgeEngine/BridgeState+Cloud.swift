@@ -227,16 +227,26 @@ extension BridgeState {
         return (try? DeviceID(c2cID)).flatMap { graph.devices[$0] != nil ? $0 : nil }
     }
 
-    /// Re-imports the SYNC entries kept in the registry (at start).
+    /// Re-imports the SYNC entries kept in the registry (at start). Each row is checked on its
+    /// own first: a row that is not a JSON object (a damaged file, an entry written by a newer
+    /// version) is skipped with a log line naming it, and every other cloud device comes back.
     public mutating func restoreCloud(_ entries: [(c2cID: String, entry: [UInt8])], now: Date) -> [BridgeLogLine] {
         guard let cloud, !entries.isEmpty else { return [] }
+        var effects = BridgeEffects()
         var bytes: [UInt8] = Array(#"{"devices":["#.utf8)
-        for (index, entry) in entries.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += entry.entry
+        var kept = 0
+        for (c2cID, entry) in entries {
+            guard let document = try? JSONDocument.parse(entry), document.root.kind == .object else {
+                effects.log(.error, "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC import puts it back)",
+                            ["tb.device": c2cID])
+                continue
+            }
+            if kept > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += entry
+            kept += 1
         }
         bytes += Array("]}".utf8)
-        var effects = BridgeEffects()
+        guard kept > 0 else { return effects.logs }
         do {
             let result = try cloud.importSync(bytes, source: "registry", now: now)
             _ = importCloud(result, now: now, effects: &effects)

@@ -56,17 +56,29 @@ public enum GenericDevicesLoader {
                 problems.append(MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file"))
                 continue
             }
-            let bytes = [UInt8](data)
-            let reader = MappingReader(file: path, bytes: bytes)
-            do {
-                let root = try JSONDocument.parse(bytes).root
-                devices += GenericDeviceDecoder(tables: SourceTableReader(reader: reader, catalog: catalog), origin: path).decode(root)
+            do throws(MappingError) {
+                devices += try decode(file: path, bytes: [UInt8](data), catalog: catalog)
             } catch {
-                problems.append(MappingProblem(file: path, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)"))
+                problems += error.problems
             }
-            problems += reader.problems
         }
         guard problems.isEmpty else { throw MappingError(problems: problems) }
+        return devices
+    }
+
+    /// The devices of one generic file given as bytes (`file` names it in problems).
+    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> [GenericDeviceDefinition] {
+        let reader = MappingReader(file: file, bytes: bytes)
+        let root: JSON
+        do {
+            root = try JSONDocument.parse(bytes).root
+        } catch {
+            throw MappingError(problems: [
+                MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)"),
+            ])
+        }
+        let devices = GenericDeviceDecoder(tables: SourceTableReader(reader: reader, catalog: catalog), origin: file).decode(root)
+        guard reader.problems.isEmpty else { throw MappingError(problems: reader.problems) }
         return devices
     }
 }

@@ -8,7 +8,18 @@ import TraitBridgeJSON
 final class MappingReader {
     let file: String
     private let sourceMap: JSONSourceMap
-    private(set) var problems: [MappingProblem] = []
+    /// At most this many problems are located and kept per file: finding a place walks the text,
+    /// so a file with a million mistakes would otherwise take minutes to report.
+    static let problemLimit = 200
+    private var located: [MappingProblem] = []
+    private var unlisted = 0
+
+    /// The problems found, and past the limit one more that says how many were not listed.
+    var problems: [MappingProblem] {
+        guard unlisted > 0 else { return located }
+        return located + [MappingProblem(file: file, location: .init(line: 1, column: 1), path: .root,
+                                         message: "\(unlisted) more problems not listed; fix the ones above and validate again")]
+    }
 
     init(file: String, bytes: [UInt8]) {
         self.file = file
@@ -16,7 +27,11 @@ final class MappingReader {
     }
 
     func problem(_ path: JSONPath, _ message: String) {
-        problems.append(MappingProblem(file: file, location: sourceMap.location(of: path), path: path, message: message))
+        guard located.count < Self.problemLimit else {
+            unlisted += 1
+            return
+        }
+        located.append(MappingProblem(file: file, location: sourceMap.location(of: path), path: path, message: message))
     }
 
     /// Reports members not in `allowed` (keys starting with `$` are comments and always allowed).

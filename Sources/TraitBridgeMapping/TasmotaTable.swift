@@ -37,6 +37,11 @@ public struct TasmotaTable: Sendable {
         }
     }
 
+    /// Decodes a table given as bytes (`file` names it in problems).
+    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> TasmotaTable {
+        try SourceTableReader.decode(file: file, bytes: bytes, catalog: catalog) { root, tables in decode(root, tables: tables) }
+    }
+
     static func decode(_ root: JSON, tables: SourceTableReader) -> TasmotaTable? {
         let reader = tables.reader
         guard let root = reader.object(root, at: .root) else { return nil }

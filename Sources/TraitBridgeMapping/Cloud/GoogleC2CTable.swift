@@ -98,4 +98,11 @@ public struct GoogleC2CTable: Sendable {
             GoogleC2CTableDecoder(tables: tables).decode(root)
         }
     }
+
+    /// Decodes a table given as bytes (`file` names it in problems).
+    public static func decode(file: String, bytes: [UInt8], catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
+        try SourceTableReader.decode(file: file, bytes: bytes, catalog: catalog) { root, tables in
+            GoogleC2CTableDecoder(tables: tables).decode(root)
+        }
+    }
 }

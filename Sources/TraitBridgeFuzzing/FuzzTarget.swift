@@ -1,0 +1,90 @@
+import Foundation
+import TraitBridgeCLI
+import TraitBridgeCloud
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+/// Every entry point that takes bytes from outside, as one function of bytes each: what
+/// `make fuzz` runs under libFuzzer (Fuzz/), and what the regression tests replay from
+/// `Fuzz/crashers/` and the seed corpora. A target traps when the code under it traps, and also
+/// when an invariant the bridge promises is broken (a state published that is not JSON; a SYNC
+/// entry the registry keeps that cannot be read back).
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Each source's message handler (topic + payload, several messages per input) on a bridge
+    /// that already knows devices of every source.
+    case zigbee2mqtt, tasmota, shelly, homeassistant, generic
+    /// The bridge's own topics: `devices/<id>/set` and `bridge/request/<op>` (rename, move, sync,
+    /// query, execute).
+    case requests
+    /// Cloud-to-cloud readers: a SYNC response, a QUERY/EXECUTE response or Report State, an
+    /// EXECUTE or QUERY request.
+    case cloudSync = "cloud-sync", cloudQuery = "cloud-query", cloudExecute = "cloud-execute"
+    /// The JSON reader under everything.
+    case json
+    /// `mappings/` files: the first byte picks the file the rest replaces.
+    case mappings
+    /// The serve config file.
+    case config
+    /// What the read commands print from retained messages anyone may publish under the prefix.
+    case cli
+
+    /// Runs one input. Traps only on a bug.
+    public func run(_ bytes: [UInt8]) {
+        let world = FuzzWorld.shared
+        switch self {
+        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .requests:
+            world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
+        case .cloudSync: world.importSync(bytes)
+        case .cloudQuery: world.importReports(bytes)
+        case .cloudExecute:
+            _ = try? world.cloud.parseExecuteRequest(bytes, source: "fuzz")
+            _ = try? world.cloud.parseQueryRequest(bytes, source: "fuzz")
+        case .json: Self.json(bytes)
+        case .mappings: world.mappings(bytes)
+        case .config: _ = CLIInputs.readServeConfiguration(bytes)
+        case .cli:
+            var retained: [String: [UInt8]] = [:]
+            for message in FuzzInput.messages(bytes, defaultTopic: defaultTopic) { retained[message.topic] = message.payload }
+            _ = CLIInputs.renderRetained(retained)
+        }
+    }
+
+    /// The topic of a record that names none.
+    var defaultTopic: String {
+        switch self {
+        case .zigbee2mqtt: "zigbee2mqtt/Hall light"
+        case .tasmota: "stat/plug/RESULT"
+        case .shelly: "shellies/shelly1pm-fuzz/relay/0"
+        case .homeassistant: "homeassistant/switch/fuzz/config"
+        case .generic: "home/hall-relay/state"
+        case .requests: "traitbridge/devices/z2m-0x00158d0001000001/set"
+        case .cli: "traitbridge/devices/fuzz/state"
+        default: ""
+        }
+    }
+
+    /// Parse, serialize, parse again: the second text must equal the first (serialization is a
+    /// fixed point), and the first paths of the document must have a place in the source (a
+    /// config or mappings error names one; each walks the text, so a few are enough here).
+    static func json(_ bytes: [UInt8]) {
+        guard let document = try? JSONDocument.parse(bytes) else { return }
+        let text = document.root.value.serializedBytes()
+        let again: JSONDocument
+        do {
+            again = try JSONDocument.parse(text)
+        } catch {
+            preconditionFailure("serialized JSON does not parse: \(error)")
+        }
+        precondition(again.root.value.serializedBytes() == text, "serialization is not a fixed point")
+        let map = JSONSourceMap(bytes: bytes)
+        var paths: [JSONPath] = [.root]
+        var queue: [(JSON, JSONPath)] = [(document.root, .root)]
+        while let (value, path) = queue.popLast(), paths.count < 16 {
+            for (key, member) in value.members { queue.append((member, path.appending(key))); paths.append(path.appending(key)) }
+            for (index, element) in value.elements.enumerated() { queue.append((element, path.appending(index))); paths.append(path.appending(index)) }
+        }
+        for path in paths.prefix(16) { _ = map.location(of: path) }
+    }
+}

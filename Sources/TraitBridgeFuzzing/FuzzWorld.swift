@@ -1,0 +1,164 @@
+import Foundation
+import TraitBridgeCloud
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+
+/// The bridge the fuzz targets start from: the shipped mappings, every source enabled, a device of
+/// each source known (and a cloud home imported), so that a fuzzed message meets real devices.
+/// Built once per process; each input runs on a copy of the prepared state.
+struct FuzzWorld: Sendable {
+    static let shared: FuzzWorld = {
+        do {
+            return try FuzzWorld(repository: FuzzPaths.repository)
+        } catch {
+            fatalError("cannot build the fuzz world from \(FuzzPaths.repository): \(error)")
+        }
+    }()
+
+    let catalog: Catalog
+    let cloud: GoogleC2C
+    let mappingsDirectory: String
+    let zigbee2mqttTable: Zigbee2MQTTTable
+    let prepared: BridgeState
+    /// Devices imported from the cloud fixture, for QUERY reports to land on.
+    let cloudDevices: [String: Device]
+    /// What the prepared bridge published, last payload per topic (the `cli` target's seed).
+    let retained: [String: [UInt8]]
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    init(repository: String) throws {
+        mappingsDirectory = repository + "/mappings"
+        catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
+        let table = try GoogleC2CTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
+        cloud = GoogleC2C(catalog: catalog, table: table)
+        var configuration = BridgeConfiguration(
+            prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
+            zigbee2mqtt: .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
+            commandTimeout: .seconds(3))
+        configuration.tasmota = .init(locality: .localPeer)
+        configuration.shelly = .init(locality: .localPeer)
+        configuration.homeAssistant = .init(locality: .localPeer)
+        zigbee2mqttTable = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
+        let generic = try GenericDevicesLoader.load(mappingsDirectory: FuzzPaths.genericMappings, catalog: catalog)
+        var state = BridgeState(
+            configuration: configuration, catalog: catalog,
+            zigbee2mqtt: zigbee2mqttTable,
+            graph: try HomeGraph(), generic: generic, cloud: table,
+            tasmota: try TasmotaTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
+            shelly: try ShellyTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
+            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog))
+        var retained: [String: [UInt8]] = [:]
+        func keep(_ effects: BridgeEffects) {
+            for publication in effects.publications where publication.isRetained { retained[publication.topic] = publication.payload }
+        }
+        keep(state.brokerConnected(now: start))
+        for (topic, payload) in FuzzSeeds.preparation {
+            keep(state.handleMessage(topic: topic, payload: payload, now: start))
+        }
+        keep(state.tick(now: start))
+        let sync = try FuzzPaths.bytes(FuzzPaths.cloudFixtures + "/home-sync.json")
+        var cloudDevices: [String: Device] = [:]
+        for imported in try cloud.importSync(sync, source: "fixture", now: start).devices {
+            cloudDevices[imported.origin.c2cID] = imported.device
+        }
+        prepared = state
+        self.cloudDevices = cloudDevices
+        self.retained = retained
+    }
+
+    /// Messages in order on a copy of the prepared bridge, then a tick an hour later (timeouts,
+    /// staleness, health). Every state or description published must be JSON.
+    func receive(_ messages: [(topic: String, payload: [UInt8])]) {
+        var state = prepared
+        for message in messages {
+            Self.check(state.handleMessage(topic: message.topic, payload: message.payload, now: start))
+        }
+        Self.check(state.tick(now: start.addingTimeInterval(3_600)))
+    }
+
+    static func check(_ effects: BridgeEffects) {
+        for publication in effects.publications where publication.topic.hasPrefix("traitbridge/") && !publication.payload.isEmpty {
+            guard publication.topic.hasPrefix("traitbridge/devices/") || publication.topic.hasPrefix("traitbridge/bridge/response/")
+                || publication.topic == "traitbridge/bridge/health" else { continue }
+            do {
+                _ = try JSONDocument.parse(publication.payload)
+            } catch {
+                preconditionFailure("\(publication.topic) was published as invalid JSON (\(error)): "
+                    + String(decoding: publication.payload.prefix(300), as: UTF8.self))
+            }
+        }
+    }
+
+    /// A SYNC response: imported, each device's kept entry read back (what the registry stores
+    /// must restore), and exported again as SYNC and QUERY responses that are JSON.
+    func importSync(_ bytes: [UInt8]) {
+        guard let result = try? cloud.importSync(bytes, source: "fuzz", now: start) else { return }
+        var inputs: [CloudExportInput] = []
+        for imported in result.devices {
+            if let entry = cloud.syncEntryBytes(for: imported) {
+                do {
+                    let restored = try cloud.importSync(Array(#"{"devices":["#.utf8) + entry + Array("]}".utf8), source: "registry", now: start)
+                    precondition(restored.devices.count == 1, "a kept SYNC entry restores \(restored.devices.count) devices")
+                } catch {
+                    preconditionFailure("a kept SYNC entry does not read back: \(error): \(String(decoding: entry.prefix(300), as: UTF8.self))")
+                }
+            }
+            inputs.append(CloudExportInput(device: imported.device, origin: imported.origin))
+        }
+        let sync = cloud.syncResponse(inputs, agentUserID: "fuzz", requestID: "1").response.serializedBytes()
+        let query = cloud.queryResponse(inputs, requestID: "1").serializedBytes()
+        for bytes in [sync, query] where (try? JSONDocument.parse(bytes)) == nil {
+            preconditionFailure("an export is not JSON: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+        }
+    }
+
+    /// A QUERY/EXECUTE response or Report State, applied to the fixture's cloud devices, then
+    /// exported as a QUERY response that must be JSON.
+    func importReports(_ bytes: [UInt8]) {
+        guard let result = try? cloud.importReports(bytes, source: "fuzz") else { return }
+        var inputs: [CloudExportInput] = []
+        for report in result.reports.prefix(64) {
+            guard var device = cloudDevices[report.c2cID] ?? cloudDevices.values.first else { continue }
+            let applied = cloud.apply(report, to: &device, now: start)
+            _ = cloud.connectivity(of: report)
+            inputs.append(CloudExportInput(device: device, extraStates: applied.unmapped))
+        }
+        let query = cloud.queryResponse(inputs, requestID: "1").serializedBytes()
+        if (try? JSONDocument.parse(query)) == nil {
+            preconditionFailure("a QUERY export is not JSON: \(String(decoding: query.prefix(300), as: UTF8.self))")
+        }
+    }
+
+    /// The first byte picks a mappings file; the rest of the input replaces it.
+    func mappings(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let files = FuzzSeeds.mappingFiles
+        let name = files[Int(selector) % files.count]
+        let contents = Array(bytes.dropFirst())
+        let path = mappingsDirectory + "/" + name
+        if name.hasPrefix("catalog/") {
+            var catalogFiles: [(name: String, bytes: [UInt8]?)] = []
+            for other in files where other.hasPrefix("catalog/") {
+                catalogFiles.append((other, other == name ? contents : try? FuzzPaths.bytes(mappingsDirectory + "/" + other)))
+            }
+            _ = CatalogLoader.validate(files: catalogFiles)
+            return
+        }
+        switch name {
+        case "sources/zigbee2mqtt.json": _ = try? Zigbee2MQTTTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "sources/tasmota.json": _ = try? TasmotaTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "sources/shelly.json": _ = try? ShellyTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "sources/homeassistant.json": _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "cloud/google-c2c.json": _ = try? GoogleC2CTable.decode(file: path, bytes: contents, catalog: catalog)
+        default:
+            guard let devices = try? GenericDevicesLoader.decode(file: path, bytes: contents, catalog: catalog) else { return }
+            // Whatever a generic file declares, a bridge must be able to start with it.
+            let configuration = BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: nil)
+            guard let graph = try? HomeGraph() else { return }
+            var state = BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph, generic: devices)
+            Self.check(state.brokerConnected(now: start))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every entry point that takes outside bytes (Sources/TraitBridgeFuzzing).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET ...]      (make fuzz FUZZ_SECONDS=60 FUZZ_TARGETS="json shelly")
+#
+# Builds Fuzz/ with libFuzzer and AddressSanitizer, then runs each target for SECONDS (default 60)
+# from its kept corpus (Fuzz/corpus/<target>/) and its seeds (the tests' messages and
+# ../shared/corpus). New inputs that reach new code are kept in the corpus, which is then merged
+# down to the inputs that matter; a crash is written to Fuzz/crashers/<target>/ (replayed by the
+# tests from then on) and makes this script exit 1 after the other targets ran. Each run's figures
+# are appended to Fuzz/runs.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+binary=.build-fuzz/debug/traitbridge-fuzz
+# One -sanitize= list: given as two options, the last one wins and nothing is instrumented for coverage.
+swift build --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
+[ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
+if [ "$#" -gt 0 ]; then targets=("$@"); else
+    targets=(zigbee2mqtt tasmota shelly homeassistant generic requests cloud-sync cloud-query cloud-execute json mappings config cli)
+fi
+failed=()
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for target in "${targets[@]}"; do
+    corpus="Fuzz/corpus/$target"
+    crashers="Fuzz/crashers/$target"
+    mkdir -p "$corpus" "$crashers" "$work/$target-seeds" "$work/$target-merged"
+    TRAITBRIDGE_FUZZ_TARGET="$target" TRAITBRIDGE_FUZZ_WRITE_SEEDS="$work/$target-seeds" "$binary" >/dev/null
+    log="$work/$target.log"
+    status=0
+    # Bounded: total time, time per input, memory, input size. Leaks are LeakSanitizer's to report
+    # in the tests; here a leak would stop the run on the first input that allocates a cache.
+    TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -max_total_time="$seconds" -timeout=20 \
+        -rss_limit_mb=4096 -max_len=262144 -print_final_stats=1 -artifact_prefix="$crashers/" \
+        "$corpus" "$work/$target-seeds" >"$log" 2>&1 || status=$?
+    runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
+    coverage=$(grep -oE "cov: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo 0)
+    if [ "$status" -ne 0 ]; then
+        failed+=("$target")
+        echo "fuzz: $target CRASHED after ${runs} runs; the input is in $crashers/ (see below)"
+        grep -E "ERROR|Fatal error|SUMMARY|artifact" "$log" | head -8
+        result=crash
+    else
+        # Keep only the inputs that add coverage (the corpus stays small enough to replay in tests).
+        TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -merge=1 -max_len=262144 \
+            "$work/$target-merged" "$corpus" >/dev/null 2>&1 && rm -f "$corpus"/* && cp "$work/$target-merged"/* "$corpus"/ 2>/dev/null || true
+        echo "fuzz: $target ok: ${runs} runs in ${seconds} s, coverage ${coverage}, corpus $(ls "$corpus" | wc -l) inputs"
+        result=ok
+    fi
+    echo "$(date -u +%FT%TZ) $target ${seconds}s runs=${runs} cov=${coverage} corpus=$(ls "$corpus" | wc -l) $result" >>Fuzz/runs.log
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "fuzz: crashed: ${failed[*]}; each input in Fuzz/crashers/<target>/ is now a regression test (swift test --filter Fuzz)" >&2
+    exit 1
+fi
