@@ -130,7 +130,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TraitBridgeEngineTests",
-            dependencies: ["TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            dependencies: [
+                "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping", "TraitBridgeModel",
+                "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

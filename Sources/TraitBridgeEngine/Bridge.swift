@@ -48,7 +48,9 @@ public final class Bridge: Sendable {
             configuration: clientConfiguration,
             onMessage: { [weak self] message in self?.handle(message) },
             onEvent: { [weak self] event in self?.handle(event) })
-        for filter in state.withLock({ $0.subscriptions }) { client.subscribe(filter, qos: 1) }
+        let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
+        for filter in filters { client.subscribe(filter, qos: 1) }
+        client.subscribe(own, qos: 1, noLocal: true)
         clientBox.withLock { $0 = client }
         logger.info("starting", metadata: ["tb.mqtt.broker": "\(clientConfiguration.broker)", "tb.mqtt.client": "\(clientConfiguration.clientID)"])
         client.start()
@@ -86,7 +88,7 @@ public final class Bridge: Sendable {
         let now = Date()
         state.withLock { state in
             let replyTo = message.responseTopic.map { ReplyAddress(topic: $0, correlationData: message.correlationData) }
-            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now, replyTo: replyTo))
+            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now, replyTo: replyTo, isRetained: message.isRetained))
         }
     }
 
@@ -125,8 +127,26 @@ public final class Bridge: Sendable {
         do { try store.touch(ids, seen: now) } catch { logger.error("\(error)") }
     }
 
-    /// Runs inside the state lock so that publications keep their order.
+    /// Runs inside the state lock so that publications keep their order. The registry is written
+    /// first, in one transaction: whatever is on the broker about a device is on disk before it,
+    /// so a `kill -9` at any point leaves nothing published that a restart would not know.
     private func perform(_ effects: BridgeEffects) {
+        if let store, !effects.storeChanges.isEmpty {
+            var batch = DeviceStore.Batch()
+            for change in effects.storeChanges {
+                switch change {
+                case .upsert(let record): batch.upserts.append(record)
+                case .remove(let id): batch.removals.append(id)
+                case .saveCloudDevice(let id, let entry): batch.cloudDevices.append((id, entry))
+                case .placement(let id, let placement): batch.placements.append((id, placement))
+                }
+            }
+            do {
+                try store.commit(batch, at: Date())
+            } catch {
+                logger.error("\(error)")
+            }
+        }
         if !effects.subscriptions.isEmpty, let client = clientBox.withLock({ $0 }) {
             for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect
         }
@@ -137,27 +157,6 @@ public final class Bridge: Sendable {
                 } catch {
                     logger.debug("not published: \(error)", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
                 }
-            }
-        }
-        if let store, !effects.storeChanges.isEmpty {
-            var upserts: [DeviceRecord] = []
-            var removals: [DeviceID] = []
-            var cloud: [(c2cID: String, entry: [UInt8])] = []
-            var placements: [(id: DeviceID, placement: UserPlacement)] = []
-            for change in effects.storeChanges {
-                switch change {
-                case .upsert(let record): upserts.append(record)
-                case .remove(let id): removals.append(id)
-                case .saveCloudDevice(let id, let entry): cloud.append((id, entry))
-                case .placement(let id, let placement): placements.append((id, placement))
-                }
-            }
-            do {
-                try store.apply(upserts: upserts, removals: removals, seen: Date())  // one transaction
-                try store.saveCloudDevices(cloud, importedAt: Date())
-                try store.savePlacements(placements)
-            } catch {
-                logger.error("\(error)")
             }
         }
         for line in effects.logs { Self.log(line, to: logger) }

@@ -81,6 +81,27 @@ extension BridgeState {
         effects.storeChanges.append(.remove(id))
     }
 
+    /// The device id of a topic `<prefix>/devices/<id>` (a description, never `…/state` or `…/set`).
+    func ownDescriptionID(_ topic: String) -> Substring? {
+        let prefix = configuration.prefix + "/devices/"
+        guard topic.hasPrefix(prefix) else { return nil }
+        let id = topic.dropFirst(prefix.count)
+        return id.isEmpty || id.contains("/") ? nil : id
+    }
+
+    /// A description on the broker from before this run: when the bridge does not know the device
+    /// (the registry, the sources and the cloud have not brought it back), it is a leftover and is
+    /// cleared with its state. Live messages (another client writing there) are ignored.
+    mutating func handleOwnDescription(_ id: Substring, isRetained: Bool, isEmpty: Bool, effects: inout BridgeEffects) {
+        guard isRetained, !isEmpty else { return }
+        let deviceID = try? DeviceID(String(id))
+        if let deviceID, graph.devices[deviceID] != nil { return }
+        let topic = configuration.prefix + "/devices/" + id
+        effects.publish(topic + "/state", [], retain: true)
+        effects.publish(topic, [], retain: true)
+        effects.log(.notice, "cleared a retained device the registry does not know (left by an earlier run)", ["tb.mqtt.topic": topic])
+    }
+
     /// Clears a device's retained state and description (it is gone or merged into another).
     mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
         publishedState.removeValue(forKey: id)

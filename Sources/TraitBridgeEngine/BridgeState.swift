@@ -132,6 +132,12 @@ public struct BridgeState: Sendable {
         return filters
     }
 
+    /// The bridge's own device descriptions, read once at start (with MQTT 5's No Local, so its
+    /// own publications do not come back): a retained description of a device the bridge does not
+    /// know was left by a run that stopped between writing a removal to the registry and clearing
+    /// the topic, and is cleared (``handleOwnDescription``).
+    public var ownDescriptionsFilter: String { "\(configuration.prefix)/devices/+" }
+
     public var bridgeStateTopic: String { "\(configuration.prefix)/bridge/state" }
     func stateTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)/state" }
     func descriptionTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)" }
@@ -139,9 +145,16 @@ public struct BridgeState: Sendable {
     // MARK: Events
 
     /// Dispatches one MQTT message by its exact topic. `replyTo` is the message's MQTT 5 Response
-    /// Topic and Correlation Data, if it had them (only requests to the bridge use them).
-    public mutating func handleMessage(topic: String, payload: [UInt8], now: Date, replyTo: ReplyAddress? = nil) -> BridgeEffects {
+    /// Topic and Correlation Data, if it had them (only requests to the bridge use them);
+    /// `isRetained`: the broker kept it from before this subscription.
+    public mutating func handleMessage(
+        topic: String, payload: [UInt8], now: Date, replyTo: ReplyAddress? = nil, isRetained: Bool = false
+    ) -> BridgeEffects {
         var effects = BridgeEffects()
+        if let id = ownDescriptionID(topic) {
+            handleOwnDescription(id, isRetained: isRetained, isEmpty: payload.isEmpty, effects: &effects)
+            return effects
+        }
         if payload.count > configuration.limits.messageBytes, payload.count > payloadLimit(topic) {
             refuseAtLimit(payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
                           "a message of \(payload.count) bytes", effects: &effects)

@@ -21,7 +21,8 @@ public final class MQTTClient: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {
-        var subscriptions: [String: Int32] = [:]
+        /// Filter → QoS and whether the broker should leave out this client's own publications.
+        var subscriptions: [String: (qos: Int32, noLocal: Bool)] = [:]
         var isConnected = false
         var isStopRequested = false
         var isRunning = false
@@ -108,12 +109,22 @@ public final class MQTTClient: @unchecked Sendable {
     public var isConnected: Bool { state.withLock { $0.isConnected } }
 
     /// Subscribes now when connected, and again after every reconnect.
-    public func subscribe(_ filter: String, qos: Int = 0) {
+    public func subscribe(_ filter: String, qos: Int = 0, noLocal: Bool = false) {
         let connected = state.withLock { state in
-            state.subscriptions[filter] = Int32(qos)
+            state.subscriptions[filter] = (Int32(qos), noLocal)
             return state.isConnected
         }
-        if connected { mosquitto_subscribe(handle, nil, filter, Int32(qos)) }
+        if connected { sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal) }
+    }
+
+    /// `noLocal` (MQTT 5's No Local option): the broker does not send this client its own
+    /// publications on the filter. Under MQTT 3.1.1 it has no such option, and they come back.
+    private func sendSubscribe(_ filter: String, qos: Int32, noLocal: Bool) {
+        if noLocal && configuration.protocolVersion == .v5 {
+            mosquitto_subscribe_v5(handle, nil, filter, qos, Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue), nil)
+        } else {
+            mosquitto_subscribe(handle, nil, filter, qos)
+        }
     }
 
     /// Publishes a message; throws ``MQTTError/notConnected`` while the broker is away (callers
@@ -252,8 +263,8 @@ public final class MQTTClient: @unchecked Sendable {
             state.backoff.reset()
             return state.subscriptions
         }
-        for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
-            mosquitto_subscribe(handle, nil, filter, qos)
+        for (filter, options) in subscriptions.sorted(by: { $0.key < $1.key }) {
+            sendSubscribe(filter, qos: options.qos, noLocal: options.noLocal)
         }
         onEvent(.connected(broker: configuration.broker.description))
     }

@@ -29,10 +29,29 @@ public final class DeviceStore: Sendable {
             // checkpoints the WAL) instead of failing at once.
             configuration.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: directory + "/traitbridge.sqlite", configuration: configuration)
-            try Self.migrator.migrate(queue)
         } catch {
-            throw .cannotOpen(path: directory + "/traitbridge.sqlite", reason: "\(error)")
+            throw Self.openingError(path: directory + "/traitbridge.sqlite", error)
         }
+        let path = directory + "/traitbridge.sqlite"
+        do {
+            let unknown = try queue.read { db in
+                try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)
+            }
+            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, migrations: unknown.sorted()) }
+            try Self.migrator.migrate(queue)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw Self.openingError(path: path, error)
+        }
+    }
+
+    /// A file that is not SQLite (or is damaged) says so and what to do; anything else, as it is.
+    static func openingError(path: String, _ error: any Error) -> StoreError {
+        if let database = error as? DatabaseError, [ResultCode.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(database.resultCode.primaryResultCode) {
+            return .damaged(path: path, reason: database.message ?? "\(database.resultCode)")
+        }
+        return .cannotOpen(path: path, reason: "\(error)")
     }
 
     /// Migrations are named and never edited; a change is a new migration.
@@ -68,19 +87,40 @@ public final class DeviceStore: Sendable {
         return migrator
     }
 
-    /// Saves what the user decided about devices (an empty placement deletes the row), in one
-    /// transaction. Placements outlive the device's record: a device removed and paired again
-    /// under the same id gets its name and room back.
-    public func savePlacements(_ placements: [(id: DeviceID, placement: UserPlacement)]) throws(StoreError) {
-        guard !placements.isEmpty else { return }
+    /// Everything one event changes in the registry, written by ``commit(_:at:)`` in one transaction.
+    public struct Batch: Sendable {
+        public var upserts: [DeviceRecord] = []
+        public var removals: [DeviceID] = []
+        /// SYNC entries of imported cloud devices (replacing those with the same C2C id).
+        public var cloudDevices: [(c2cID: String, entry: [UInt8])] = []
+        /// What the user decided about devices (an empty placement deletes the row).
+        public var placements: [(id: DeviceID, placement: UserPlacement)] = []
+
+        public init() {}
+
+        var isEmpty: Bool { upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty }
+    }
+
+    /// Writes a batch in one transaction: all of it is on disk, or none of it.
+    public func commit(_ batch: Batch, at now: Date) throws(StoreError) {
+        guard !batch.isEmpty else { return }
         do {
             try queue.write { db in
-                for (id, placement) in placements {
+                for id in batch.removals { try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
+                for record in batch.upserts { try Self.upsert(record, seen: now, in: db) }
+                for (id, entry) in batch.cloudDevices {
+                    try db.execute(
+                        sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES (?, ?, ?) "
+                            + "ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, importedAt = excluded.importedAt",
+                        arguments: [id, Data(entry), now])
+                }
+                for (id, placement) in batch.placements {
                     if placement.isEmpty {
                         try db.execute(sql: "DELETE FROM placement WHERE id = ?", arguments: [id.rawValue])
                     } else {
                         try db.execute(
-                            sql: "INSERT INTO placement (id, name, roomName) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName",
+                            sql: "INSERT INTO placement (id, name, roomName) VALUES (?, ?, ?) "
+                                + "ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName",
                             arguments: [id.rawValue, placement.name, placement.room])
                     }
                 }
@@ -88,6 +128,14 @@ public final class DeviceStore: Sendable {
         } catch {
             throw .writeFailed("\(error)")
         }
+    }
+
+    /// Saves what the user decided about devices, in one transaction. Placements outlive the
+    /// device's record: a device removed and paired again under the same id gets its name and room back.
+    public func savePlacements(_ placements: [(id: DeviceID, placement: UserPlacement)]) throws(StoreError) {
+        var batch = Batch()
+        batch.placements = placements
+        try commit(batch, at: Date())
     }
 
     /// Every kept placement, by device id; rows with an id that is no longer valid are skipped.
@@ -109,18 +157,9 @@ public final class DeviceStore: Sendable {
     /// Keeps the SYNC entries of imported cloud devices (replacing those with the same C2C id),
     /// in one transaction; the bridge re-imports them at start.
     public func saveCloudDevices(_ entries: [(c2cID: String, entry: [UInt8])], importedAt: Date) throws(StoreError) {
-        guard !entries.isEmpty else { return }
-        do {
-            try queue.write { db in
-                for (id, entry) in entries {
-                    try db.execute(
-                        sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES (?, ?, ?) ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, importedAt = excluded.importedAt",
-                        arguments: [id, Data(entry), importedAt])
-                }
-            }
-        } catch {
-            throw .writeFailed("\(error)")
-        }
+        var batch = Batch()
+        batch.cloudDevices = entries
+        try commit(batch, at: importedAt)
     }
 
     /// The kept SYNC entries, by C2C id.
@@ -144,15 +183,10 @@ public final class DeviceStore: Sendable {
 
     /// Several changes in one transaction (a `bridge/devices` with 100 devices is one commit).
     public func apply(upserts: [DeviceRecord], removals: [DeviceID], seen: Date) throws(StoreError) {
-        guard !upserts.isEmpty || !removals.isEmpty else { return }
-        do {
-            try queue.write { db in
-                for id in removals { try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
-                for record in upserts { try Self.upsert(record, seen: seen, in: db) }
-            }
-        } catch {
-            throw .writeFailed("\(error)")
-        }
+        var batch = Batch()
+        batch.upserts = upserts
+        batch.removals = removals
+        try commit(batch, at: seen)
     }
 
     private static func upsert(_ record: DeviceRecord, seen: Date, in db: Database) throws {
@@ -229,12 +263,22 @@ public struct DeviceRecord: Sendable, Hashable {
 /// Why the registry could not be read or written; the text says where.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
+    /// Not a SQLite file, or a damaged one.
+    case damaged(path: String, reason: String)
+    /// Written by a newer TraitBridge (migrations this version does not know).
+    case newerSchema(path: String, migrations: [String])
     case writeFailed(String)
     case readFailed(String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
+        case .damaged(let path, let reason):
+            "the registry \(path) is not a readable TraitBridge registry (\(reason)); move it away (mv \(path) \(path).broken) "
+                + "and start again: devices come back from their sources, but names and rooms set with rename/move are lost"
+        case .newerSchema(let path, let migrations):
+            "the registry \(path) was written by a newer TraitBridge (it has \(migrations.joined(separator: ", ")), which this "
+                + "version does not know); run that version, or move the file away (mv \(path) \(path).newer) to start afresh"
         case .writeFailed(let reason): "registry write failed: \(reason)"
         case .readFailed(let reason): "registry read failed: \(reason)"
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TraitBridgeModel
 import TraitBridgeStore
+import GRDB
 
 @Suite("The registry on disk")
 struct DeviceStoreTests {
@@ -55,5 +56,60 @@ struct DeviceStoreTests {
         } catch {
             #expect(error.description.hasPrefix("cannot open the registry /proc/traitbridge-cannot-be-here/traitbridge.sqlite"))
         }
+    }
+}
+
+@Suite("The registry on disk: damaged, newer, one transaction")
+struct DeviceStoreSafetyTests {
+    func folder() -> String { FileManager.default.temporaryDirectory.appendingPathComponent("tb-store-\(UUID().uuidString)").path }
+
+    @Test("a file that is not SQLite is refused with what to do; nothing is overwritten")
+    func damaged() throws {
+        let folder = folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x41, count: 8_192)
+        try garbage.write(to: URL(fileURLWithPath: folder + "/traitbridge.sqlite"))
+        #expect {
+            _ = try DeviceStore(directory: folder)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("\(folder)/traitbridge.sqlite is not a readable TraitBridge registry")
+                && text.contains("mv \(folder)/traitbridge.sqlite \(folder)/traitbridge.sqlite.broken")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/traitbridge.sqlite")) == garbage)
+    }
+
+    @Test("a registry written by a newer version (a migration this one does not know) is refused, naming it")
+    func newer() throws {
+        let folder = folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try DeviceStore(directory: folder)
+        let queue = try DatabaseQueue(path: folder + "/traitbridge.sqlite")
+        try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')") }
+        try queue.close()
+        #expect {
+            _ = try DeviceStore(directory: folder)
+        } throws: { error in
+            "\(error)".contains("was written by a newer TraitBridge (it has v9: from the future") && "\(error)".contains("run that version")
+        }
+    }
+
+    @Test("one batch writes devices, removals, cloud entries and placements together")
+    func batch() throws {
+        let folder = folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try DeviceStore(directory: folder)
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.apply(upserts: [try DeviceStoreTests().record("gone", name: "Gone")], removals: [], seen: t0)
+        var batch = DeviceStore.Batch()
+        batch.upserts = [try DeviceStoreTests().record("a", name: "A")]
+        batch.removals = [try DeviceID("gone")]
+        batch.cloudDevices = [("c1", Array(#"{"id":"c1"}"#.utf8))]
+        batch.placements = [(try DeviceID("a"), UserPlacement(name: "Lamp", room: "Hall"))]
+        try store.commit(batch, at: t0)
+        #expect(try store.all().map(\.id.rawValue) == ["a"])
+        #expect(try store.cloudDevices().map(\.c2cID) == ["c1"])
+        #expect(try store.placements()[try DeviceID("a")] == UserPlacement(name: "Lamp", room: "Hall"))
     }
 }

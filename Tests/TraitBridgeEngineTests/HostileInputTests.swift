@@ -247,3 +247,25 @@ struct HostileInputTests {
         #expect((health["refused"]?["pendingBytes"]?.int64 ?? 0) >= 17)
     }
 }
+
+@Suite("Registry and broker agree")
+struct LeftoverTests {
+    @Test("a retained description of a device the bridge does not know is cleared with its state; known ones and live ones are not")
+    func leftovers() throws {
+        var state = try EngineFixtures.state()
+        _ = state.brokerConnected(now: Date())
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        let description = Array(#"{"types":{}}"#.utf8)
+        let leftover = state.handleMessage(topic: "traitbridge/devices/z2m-0xdead", payload: description, now: Date(), isRetained: true)
+        #expect(leftover.publications.map(\.topic) == ["traitbridge/devices/z2m-0xdead/state", "traitbridge/devices/z2m-0xdead"])
+        #expect(leftover.publications.allSatisfy { $0.payload.isEmpty && $0.isRetained })
+        #expect(leftover.logs.contains { $0.metadata["tb.mqtt.topic"] == "traitbridge/devices/z2m-0xdead" })
+        let known = state.handleMessage(topic: "traitbridge/devices/\(EngineFixtures.light.rawValue)", payload: description, now: Date(), isRetained: true)
+        #expect(known.publications.isEmpty)
+        let live = state.handleMessage(topic: "traitbridge/devices/z2m-0xbeef", payload: description, now: Date(), isRetained: false)
+        #expect(live.publications.isEmpty, "another client writing there now is not a leftover")
+        let cleared = state.handleMessage(topic: "traitbridge/devices/z2m-0xdead", payload: [], now: Date(), isRetained: true)
+        #expect(cleared.publications.isEmpty)
+        #expect(state.subscriptions.contains(state.ownDescriptionsFilter) == false, "read with No Local, apart from the others")
+    }
+}
