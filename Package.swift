@@ -156,7 +156,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TraitBridgeCLITests",
-            dependencies: ["TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator", "TraitBridgeJSON"],
+            dependencies: [
+                "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeStore",
+            ],
             swiftSettings: upcoming
         ),
     ]

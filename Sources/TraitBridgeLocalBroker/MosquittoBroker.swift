@@ -39,10 +39,14 @@ public final class MosquittoBroker: @unchecked Sendable {
         public var isTLS = false
         /// Require these user names and passwords (no anonymous clients).
         public var users: [String: String] = [:]
+        /// A mosquitto ACL file to enforce (copied beside the broker's config, readable by the user
+        /// mosquitto drops to).
+        public var aclFile: String?
 
-        public init(isTLS: Bool = false, users: [String: String] = [:]) {
+        public init(isTLS: Bool = false, users: [String: String] = [:], aclFile: String? = nil) {
             self.isTLS = isTLS
             self.users = users
+            self.aclFile = aclFile
         }
     }
 
@@ -111,6 +115,12 @@ public final class MosquittoBroker: @unchecked Sendable {
         let config = directory.appendingPathComponent("mosquitto.conf")
         let log = directory.appendingPathComponent("mosquitto.log")
         var security = options.users.isEmpty ? "allow_anonymous true\n" : "allow_anonymous false\npassword_file \(directory.path)/passwords\n"
+        if let acl = options.aclFile {
+            let copy = directory.appendingPathComponent("acl").path
+            if !FileManager.default.fileExists(atPath: copy) { try FileManager.default.copyItem(atPath: acl, toPath: copy) }
+            chmod(copy, 0o644)
+            security += "acl_file \(copy)\n"
+        }
         if options.isTLS {
             security += "cafile \(caFile)\ncertfile \(directory.path)/server.crt\nkeyfile \(directory.path)/server.key\n"
         }
