@@ -20,7 +20,10 @@ extension GoogleC2C {
                 }
                 actions.append(.write(address, attribute: param.attribute, value: value))
             }
-            actions += specialActions(rule.c2cName, execution: execution, device: device, address: address)
+            switch specialActions(rule.c2cName, execution: execution, device: device, address: address) {
+            case .success(let special): actions += special
+            case .failure(let failure): return .failure(failure)
+            }
             guard !actions.isEmpty else {
                 return .failure(ExecuteFailure("notSupported", "\(execution.command) with params \(params) sets nothing TraitBridge can express on \(rule.trait)"))
             }
@@ -51,26 +54,38 @@ extension GoogleC2C {
         c2cName == "TemperatureSetting" && command == "ThermostatTemperatureSetpoint" ? .init(command: command, params: []) : nil
     }
 
-    private func specialActions(_ c2cName: String, execution: ExecuteRequest.Execution, device: Device, address: TraitAddress) -> [CloudAction] {
+    /// A colour or setpoint no model value can hold (spectrumRGB 1e300, a setpoint of inf) is
+    /// `valueOutOfRange`, saying which param.
+    private func specialActions(
+        _ c2cName: String, execution: ExecuteRequest.Execution, device: Device, address: TraitAddress
+    ) -> Result<[CloudAction], ExecuteFailure> {
         switch (c2cName, execution.command) {
         case ("ColorSetting", "ColorAbsolute"):
-            guard case .structure(let color)? = execution.params["color"] else { return [] }
+            guard case .structure(let color)? = execution.params["color"] else { return .success([]) }
             var converted: ColorConversion.HueSaturation?
+            var given: String?
             if let rgb = (color["spectrumRGB"] ?? color["spectrumRgb"])?.numericValue {
                 converted = ColorConversion.fromRGB(number: rgb)
-            } else if case .structure(let hsv)? = color["spectrumHSV"] ?? color["spectrumHsv"], let hue = hsv["hue"]?.numericValue, let saturation = hsv["saturation"]?.numericValue {
+                given = "color.spectrumRGB \(rgb)"
+            } else if case .structure(let hsv)? = color["spectrumHSV"] ?? color["spectrumHsv"], let hue = hsv["hue"]?.numericValue,
+                      let saturation = hsv["saturation"]?.numericValue {
                 converted = ColorConversion.fromHSV(hue: hue, saturation: saturation)
+                given = "color.spectrumHSV \(hue),\(saturation)"
             }
-            guard let converted else { return [] }
-            return [.write(address, attribute: "currentHue", value: .int(converted.hue)), .write(address, attribute: "currentSaturation", value: .int(converted.saturation))]
+            guard let converted else {
+                return given.map { .failure(ExecuteFailure("valueOutOfRange", "\($0) is not a colour")) } ?? .success([])
+            }
+            return .success([.write(address, attribute: "currentHue", value: .int(converted.hue)),
+                             .write(address, attribute: "currentSaturation", value: .int(converted.saturation))])
         case ("TemperatureSetting", "ThermostatTemperatureSetpoint"):
-            guard let setpoint = execution.params["thermostatTemperatureSetpoint"]?.numericValue,
-                let centidegrees = FiniteNumber.int64(rounding: setpoint * 100)
-            else { return [] }
+            guard let setpoint = execution.params["thermostatTemperatureSetpoint"]?.numericValue else { return .success([]) }
+            guard let centidegrees = FiniteNumber.int64(rounding: setpoint * 100) else {
+                return .failure(ExecuteFailure("valueOutOfRange", "thermostatTemperatureSetpoint \(setpoint) is not a temperature"))
+            }
             let cooling = device.trait(at: address)?.attributes["systemMode"] == .int(3)
-            return [.write(address, attribute: cooling ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint", value: .int(centidegrees))]
+            return .success([.write(address, attribute: cooling ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint", value: .int(centidegrees))])
         default:
-            return []
+            return .success([])
         }
     }
 

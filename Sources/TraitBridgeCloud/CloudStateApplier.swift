@@ -48,7 +48,8 @@ extension GoogleC2C {
                     }
                     updates.append((state.attribute, value))
                 }
-                updates += specialStates(rule.c2cName, states: report.states, device: device, address: address, used: &used)
+                updates += specialStates(rule.c2cName, states: report.states, device: device, address: address, used: &used,
+                                         problems: &result.problems)
             } else if let trait = catalog.trait(address.traitID), c2cName(ofGoogleTrait: address.traitID) != nil {
                 for attribute in trait.attributes where attribute.metadata.isWritable {
                     guard let value = report.states[attribute.name] else { continue }
@@ -72,20 +73,28 @@ extension GoogleC2C {
     }
 
     /// The states the table cannot express: spectrum colours, and the single thermostat setpoint
-    /// that is the heating or the cooling setpoint depending on the mode.
+    /// that is the heating or the cooling setpoint depending on the mode. A value no model value
+    /// can hold is a problem that says which state, never a silent drop.
     private func specialStates(
-        _ c2cName: String, states: [String: AttributeValue], device: Device, address: TraitAddress, used: inout Set<String>
+        _ c2cName: String, states: [String: AttributeValue], device: Device, address: TraitAddress, used: inout Set<String>,
+        problems: inout [String]
     ) -> [(attribute: String, value: AttributeValue)] {
         switch c2cName {
         case "ColorSetting":
             guard case .structure(let color)? = states["color"] else { return [] }
             used.insert("color")
             if let rgb = (color["spectrumRgb"] ?? color["spectrumRGB"])?.numericValue {
-                guard let converted = ColorConversion.fromRGB(number: rgb) else { return [] }
+                guard let converted = ColorConversion.fromRGB(number: rgb) else {
+                    problems.append("color.spectrumRgb \(rgb) is not a colour")
+                    return []
+                }
                 return [("currentHue", .int(converted.hue)), ("currentSaturation", .int(converted.saturation)), ("colorMode", .int(0))]
             }
             if case .structure(let hsv)? = color["spectrumHsv"] ?? color["spectrumHSV"], let hue = hsv["hue"]?.numericValue, let saturation = hsv["saturation"]?.numericValue {
-                guard let converted = ColorConversion.fromHSV(hue: hue, saturation: saturation) else { return [] }
+                guard let converted = ColorConversion.fromHSV(hue: hue, saturation: saturation) else {
+                    problems.append("color.spectrumHsv \(hue),\(saturation) is not a colour")
+                    return []
+                }
                 return [("currentHue", .int(converted.hue)), ("currentSaturation", .int(converted.saturation)), ("colorMode", .int(0))]
             }
             return color["temperatureK"] != nil ? [("colorMode", .int(2))] : []
@@ -94,7 +103,10 @@ extension GoogleC2C {
             used.insert("thermostatTemperatureSetpoint")
             let mode = states["thermostatMode"] ?? device.trait(at: address)?.attributes["systemMode"].map { $0 == .int(3) ? .string("cool") : .string("heat") }
             let attribute = mode == .string("cool") ? "occupiedCoolingSetpoint" : "occupiedHeatingSetpoint"
-            guard let centidegrees = FiniteNumber.int64(rounding: setpoint * 100) else { return [] }
+            guard let centidegrees = FiniteNumber.int64(rounding: setpoint * 100) else {
+                problems.append("thermostatTemperatureSetpoint \(setpoint) is not a temperature")
+                return []
+            }
             return [(attribute, .int(centidegrees))]
         default:
             return []

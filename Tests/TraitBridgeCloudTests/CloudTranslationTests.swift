@@ -106,6 +106,27 @@ struct CloudTranslationTests {
             == [.invoke(TraitAddress(deviceTypeKey: "speaker", traitID: .google("Volume")), command: "setVolume", arguments: ["volumeLevel": .int(30)])])
     }
 
+    @Test("a colour or setpoint no model value can hold: EXECUTE answers valueOutOfRange naming it; QUERY reports a problem")
+    func unholdableColour() throws {
+        let home = try CloudHome.cloudDevices()
+        var light = try #require(home.first { $0.c2cID == "color-light" }).device
+        for (command, params, named) in [
+            ("ColorAbsolute", ["color": AttributeValue.structure(["spectrumRGB": .double(1e300)])], "color.spectrumRGB"),
+            ("ColorAbsolute", ["color": .structure(["spectrumHSV": .structure(["hue": .double(.infinity), "saturation": .double(1)])])], "color.spectrumHSV"),
+        ] {
+            let result = c2c.actions(for: ExecuteRequest.Execution(command: command, params: params, path: .root), on: light)
+            guard case .failure(let failure) = result else {
+                Issue.record("\(params) was taken: \(result)")
+                continue
+            }
+            #expect(failure.errorCode == "valueOutOfRange")
+            #expect(failure.message.contains(named), "\(failure.message)")
+        }
+        let report = CloudDeviceReport(c2cID: "color-light", online: true, states: ["color": .structure(["spectrumRgb": .double(1e300)])])
+        let applied = c2c.apply(report, to: &light, now: CloudFixtures.now)
+        #expect(applied.problems.contains { $0.contains("color.spectrumRgb") }, "\(applied.problems)")
+    }
+
     @Test("writes on a cloud trait become the EXECUTE command a fulfillment needs")
     func relayCommands() throws {
         #expect(c2c.c2cCommand(writing: ["currentLevel": .int(127)], on: .matter("LevelControl"), current: [:])?.command == "BrightnessAbsolute")

@@ -129,4 +129,13 @@ struct CatalogLoaderTests {
         #expect(problems.count == 1)
         #expect(problems.first?.message.contains("pass the mappings folder") == true)
     }
+
+    @Test("a file with thousands of mistakes: the first 200 are located and listed, one more problem says how many were not")
+    func manyProblems() {
+        let keys = (0..<5_000).map { "\"unknown\($0)\": 1" }.joined(separator: ", ")
+        let (_, problems) = CatalogLoader.validate(files: [("many.json", Array("{\(keys)}".utf8))])
+        #expect(problems.count == 201)
+        #expect(problems.first?.path.description == "unknown0", "\(problems.first.map { "\($0)" } ?? "")")
+        #expect(problems.last?.message == "4800 more problems not listed; fix the ones above and validate again")
+    }
 }
