@@ -25,10 +25,13 @@ public enum CLIInputs {
         let ids = snapshot.states.keys.sorted()
         for id in ids {
             guard let state = snapshot.states[id] else { continue }
-            out += ShowCommand.render(id: id, state: state, description: snapshot.descriptions[id], bridge: snapshot.bridgeState)
+            out += ShowCommand.render(
+                id: id, state: state, description: snapshot.descriptions[id], bridge: snapshot.bridgeState)
             out += DevicesCommand.Entry(id: id, state: state, description: snapshot.descriptions[id]).json.serialized()
             for other in ids.prefix(4) {
-                if let change = StateChange.between(id: id, old: snapshot.states[other], new: state) { out += "\(change)" }
+                if let change = StateChange.between(id: id, old: snapshot.states[other], new: state) {
+                    out += "\(change)"
+                }
             }
             out += StateChange.between(id: id, old: nil, new: state).map { "\($0)" } ?? ""
             out += StateChange.between(id: id, old: state, new: nil).map { "\($0)" } ?? ""

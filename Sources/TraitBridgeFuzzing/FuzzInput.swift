@@ -14,7 +14,11 @@ public enum FuzzInput {
         func take(_ end: Int) {
             let record = bytes[start..<end]
             if let newline = record.firstIndex(of: UInt8(ascii: "\n")) {
-                messages.append((String(decoding: record[record.startIndex..<newline], as: UTF8.self), Array(record[(newline + 1)...])))
+                messages.append(
+                    (
+                        String(decoding: record[record.startIndex..<newline], as: UTF8.self),
+                        Array(record[(newline + 1)...])
+                    ))
             } else {
                 messages.append((defaultTopic, Array(record)))
             }

@@ -6,7 +6,8 @@ public enum FuzzPaths {
     public static let repository: String = {
         if let given = ProcessInfo.processInfo.environment["TRAITBRIDGE_REPOSITORY"], !given.isEmpty { return given }
         // …/Sources/TraitBridgeFuzzing/FuzzPaths.swift → the repository.
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }()
     /// `../shared/corpus` beside the repository, when present.
     public static var sharedCorpus: String? {
@@ -26,7 +27,8 @@ public enum FuzzPaths {
         var files: [String] = []
         while let name = enumerator.nextObject() as? String {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue {
+            if FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder), !isFolder.boolValue
+            {
                 files.append(folder + "/" + name)
             }
         }

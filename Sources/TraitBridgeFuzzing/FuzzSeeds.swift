@@ -7,13 +7,17 @@ import TraitBridgeJSON
 public enum FuzzSeeds {
     typealias Message = (topic: String, payload: [UInt8])
 
-    static let tasmotaConfig = #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","#
+    static let tasmotaConfig =
+        #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","#
         + #""ofln":"Offline","onln":"Online","state":["OFF","ON","TOGGLE","HOLD"],"sw":"13.3.0","t":"plug","ft":"%prefix%/%topic%/","#
         + #""tp":["cmnd","stat","tele"],"rl":[1,0],"lt_st":0,"ver":1}"#
-    static let haConfig = #"{"~":"plug9","stat_t":"~/state","val_tpl":"{{ value_json.power }}","cmd_t":"~/set","avty_t":"~/avail","#
+    static let haConfig =
+        #"{"~":"plug9","stat_t":"~/state","val_tpl":"{{ value_json.power }}","cmd_t":"~/set","avty_t":"~/avail","#
         + #""uniq_id":"plug9_relay","dev":{"ids":["plug9"],"name":"Plug"}}"#
-    static let shellyAnnounce = #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.12"}"#
-    static let shellyGen2 = #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false,"apower":5}}}"#
+    static let shellyAnnounce =
+        #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.12"}"#
+    static let shellyGen2 =
+        #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false,"apower":5}}}"#
     static let zigbee2mqttDevices = """
         [{"ieee_address":"0x0000000000000000","type":"Coordinator","friendly_name":"Coordinator"},
          {"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","power_source":"Mains (single phase)",
@@ -37,62 +41,90 @@ public enum FuzzSeeds {
     /// What the fuzz world receives before any input: a device of every source, online, with values.
     static let preparation: [Message] = [
         ("zigbee2mqtt/bridge/state", #"{"state":"online"}"#), ("zigbee2mqtt/bridge/devices", zigbee2mqttDevices),
-        ("zigbee2mqtt/Hall light/availability", "online"), ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#),
-        ("tasmota/discovery/A4CF12345678/config", tasmotaConfig), ("tele/plug/LWT", "Online"), ("stat/plug/RESULT", #"{"POWER":"ON"}"#),
-        ("shellies/announce", shellyAnnounce), ("shellies/shelly1-aabbcc/relay/0", "off"), ("shellies/shelly1-aabbcc/online", "true"),
+        ("zigbee2mqtt/Hall light/availability", "online"),
+        ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#),
+        ("tasmota/discovery/A4CF12345678/config", tasmotaConfig), ("tele/plug/LWT", "Online"),
+        ("stat/plug/RESULT", #"{"POWER":"ON"}"#),
+        ("shellies/announce", shellyAnnounce), ("shellies/shelly1-aabbcc/relay/0", "off"),
+        ("shellies/shelly1-aabbcc/online", "true"),
         ("garage/events/rpc", shellyGen2), ("garage/online", "true"),
-        ("homeassistant/switch/plug9/relay/config", haConfig), ("plug9/avail", "online"), ("plug9/state", #"{"power":"ON"}"#),
-        ("home/plug1/LWT", "Online"), ("home/plug1/POWER", "ON"), ("home/hall-relay/state", #"{"relay":{"on":true},"temperature":23.5}"#),
+        ("homeassistant/switch/plug9/relay/config", haConfig), ("plug9/avail", "online"),
+        ("plug9/state", #"{"power":"ON"}"#),
+        ("home/plug1/LWT", "Online"), ("home/plug1/POWER", "ON"),
+        ("home/hall-relay/state", #"{"relay":{"on":true},"temperature":23.5}"#),
     ].map { ($0.0, Array($0.1.utf8)) }
 
     /// The mappings files the `mappings` target replaces (its first byte picks one).
     static let mappingFiles = [
-        "catalog/traits.json", "catalog/device-types.json", "catalog/google.json", "catalog/google-c2c.json", "catalog/vendor-example.json",
-        "sources/zigbee2mqtt.json", "sources/tasmota.json", "sources/shelly.json", "sources/homeassistant.json", "cloud/google-c2c.json",
+        "catalog/traits.json", "catalog/device-types.json", "catalog/google.json", "catalog/google-c2c.json",
+        "catalog/vendor-example.json",
+        "sources/zigbee2mqtt.json", "sources/tasmota.json", "sources/shelly.json", "sources/homeassistant.json",
+        "cloud/google-c2c.json",
         "generic/devices.json",
     ]
 
     /// The seed inputs of a target.
     public static func seeds(for target: FuzzTarget) -> [[UInt8]] {
         let commands = [
-            #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, #"{"id":"c","trait":"matter.OnOff","command":"toggle"}"#,
+            #"{"id":"c","trait":"matter.OnOff","command":"off"}"#,
+            #"{"id":"c","trait":"matter.OnOff","command":"toggle"}"#,
             #"{"id":"c","trait":"matter.LevelControl","command":"moveToLevel","args":{"level":20}}"#,
             #"{"id":"c","trait":"matter.ColorControl","attribute":"colorTemperatureMireds","value":300}"#,
             #"{"id":"c","deviceType":"relay","trait":"matter.OnOff","attribute":"onOff","value":true}"#,
         ]
-        let devices = ["z2m-0x00158d0001000001", "tasmota-a4cf12345678", "shelly-shelly1-aabbcc", "shelly-shellyplus1-aabbccddeeff",
-                       "ha-plug9", "generic-plug1"]
+        let devices = [
+            "z2m-0x00158d0001000001", "tasmota-a4cf12345678", "shelly-shelly1-aabbcc",
+            "shelly-shellyplus1-aabbccddeeff",
+            "ha-plug9", "generic-plug1",
+        ]
         switch target {
         case .zigbee2mqtt:
-            return messages(in: "zigbee2mqtt", defaultTopic: "zigbee2mqtt/bridge/devices") + single(FuzzSeeds.preparation.prefix(4))
-        case .tasmota: return messages(in: "tasmota", defaultTopic: "stat/plug/RESULT") + single(FuzzSeeds.preparation[4..<7])
-        case .shelly: return messages(in: "shelly", defaultTopic: "shellies/announce") + single(FuzzSeeds.preparation[7..<12])
+            return messages(in: "zigbee2mqtt", defaultTopic: "zigbee2mqtt/bridge/devices")
+                + single(FuzzSeeds.preparation.prefix(4))
+        case .tasmota:
+            return messages(in: "tasmota", defaultTopic: "stat/plug/RESULT") + single(FuzzSeeds.preparation[4..<7])
+        case .shelly:
+            return messages(in: "shelly", defaultTopic: "shellies/announce") + single(FuzzSeeds.preparation[7..<12])
         case .homeassistant:
-            return messages(in: "homeassistant-discovery", defaultTopic: "homeassistant/sensor/fuzz/config") + single(FuzzSeeds.preparation[12..<15])
+            return messages(in: "homeassistant-discovery", defaultTopic: "homeassistant/sensor/fuzz/config")
+                + single(FuzzSeeds.preparation[12..<15])
         case .generic: return single(FuzzSeeds.preparation[15...])
         case .requests:
-            var seeds = devices.flatMap { id in commands.map { FuzzInput.encode([("traitbridge/devices/\(id)/set", Array($0.utf8))]) } }
-            seeds.append(FuzzInput.encode([("traitbridge/bridge/request/rename/1", Array(#"{"device":"ha-plug9","name":"Kettle"}"#.utf8)),
-                                           ("traitbridge/bridge/request/move/2", Array(#"{"device":"Kettle","room":"Kitchen"}"#.utf8))]))
-            for (folder, operation) in [("google-sync", "sync-import"), ("google-query", "query-import"), ("google-execute", "execute")] {
+            var seeds = devices.flatMap { id in
+                commands.map { FuzzInput.encode([("traitbridge/devices/\(id)/set", Array($0.utf8))]) }
+            }
+            seeds.append(
+                FuzzInput.encode([
+                    ("traitbridge/bridge/request/rename/1", Array(#"{"device":"ha-plug9","name":"Kettle"}"#.utf8)),
+                    ("traitbridge/bridge/request/move/2", Array(#"{"device":"Kettle","room":"Kitchen"}"#.utf8)),
+                ]))
+            for (folder, operation) in [
+                ("google-sync", "sync-import"), ("google-query", "query-import"), ("google-execute", "execute"),
+            ] {
                 seeds += files(in: folder).map { FuzzInput.encode([("traitbridge/bridge/request/\(operation)/1", $0)]) }
             }
             return seeds
         case .cloudSync: return files(in: "google-sync") + fixture("home-sync.json")
         case .cloudQuery: return files(in: "google-query") + files(in: "google-execute") + fixture("home-query.json")
         case .cloudExecute: return files(in: "google-execute") + files(in: "google-query")
-        case .json: return ["google-sync", "google-query", "homeassistant-discovery", "zigbee2mqtt", "shelly"].flatMap(files(in:))
+        case .json:
+            return ["google-sync", "google-query", "homeassistant-discovery", "zigbee2mqtt", "shelly"].flatMap(
+                files(in:))
         case .mappings:
             return mappingFiles.enumerated().compactMap { index, name in
-                let path = name.hasPrefix("generic/") ? FuzzPaths.genericMappings + "/" + name : FuzzPaths.repository + "/mappings/" + name
+                let path =
+                    name.hasPrefix("generic/")
+                    ? FuzzPaths.genericMappings + "/" + name : FuzzPaths.repository + "/mappings/" + name
                 return (try? FuzzPaths.bytes(path)).map { [UInt8(index)] + $0 }
             }
         case .config:
             let shipped = FuzzPaths.files(under: FuzzPaths.repository + "/examples").filter { $0.hasSuffix(".json") }
-            return [#"{"broker":"mqtt://127.0.0.1:1883","prefix":"tb","zigbee2mqtt":{"baseTopic":"z2m","locality":"direct"},"#
+            return [
+                #"{"broker":"mqtt://127.0.0.1:1883","prefix":"tb","zigbee2mqtt":{"baseTopic":"z2m","locality":"direct"},"#
                     + #""tasmota":{"stalenessSeconds":60},"shelly":{"enabled":false},"homeAssistant":{"discoveryPrefix":"ha"},"#
                     + #""limits":{"devicesPerSource":100,"messageBytes":4096},"cloudAliases":{"a":"z2m-0x1"},"#
-                    + #""tls":{"caFile":null,"insecure":false},"keepAliveSeconds":30,"commandTimeoutSeconds":2.5}"#].map { Array($0.utf8) }
+                    + #""tls":{"caFile":null,"insecure":false},"keepAliveSeconds":30,"commandTimeoutSeconds":2.5}"#
+            ].map { Array($0.utf8) }
                 + shipped.compactMap { try? FuzzPaths.bytes($0) }
         case .cli:
             let world = FuzzWorld.shared
@@ -102,7 +134,9 @@ public enum FuzzSeeds {
 
     static func single(_ messages: some Sequence<Message>) -> [[UInt8]] { [FuzzInput.encode(Array(messages))] }
 
-    static func fixture(_ name: String) -> [[UInt8]] { (try? FuzzPaths.bytes(FuzzPaths.cloudFixtures + "/" + name)).map { [$0] } ?? [] }
+    static func fixture(_ name: String) -> [[UInt8]] {
+        (try? FuzzPaths.bytes(FuzzPaths.cloudFixtures + "/" + name)).map { [$0] } ?? []
+    }
 
     /// The raw files of a corpus folder.
     static func files(in folder: String) -> [[UInt8]] {
@@ -114,13 +148,17 @@ public enum FuzzSeeds {
     /// only a payload goes to `defaultTopic`.
     static func messages(in folder: String, defaultTopic: String) -> [[UInt8]] {
         files(in: folder).map { bytes in
-            guard let root = try? JSONDocument.parse(bytes).root else { return FuzzInput.encode([(defaultTopic, bytes)]) }
+            guard let root = try? JSONDocument.parse(bytes).root else {
+                return FuzzInput.encode([(defaultTopic, bytes)])
+            }
             let captures = root.kind == .array ? root.elements : [root]
             let messages: [Message] = captures.compactMap { capture in
                 guard let topic = capture["topic"]?.string, let payload = capture["payload"] else { return nil }
                 return (topic, payload.string.map { Array($0.utf8) } ?? payload.value.serializedBytes())
             }
-            return messages.isEmpty ? FuzzInput.encode([(defaultTopic, bytes)]) : FuzzInput.encode(Array(messages.prefix(FuzzInput.maximumRecords)))
+            return messages.isEmpty
+                ? FuzzInput.encode([(defaultTopic, bytes)])
+                : FuzzInput.encode(Array(messages.prefix(FuzzInput.maximumRecords)))
         }
     }
 }

@@ -20,7 +20,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case requests
     /// Cloud-to-cloud readers: a SYNC response, a QUERY/EXECUTE response or Report State, an
     /// EXECUTE or QUERY request.
-    case cloudSync = "cloud-sync", cloudQuery = "cloud-query", cloudExecute = "cloud-execute"
+    case cloudSync = "cloud-sync"
+    case cloudQuery = "cloud-query"
+    case cloudExecute = "cloud-execute"
     /// The JSON reader under everything.
     case json
     /// `mappings/` files: the first byte picks the file the rest replaces.
@@ -46,7 +48,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .config: _ = CLIInputs.readServeConfiguration(bytes)
         case .cli:
             var retained: [String: [UInt8]] = [:]
-            for message in FuzzInput.messages(bytes, defaultTopic: defaultTopic) { retained[message.topic] = message.payload }
+            for message in FuzzInput.messages(bytes, defaultTopic: defaultTopic) {
+                retained[message.topic] = message.payload
+            }
             _ = CLIInputs.renderRetained(retained)
         }
     }
@@ -82,8 +86,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         var paths: [JSONPath] = [.root]
         var queue: [(JSON, JSONPath)] = [(document.root, .root)]
         while let (value, path) = queue.popLast(), paths.count < 16 {
-            for (key, member) in value.members { queue.append((member, path.appending(key))); paths.append(path.appending(key)) }
-            for (index, element) in value.elements.enumerated() { queue.append((element, path.appending(index))); paths.append(path.appending(index)) }
+            for (key, member) in value.members {
+                queue.append((member, path.appending(key)))
+                paths.append(path.appending(key))
+            }
+            for (index, element) in value.elements.enumerated() {
+                queue.append((element, path.appending(index)))
+                paths.append(path.appending(index))
+            }
         }
         for path in paths.prefix(16) { _ = map.location(of: path) }
     }

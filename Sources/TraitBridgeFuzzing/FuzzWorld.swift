@@ -51,7 +51,9 @@ struct FuzzWorld: Sendable {
             homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog))
         var retained: [String: [UInt8]] = [:]
         func keep(_ effects: BridgeEffects) {
-            for publication in effects.publications where publication.isRetained { retained[publication.topic] = publication.payload }
+            for publication in effects.publications where publication.isRetained {
+                retained[publication.topic] = publication.payload
+            }
         }
         keep(state.brokerConnected(now: start))
         for (topic, payload) in FuzzSeeds.preparation {
@@ -79,14 +81,19 @@ struct FuzzWorld: Sendable {
     }
 
     static func check(_ effects: BridgeEffects) {
-        for publication in effects.publications where publication.topic.hasPrefix("traitbridge/") && !publication.payload.isEmpty {
-            guard publication.topic.hasPrefix("traitbridge/devices/") || publication.topic.hasPrefix("traitbridge/bridge/response/")
-                || publication.topic == "traitbridge/bridge/health" else { continue }
+        for publication in effects.publications
+        where publication.topic.hasPrefix("traitbridge/") && !publication.payload.isEmpty {
+            guard
+                publication.topic.hasPrefix("traitbridge/devices/")
+                    || publication.topic.hasPrefix("traitbridge/bridge/response/")
+                    || publication.topic == "traitbridge/bridge/health"
+            else { continue }
             do {
                 _ = try JSONDocument.parse(publication.payload)
             } catch {
-                preconditionFailure("\(publication.topic) was published as invalid JSON (\(error)): "
-                    + String(decoding: publication.payload.prefix(300), as: UTF8.self))
+                preconditionFailure(
+                    "\(publication.topic) was published as invalid JSON (\(error)): "
+                        + String(decoding: publication.payload.prefix(300), as: UTF8.self))
             }
         }
     }
@@ -99,10 +106,14 @@ struct FuzzWorld: Sendable {
         for imported in result.devices {
             if let entry = cloud.syncEntryBytes(for: imported) {
                 do {
-                    let restored = try cloud.importSync(Array(#"{"devices":["#.utf8) + entry + Array("]}".utf8), source: "registry", now: start)
-                    precondition(restored.devices.count == 1, "a kept SYNC entry restores \(restored.devices.count) devices")
+                    let restored = try cloud.importSync(
+                        Array(#"{"devices":["#.utf8) + entry + Array("]}".utf8), source: "registry", now: start)
+                    precondition(
+                        restored.devices.count == 1, "a kept SYNC entry restores \(restored.devices.count) devices")
                 } catch {
-                    preconditionFailure("a kept SYNC entry does not read back: \(error): \(String(decoding: entry.prefix(300), as: UTF8.self))")
+                    preconditionFailure(
+                        "a kept SYNC entry does not read back: \(error): \(String(decoding: entry.prefix(300), as: UTF8.self))"
+                    )
                 }
             }
             inputs.append(CloudExportInput(device: imported.device, origin: imported.origin))
@@ -141,7 +152,8 @@ struct FuzzWorld: Sendable {
         if name.hasPrefix("catalog/") {
             var catalogFiles: [(name: String, bytes: [UInt8]?)] = []
             for other in files where other.hasPrefix("catalog/") {
-                catalogFiles.append((other, other == name ? contents : try? FuzzPaths.bytes(mappingsDirectory + "/" + other)))
+                catalogFiles.append(
+                    (other, other == name ? contents : try? FuzzPaths.bytes(mappingsDirectory + "/" + other)))
             }
             _ = CatalogLoader.validate(files: catalogFiles)
             return
@@ -150,14 +162,19 @@ struct FuzzWorld: Sendable {
         case "sources/zigbee2mqtt.json": _ = try? Zigbee2MQTTTable.decode(file: path, bytes: contents, catalog: catalog)
         case "sources/tasmota.json": _ = try? TasmotaTable.decode(file: path, bytes: contents, catalog: catalog)
         case "sources/shelly.json": _ = try? ShellyTable.decode(file: path, bytes: contents, catalog: catalog)
-        case "sources/homeassistant.json": _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "sources/homeassistant.json":
+            _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
         case "cloud/google-c2c.json": _ = try? GoogleC2CTable.decode(file: path, bytes: contents, catalog: catalog)
         default:
-            guard let devices = try? GenericDevicesLoader.decode(file: path, bytes: contents, catalog: catalog) else { return }
+            guard let devices = try? GenericDevicesLoader.decode(file: path, bytes: contents, catalog: catalog) else {
+                return
+            }
             // Whatever a generic file declares, a bridge must be able to start with it.
             let configuration = BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: nil)
             guard let graph = try? HomeGraph() else { return }
-            var state = BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph, generic: devices)
+            var state = BridgeState(
+                configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
+                generic: devices)
             Self.check(state.brokerConnected(now: start))
         }
     }

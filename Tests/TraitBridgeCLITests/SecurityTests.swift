@@ -8,24 +8,38 @@ import TraitBridgeTesting
 /// password shows in any output.
 @Suite("Security: the ACL example and credentials", .serialized)
 struct SecurityTests {
-    static let passwords = ["traitbridge": "bridge-s3cret-1", "viewer": "viewer-s3cret-2", "operator": "operator-s3cret-3",
-                            "admin": "admin-s3cret-4", "zigbee2mqtt": "z2m-s3cret-5"]
-    static let devices = #"[{"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+    static let passwords = [
+        "traitbridge": "bridge-s3cret-1", "viewer": "viewer-s3cret-2", "operator": "operator-s3cret-3",
+        "admin": "admin-s3cret-4", "zigbee2mqtt": "z2m-s3cret-5",
+    ]
+    static let devices =
+        #"[{"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
 
     func client(_ broker: MosquittoBroker, _ user: String, subscribe: [String] = []) throws -> TestMQTTClient {
-        try TestMQTTClient(MosquittoBroker.connection(to: broker, user: user, password: Self.passwords[user]!), subscribe: subscribe, clientID: "test-\(user)-\(UUID().uuidString.prefix(8))")
+        try TestMQTTClient(
+            MosquittoBroker.connection(to: broker, user: user, password: Self.passwords[user]!), subscribe: subscribe,
+            clientID: "test-\(user)-\(UUID().uuidString.prefix(8))")
     }
 
-    @Test("read-only, control and admin roles: the broker refuses a viewer's command and fake state; the bridge's view is unchanged")
+    @Test(
+        "read-only, control and admin roles: the broker refuses a viewer's command and fake state; the bridge's view is unchanged"
+    )
     func roles() throws {
-        let broker = try MosquittoBroker(.init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-security-\(UUID().uuidString)").path
+        let broker = try MosquittoBroker(
+            .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-security-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        for (user, password) in Self.passwords { try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8) }
-        try #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
+        for (user, password) in Self.passwords {
+            try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8)
+        }
+        try
+            #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
             .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
+        let serve = try ChildProcess(
+            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log"
+        )
         defer { serve.stop() }
 
         let z2m = try client(broker, "zigbee2mqtt", subscribe: ["zigbee2mqtt/#"])
@@ -38,8 +52,10 @@ struct SecurityTests {
         #expect(admin.waitFor("traitbridge/devices/\(id)/state") { $0.payloadText.contains(#""onOff":false"#) } != nil)
 
         // The viewer reads: `status` logs in with --username and --password-file.
-        let status = try CommandRunner.run(["status", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--username", "viewer",
-                                            "--password-file", "\(folder)/viewer.pw"])
+        let status = try CommandRunner.run([
+            "status", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--username", "viewer",
+            "--password-file", "\(folder)/viewer.pw",
+        ])
         #expect(status.exitCode == 0, "\(status.standardError)")
         #expect(status.standardOutput.contains("Hall light"))
 
@@ -50,18 +66,29 @@ struct SecurityTests {
         try viewer.publish("traitbridge/devices/\(id)/state", #"{"name":"Fake"}"#, retain: true)
         // The operator may command (a marker that the broker has handled the viewer's messages).
         let operatorClient = try client(broker, "operator", subscribe: ["traitbridge/devices/+/set/result"])
-        try operatorClient.publish("traitbridge/devices/\(id)/set", #"{"id":"o1","trait":"matter.OnOff","command":"on"}"#)
-        #expect(z2m.waitFor("zigbee2mqtt/Hall light/set") { $0.payloadText.contains("ON") } != nil, "the operator's command reaches the device")
-        #expect(operatorClient.waitFor("traitbridge/devices/\(id)/set/result") != nil, "and the operator reads its result")
+        try operatorClient.publish(
+            "traitbridge/devices/\(id)/set", #"{"id":"o1","trait":"matter.OnOff","command":"on"}"#)
+        #expect(
+            z2m.waitFor("zigbee2mqtt/Hall light/set") { $0.payloadText.contains("ON") } != nil,
+            "the operator's command reaches the device")
+        #expect(
+            operatorClient.waitFor("traitbridge/devices/\(id)/set/result") != nil, "and the operator reads its result")
         // The operator may not rename (an admin's request).
         try operatorClient.publish("traitbridge/bridge/request/rename/o2", #"{"device":"\#(id)","name":"Hacked"}"#)
         try admin.publish("traitbridge/bridge/request/rename/a1", #"{"device":"\#(id)","name":"Porch light"}"#)
         #expect(admin.waitFor("traitbridge/bridge/response/rename/a1") != nil, "the admin's request is answered")
 
-        #expect(z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Hall light/set" }.count == 1, "only the operator's command went out")
-        #expect(!admin.messages.all.contains { $0.topic.hasSuffix("/response/rename/v2") || $0.topic.hasSuffix("/response/rename/o2") })
+        #expect(
+            z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Hall light/set" }.count == 1,
+            "only the operator's command went out")
+        #expect(
+            !admin.messages.all.contains {
+                $0.topic.hasSuffix("/response/rename/v2") || $0.topic.hasSuffix("/response/rename/o2")
+            })
         #expect(!admin.messages.all.contains { $0.payloadText.contains("Fake") || $0.payloadText.contains("Hacked") })
-        #expect(admin.waitFor("traitbridge/devices/\(id)/state") { $0.payloadText.contains(#""name":"Porch light""#) } != nil)
+        #expect(
+            admin.waitFor("traitbridge/devices/\(id)/state") { $0.payloadText.contains(#""name":"Porch light""#) }
+                != nil)
         #expect(serve.isRunning)
 
         // No password in any output: serve's log (at debug) and the CLI's.
@@ -69,17 +96,23 @@ struct SecurityTests {
         let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
         #expect(log.contains("starting"), "the log was written")
         for password in Self.passwords.values {
-            #expect(!log.contains(password) && !status.standardOutput.contains(password) && !status.standardError.contains(password))
+            #expect(
+                !log.contains(password) && !status.standardOutput.contains(password)
+                    && !status.standardError.contains(password))
         }
     }
 
     @Test("a wrong password: the CLI says the broker refused, and prints neither password")
     func refused() throws {
-        let broker = try MosquittoBroker(.init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
-        let result = try CommandRunner.run(["status", "--broker", "mqtt://viewer:wrong-s3cret@127.0.0.1:\(broker.port)", "--timeout", "3"],
-                                           environment: ["TRAITBRIDGE_PASSWORD": ""])
+        let broker = try MosquittoBroker(
+            .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
+        let result = try CommandRunner.run(
+            ["status", "--broker", "mqtt://viewer:wrong-s3cret@127.0.0.1:\(broker.port)", "--timeout", "3"],
+            environment: ["TRAITBRIDGE_PASSWORD": ""])
         #expect(result.exitCode == 3)
-        #expect(!result.standardError.contains("wrong-s3cret") && !result.standardOutput.contains("wrong-s3cret"), "\(result.standardError)")
+        #expect(
+            !result.standardError.contains("wrong-s3cret") && !result.standardOutput.contains("wrong-s3cret"),
+            "\(result.standardError)")
         #expect(result.standardError.contains("viewer:***@127.0.0.1"), "\(result.standardError)")
     }
 }

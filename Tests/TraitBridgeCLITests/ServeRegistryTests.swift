@@ -14,8 +14,10 @@ struct ServeRegistryTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try Data(repeating: 0x41, count: 4_096).write(to: URL(fileURLWithPath: data + "/traitbridge.sqlite"))
-        let result = try CommandRunner.run(["serve", "--broker", "mqtt://127.0.0.1:1", "--data-dir", data,
-                                            "--mappings", CommandRunner.repository + "/mappings"])
+        let result = try CommandRunner.run([
+            "serve", "--broker", "mqtt://127.0.0.1:1", "--data-dir", data,
+            "--mappings", CommandRunner.repository + "/mappings",
+        ])
         #expect(result.exitCode == 2)
         #expect(result.standardError.contains("is not a readable TraitBridge registry"), "\(result.standardError)")
         #expect(result.standardError.contains("mv \(data)/traitbridge.sqlite"))
@@ -36,12 +38,18 @@ struct ServeRegistryTests {
         let process = try serve.startServe(broker, data: data)
         defer { process.stop() }
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
-        #expect(watcher.waitFor("traitbridge/devices/z2m-0x00158d00000dead") { $0.payload.isEmpty } != nil, "description cleared")
-        #expect(watcher.waitFor("traitbridge/devices/z2m-0x00158d00000dead/state") { $0.payload.isEmpty } != nil, "state cleared")
+        #expect(
+            watcher.waitFor("traitbridge/devices/z2m-0x00158d00000dead") { $0.payload.isEmpty } != nil,
+            "description cleared")
+        #expect(
+            watcher.waitFor("traitbridge/devices/z2m-0x00158d00000dead/state") { $0.payload.isEmpty } != nil,
+            "state cleared")
         let marker = "traitbridge-test/marker"
         let late = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/#", marker])
         try late.publish(marker, "x")
         #expect(late.waitFor(marker) != nil, "every retained message arrived before the marker")
-        #expect(!late.messages.all.contains { $0.topic.hasPrefix("traitbridge/devices/z2m-0x00158d00000dead") }, "nothing retained is left")
+        #expect(
+            !late.messages.all.contains { $0.topic.hasPrefix("traitbridge/devices/z2m-0x00158d00000dead") },
+            "nothing retained is left")
     }
 }

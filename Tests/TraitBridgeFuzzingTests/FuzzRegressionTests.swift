@@ -16,7 +16,8 @@ struct FuzzRegressionTests {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    @Test("every crasher, corpus input and seed runs through its target without trapping", arguments: FuzzTarget.allCases)
+    @Test(
+        "every crasher, corpus input and seed runs through its target without trapping", arguments: FuzzTarget.allCases)
     func replay(_ target: FuzzTarget) throws {
         // Every crasher; of the corpus, an even spread of at most 400 inputs (all of them after
         // `make fuzz` is the long form of this test).
@@ -28,13 +29,18 @@ struct FuzzRegressionTests {
         let seeds = FuzzSeeds.seeds(for: target)
         for seed in seeds { target.run(seed) }
         #expect(!seeds.isEmpty || target == .generic, "\(target.rawValue) has seeds")
-        #expect(!kept.isEmpty, "Fuzz/corpus/\(target.rawValue) holds the inputs of earlier runs (`make fuzz` writes them)")
-        if FuzzPaths.sharedCorpus == nil { print("skipped: ../shared/corpus is absent, so \(target.rawValue) runs without its corpus seeds") }
+        #expect(
+            !kept.isEmpty, "Fuzz/corpus/\(target.rawValue) holds the inputs of earlier runs (`make fuzz` writes them)")
+        if FuzzPaths.sharedCorpus == nil {
+            print("skipped: ../shared/corpus is absent, so \(target.rawValue) runs without its corpus seeds")
+        }
     }
 
     @Test("a fuzz input reads back as the messages it was written from; a record without a topic gets the default one")
     func inputFormat() {
-        let messages: [(topic: String, payload: [UInt8])] = [("a/b", Array("{\"x\":1}".utf8)), ("c", []), ("d", [0, 1, 2])]
+        let messages: [(topic: String, payload: [UInt8])] = [
+            ("a/b", Array("{\"x\":1}".utf8)), ("c", []), ("d", [0, 1, 2]),
+        ]
         let read = FuzzInput.messages(FuzzInput.encode(messages), defaultTopic: "z")
         #expect(read.map(\.topic) == ["a/b", "c", "d"])
         #expect(read.map(\.payload) == messages.map(\.payload))
