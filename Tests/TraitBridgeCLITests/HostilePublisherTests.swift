@@ -63,7 +63,8 @@ struct HostilePublisherTests {
     static let payloads: [[UInt8]] = {
         var list = [
             "1e19", "-1e19", "1e300", "1e400", "-1e400", "inf", "-inf", "nan", "NaN", "Infinity", "-0",
-            "9223372036854775808",
+            "9223372036854775808", "\"nan\"", "\"inf\"", "\"-Infinity\"", "\"1e400\"",
+            #"{"state":"nan","brightness":"inf","power":"1e400","temperature":"NaN"}"#,
             "{}", "[]", "null", "true", "\"x\"", "[{}]", "[null]", "on", "{not json", "\u{0}", " ", "nan,0,0",
             "inf,inf,inf",
             #"{"state":1e400,"brightness":-1e400}"#, #"{"POWER":1e19,"HSBColor":"nan,0,0"}"#,

@@ -269,3 +269,18 @@ struct LeftoverTests {
         #expect(state.subscriptions.contains(state.ownDescriptionsFilter) == false, "read with No Local, apart from the others")
     }
 }
+
+@Suite("Cloud restore, row by row")
+struct CloudRestoreTests {
+    @Test("a registry row that is not a SYNC device object is skipped with its id; every other cloud device comes back")
+    func badRow() throws {
+        var state = try EngineFixtures.state(withCloud: true)
+        let good = Array(#"{"id":"plug-1","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"name":{"name":"Plug"},"willReportState":true}"#.utf8)
+        let other = Array(#"{"id":"plug-2","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"name":{"name":"Plug two"},"willReportState":true}"#.utf8)
+        let logs = state.restoreCloud([("plug-1", good), ("broken", Array(#"{"id":"broken","type":"#.utf8)), ("list", Array("[1]".utf8)),
+                                       ("plug-2", other)], now: Date())
+        #expect(state.graph.devices.values.map(\.name).sorted() == ["Plug", "Plug two"])
+        #expect(logs.contains { $0.metadata["tb.device"] == "broken" }, "\(logs.map(\.message))")
+        #expect(logs.contains { $0.metadata["tb.device"] == "list" })
+    }
+}
