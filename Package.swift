@@ -111,7 +111,10 @@ let package = Package(
         // (Fuzz/, `make fuzz`) and replayed from Fuzz/crashers and the corpora by the tests.
         .target(
             name: "TraitBridgeFuzzing",
-            dependencies: ["TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCLI"],
+            dependencies: [
+                "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCLI",
+                "TraitBridgeStore",
+            ],
             swiftSettings: upcoming
         ),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).

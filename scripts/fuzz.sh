@@ -13,12 +13,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
-binary=.build-fuzz/debug/traitbridge-fuzz
+scratch="${FUZZ_SCRATCH:-.build-fuzz}"  # another folder lets a second run build while one runs
+binary="$scratch/debug/traitbridge-fuzz"
 # One -sanitize= list: given as two options, the last one wins and nothing is instrumented for coverage.
-swift build --package-path Fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
+swift build --package-path Fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
 [ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
 if [ "$#" -gt 0 ]; then targets=("$@"); else
-    targets=(zigbee2mqtt tasmota shelly homeassistant generic requests cloud-sync cloud-query cloud-execute json mappings config cli)
+    targets=(zigbee2mqtt tasmota shelly homeassistant generic requests cloud-sync cloud-query cloud-execute json mappings config registry cli)
 fi
 failed=()
 work=$(mktemp -d)

@@ -126,6 +126,8 @@ public enum FuzzSeeds {
                     + #""tls":{"caFile":null,"insecure":false},"keepAliveSeconds":30,"commandTimeoutSeconds":2.5}"#
             ].map { Array($0.utf8) }
                 + shipped.compactMap { try? FuzzPaths.bytes($0) }
+        case .registry:
+            return FuzzWorld.shared.stored.map { FuzzInput.encode([($0.name, $0.bytes)]) }
         case .cli:
             let world = FuzzWorld.shared
             return [FuzzInput.encode(world.retained.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })]

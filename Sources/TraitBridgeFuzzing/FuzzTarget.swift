@@ -29,6 +29,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case mappings
     /// The serve config file.
     case config
+    /// Registry rows (device descriptions, SYNC entries) as a damaged or foreign file may hold them.
+    case registry
     /// What the read commands print from retained messages anyone may publish under the prefix.
     case cli
 
@@ -46,6 +48,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .json: Self.json(bytes)
         case .mappings: world.mappings(bytes)
         case .config: _ = CLIInputs.readServeConfiguration(bytes)
+        case .registry: world.restore(FuzzInput.messages(bytes, defaultTopic: "Device"))
         case .cli:
             var retained: [String: [UInt8]] = [:]
             for message in FuzzInput.messages(bytes, defaultTopic: defaultTopic) {

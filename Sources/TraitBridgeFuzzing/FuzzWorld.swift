@@ -4,6 +4,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeStore
 
 /// The bridge the fuzz targets start from: the shipped mappings, every source enabled, a device of
 /// each source known (and a cloud home imported), so that a fuzzed message meets real devices.
@@ -26,6 +27,8 @@ struct FuzzWorld: Sendable {
     let cloudDevices: [String: Device]
     /// What the prepared bridge published, last payload per topic (the `cli` target's seed).
     let retained: [String: [UInt8]]
+    /// What it wrote to the registry: device descriptions and SYNC entries (the `registry` target's seeds).
+    let stored: [(name: String, bytes: [UInt8])]
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     init(repository: String) throws {
@@ -50,9 +53,17 @@ struct FuzzWorld: Sendable {
             shelly: try ShellyTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
             homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog))
         var retained: [String: [UInt8]] = [:]
+        var stored: [(name: String, bytes: [UInt8])] = []
         func keep(_ effects: BridgeEffects) {
             for publication in effects.publications where publication.isRetained {
                 retained[publication.topic] = publication.payload
+            }
+            for change in effects.storeChanges {
+                switch change {
+                case .upsert(let record): stored.append((record.name, record.description))
+                case .saveCloudDevice(let id, let entry): stored.append((id, entry))
+                default: break
+                }
             }
         }
         keep(state.brokerConnected(now: start))
@@ -68,6 +79,27 @@ struct FuzzWorld: Sendable {
         prepared = state
         self.cloudDevices = cloudDevices
         self.retained = retained
+        self.stored = stored
+    }
+
+    /// Registry rows (`name` + newline + the stored description) put back into an empty bridge,
+    /// each also as a kept SYNC entry; then the bridge connects and publishes them.
+    func restore(_ messages: [(topic: String, payload: [UInt8])]) {
+        guard let graph = try? HomeGraph() else { return }
+        var state = BridgeState(
+            configuration: prepared.configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
+            cloud: cloud.table)
+        var rows: [DeviceStore.Row] = []
+        for (index, message) in messages.enumerated() {
+            guard let id = try? DeviceID("z2m-fuzz\(index)") else { continue }
+            let record = DeviceRecord(
+                id: id, name: message.topic, roomName: index % 2 == 0 ? nil : message.topic, sourceFamily: "zigbee2mqtt",
+                sourceInstance: "default", nativeID: "fuzz\(index)", description: message.payload)
+            rows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start))
+        }
+        _ = state.restore(rows)
+        _ = state.restoreCloud(messages.enumerated().map { ("c\($0.offset)", $0.element.payload) }, now: start)
+        Self.check(state.brokerConnected(now: start))
     }
 
     /// Messages in order on a copy of the prepared bridge, then a tick an hour later (timeouts,

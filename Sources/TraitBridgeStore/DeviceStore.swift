@@ -17,6 +17,12 @@ public final class DeviceStore: Sendable {
         public var lastSeen: Date
 
         public var id: DeviceID { record.id }
+
+        public init(record: DeviceRecord, firstSeen: Date, lastSeen: Date) {
+            self.record = record
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
     }
 
     /// Opens (and migrates) `<directory>/traitbridge.sqlite`, creating the folder when needed.
