@@ -38,12 +38,18 @@ enum BridgeRequest {
             throw ExitCode(3)
         }
         Thread.sleep(forTimeInterval: 0.05)  // let the subscription settle before the request goes out
-        try client.publish(
-            "\(connection.prefix)/bridge/request/\(operation)/\(correlation)", payload: payload, qos: 1,
-            responseTopic: responseTopic, correlationData: Array(correlation.utf8))
+        let requestTopic = "\(connection.prefix)/bridge/request/\(operation)/\(correlation)"
+        let mid = try client.publish(
+            requestTopic, payload: payload, qos: 1, responseTopic: responseTopic, correlationData: Array(correlation.utf8))
         let sent = ContinuousClock.now
         while ContinuousClock.now < deadline {
             if let bytes = answer.get() { return bytes }
+            if let reason = client.refusal(of: mid) {
+                progress.endProgress()
+                printError("error: the broker refused the request (\(reason)): this user may not publish \(requestTopic); "
+                    + "requests need the admin role (README, Security)")
+                throw ExitCode.failure
+            }
             let waited = (ContinuousClock.now - sent).components.seconds
             if waited >= 1 { progress.progress("waiting for the bridge to answer '\(operation)' (\(payload.count / 1024) KiB sent, \(waited) s)…") }
             Thread.sleep(forTimeInterval: 0.01)

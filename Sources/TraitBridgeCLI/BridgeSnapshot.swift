@@ -104,7 +104,7 @@ struct BridgeSnapshot: Sendable {
             guard ContinuousClock.now < deadline else { throw ReadError.unreachable(url.description, "no answer within \(timeout)") }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        try? client.publish(marker, text: "done", qos: 1)
+        _ = try? client.publish(marker, text: "done", qos: 1)
         while !collected.isComplete {
             guard ContinuousClock.now < deadline else { throw ReadError.incomplete(url.description) }
             Thread.sleep(forTimeInterval: 0.005)

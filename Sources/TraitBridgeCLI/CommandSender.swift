@@ -16,7 +16,8 @@ enum CommandSender {
         command["id"] = .string(correlation)
         let resultTopic = "\(connection.prefix)/devices/\(id)/set/result"
         let results = Results()
-        let client = try MQTTClient(configuration: try connection.clientConfiguration(), onMessage: { results.add($0) })
+        // MQTT 5: a broker that refuses the command (its ACL) says so in the PUBACK.
+        let client = try MQTTClient(configuration: try connection.clientConfiguration(protocolVersion: .v5), onMessage: { results.add($0) })
         client.subscribe(resultTopic, qos: 1)
         client.start()
         defer { client.stop() }
@@ -26,9 +27,15 @@ enum CommandSender {
             printError("error: cannot reach the broker \(connection.brokerForDisplay) within \(connection.timeout) s")
             throw ExitCode(3)
         }
-        try client.publish("\(connection.prefix)/devices/\(id)/set", payload: JSONValue.object(command).serializedBytes(), qos: 1)
+        let commandTopic = "\(connection.prefix)/devices/\(id)/set"
+        let mid = try client.publish(commandTopic, payload: JSONValue.object(command).serializedBytes(), qos: 1)
         var outcome: JSON?
         while outcome == nil && ContinuousClock.now < deadline {
+            if let reason = client.refusal(of: mid) {
+                printError("error: the broker refused the command (\(reason)): this user may not publish \(commandTopic); "
+                    + "commands need the control role (README, Security)")
+                throw ExitCode.failure
+            }
             outcome = results.find(correlation)
             if outcome == nil { Thread.sleep(forTimeInterval: 0.01) }
         }

@@ -52,7 +52,7 @@ struct WatchCommand: ParsableCommand {
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        try? client.publish(marker, text: "done", qos: 1)
+        _ = try? client.publish(marker, text: "done", qos: 1)
         let end = duration.map { ContinuousClock.now + .seconds($0) }
         let style = TerminalStyle.standardOutput
         var known: [String: JSON] = [:]

@@ -75,7 +75,7 @@ public final class Bridge: Sendable {
         if wasRunning { _ = tickerDone.wait(timeout: .now() + 2) }
         guard let client = clientBox.withLock({ $0 }) else { return }
         for outgoing in state.withLock({ $0.shutdownPublications }) {
-            try? client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
+            _ = try? client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
         }
         client.stop()
         flushLastSeen(force: true)

@@ -31,6 +31,9 @@ public final class MQTTClient: @unchecked Sendable {
         var attemptAcknowledged = false
         var backoff: ReconnectBackoff
         var kickOff = KickOffDetector()
+        /// Message id → the broker's reason, for publications the broker refused (MQTT 5 PUBACK
+        /// with a reason code ≥ 0x80, e.g. "Not authorized" from an ACL). Rare; kept bounded.
+        var refusals: [Int32: String] = [:]
     }
 
     private static let libraryInitialised: Bool = {
@@ -93,6 +96,10 @@ public final class MQTTClient: @unchecked Sendable {
         mosquitto_disconnect_v5_callback_set(handle) { _, userdata, rc, _ in
             MQTTClient.from(userdata)?.didDisconnect(rc)
         }
+        mosquitto_publish_v5_callback_set(handle) { _, userdata, mid, reasonCode, _ in
+            guard reasonCode >= 0x80 else { return }
+            MQTTClient.from(userdata)?.didRefuse(mid, reason: String(cString: mosquitto_reason_string(reasonCode)))
+        }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
             guard let client = MQTTClient.from(userdata), let message = message?.pointee else { return }
             client.didReceive(message, properties: properties)
@@ -132,25 +139,46 @@ public final class MQTTClient: @unchecked Sendable {
     ///
     /// `responseTopic` and `correlationData` are MQTT 5 properties (a request that wants an
     /// answer, or the answer echoing its request); under MQTT 3.1.1 they are not sent.
+    ///
+    /// - Returns: the message id, for ``refusal(of:)``.
+    @discardableResult
     public func publish(
         _ topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
         responseTopic: String? = nil, correlationData: [UInt8]? = nil
-    ) throws(MQTTError) {
+    ) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
         let rc: Int32
         if configuration.protocolVersion == .v5 && (responseTopic != nil || correlationData != nil) {
-            rc = try publishWithProperties(topic, payload: payload, qos: qos, retain: retain, responseTopic: responseTopic, correlationData: correlationData)
+            rc = try publishWithProperties(
+                topic, payload: payload, qos: qos, retain: retain, responseTopic: responseTopic, correlationData: correlationData,
+                mid: &mid)
         } else {
             rc = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+                mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
             }
         }
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
         if rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_MALFORMED_UTF8.rawValue { throw .invalidTopic(topic) }
         try Self.check(rc)
+        return mid
+    }
+
+    /// Why the broker refused the publication with this message id (MQTT 5, QoS 1 or 2), or nil:
+    /// accepted, not answered yet, or under MQTT 3.1.1, where a broker drops what it refuses silently.
+    public func refusal(of mid: Int32) -> String? {
+        state.withLock { $0.refusals[mid] }
+    }
+
+    private func didRefuse(_ mid: Int32, reason: String) {
+        state.withLock { state in
+            if state.refusals.count >= 256 { state.refusals.removeAll() }
+            state.refusals[mid] = reason
+        }
     }
 
     private func publishWithProperties(
-        _ topic: String, payload: [UInt8], qos: Int, retain: Bool, responseTopic: String?, correlationData: [UInt8]?
+        _ topic: String, payload: [UInt8], qos: Int, retain: Bool, responseTopic: String?, correlationData: [UInt8]?,
+        mid: inout Int32
     ) throws(MQTTError) -> Int32 {
         var properties: OpaquePointer? = nil
         defer { mosquitto_property_free_all(&properties) }
@@ -167,11 +195,12 @@ public final class MQTTClient: @unchecked Sendable {
             try Self.check(rc)
         }
         return payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
+            mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
         }
     }
 
-    public func publish(_ topic: String, text: String, qos: Int = 0, retain: Bool = false) throws(MQTTError) {
+    @discardableResult
+    public func publish(_ topic: String, text: String, qos: Int = 0, retain: Bool = false) throws(MQTTError) -> Int32 {
         try publish(topic, payload: Array(text.utf8), qos: qos, retain: retain)
     }
 

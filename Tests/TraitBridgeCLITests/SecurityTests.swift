@@ -91,6 +91,19 @@ struct SecurityTests {
                 != nil)
         #expect(serve.isRunning)
 
+        // The CLI tells a refused user why, instead of waiting for an answer that cannot come.
+        let broker0 = "mqtt://127.0.0.1:\(broker.port)"
+        let viewerCommand = try CommandRunner.run([
+            "command", id, "matter.OnOff.off", "--broker", broker0, "--username", "viewer", "--password-file", "\(folder)/viewer.pw",
+        ])
+        #expect(viewerCommand.exitCode == 1)
+        #expect(viewerCommand.standardError.contains("the broker refused the command (Not authorized)"), "\(viewerCommand.standardError)")
+        let operatorRename = try CommandRunner.run([
+            "rename", id, "Hacked", "--broker", broker0, "--username", "operator", "--password-file", "\(folder)/operator.pw",
+        ])
+        #expect(operatorRename.exitCode == 1)
+        #expect(operatorRename.standardError.contains("the broker refused the request (Not authorized)"), "\(operatorRename.standardError)")
+
         // No password in any output: serve's log (at debug) and the CLI's.
         serve.stop()
         let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
