@@ -52,6 +52,17 @@ struct TasmotaSourceTests {
         #expect(messages[3].payload.isEmpty, "removal by an empty config")
     }
 
+    @Test("a FullTopic without %prefix% makes tele and stat topics the same: the device is still read, nothing traps (a fuzz find)")
+    func fullTopicWithoutPrefix() throws {
+        let device = try Self.device(Self.config(fullTopic: "eprefix%/%topic%/"))
+        let kinds = device.messageKinds
+        #expect(kinds["eprefix%/wemos2/LWT"] == .lastWill, "\(kinds)")
+        #expect(kinds["eprefix%/wemos2/STATE"] == .state)
+        #expect(kinds["eprefix%/wemos2/POWER1"] == .power(1))
+        let sameTwice = try Self.device(Self.config(fullTopic: "%topic%/").replacingOccurrences(of: #""tp":["cmnd","stat","tele"]"#, with: #""tp":["x","x","x"]"#))
+        #expect(sameTwice.messageKinds["wemos2/LWT"] == .lastWill)
+    }
+
     @Test("a CT light: STATE gives on/off, Dimmer 0…100 → level 1…254, CT mireds; commands go back to cmnd/<t>/…")
     func ctLight() throws {
         let device = try Self.device(Self.config(topic: "bulb", relays: [2, 0, 0, 0], subtype: 2))

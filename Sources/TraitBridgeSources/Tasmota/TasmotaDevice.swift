@@ -42,16 +42,16 @@ public struct TasmotaDevice: Sendable {
     }
 
     /// The device's topics and what each carries (tele LWT/STATE/SENSOR, stat STATE/RESULT/POWER<n>).
+    /// A FullTopic without `%prefix%`, or two equal prefixes, makes two of them the same topic:
+    /// the first kind listed keeps it (a config can say anything; nothing here may trap on it).
     public var messageKinds: [String: TasmotaSource.MessageKind] {
-        var topics: [String: TasmotaSource.MessageKind] = [
-            topic(.telemetry, "LWT"): .lastWill,
-            topic(.telemetry, "STATE"): .state,
-            topic(.telemetry, "SENSOR"): .sensor,
-            topic(.status, "STATE"): .state,
-            topic(.status, "RESULT"): .state,
-            topic(.status, "POWER"): .power(1),
+        var kinds: [(String, TasmotaSource.MessageKind)] = [
+            (topic(.telemetry, "LWT"), .lastWill), (topic(.telemetry, "STATE"), .state), (topic(.telemetry, "SENSOR"), .sensor),
+            (topic(.status, "STATE"), .state), (topic(.status, "RESULT"), .state), (topic(.status, "POWER"), .power(1)),
         ]
-        for number in powerKeys.keys { topics[topic(.status, "POWER\(number)")] = .power(number) }
+        for number in powerKeys.keys.sorted() { kinds.append((topic(.status, "POWER\(number)"), .power(number))) }
+        var topics: [String: TasmotaSource.MessageKind] = [:]
+        for (topic, kind) in kinds where topics[topic] == nil { topics[topic] = kind }
         return topics
     }
 }
