@@ -37,11 +37,14 @@ extension BridgeState {
         var rooms: [String: RoomID] = [:]
         for item in result.devices {
             let c2cID = item.origin.c2cID
-            if let old = cloudDevices.removeValue(forKey: c2cID) { detachCloud(old, effects: &effects) }
+            if let old = cloudDevices[c2cID] {
+                setCloudRuntime(c2cID, nil)
+                detachCloud(old, effects: &effects)
+            }
             let runtime = CloudRuntime(
                 origin: item.origin, source: item.device.sources[0], identity: item.device.identity, ownID: item.device.id,
                 target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
-            cloudDevices[c2cID] = runtime
+            setCloudRuntime(c2cID, runtime)
             var standalone = item.device
             if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
             standalone.name = item.device.name
@@ -101,8 +104,13 @@ extension BridgeState {
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
     /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
     mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
-        guard device.sources.contains(where: { $0.family != GoogleC2C.family }) else { return }
-        for c2cID in cloudDevices.keys.sorted() {
+        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudDevices.isEmpty else { return }
+        // The cloud devices on it, the standalone ones that share an identity key with it, and
+        // those the config aliases to it: looked up, not found by a scan of every cloud device.
+        var candidates = cloudByTarget[device.id] ?? []
+        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudByTarget[id] ?? []) }
+        for (c2cID, alias) in configuration.cloudAliases where alias == device.id { candidates.insert(c2cID) }
+        for c2cID in candidates.sorted() {
             guard var runtime = cloudDevices[c2cID] else { continue }
             let aliased = configuration.cloudAliases[c2cID] == device.id
             guard runtime.target == device.id || (runtime.isStandalone && (aliased || runtime.identity.matches(device.identity))) else { continue }
@@ -130,8 +138,18 @@ extension BridgeState {
             }
             runtime.target = device.id
             runtime.keys = keys
-            cloudDevices[c2cID] = runtime
+            setCloudRuntime(c2cID, runtime)
         }
+    }
+
+    /// Sets (or removes) a cloud device's runtime, keeping `cloudByTarget` in step.
+    mutating func setCloudRuntime(_ c2cID: String, _ runtime: CloudRuntime?) {
+        if let old = cloudDevices[c2cID]?.target {
+            cloudByTarget[old]?.remove(c2cID)
+            if cloudByTarget[old]?.isEmpty == true { cloudByTarget.removeValue(forKey: old) }
+        }
+        cloudDevices[c2cID] = runtime
+        if let target = runtime?.target { cloudByTarget[target, default: []].insert(c2cID) }
     }
 
     /// Takes a cloud device's traits off its target (or removes it when it stands alone).

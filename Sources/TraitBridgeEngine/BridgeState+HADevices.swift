@@ -13,6 +13,7 @@ extension BridgeState {
         guard let source = homeAssistant, let runtime = haDevices[own] else { return }
         let entities = runtime.entityKeys.compactMap { haEntities[$0] }
         if entities.isEmpty {
+            setHomeAssistantTarget(own, nil)
             haDevices.removeValue(forKey: own)
             if let target = runtime.target {
                 reattachHomeAssistant(to: target, now: now, effects: &effects)
@@ -30,7 +31,7 @@ extension BridgeState {
             return
         }
         if let target = runtime.target ?? mergeTarget(for: device) {
-            haDevices[own]?.target = target
+            setHomeAssistantTarget(own, target)
             if let standalone = graph.devices[own] {
                 // It was alone until the other source's device appeared: its values come along.
                 mergedValues[target, default: []].append(standalone)
@@ -49,18 +50,36 @@ extension BridgeState {
     /// A device of another source for the same physical device, if there is one.
     private func mergeTarget(for device: Device) -> DeviceID? {
         let others: Set<String> = [HADiscoverySource.family, GoogleC2C.family, Self.genericFamily]
-        return graph.devices.values
-            .filter { candidate in candidate.id != device.id && candidate.sources.contains { !others.contains($0.family) } && candidate.identity.matches(device.identity) }
-            .map(\.id).min()
+        return graph.devices(sharingIdentityWith: device.identity).first { id in
+            guard id != device.id, let candidate = graph.devices[id] else { return false }
+            return candidate.sources.contains { !others.contains($0.family) } && candidate.identity.matches(device.identity)
+        }
+    }
+
+    /// Points a HA device at the device it is merged into (nil: it stands alone), keeping
+    /// `haMergedInto` in step.
+    mutating func setHomeAssistantTarget(_ own: DeviceID, _ target: DeviceID?) {
+        if let old = haDevices[own]?.target {
+            haMergedInto[old]?.remove(own)
+            if haMergedInto[old]?.isEmpty == true { haMergedInto.removeValue(forKey: old) }
+        }
+        haDevices[own]?.target = target
+        if let target, haDevices[own] != nil { haMergedInto[target, default: []].insert(own) }
+    }
+
+    /// The HA devices merged into `target`, in a stable order.
+    func homeAssistantDevices(mergedInto target: DeviceID) -> [DeviceID] {
+        (haMergedInto[target] ?? []).sorted()
     }
 
     /// A device of another source was added or changed: standalone HA devices with the same
     /// identity move into it (called from `upsertSourceDevice`, before `attachHomeAssistant`).
     mutating func mergeHomeAssistant(into device: Device, effects: inout BridgeEffects) {
         guard homeAssistant != nil, device.sources.contains(where: { $0.family != HADiscoverySource.family && $0.family != GoogleC2C.family && $0.family != Self.genericFamily }) else { return }
-        for own in haDevices.filter({ $0.value.target == nil }).keys.sorted() {
+        for own in graph.devices(sharingIdentityWith: device.identity) where own != device.id {
+            guard let runtime = haDevices[own], runtime.target == nil else { continue }
             guard let standalone = graph.devices[own], standalone.identity.matches(device.identity) else { continue }
-            haDevices[own]?.target = device.id
+            setHomeAssistantTarget(own, device.id)
             mergedValues[device.id, default: []].append(standalone)
             removeFromGraph(own, effects: &effects)
             effects.log(.info, "merged Home Assistant device \(standalone.name) into \(device.name): same identity", ["tb.device.id": device.id.rawValue])
@@ -73,7 +92,7 @@ extension BridgeState {
         guard let source = homeAssistant, !haDevices.isEmpty else { return }
         let previous = graph.devices[device.id]
         // Only the HA devices merged into this one, in a stable order (no sort of all of them per upsert).
-        for own in haDevices.filter({ $0.value.target == device.id }).keys.sorted() {
+        for own in homeAssistantDevices(mergedInto: device.id) {
             guard let runtime = haDevices[own], let haDevice = try? source.device(id: own, entities: runtime.entityKeys.compactMap { haEntities[$0] }) else { continue }
             var keyMap: [String: String] = [:]
             for var type in haDevice.deviceTypes {
@@ -122,8 +141,8 @@ extension BridgeState {
 
     /// The device HA devices were merged into is gone: they stand alone again.
     mutating func detachHomeAssistant(from id: DeviceID, now: Date, effects: inout BridgeEffects) {
-        for own in haDevices.filter({ $0.value.target == id }).keys.sorted() {
-            haDevices[own]?.target = nil
+        for own in homeAssistantDevices(mergedInto: id) {
+            setHomeAssistantTarget(own, nil)
             haDevices[own]?.keyMap = [:]
             registerHomeAssistantDevice(own, now: now, effects: &effects)
         }

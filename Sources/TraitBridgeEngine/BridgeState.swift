@@ -64,6 +64,9 @@ public struct BridgeState: Sendable {
     var haConfigKeys: [String: [String]] = [:]
     var haTopics: [String: [String]] = [:]
     var haDevices: [DeviceID: HADeviceRuntime] = [:]
+    /// Device → the HA devices merged into it (``HADeviceRuntime/target`` inverted; set through
+    /// `setHomeAssistantTarget`), so that attaching them takes no scan of every HA device.
+    var haMergedInto: [DeviceID: Set<DeviceID>] = [:]
     /// Entity key by the native id of its source reference (its unique id, or its key).
     var haEntityBySource: [String: String] = [:]
     /// Entity key by unique id (two configs may not share one).
@@ -73,6 +76,9 @@ public struct BridgeState: Sendable {
     var haLiveness: [String: DeviceLiveness] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
+    /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
+    /// ``CloudRuntime/target`` inverted, kept in step by `setCloudRuntime`.
+    var cloudByTarget: [DeviceID: Set<String>] = [:]
     /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
     var placements: [DeviceID: UserPlacement] = [:]
     /// The name each device's source (or the cloud) last gave it, for `rename --reset`.

@@ -6,6 +6,9 @@
 public struct HomeGraph: Sendable, Hashable {
     public private(set) var homes: [Home] = []
     public private(set) var devices: [DeviceID: Device] = [:]
+    /// Identity key (`id:<unique or other device id>`, `serial:<serial>`) → the devices that have it:
+    /// who may be the same physical device, found without a scan of every device.
+    private var identityIndex: [String: Set<DeviceID>] = [:]
 
     /// An empty graph with one primary home named `name`.
     public init(primaryHomeName name: String = "My Home") throws(ModelError) {
@@ -142,6 +145,7 @@ public struct HomeGraph: Sendable, Hashable {
             device.roomID = nil
         }
         devices[device.id] = device
+        index(device.id, old: nil, new: device.identity)
     }
 
     /// Replaces a device's description and values, keeping where the user placed it.
@@ -151,17 +155,49 @@ public struct HomeGraph: Sendable, Hashable {
         device.homeID = existing.homeID
         device.roomID = existing.roomID
         devices[device.id] = device
+        if existing.identity != device.identity { index(device.id, old: existing.identity, new: device.identity) }
     }
 
     /// Changes a device in place (no copy of the device); `nil` when there is no such device.
     @discardableResult
     public mutating func modifyDevice<Result>(_ id: DeviceID, _ body: (inout Device) throws(ModelError) -> Result) throws(ModelError) -> Result? {
         guard let index = devices.index(forKey: id) else { return nil }  // one hash lookup, then in place
+        let identity = devices.values[index].identity
+        defer {
+            if devices.values[index].identity != identity { self.index(id, old: identity, new: devices.values[index].identity) }
+        }
         return try body(&devices.values[index])
     }
 
     public mutating func removeDevice(_ id: DeviceID) throws(ModelError) {
-        guard devices.removeValue(forKey: id) != nil else { throw .unknownDevice(id) }
+        guard let removed = devices.removeValue(forKey: id) else { throw .unknownDevice(id) }
+        index(id, old: removed.identity, new: nil)
+    }
+
+    /// The devices whose identity shares a key with `identity` (a unique id, a serial, an id of
+    /// `otherDeviceIds`), sorted: the candidates ``DeviceIdentity/matches(_:)`` then decides on.
+    public func devices(sharingIdentityWith identity: DeviceIdentity) -> [DeviceID] {
+        let keys = Self.identityKeys(identity)
+        guard !keys.isEmpty else { return [] }
+        var found: Set<DeviceID> = []
+        for key in keys { found.formUnion(identityIndex[key] ?? []) }
+        return found.sorted()
+    }
+
+    static func identityKeys(_ identity: DeviceIdentity) -> [String] {
+        var keys: [String] = []
+        if let unique = identity.uniqueID, !unique.isEmpty { keys.append("id:" + unique) }
+        if let serial = identity.serialNumber, !serial.isEmpty { keys.append("serial:" + serial) }
+        for other in identity.otherDeviceIDs where !other.deviceID.isEmpty { keys.append("id:" + other.deviceID) }
+        return keys
+    }
+
+    private mutating func index(_ id: DeviceID, old: DeviceIdentity?, new: DeviceIdentity?) {
+        for key in old.map(Self.identityKeys) ?? [] {
+            identityIndex[key]?.remove(id)
+            if identityIndex[key]?.isEmpty == true { identityIndex.removeValue(forKey: key) }
+        }
+        for key in new.map(Self.identityKeys) ?? [] { identityIndex[key, default: []].insert(id) }
     }
 
     /// Moves a device to a room (its home follows the room).

@@ -1,0 +1,52 @@
+import Foundation
+import TraitBridgeEngine
+import TraitBridgeCloud
+import TraitBridgeMapping
+import TraitBridgeModel
+
+/// `TB_BENCH=discovery make bench`: the state machine alone (no broker) taking a SYNC of N cloud
+/// devices, then N Home Assistant discovery devices (a switch each, with availability and a
+/// state), then N zigbee2mqtt devices in one device list, at N = 1000, 2000, 4000 and 8000: the cost per device must stay flat
+/// (#14 measured 2 000 → 8 000 HA devices going from 1.1 s to 12.1 s through `serve`).
+func benchmarkDiscoveryScale(mappings: String) throws {
+    let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
+    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let cloud = try GoogleC2CTable.load(mappingsDirectory: mappings, catalog: catalog)
+    for count in [1_000, 2_000, 4_000, 8_000] {
+        var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
+        configuration.homeAssistant = .init(locality: .localPeer)
+        var state = BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
+                                cloud: cloud, homeAssistant: homeAssistant)
+        _ = state.brokerConnected(now: Date())
+        let sync = generatedSync(count: count)
+        let syncStart = nanoseconds()
+        _ = state.handleMessage(topic: "traitbridge/bridge/request/sync-import/bench", payload: sync, now: Date())
+        let syncSeconds = Double(nanoseconds() - syncStart) / 1e9
+        let start = nanoseconds()
+        for index in 0..<count {
+            let config = #"{"~":"ha\#(index)","stat_t":"~/state","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"ha\#(index)_relay","#
+                + #""dev":{"ids":["ha\#(index)"],"name":"Switch \#(index)"}}"#
+            _ = state.handleMessage(topic: "homeassistant/switch/ha\(index)/relay/config", payload: Array(config.utf8), now: Date())
+            _ = state.handleMessage(topic: "ha\(index)/avail", payload: Array("online".utf8), now: Date())
+            _ = state.handleMessage(topic: "ha\(index)/state", payload: Array("ON".utf8), now: Date())
+        }
+        let homeAssistantDone = nanoseconds()
+        var list = "["
+        for index in 0..<count {
+            if index > 0 { list += "," }
+            list += #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Plug \#(index)","#
+                + #""definition":{"exposes":[{"type":"switch","features":[{"type":"binary","name":"state","property":"state","#
+                + #""access":7,"value_on":"ON","value_off":"OFF"}]}]}}"#
+        }
+        list += "]"
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: Array(list.utf8), now: Date())
+        let done = nanoseconds()
+        let perHA = Double(homeAssistantDone - start) / Double(count) / 1_000
+        let perZ2M = Double(done - homeAssistantDone) / Double(count) / 1_000
+        print("discovery \(String(count).padding(toLength: 5, withPad: " ", startingAt: 0)) devices: "
+            + String(format: "SYNC %5.2f s, then HA %6.1f µs/device (%5.2f s), then zigbee2mqtt %6.1f µs/device (%5.2f s); %d in the graph",
+                     syncSeconds, perHA, Double(homeAssistantDone - start) / 1e9, perZ2M, Double(done - homeAssistantDone) / 1e9,
+                     state.graph.devices.count))
+    }
+}
