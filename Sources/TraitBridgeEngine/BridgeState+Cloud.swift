@@ -33,7 +33,6 @@ extension BridgeState {
     /// replaces its earlier import. Returns a summary for the CLI.
     mutating func importCloud(_ result: SyncImport, now: Date, effects: inout BridgeEffects) -> JSONObject {
         var imported: [JSONValue] = []
-        let index = localIdentityIndex()
         var rooms: [String: RoomID] = [:]
         for item in result.devices {
             let c2cID = item.origin.c2cID
@@ -55,7 +54,7 @@ extension BridgeState {
             if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))
-            if let targetID = localTarget(for: runtime, index: index), var target = graph.devices[targetID] {
+            if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {
                 attachCloud(to: &target, effects: &effects)
                 try? graph.updateDevice(target)
                 summary.append("device", .string(targetID.rawValue))
@@ -78,27 +77,16 @@ extension BridgeState {
         return summary
     }
 
-    /// The devices of other sources by every id their identity carries (unique id, serial, other
-    /// device ids): a SYNC of 10 000 devices looks each up instead of comparing with every device.
-    func localIdentityIndex() -> [String: [DeviceID]] {
-        var index: [String: [DeviceID]] = [:]
-        for device in graph.devices.values where device.sources.contains(where: { $0.family != GoogleC2C.family }) {
-            let identity = device.identity
-            for key in [identity.uniqueID, identity.serialNumber].compactMap({ $0 }) + identity.otherDeviceIDs.map(\.deviceID) where !key.isEmpty {
-                index[key, default: []].append(device.id)
-            }
-        }
-        return index
-    }
-
     /// The local device a cloud device joins: a config alias, else the first (by id) device of
-    /// another source whose identity names the same physical device.
-    func localTarget(for runtime: CloudRuntime, index: [String: [DeviceID]]) -> DeviceID? {
+    /// another source whose identity names the same physical device (the graph's identity index:
+    /// a SYNC of 10 000 devices looks each up instead of comparing with every device).
+    func localTarget(for runtime: CloudRuntime) -> DeviceID? {
         if let alias = configuration.cloudAliases[runtime.origin.c2cID], graph.devices[alias] != nil { return alias }
         let identity = runtime.identity
-        let keys = [identity.uniqueID, identity.serialNumber].compactMap { $0 } + identity.otherDeviceIDs.map(\.deviceID)
-        let candidates = Set(keys.flatMap { index[$0] ?? [] })
-        return candidates.filter { $0 != runtime.ownID && graph.devices[$0]?.identity.matches(identity) == true }.min()
+        return graph.devices(sharingIdentityWith: identity).first { id in
+            guard id != runtime.ownID, let device = graph.devices[id] else { return false }
+            return device.sources.contains { $0.family != GoogleC2C.family } && device.identity.matches(identity)
+        }
     }
 
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
