@@ -31,6 +31,7 @@ for target in "${targets[@]}"; do
     TRAITBRIDGE_FUZZ_TARGET="$target" TRAITBRIDGE_FUZZ_WRITE_SEEDS="$work/$target-seeds" "$binary" >/dev/null
     log="$work/$target.log"
     status=0
+    started=$SECONDS
     # Bounded: total time, time per input, memory, input size. Leaks are LeakSanitizer's to report
     # in the tests; here a leak would stop the run on the first input that allocates a cache.
     TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -max_total_time="$seconds" -timeout=20 \
@@ -50,7 +51,7 @@ for target in "${targets[@]}"; do
         echo "fuzz: $target ok: ${runs} runs in ${seconds} s, coverage ${coverage}, corpus $(ls "$corpus" | wc -l) inputs"
         result=ok
     fi
-    echo "$(date -u +%FT%TZ) $target ${seconds}s runs=${runs} cov=${coverage} corpus=$(ls "$corpus" | wc -l) $result" >>Fuzz/runs.log
+    echo "$(date -u +%FT%TZ) $target $((SECONDS - started))s runs=${runs} cov=${coverage} corpus=$(ls "$corpus" | wc -l) $result" >>Fuzz/runs.log
 done
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "fuzz: crashed: ${failed[*]}; each input in Fuzz/crashers/<target>/ is now a regression test (swift test --filter Fuzz)" >&2
