@@ -120,7 +120,7 @@ let package = Package(
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
-            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine"],
+            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeStore"],
             swiftSettings: upcoming
         ),
 

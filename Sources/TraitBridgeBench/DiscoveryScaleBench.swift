@@ -3,6 +3,7 @@ import TraitBridgeEngine
 import TraitBridgeCloud
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeStore
 
 /// `TB_BENCH=discovery make bench`: the state machine alone (no broker) taking a SYNC of N cloud
 /// devices, then N Home Assistant discovery devices (a switch each, with availability and a
@@ -50,3 +51,37 @@ func benchmarkDiscoveryScale(mappings: String) throws {
                      state.graph.devices.count))
     }
 }
+
+/// `TB_BENCH=z2mlist`: where a cold start's memory goes — one zigbee2mqtt list of N devices into
+/// an empty state machine: peak RSS before, after the event, and the bytes the event's effects hold.
+func benchmarkZigbee2MQTTList(mappings: String) throws {
+    let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
+    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
+    for count in [1_000, 5_000, 10_000] {
+        var state = BridgeState(
+            configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
+            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+        _ = state.brokerConnected(now: Date())
+        var list = "["
+        for index in 0..<count {
+            if index > 0 { list += "," }
+            list += #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Light \#(index)","#
+                + #""definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","#
+                + #""access":7,"value_on":"ON","value_off":"OFF"},{"type":"numeric","name":"brightness","property":"brightness","#
+                + #""access":7,"value_min":0,"value_max":254},{"type":"numeric","name":"color_temp","property":"color_temp","#
+                + #""access":7,"value_min":150,"value_max":500}]},{"type":"numeric","name":"linkquality","property":"linkquality","access":1}]}}"#
+        }
+        list += "]"
+        let before = peakRSSMegabytes()
+        let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: Array(list.utf8), now: Date())
+        let published = effects.publications.reduce(0) { $0 + $1.payload.count }
+        let stored = effects.storeChanges.reduce(0) { total, change in
+            if case .upsert(let record) = change { return total + record.description.count }
+            return total
+        }
+        print("z2m list \(count): list \(list.utf8.count / 1024) KB; peak RSS \(before) → \(peakRSSMegabytes()) MB; "
+            + "the event holds \(effects.publications.count) publications (\(published / 1024) KB) and "
+            + "\(effects.storeChanges.count) registry changes (\(stored / 1024) KB of descriptions)")
+    }
+}
+

@@ -41,6 +41,11 @@ func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows
 print("TraitBridgeBench (release), median of 7 rounds")
 let onlyBridge = ProcessInfo.processInfo.environment["TB_BENCH"] == "bridge"
 
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "z2mlist" {
+    try benchmarkZigbee2MQTTList(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
+    exit(0)
+}
+
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "discovery" {
     try benchmarkDiscoveryScale(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
