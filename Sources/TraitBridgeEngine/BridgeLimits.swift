@@ -93,8 +93,8 @@ extension BridgeState {
         if homeAssistant != nil { devices.append("homeAssistant", .int(Int64(haDevices.count))) }
         devices.append("all", .int(Int64(graph.devices.count)))
         var pending = JSONObject()
-        pending.append("messages", .int(Int64(pendingMessages.count)))
-        pending.append("bytes", .int(Int64(pendingBytes)))
+        pending.append("messages", .int(Int64(self.pending.count)))
+        pending.append("bytes", .int(Int64(self.pending.bytes)))
         pending.append("commands", .int(Int64(pendingCommands.count)))
         let root: JSONObject = ["limits": .object(limits), "refused": .object(refused), "devices": .object(devices), "pending": .object(pending)]
         return JSONValue.object(root).serializedBytes()

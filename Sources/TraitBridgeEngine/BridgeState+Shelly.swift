@@ -109,7 +109,7 @@ extension BridgeState {
 
     /// Messages kept for `<base>/online` and `<base>/status/…` before the device was known.
     private mutating func replayPending(below base: String, now: Date, effects: inout BridgeEffects) {
-        let waiting = pendingOrder.filter { $0.hasPrefix(base + "/") }
+        let waiting = pending.topics(under: base + "/")
         guard !waiting.isEmpty, let source = shelly else { return }
         for topic in waiting {
             guard let payload = takePending(topic) else { continue }

@@ -30,9 +30,7 @@ public struct BridgeState: Sendable {
     /// Exact topic → what it is: dispatch is one dictionary lookup, never a scan over devices.
     var routes: [String: Route] = [:]
     /// The newest message per topic that arrived before its device was known.
-    var pendingMessages: [String: [UInt8]] = [:]
-    var pendingOrder: [String] = []
-    var pendingBytes = 0
+    var pending = PendingMessages()
     /// What each limit refused since start, and whether the health topic must be published again.
     var limitCounts: [LimitKind: Int] = [:]
     var isHealthChanged = true
@@ -300,26 +298,17 @@ public struct BridgeState: Sendable {
             refuseAtLimit(.pendingBytes, topic: topic, "keeping a \(payload.count)-byte message for a device not known yet", effects: &effects)
             return
         }
-        if let previous = pendingMessages.updateValue(payload, forKey: topic) {
-            pendingBytes += payload.count - previous.count
-        } else {
-            pendingOrder.append(topic)
-            pendingBytes += payload.count
-        }
-        while pendingOrder.count > limits.pendingMessages || pendingBytes > limits.pendingBytes, pendingOrder.count > 1 {
-            let oldest = pendingOrder.removeFirst()
-            pendingBytes -= pendingMessages.removeValue(forKey: oldest)?.count ?? 0
-            refuseAtLimit(pendingOrder.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
+        pending.keep(topic, payload)
+        while pending.count > limits.pendingMessages || pending.bytes > limits.pendingBytes, pending.count > 1,
+              let oldest = pending.evictOldest() {
+            refuseAtLimit(pending.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
                           "the oldest message kept for a device not known yet, to make room", effects: &effects)
         }
     }
 
     /// Takes the message kept for `topic`, if any.
     mutating func takePending(_ topic: String) -> [UInt8]? {
-        guard let payload = pendingMessages.removeValue(forKey: topic) else { return nil }
-        pendingBytes -= payload.count
-        pendingOrder.removeAll { $0 == topic }
-        return payload
+        pending.take(topic)
     }
 }
 
