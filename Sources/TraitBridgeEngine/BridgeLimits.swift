@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TraitBridgeJSON
+import TraitBridgeSources
 import TraitBridgeModel
 
 /// Bounds on what input from outside can make the bridge hold. Anyone on a shared broker can
@@ -74,7 +75,9 @@ extension BridgeState {
 
     /// The largest payload taken on `topic`: lists and requests may be larger than device messages.
     func payloadLimit(_ topic: String) -> Int {
-        if let base = configuration.zigbee2mqtt?.baseTopic, topic == base + "/bridge/devices" { return configuration.limits.listBytes }
+        if let index = routes[topic] ?? plugins.firstIndex(where: { $0.claims(topic) }), plugins[index].carriesList(topic) {
+            return configuration.limits.listBytes
+        }
         if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic { return configuration.limits.listBytes }
         return configuration.limits.messageBytes
     }
@@ -87,9 +90,9 @@ extension BridgeState {
         var refused = JSONObject()
         for kind in LimitKind.allCases { refused.append(kind.rawValue, .int(Int64(limitCounts[kind, default: 0]))) }
         var devices = JSONObject()
-        if zigbee2mqtt != nil { devices.append("zigbee2mqtt", .int(Int64(z2mDevices.count))) }
-        if tasmota != nil { devices.append("tasmota", .int(Int64(tasmotaDevices.count))) }
-        if shelly != nil { devices.append("shelly", .int(Int64(shellyDevices.count))) }
+        for plugin in plugins {
+            devices.append(plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)", .int(Int64(plugin.deviceCount)))
+        }
         if homeAssistant != nil { devices.append("homeAssistant", .int(Int64(haDevices.count))) }
         devices.append("all", .int(Int64(graph.devices.count)))
         var pending = JSONObject()

@@ -213,11 +213,9 @@ extension BridgeState {
             guard let device = graph.devices[id] else { continue }
             let runtime = cloudDevices.values.filter { $0.target == id }.min { $0.origin.c2cID < $1.origin.c2cID }
             var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
-            if let mapped = z2mDevices[id] {
-                for address in device.traitAddresses {
-                    let fed = Self.deviceMetadata(mapped.bindings.values.joined().filter { $0.address == address })
-                    metadata[address] = Dictionary(fed.map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
-                }
+            for address in device.traitAddresses {
+                guard let bindings = sourceBindings(of: device, at: address) else { continue }
+                metadata[address] = Dictionary(Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
             }
             let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
             let input = CloudExportInput(device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:], metadata: metadata)

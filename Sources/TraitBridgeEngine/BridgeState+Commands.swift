@@ -47,27 +47,12 @@ extension BridgeState {
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let genericWrites = writes.filter { family($0) == Self.genericFamily }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
-            let tasmotaWrites = writes.filter { family($0) == TasmotaSource.family }
-            let shellyWrites = writes.filter { family($0) == ShellySource.family }
             let haWrites = writes.filter { family($0) == HADiscoverySource.family }
-            let z2mWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, TasmotaSource.family, ShellySource.family, HADiscoverySource.family].contains(family($0)) }
+            let pluginWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, HADiscoverySource.family].contains(family($0)) }
             var outgoing = try genericCommands(genericWrites, on: deviceID)
             outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
-            outgoing += try tasmotaCommands(tasmotaWrites, on: deviceID)
-            outgoing += try shellyCommands(shellyWrites, on: deviceID)
             outgoing += try homeAssistantCommands(haWrites, on: deviceID)
-            if !z2mWrites.isEmpty {
-                guard let source = zigbee2mqtt, let base = configuration.zigbee2mqtt?.baseTopic, let mapped = z2mDevices[deviceID] else {
-                    throw CommandFailure(.notSupported, "device '\(deviceID)' has no source that accepts these commands yet (not discovered since start)")
-                }
-                let sourcePayload: JSONValue
-                do {
-                    sourcePayload = try source.commandPayload(for: z2mWrites, on: mapped)
-                } catch {
-                    throw CommandFailure(.notSupported, error.description)
-                }
-                outgoing.append(Outgoing(topic: "\(base)/\(mapped.friendlyName)/set", payload: sourcePayload.serializedBytes(), isRetained: false))
-            }
+            outgoing += try sourceCommands(pluginWrites, on: deviceID)
             effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }

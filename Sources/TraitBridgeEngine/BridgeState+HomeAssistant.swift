@@ -55,7 +55,7 @@ extension BridgeState {
                     if haDevices[entity.deviceRef.deviceID] == nil,
                         !admitsNewDevice("Home Assistant", count: haDevices.count, topic: topic, effects: &effects)
                     { continue }
-                    if entity.origin?.lowercased() == "zigbee2mqtt", zigbee2mqtt != nil {
+                    if let origin = entity.origin?.lowercased(), plugins.contains(where: { $0.family == origin }) {
                         // Its devices are read from zigbee2mqtt itself, with more detail: no twin.
                         effects.log(.debug, "skipped Home Assistant entity \(entity.key): published by Zigbee2MQTT, which TraitBridge reads directly", metadata)
                         continue

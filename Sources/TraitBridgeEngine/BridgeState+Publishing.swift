@@ -25,17 +25,18 @@ extension BridgeState {
                 resolved = generic
             } else if let source, source.family == HADiscoverySource.family, let entity = homeAssistantConnectivity(source, now: now) {
                 resolved = entity
-            } else if let family = source?.family, let (locality, staleness) = selfReporting(family) {
-                // A Tasmota or a Shelly speaks for itself (its LWT): no source bridge between.
-                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: staleness)
+            } else if let source, let index = pluginIndex(of: source) {
+                // Its plug-in's chain: the source bridge (if it has one) and the device's own word.
+                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: plugins[index].staleness)
                 resolved = ConnectivityChain.resolve(
-                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
-                    device: live, locality: locality, now: now)
+                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[index],
+                    device: live, locality: plugins[index].locality, now: now)
             } else {
+                // A device the registry restored whose source is not configured now.
                 let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(
-                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: z2mBridge,
-                    device: live, locality: configuration.zigbee2mqtt?.locality ?? .localPeer, now: now)
+                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
+                    device: live, locality: .localPeer, now: now)
             }
             let changed = (try? graph.modifyDevice(id) { device in
                 device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
@@ -60,38 +61,34 @@ extension BridgeState {
         }
     }
 
-    /// Locality and staleness budget of a source whose devices report their own availability.
-    func selfReporting(_ family: String) -> (TraitLocality, Duration)? {
-        switch family {
-        case TasmotaSource.family: (configuration.tasmota?.locality ?? .localPeer, configuration.tasmota?.staleness ?? .seconds(900))
-        case ShellySource.family: (configuration.shelly?.locality ?? .localPeer, configuration.shelly?.staleness ?? .seconds(900))
-        default: nil
-        }
-    }
-
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
         guard let device = graph.devices[id] else { return [] }
-        let mapped = z2mDevices[id]
-        let table = zigbee2mqtt?.table
+        let table = commandRules
         let home = device.homeID.flatMap { graph.home($0) }
         return DevicePayloads.description(
             of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
             fedAttributes: { address in
-                guard let mapped else {
+                guard let bindings = sourceBindings(of: device, at: address) else {
                     let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
                     return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
                 }
-                return Self.deviceMetadata(mapped.bindings.values.joined().filter { $0.address == address })
+                return Self.deviceMetadata(bindings)
             },
             commands: { address in
-                guard let mapped, let table else { return [] }
-                let writable = Set(mapped.bindings.values.joined().filter { $0.address == address && $0.isWritable }.map(\.attribute))
+                guard let bindings = sourceBindings(of: device, at: address), let table else { return [] }
+                let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
                 return table.commands.filter { command in
                     command.trait == address.traitID && command.unsupportedReason == nil
                         && (command.sets.allSatisfy { writable.contains($0.attribute) } && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
                 }.map(\.command)
             }
         ).serializedBytes()
+    }
+
+    /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.
+    func sourceBindings(of device: Device, at address: TraitAddress) -> [SourceBinding]? {
+        guard let reference = device.trait(at: address)?.source, let index = pluginIndex(of: reference) else { return nil }
+        return plugins[index].bindings(of: device.id, at: address)
     }
 
     /// The metadata of the attributes a device feeds, narrowed to what the device itself declares:

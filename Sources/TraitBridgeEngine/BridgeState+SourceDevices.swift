@@ -39,7 +39,11 @@ extension BridgeState {
 
     /// Reports one message's values on a device (each refused value logged alone), then confirms
     /// waiting commands and republishes what changed.
-    mutating func report(_ updates: [AttributeUpdate], problems: [SourceProblem], on id: DeviceID, topic: String, now: Date, effects: inout BridgeEffects) {
+    /// `isNews`: the message tells the device is alive even without a value (zigbee2mqtt's link quality).
+    mutating func report(
+        _ updates: [AttributeUpdate], problems: [SourceProblem], on id: DeviceID, topic: String, now: Date, isNews: Bool = false,
+        effects: inout BridgeEffects
+    ) {
         for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
         var changed = false
         let catalog = catalog
@@ -53,7 +57,7 @@ extension BridgeState {
             }
         }
         if changed { lastUpdate[id] = now }
-        if !updates.isEmpty {
+        if !updates.isEmpty || isNews {
             liveness[id]?.lastSeen = now
             liveness[id]?.lastTopic = topic
         }

@@ -15,9 +15,10 @@ public import TraitBridgeCloud
 public struct BridgeState: Sendable {
     public let configuration: BridgeConfiguration
     public let catalog: Catalog
-    let zigbee2mqtt: Zigbee2MQTTSource?
-    let tasmota: TasmotaSource?
-    let shelly: ShellySource?
+    /// The source plug-ins, in claim order; a route or a trait's source names one by index.
+    var plugins: [any SourcePlugin]
+    /// Each plug-in's source bridge (zigbee2mqtt's `bridge/state`); unknown for those without one.
+    var sourceLinks: [LinkState]
     let homeAssistant: HADiscoverySource?
     /// The rules of unified commands (`on`, `moveToLevel`…), whichever sources are enabled.
     let commandRules: Zigbee2MQTTTable?
@@ -25,10 +26,8 @@ public struct BridgeState: Sendable {
     public let cloud: GoogleC2C?
 
     public internal(set) var graph: HomeGraph
-    /// zigbee2mqtt devices by id, with their bindings.
-    var z2mDevices: [DeviceID: Zigbee2MQTTDevice] = [:]
-    /// Exact topic → what it is: dispatch is one dictionary lookup, never a scan over devices.
-    var routes: [String: Route] = [:]
+    /// Exact topic → the plug-in it goes to: dispatch is one dictionary lookup, never a scan.
+    var routes: [String: Int] = [:]
     /// The newest message per topic that arrived before its device was known.
     var pending = PendingMessages()
     /// What each limit refused since start, and whether the health topic must be published again.
@@ -36,7 +35,6 @@ public struct BridgeState: Sendable {
     var isHealthChanged = true
 
     var broker = LinkState()
-    var z2mBridge = LinkState()
     var liveness: [DeviceID: DeviceLiveness] = [:]
     /// When a device's values last changed.
     var lastUpdate: [DeviceID: Date] = [:]
@@ -49,13 +47,6 @@ public struct BridgeState: Sendable {
     var genericAvailabilityTopics: [String: [Int]] = [:]
     /// Standalone generic devices just merged by identity into a device, for their values.
     var mergedValues: [DeviceID: [Device]] = [:]
-    /// Tasmota devices by id, with their topics.
-    var tasmotaDevices: [DeviceID: TasmotaDevice] = [:]
-    /// Shelly devices by topic base (`shellies/<id>`, a Gen2 prefix), and their bases by id.
-    var shellyDevices: [String: ShellyDevice] = [:]
-    var shellyBases: [DeviceID: String] = [:]
-    /// The id of the next JSON-RPC call to a Gen2 device.
-    var nextShellyRequest = 1
     /// Home Assistant entities by key (`switch/bla`, `device/<id>/<component>`), the entity keys
     /// of each config topic, the entities reading each topic, and the devices they make.
     var haEntities: [String: HADiscoveryEntity] = [:]
@@ -85,15 +76,6 @@ public struct BridgeState: Sendable {
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
 
-    enum Route: Sendable, Hashable {
-        case z2mBridgeState
-        case z2mBridgeDevices
-        case z2mDeviceState(DeviceID)
-        case z2mAvailability(DeviceID)
-        case tasmota(DeviceID, TasmotaSource.MessageKind)
-        case shelly(ShellySource.Message)
-    }
-
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
         generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil, shelly: ShellyTable? = nil,
@@ -103,21 +85,12 @@ public struct BridgeState: Sendable {
         self.catalog = catalog
         self.graph = graph
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
-        self.tasmota = configuration.tasmota.flatMap { instance in tasmota.map { TasmotaSource(table: $0, catalog: catalog, instance: instance.instance) } }
-        self.shelly = configuration.shelly.flatMap { instance in
-            shelly.map { ShellySource(table: $0, catalog: catalog, instance: instance.instance, rpcSource: configuration.prefix + "/shelly") }
-        }
         self.homeAssistant = configuration.homeAssistant.flatMap { instance in
             homeAssistant.map { HADiscoverySource(table: $0, catalog: catalog, instance: instance.instance, prefix: instance.discoveryPrefix) }
         }
         self.commandRules = zigbee2mqtt
-        if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
-            self.zigbee2mqtt = Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance)
-            routes[instance.baseTopic + "/bridge/state"] = .z2mBridgeState
-            routes[instance.baseTopic + "/bridge/devices"] = .z2mBridgeDevices
-        } else {
-            self.zigbee2mqtt = nil
-        }
+        self.plugins = SourceRegistry.plugins(configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly)
+        self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
         registerGeneric(generic)
     }
 
@@ -125,12 +98,12 @@ public struct BridgeState: Sendable {
     public var subscriptions: [String] {
         var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+", "\(configuration.prefix)/bridge/request/+/+"]
         if cloud != nil { filters.append(cloudResponseTopic) }
-        if tasmota != nil, let prefix = configuration.tasmota?.discoveryPrefix { filters.append(prefix + "/#") }
-        if let base = configuration.zigbee2mqtt?.baseTopic { filters.append("\(base)/#") }
-        if shelly != nil { filters += Self.shellySubscriptions }
+        for plugin in plugins { filters += plugin.subscriptions }
         if let homeAssistant { filters.append(homeAssistant.prefix + "/#") }
-        let base = configuration.zigbee2mqtt.map { $0.baseTopic + "/" }
-        for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted() where base.map({ !topic.hasPrefix($0) }) ?? true {
+        // A generic topic a filter already covers (`zigbee2mqtt/…`) is not subscribed twice.
+        let covering = filters
+        for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted()
+        where !covering.contains(where: { TopicFilter.matches($0, topic) }) {
             filters.append(topic)
         }
         return filters
@@ -168,8 +141,8 @@ public struct BridgeState: Sendable {
         if !haTopics.isEmpty, let keys = haTopics[topic] {
             handleHomeAssistantMessage(keys, topic: topic, payload: payload, now: now, effects: &effects)
         }
-        if let route = routes[topic] {
-            apply(route, topic: topic, payload: payload, now: now, effects: &effects)
+        if let index = routes[topic] {
+            deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let indices = genericTopics[topic] {
             handleGenericState(indices, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let indices = genericAvailabilityTopics[topic] {
@@ -180,29 +153,12 @@ public struct BridgeState: Sendable {
             handleRequest(operation, correlation: correlation, replyTo: replyTo, payload: payload, now: now, effects: &effects)
         } else if let homeAssistant, topic.hasPrefix(homeAssistant.prefix + "/") {
             handleHomeAssistantConfig(topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let prefix = configuration.tasmota?.discoveryPrefix, tasmota != nil, topic.hasPrefix(prefix + "/") {
-            handleTasmotaDiscovery(topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let shelly, !isZigbee2MQTTTopic(topic), let message = shelly.classify(topic) {
-            handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects)
-            // Classified once: later messages on a known device's topic are one lookup.
-            if let base = message.base, shellyDevices[base] != nil { routes[topic] = .shelly(message) }
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
-        } else if let base = configuration.zigbee2mqtt?.baseTopic, topic.hasPrefix(base + "/"), !Self.isIgnoredZigbee2MQTTTopic(topic, base: base) {
-            keepPending(topic: topic, payload: payload, effects: &effects)
+        } else {
+            _ = deliverToSource(topic: topic, payload: payload, now: now, effects: &effects)
         }
         return effects
-    }
-
-    mutating func apply(_ route: Route, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        switch route {
-        case .z2mBridgeState: handleZigbee2MQTTBridgeState(topic: topic, payload: payload, now: now, effects: &effects)
-        case .z2mBridgeDevices: handleZigbee2MQTTDevices(topic: topic, payload: payload, now: now, effects: &effects)
-        case .z2mDeviceState(let id): handleZigbee2MQTTState(id, topic: topic, payload: payload, now: now, effects: &effects)
-        case .z2mAvailability(let id): handleZigbee2MQTTAvailability(id, topic: topic, payload: payload, now: now, effects: &effects)
-        case .tasmota(let id, let kind): handleTasmotaMessage(id, kind, topic: topic, payload: payload, now: now, effects: &effects)
-        case .shelly(let message): handleShellyMessage(message, topic: topic, payload: payload, now: now, effects: &effects)
-        }
     }
 
     /// The broker accepted our connection: announce `online`, republish every retained topic we
@@ -277,17 +233,6 @@ public struct BridgeState: Sendable {
         let middle = topic.dropFirst(prefix.count).dropLast(4)
         guard !middle.contains("/") else { return nil }
         return try? DeviceID(String(middle))
-    }
-
-    func isZigbee2MQTTTopic(_ topic: String) -> Bool {
-        guard let base = configuration.zigbee2mqtt?.baseTopic else { return false }
-        return topic.hasPrefix(base + "/")
-    }
-
-    /// Topics zigbee2mqtt itself uses that are neither state nor availability.
-    static func isIgnoredZigbee2MQTTTopic(_ topic: String, base: String) -> Bool {
-        let rest = topic.dropFirst(base.count + 1)
-        return rest.hasPrefix("bridge/") || rest.hasSuffix("/set") || rest.hasSuffix("/get") || rest.contains("/set/")
     }
 
     /// Keeps the newest message of a topic whose device is not known yet. Past the count or byte

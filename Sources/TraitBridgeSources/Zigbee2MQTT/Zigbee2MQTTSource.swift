@@ -91,18 +91,6 @@ public struct Zigbee2MQTTSource: Sendable {
     }
 }
 
-/// Why a source could not express a command.
-public enum SourceCommandError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notSupported(String)
-    case valueNotRepresentable(String)
-
-    public var description: String {
-        switch self {
-        case .notSupported(let text), .valueNotRepresentable(let text): text
-        }
-    }
-}
-
 extension String {
     func trimmingSpaces() -> String {
         var scalars = Substring(self)

@@ -1,0 +1,136 @@
+public import FoundationEssentials
+public import TraitBridgeModel
+
+/// One family of devices on the broker (zigbee2mqtt, Tasmota, Shelly…) as the engine sees it.
+///
+/// The engine knows no family by name: it subscribes to ``subscriptions``, routes each message
+/// to the plug-in that claimed its topic, and applies the ``SourceEvent``s the plug-in returns.
+/// A plug-in owns its per-device state (bindings, topics, what it parsed) and never sees the
+/// broker, the graph or the clock except through its arguments, so every family is tested from
+/// recorded payloads with no engine at all. Two instances of a family (two zigbee2mqtt prefixes)
+/// are two plug-ins. Adding a family is one folder here plus one line in the engine's registry.
+public protocol SourcePlugin: Sendable {
+    /// The family in every ``SourceReference`` this plug-in makes (`zigbee2mqtt`).
+    var family: String { get }
+    /// The configured instance name (`default` unless two instances share the broker).
+    var instance: String { get }
+    /// How near its traits are: what connectivity says when the chain is up.
+    var locality: TraitLocality { get }
+    /// The staleness budget of a device it has not described yet (an `online` word came first).
+    var staleness: Duration { get }
+    /// The topic filters to subscribe to at every connect (more come as ``SourceEvent/subscribe(_:)``).
+    var subscriptions: [String] { get }
+    /// The devices it holds now, for the bridge's health and for its source bridge's changes.
+    var deviceIDs: [DeviceID] { get }
+    var deviceCount: Int { get }
+    /// Whether a topic no route names may be this plug-in's: a prefix or shape test, asked once
+    /// per topic until the plug-in routes it (``SourceEvent/route(_:)``).
+    func claims(_ topic: String) -> Bool
+    /// Whether `topic` carries a whole list (zigbee2mqtt's `bridge/devices`): it may be larger
+    /// than a device's message, up to the bridge's list bound.
+    func carriesList(_ topic: String) -> Bool
+    /// Handles one message (on a routed or claimed topic) and says what it means.
+    mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent])
+    /// The messages that make a device do what unified writes ask, or why it cannot.
+    mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing]
+    /// The bindings of a trait on a device, when the source knows the device's own limits
+    /// (a bulb that does 250…454 mireds); `nil` leaves the catalog's metadata.
+    func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]?
+}
+
+extension SourcePlugin {
+    public func carriesList(_ topic: String) -> Bool { false }
+    public func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]? { nil }
+}
+
+/// One broker message handed to a plug-in, with the time it is handled at.
+public struct SourceMessage: Sendable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var now: Date
+    /// Devices one instance may hold; a new one past it is refused (``SourceEvent/refusedDevice(_:)``).
+    public var deviceLimit: Int
+
+    public init(topic: String, payload: [UInt8], now: Date, deviceLimit: Int = .max) {
+        self.topic = topic
+        self.payload = payload
+        self.now = now
+        self.deviceLimit = deviceLimit
+    }
+}
+
+/// A message a plug-in wants published (a command, a request for a device's state).
+public struct SourceOutgoing: Sendable, Hashable {
+    public var topic: String
+    public var payload: [UInt8]
+
+    public init(topic: String, payload: [UInt8]) {
+        self.topic = topic
+        self.payload = payload
+    }
+}
+
+/// A device as its source describes it, for the engine to put into the home graph.
+public struct SourceDevice: Sendable {
+    /// Its device types and traits (each trait's `source` set), identity, info and name.
+    public var device: Device
+    /// Silence longer than this, without an availability word, makes it unknown.
+    public var stalenessBudget: Duration
+    /// The source sends no name of its own (a Shelly): a name the device has keeps.
+    public var keepsName: Bool
+
+    public init(device: Device, stalenessBudget: Duration, keepsName: Bool = false) {
+        self.device = device
+        self.stalenessBudget = stalenessBudget
+        self.keepsName = keepsName
+    }
+}
+
+/// What a message meant, in the engine's terms. A plug-in returns these in order; the engine
+/// applies them and does all I/O.
+public enum SourceEvent: Sendable {
+    /// A device appeared or changed shape (an unchanged one should not be described again).
+    case described(SourceDevice)
+    /// A device is gone from its source; `reason` finishes "removed device <name>: …".
+    case removed(DeviceID, reason: String)
+    /// Values a message carried. `isNews`: the message is news of the device even when it
+    /// carried no value the bridge maps (a zigbee2mqtt link-quality report).
+    case values(DeviceID, [AttributeUpdate], isNews: Bool)
+    /// The device's own availability word (its LWT, `online` topic).
+    case availability(DeviceID, isOnline: Bool)
+    /// The source's own bridge (zigbee2mqtt's `bridge/state`), the parent of all its devices.
+    case sourceAvailability(isOnline: Bool)
+    /// Exact topics to hand to this plug-in from now on, with no claim test; and to forget.
+    case route([String])
+    case unroute([String])
+    /// Topic filters to subscribe to now (a device's own topics once it is known).
+    case subscribe([String])
+    case publish(SourceOutgoing)
+    /// The message's device is not known yet: keep it (the newest per topic) until ``replay(_:)``.
+    case keepUntilKnown
+    /// The kept messages of these topics (or of every topic under a prefix ending in `/`) can
+    /// be handled now: the engine gives them back, in the order listed.
+    case replay([String])
+    case replayUnder(String)
+    /// A new device past ``SourceMessage/deviceLimit``: what was refused.
+    case refusedDevice(String)
+    /// Something to tell the user, with the device it concerns if any.
+    case log(SourceLogLevel, String, device: DeviceID?)
+}
+
+/// How loud a plug-in's log line is.
+public enum SourceLogLevel: Sendable, Hashable {
+    case debug, info, notice, warning, error
+}
+
+/// Why a source could not express a command.
+public enum SourceCommandError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notSupported(String)
+    case valueNotRepresentable(String)
+
+    public var description: String {
+        switch self {
+        case .notSupported(let text), .valueNotRepresentable(let text): text
+        }
+    }
+}
