@@ -3,7 +3,7 @@ import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
 import TraitBridgeSources
-public import TraitBridgeStore
+import TraitBridgeStore
 public import TraitBridgeCloud
 
 /// The whole bridge as a value: registry, routes, connectivity chain, pending commands.

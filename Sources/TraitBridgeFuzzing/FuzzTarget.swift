@@ -76,6 +76,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// fixed point), and the first paths of the document must have a place in the source (a
     /// config or mappings error names one; each walks the text, so a few are enough here).
     static func json(_ bytes: [UInt8]) {
+        elementsAgree(bytes)
         guard let document = try? JSONDocument.parse(bytes) else { return }
         let text = document.root.value.serializedBytes()
         let again: JSONDocument
@@ -99,5 +100,24 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             }
         }
         for path in paths.prefix(16) { _ = map.location(of: path) }
+    }
+
+    /// Reading an array element by element accepts exactly the arrays a whole parse accepts,
+    /// with the same elements (zigbee2mqtt's device list is read that way).
+    static func elementsAgree(_ bytes: [UInt8]) {
+        let whole = try? JSONDocument.parse(bytes, maxDepth: 16)
+        var elements: [[UInt8]] = []
+        let streamed = Result { () throws(JSONParseError) -> Bool in
+            try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 16) { _, element in elements.append(element.value.serializedBytes()) }
+        }
+        switch streamed {
+        case .success(true):
+            precondition(whole?.root.kind == .array, "an array read element by element does not parse whole")
+            precondition(whole?.root.elements.map { $0.value.serializedBytes() } == elements, "elements differ from the whole parse")
+        case .success(false):
+            precondition(whole?.root.kind != .array, "a whole array was not read element by element")
+        case .failure:
+            precondition(whole == nil, "an array that parses whole failed element by element")
+        }
     }
 }

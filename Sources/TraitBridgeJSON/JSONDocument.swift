@@ -145,7 +145,7 @@ public final class JSONDocument: @unchecked Sendable {
         return false
     }
 
-    private static func makeError(_ reason: String, at offset: Int, in bytes: UnsafeRawBufferPointer) -> JSONParseError {
+    static func makeError(_ reason: String, at offset: Int, in bytes: UnsafeRawBufferPointer) -> JSONParseError {
         let location = SourceLocation(byteOffset: offset, in: bytes)
         return JSONParseError(reason: reason, line: location.line, column: location.column, byteOffset: offset)
     }

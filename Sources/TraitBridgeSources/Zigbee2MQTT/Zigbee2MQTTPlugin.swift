@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import TraitBridgeJSON
 import TraitBridgeMapping
 public import TraitBridgeModel
@@ -26,8 +26,8 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
         self.source = source
         self.baseTopic = baseTopic
         self.locality = locality
-        self.mainsStaleness = mainsStaleness ?? source.table.mainsStaleness ?? .seconds(600)
-        self.batteryStaleness = batteryStaleness ?? source.table.batteryStaleness ?? .seconds(90_000)
+        self.mainsStaleness = mainsStaleness ?? source.table.mainsStaleness
+        self.batteryStaleness = batteryStaleness ?? source.table.batteryStaleness
         self.deviceStaleness = deviceStaleness
     }
 
@@ -77,19 +77,22 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
     }
 
     private mutating func discover(_ message: SourceMessage, into events: inout [SourceEvent]) {
-        let document: JSONDocument
+        // Read one entry at a time (the list can be tens of MB); nothing is applied unless it all reads.
+        var discovery = Zigbee2MQTTSource.Discovery()
         do {
-            document = try JSONDocument.parse(message.payload, maxDepth: 128)
+            let isArray = try JSONDocument.forEachElement(ofArray: message.payload, maxDepth: 128) { index, entry in
+                source.discover(entry, at: index, into: &discovery)
+            }
+            if !isArray {
+                let root = try JSONDocument.parse(message.payload, maxDepth: 128).root
+                events.append(.log(.error, "rejected bridge/devices: expected an array of devices, found \(root.kind); "
+                    + "the known devices are kept as they are", device: nil))
+                return
+            }
         } catch {
             events.append(.log(.error, "rejected bridge/devices: \(error); the known devices are kept as they are", device: nil))
             return
         }
-        guard document.root.kind == .array else {
-            events.append(.log(.error, "rejected bridge/devices: expected an array of devices, found \(document.root.kind); "
-                + "the known devices are kept as they are", device: nil))
-            return
-        }
-        let discovery = source.discover(document.root)
         for problem in discovery.problems { events.append(.log(.warning, "skipped a device: \(problem)", device: nil)) }
         if !discovery.canRemove, !devices.isEmpty {
             events.append(.log(.warning, "bridge/devices has entries without an ieee_address: no device is removed on this list",

@@ -32,37 +32,42 @@ extension Zigbee2MQTTSource {
             result.canRemove = false
             return result
         }
-        for (index, entry) in payload.elements.enumerated() {
-            let location = "bridge/devices[\(index)]"
-            guard entry.kind == .object else {
-                result.problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
-                result.canRemove = false
-                continue
-            }
-            if entry["type"]?.isString("Coordinator") == true { continue }
-            guard let ieee = entry["ieee_address"]?.string, !ieee.isEmpty else {
-                result.problems.append(SourceProblem(location: location, message: "missing ieee_address"))
-                result.canRemove = false
-                continue
-            }
-            let id = DeviceID.derived(source: "z2m", nativeID: ieee)
-            if entry["disabled"]?.bool == true { continue }
-            result.kept.insert(id)
-            guard let name = entry["friendly_name"]?.string, !name.isEmpty else {
-                result.problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
-                continue
-            }
-            if let problem = Self.shapeProblem(entry) {
-                result.problems.append(SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
-                continue
-            }
-            do {
-                if let device = try mapDevice(entry, ieee: ieee, name: name) { result.devices.append(device) }
-            } catch {
-                result.problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
-            }
-        }
+        for (index, entry) in payload.elements.enumerated() { discover(entry, at: index, into: &result) }
         return result
+    }
+
+    /// Maps one entry of the list (`index` for messages) into `result`: a device, a problem, or
+    /// nothing (the coordinator, a disabled device). Used by ``discover(_:)`` and by a caller
+    /// that reads the list one element at a time.
+    public func discover(_ entry: JSON, at index: Int, into result: inout Discovery) {
+        let location = "bridge/devices[\(index)]"
+        guard entry.kind == .object else {
+            result.problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
+            result.canRemove = false
+            return
+        }
+        if entry["type"]?.isString("Coordinator") == true { return }
+        guard let ieee = entry["ieee_address"]?.string, !ieee.isEmpty else {
+            result.problems.append(SourceProblem(location: location, message: "missing ieee_address"))
+            result.canRemove = false
+            return
+        }
+        let id = DeviceID.derived(source: "z2m", nativeID: ieee)
+        if entry["disabled"]?.bool == true { return }
+        result.kept.insert(id)
+        guard let name = entry["friendly_name"]?.string, !name.isEmpty else {
+            result.problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
+            return
+        }
+        if let problem = Self.shapeProblem(entry) {
+            result.problems.append(SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
+            return
+        }
+        do {
+            if let device = try mapDevice(entry, ieee: ieee, name: name) { result.devices.append(device) }
+        } catch {
+            result.problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
+        }
     }
 
     /// What is wrong with the shape of an entry's definition, if anything: `definition` is an

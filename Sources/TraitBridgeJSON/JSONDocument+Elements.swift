@@ -1,0 +1,97 @@
+extension JSONDocument {
+    /// Reads a JSON array one element at a time: each element is parsed on its own and handed to
+    /// `body`, then released, so a list of 10 000 devices never exists as one tree (a 45 MB
+    /// zigbee2mqtt `bridge/devices` would take several hundred MB as one json-c tree).
+    ///
+    /// Returns `false`, calling nothing, when the text does not start with `[` (parse it whole
+    /// to say what it is). Throws, like ``parse(_:maxDepth:)-(UnsafeRawBufferPointer,_)``, with
+    /// the line and column in the whole text, at the first element or separator that is not
+    /// JSON; elements before it have been handed to `body` already, so a caller that must not act
+    /// on half a list collects first and acts after the call returns.
+    public static func forEachElement(
+        ofArray bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth,
+        _ body: (_ index: Int, _ element: JSON) -> Void
+    ) throws(JSONParseError) -> Bool {
+        var offset = skipWhitespace(bytes, from: 0)
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else { return false }
+        guard maxDepth > 1 else { throw makeError("nesting deeper than \(maxDepth) levels", at: offset, in: bytes) }
+        offset = skipWhitespace(bytes, from: offset + 1)
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            try expectEnd(bytes, after: offset + 1)
+            return true
+        }
+        var index = 0
+        while true {
+            let start = offset
+            let end = try valueEnd(bytes, from: start)
+            let element: JSONDocument
+            do {
+                element = try parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), maxDepth: maxDepth - 1)
+            } catch {
+                throw makeError(error.reason, at: start + error.byteOffset, in: bytes)
+            }
+            body(index, element.root)
+            index += 1
+            // `end` is at the `,` or `]` that closed the element.
+            if bytes[end] == UInt8(ascii: "]") {
+                try expectEnd(bytes, after: end + 1)
+                return true
+            }
+            offset = end + 1
+        }
+    }
+
+    /// ``forEachElement(ofArray:maxDepth:_:)-(UnsafeRawBufferPointer,_,_)`` on an array of bytes (an MQTT payload).
+    public static func forEachElement(
+        ofArray bytes: [UInt8], maxDepth: Int = defaultMaxDepth, _ body: (_ index: Int, _ element: JSON) -> Void
+    ) throws(JSONParseError) -> Bool {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) in try forEachElement(ofArray: buffer, maxDepth: maxDepth, body) }
+        }.get()
+    }
+
+    /// The offset of the `,` or `]` that ends the element starting at `start` (at depth 0,
+    /// outside strings). Nesting and strings are only tracked here; json-c checks the rest.
+    private static func valueEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(JSONParseError) -> Int {
+        var depth = 0
+        var inString = false
+        var offset = start
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if inString {
+                if byte == 0x5C {
+                    offset += 1  // the escaped character
+                } else if byte == 0x22 {
+                    inString = false
+                }
+            } else {
+                switch byte {
+                case 0x22: inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "}"):
+                    depth -= 1
+                    if depth < 0 { throw makeError("unexpected '}'", at: offset, in: bytes) }
+                case UInt8(ascii: "]"):
+                    if depth == 0 { return offset }
+                    depth -= 1
+                case UInt8(ascii: ","):
+                    if depth == 0 { return offset }
+                default: break
+                }
+            }
+            offset += 1
+        }
+        throw makeError("unexpected end of input", at: bytes.count, in: bytes)
+    }
+
+    private static func skipWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var offset = start
+        while offset < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[offset]) { offset += 1 }
+        return offset
+    }
+
+    private static func expectEnd(_ bytes: UnsafeRawBufferPointer, after offset: Int) throws(JSONParseError) {
+        let rest = skipWhitespace(bytes, from: offset)
+        guard rest == bytes.count else { throw makeError("unexpected content after the JSON value", at: rest, in: bytes) }
+    }
+}
