@@ -54,9 +54,26 @@ func benchmarkDiscoveryScale(mappings: String) throws {
 
 /// `TB_BENCH=z2mlist`: where a cold start's memory goes — one zigbee2mqtt list of N devices into
 /// an empty state machine: peak RSS before, after the event, and the bytes the event's effects hold.
+/// `TB_LIST=<file>` takes that list instead (the scale script's, dumped), run three times.
 func benchmarkZigbee2MQTTList(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
     let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
+    if let path = ProcessInfo.processInfo.environment["TB_LIST"] {
+        let list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        for _ in 0..<3 {
+            var state = BridgeState(
+                configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
+                catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+            _ = state.brokerConnected(now: Date())
+            let before = peakRSSMegabytes()
+            let start = ContinuousClock.now
+            let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: list, now: Date())
+            let elapsed = ContinuousClock.now - start
+            print("\(path) (\(list.count / 1024) KB): \(elapsed) for \(state.graph.devices.count) devices; peak RSS \(before) → "
+                + "\(peakRSSMegabytes()) MB; \(effects.publications.count) publications, \(effects.storeChanges.count) registry changes")
+        }
+        return
+    }
     for count in [1_000, 5_000, 10_000] {
         var state = BridgeState(
             configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),

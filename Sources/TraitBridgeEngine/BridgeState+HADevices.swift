@@ -43,8 +43,7 @@ extension BridgeState {
         }
         upsertSourceDevice(device, family: HADiscoverySource.family, effects: &effects)
         if let area = entities.compactMap(\.deviceRef.suggestedArea).first { placeInSuggestedArea(own, area, effects: &effects) }
-        effects.storeChanges.append(.upsert(record(for: own)))
-        refresh(own, now: now, effects: &effects, republishDescription: true)
+        storeAndPublish(own, now: now, effects: &effects)
     }
 
     /// A device of another source for the same physical device, if there is one.
@@ -135,8 +134,7 @@ extension BridgeState {
         attachHomeAssistant(to: &device)
         mergedValues.removeValue(forKey: target)
         try? graph.updateDevice(device)
-        effects.storeChanges.append(.upsert(record(for: target)))
-        refresh(target, now: now, effects: &effects, republishDescription: true)
+        storeAndPublish(target, now: now, effects: &effects)
     }
 
     /// The device HA devices were merged into is gone: they stand alone again.

@@ -79,8 +79,7 @@ extension BridgeState {
         placements[id] = placement.isEmpty ? nil : placement
         applyPlacement(id, effects: &effects)
         effects.storeChanges.append(.placement(id, placement))
-        effects.storeChanges.append(.upsert(record(for: id)))
-        refresh(id, now: now, effects: &effects, republishDescription: true)
+        storeAndPublish(id, now: now, effects: &effects)
         effects.log(.info, "\(operation): \(id.rawValue) is now '\(graph.devices[id]?.name ?? "")' in \(graph.room(of: id)?.name ?? "no room")", ["tb.device.id": id.rawValue])
         var answer = JSONObject()
         answer.append("status", .string("ok"))

@@ -14,7 +14,11 @@ extension BridgeState {
 
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
     /// description) when the bytes differ from what was last published.
-    mutating func refresh(_ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false, valuesChanged: Bool = true) {
+    /// `description`: the device's description when the caller just made it (it costs as much as the rest).
+    mutating func refresh(
+        _ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false, valuesChanged: Bool = true,
+        description precomputed: [UInt8]? = nil
+    ) {
         guard let sources = graph.devices[id]?.sources else { return }
         var connectivityChanged = false
         for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
@@ -53,7 +57,7 @@ extension BridgeState {
             }
         }
         if republishDescription || publishedDescription[id] == nil {
-            let description = descriptionPayload(id)
+            let description = precomputed ?? descriptionPayload(id)
             if publishedDescription[id] != description {
                 publishedDescription[id] = description
                 effects.publish(descriptionTopic(id), description, retain: true)
@@ -110,13 +114,21 @@ extension BridgeState {
         return result.keys.sorted().map { ($0, result[$0]!) }
     }
 
+    /// A device changed shape or place: its registry row, then its state and description on the
+    /// broker (the description made once for both).
+    mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
+        let description = descriptionPayload(id)
+        effects.storeChanges.append(.upsert(record(for: id, description: description)))
+        refresh(id, now: now, effects: &effects, republishDescription: true, description: description)
+    }
+
     /// The registry row of a device.
-    func record(for id: DeviceID) -> DeviceRecord {
+    func record(for id: DeviceID, description: [UInt8]? = nil) -> DeviceRecord {
         let device = graph.devices[id]
         let source = device?.sources.first
         return DeviceRecord(
             id: id, name: device?.name ?? id.rawValue, roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
             sourceFamily: source?.family ?? "", sourceInstance: source?.instance ?? "", nativeID: source?.nativeID ?? "",
-            description: descriptionPayload(id))
+            description: description ?? descriptionPayload(id))
     }
 }

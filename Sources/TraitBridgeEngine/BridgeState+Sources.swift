@@ -71,8 +71,7 @@ extension BridgeState {
         let id = described.device.id
         upsertSourceDevice(described.device, family: family, keepsName: described.keepsName, effects: &effects)
         if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: described.stalenessBudget) }
-        effects.storeChanges.append(.upsert(record(for: id)))
-        refresh(id, now: now, effects: &effects, republishDescription: true)
+        storeAndPublish(id, now: now, effects: &effects)
         replayPendingGeneric(for: id, now: now, effects: &effects)
     }
 
