@@ -103,7 +103,7 @@ public struct BridgeState: Sendable {
         // A generic topic a filter already covers (`zigbee2mqtt/…`) is not subscribed twice.
         let covering = filters
         for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted()
-        where !covering.contains(where: { TopicFilter.matches($0, topic) }) {
+        where !covering.contains(where: { MQTTTopicFilter.matches($0, topic) }) {
             filters.append(topic)
         }
         return filters

@@ -29,16 +29,3 @@ enum SourceRegistry {
         return plugins
     }
 }
-
-/// MQTT topic filters (`+` one level, `#` the rest), for telling whether a filter covers a topic.
-enum TopicFilter {
-    static func matches(_ filter: String, _ topic: String) -> Bool {
-        let filterLevels = filter.split(separator: "/", omittingEmptySubsequences: false)
-        let topicLevels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        for (index, level) in filterLevels.enumerated() {
-            if level == "#" { return index < topicLevels.count || index == topicLevels.count }
-            guard index < topicLevels.count, level == "+" || level == topicLevels[index] else { return false }
-        }
-        return filterLevels.count == topicLevels.count
-    }
-}

@@ -95,12 +95,14 @@ public struct TasmotaPlugin: SourcePlugin {
     private mutating func register(_ device: TasmotaDevice, into events: inout [SourceEvent]) {
         let id = device.device.id
         let previous = devices.updateValue(device, forKey: id)
+        let kinds = device.messageKinds
+        // The same config again (retained, re-published at every boot) changes nothing.
+        if let previous, previous.device == device.device, Set(previous.messageKinds.keys) == Set(kinds.keys) { return }
         if let previous {
             let old = Array(previous.messageKinds.keys)
             for topic in old { deviceTopics.removeValue(forKey: topic) }
             events.append(.unroute(old))
         }
-        let kinds = device.messageKinds
         for (topic, kind) in kinds { deviceTopics[topic] = (id, kind) }
         events.append(.route(kinds.keys.sorted()))
         events.append(.subscribe([device.topic(.telemetry, "+"), device.topic(.status, "+")]))
