@@ -148,7 +148,7 @@ extension BridgeState {
 
     /// HA's `suggested_area`: the device goes to that room of its home (made if needed), once —
     /// a device the user already placed stays where it is.
-    private mutating func placeInSuggestedArea(_ id: DeviceID, _ area: String, effects: inout BridgeEffects) {
+    mutating func placeInSuggestedArea(_ id: DeviceID, _ area: String, effects: inout BridgeEffects) {
         guard let device = graph.devices[id], device.roomID == nil, let homeID = device.homeID else { return }
         // HA areas are often written as ids (`living_room`): a room name has spaces instead.
         let area = String(area.map { $0 == "_" || $0 == "-" ? " " : $0 })

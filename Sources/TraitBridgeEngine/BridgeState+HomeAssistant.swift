@@ -157,7 +157,8 @@ extension BridgeState {
             reports[target, default: ([], [])].problems += problems.map { SourceProblem(location: "\(key): \($0.location)", message: $0.message) }
         }
         for (target, report) in reports.sorted(by: { $0.key < $1.key }) {
-            self.report(report.updates, problems: report.problems, on: target, topic: topic, now: now, effects: &effects)
+            for problem in report.problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": target.rawValue]) }
+            self.report(report.updates, on: target, seen: [], topic: topic, now: now, effects: &effects)
         }
     }
 

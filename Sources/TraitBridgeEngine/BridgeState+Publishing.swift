@@ -31,13 +31,14 @@ extension BridgeState {
                 resolved = entity
             } else if let source, let index = pluginIndex(of: source) {
                 // Its plug-in's chain: the source bridge (if it has one) and the device's own word.
-                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: plugins[index].staleness)
+                let live = liveness[source] ?? DeviceLiveness(stalenessBudget: plugins[index].staleness)
+                let locality = referenceOwner[source].flatMap { members[$0]?.described.locality } ?? plugins[index].locality
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[index],
-                    device: live, locality: plugins[index].locality, now: now)
+                    device: live, locality: locality, now: now)
             } else {
                 // A device the registry restored whose source is not configured now.
-                let live = liveness[id] ?? DeviceLiveness(stalenessBudget: .seconds(600))
+                let live = source.flatMap { liveness[$0] } ?? DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
                     device: live, locality: .localPeer, now: now)

@@ -37,14 +37,11 @@ extension BridgeState {
         effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
     }
 
-    /// Reports one message's values on a device (each refused value logged alone), then confirms
-    /// waiting commands and republishes what changed.
-    /// `isNews`: the message tells the device is alive even without a value (zigbee2mqtt's link quality).
+    /// Reports one message's values on a device (each refused value logged alone), marks the
+    /// source references it came from as heard, confirms waiting commands and republishes.
     mutating func report(
-        _ updates: [AttributeUpdate], problems: [SourceProblem], on id: DeviceID, topic: String, now: Date, isNews: Bool = false,
-        effects: inout BridgeEffects
+        _ updates: [AttributeUpdate], on id: DeviceID, seen: Set<SourceReference>, topic: String, now: Date, effects: inout BridgeEffects
     ) {
-        for problem in problems { effects.log(.notice, "ignored: \(problem)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue]) }
         var changed = false
         let catalog = catalog
         _ = try? graph.modifyDevice(id) { device in
@@ -57,27 +54,17 @@ extension BridgeState {
             }
         }
         if changed { lastUpdate[id] = now }
-        if !updates.isEmpty || isNews {
-            liveness[id]?.lastSeen = now
-            liveness[id]?.lastTopic = topic
+        for reference in seen {
+            liveness[reference]?.lastSeen = now
+            liveness[reference]?.lastTopic = topic
         }
         confirmCommands(for: id, now: now, effects: &effects)
         refresh(id, now: now, effects: &effects, valuesChanged: changed)
     }
 
-    /// A device's own availability word (an LWT): the device is the parent of its traits.
-    mutating func setAvailability(_ isOnline: Bool, of id: DeviceID, topic: String, staleness: Duration, now: Date, effects: inout BridgeEffects) {
-        let status: LinkState.Status = isOnline ? .up : .down
-        guard liveness[id]?.availability.status != status else { return }
-        if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: staleness) }
-        liveness[id]?.availability = LinkState(status: status, since: now, origin: topic)
-        refresh(id, now: now, effects: &effects)
-    }
-
     /// Takes a device out of the bridge: graph, liveness, retained topics and the registry on disk
     /// (it is gone, or merged into another device).
     mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
-        liveness.removeValue(forKey: id)
         lastUpdate.removeValue(forKey: id)
         sourceNames.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
         try? graph.removeDevice(id)

@@ -26,23 +26,21 @@ extension BridgeState {
         let family = plugins[index].family
         switch event {
         case .described(let described):
-            describe(described, family: family, now: now, effects: &effects)
+            describe(described, plugin: index, now: now, effects: &effects)
+            replayPendingGeneric(for: described.device.id, now: now, effects: &effects)
         case .removed(let id, let reason):
-            let name = graph.devices[id]?.name ?? id.rawValue
-            removeFromGraph(id, effects: &effects)
-            effects.log(.info, "removed device \(name): \(reason)", ["tb.device.id": id.rawValue, "tb.source": family])
-            detachHomeAssistant(from: id, now: now, effects: &effects)
+            removeMember(id, reason: reason, family: family, now: now, effects: &effects)
         case .values(let id, let updates, let isNews):
-            report(updates, problems: [], on: id, topic: topic, now: now, isNews: isNews, effects: &effects)
-        case .availability(let id, let isOnline):
-            setAvailability(isOnline, of: id, topic: topic, staleness: plugins[index].staleness, now: now, effects: &effects)
+            memberValues(id, updates, isNews: isNews, topic: topic, payload: payload, now: now, effects: &effects)
+        case .availability(let reference, let isOnline):
+            referenceAvailability(reference, isOnline: isOnline, plugin: index, topic: topic, now: now, effects: &effects)
         case .sourceAvailability(let isOnline):
             let status: LinkState.Status = isOnline ? .up : .down
             guard sourceLinks[index].status != status else { return }
             sourceLinks[index] = LinkState(status: status, since: now, origin: topic)
             effects.log(isOnline ? .info : .warning, "\(family) bridge is \(isOnline ? "online" : "offline")",
                         ["tb.mqtt.topic": topic, "tb.source": family])
-            for id in plugins[index].deviceIDs { refresh(id, now: now, effects: &effects) }
+            for id in plugins[index].deviceIDs { refresh(members[id]?.target ?? id, now: now, effects: &effects) }
         case .route(let topics):
             for routed in topics { routes[routed] = index }
         case .unroute(let topics):
@@ -64,15 +62,6 @@ extension BridgeState {
             if let device { metadata["tb.device.id"] = device.rawValue }
             effects.log(BridgeLogLine.Level(level), message, metadata)
         }
-    }
-
-    /// A device its source described: into the graph (merged with its twins), registry, broker.
-    private mutating func describe(_ described: SourceDevice, family: String, now: Date, effects: inout BridgeEffects) {
-        let id = described.device.id
-        upsertSourceDevice(described.device, family: family, keepsName: described.keepsName, effects: &effects)
-        if liveness[id] == nil { liveness[id] = DeviceLiveness(stalenessBudget: described.stalenessBudget) }
-        storeAndPublish(id, now: now, effects: &effects)
-        replayPendingGeneric(for: id, now: now, effects: &effects)
     }
 
     /// Handles again a message kept before its device was known.

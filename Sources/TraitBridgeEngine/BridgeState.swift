@@ -35,7 +35,17 @@ public struct BridgeState: Sendable {
     var isHealthChanged = true
 
     var broker = LinkState()
-    var liveness: [DeviceID: DeviceLiveness] = [:]
+    /// What each source reference (a device, a Home Assistant entity) said of itself, and when it was last heard.
+    var liveness: [SourceReference: DeviceLiveness] = [:]
+    /// Devices the plug-ins described, by their own id; the members joined to each device; those
+    /// waiting for their `mergeWith` target; the topics kept for members not placed yet; the
+    /// member each source reference belongs to; devices that just moved in, for their values.
+    var members: [DeviceID: SourceMember] = [:]
+    var joined: [DeviceID: Set<DeviceID>] = [:]
+    var waitingFor: [DeviceID: Set<DeviceID>] = [:]
+    var waitingTopics: [DeviceID: Set<String>] = [:]
+    var referenceOwner: [SourceReference: DeviceID] = [:]
+    var carried: [DeviceID: [Device]] = [:]
     /// When a device's values last changed.
     var lastUpdate: [DeviceID: Date] = [:]
     var publishedState: [DeviceID: [UInt8]] = [:]
@@ -191,9 +201,10 @@ public struct BridgeState: Sendable {
     public mutating func tick(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
-        for (id, live) in liveness where live.availability.status == .unknown {
-            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds) else { continue }
-            refresh(id, now: now, effects: &effects)
+        for (reference, live) in liveness where live.availability.status == .unknown {
+            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
+                  let target = referenceOwner[reference].flatMap({ members[$0]?.target }) else { continue }
+            refresh(target, now: now, effects: &effects)
         }
         for (key, live) in haLiveness where live.availability.status == .unknown {
             guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
@@ -260,6 +271,10 @@ public struct BridgeState: Sendable {
 extension BridgeState {
     /// Devices heard from since `date` (for the registry's last-seen times).
     public func devicesSeen(since date: Date) -> [DeviceID] {
-        liveness.filter { ($0.value.lastSeen ?? .distantPast) > date }.map(\.key).sorted()
+        var seen: Set<DeviceID> = []
+        for (reference, live) in liveness where (live.lastSeen ?? .distantPast) > date {
+            if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) { seen.insert(target) }
+        }
+        return seen.sorted()
     }
 }

@@ -143,8 +143,11 @@ struct SourcePluginConformanceTests {
     func availability(_ driver: Driver) throws {
         var host = try ready(driver)
         let words = [host.receive(driver.online.topic, driver.online.payload), host.receive(driver.offline.topic, driver.offline.payload)]
-            .map { events in events.compactMap { if case .availability(let id, let isOnline) = $0, id.rawValue == driver.id { isOnline } else { nil } } }
-        #expect(words == [[true], [false]])
+            .map { events in events.compactMap { if case .availability(let reference, let isOnline) = $0 { (reference, isOnline) } else { nil } } }
+        #expect(words.map { $0.map(\.1) } == [[true], [false]])
+        // The reference is one of the device's own: the engine finds the device by it.
+        let device = try #require(described(host.events).first { $0.device.id.rawValue == driver.id }?.device)
+        #expect(words.joined().allSatisfy { device.sources.contains($0.0) }, "\(words) vs \(device.sources)")
     }
 
     @Test("a malformed payload says why and changes no value; the next good one is taken", arguments: drivers)

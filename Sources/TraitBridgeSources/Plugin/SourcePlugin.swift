@@ -23,6 +23,11 @@ public protocol SourcePlugin: Sendable {
     /// The devices it holds now, for the bridge's health and for its source bridge's changes.
     var deviceIDs: [DeviceID] { get }
     var deviceCount: Int { get }
+    /// Its devices join devices of other sources (Home Assistant entities, generic mappings):
+    /// a device the registry restored from such a source is never one another joins.
+    var joinsOtherDevices: Bool { get }
+    /// What it knows before any message (generic mappings from files): called once, at start.
+    mutating func start(into events: inout [SourceEvent])
     /// Whether a topic no route names may be this plug-in's: a prefix or shape test, asked once
     /// per topic until the plug-in routes it (``SourceEvent/route(_:)``).
     func claims(_ topic: String) -> Bool
@@ -39,6 +44,8 @@ public protocol SourcePlugin: Sendable {
 }
 
 extension SourcePlugin {
+    public var joinsOtherDevices: Bool { false }
+    public mutating func start(into events: inout [SourceEvent]) {}
     public func carriesList(_ topic: String) -> Bool { false }
     public func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]? { nil }
 }
@@ -78,11 +85,39 @@ public struct SourceDevice: Sendable {
     public var stalenessBudget: Duration
     /// The source sends no name of its own (a Shelly): a name the device has keeps.
     public var keepsName: Bool
+    /// Whether it is a device of its own or part of another source's.
+    public var joining: Joining
+    /// Put before its device type keys on a device it joins, while a key is taken (`ha-`).
+    public var keyPrefix: String
+    /// Its traits' locality when it differs from the plug-in's (a generic mapping says its own).
+    public var locality: TraitLocality?
+    /// A room the source suggests (Home Assistant's `suggested_area`): taken once, for a device
+    /// standing alone that the user has not placed.
+    public var suggestedArea: String?
 
-    public init(device: Device, stalenessBudget: Duration, keepsName: Bool = false) {
+    /// Where a described device's traits go.
+    public enum Joining: Sendable, Hashable {
+        /// A device of its own; devices of joining sources that name the same physical device join it.
+        case owns
+        /// Joins the device another source has for the same physical device (same unique id,
+        /// serial, MAC, IEEE address…); stands alone while there is none.
+        case sameIdentity
+        /// Joins this device (a generic mapping's `mergeWith`) once it exists; until then its
+        /// messages are kept.
+        case device(DeviceID)
+    }
+
+    public init(
+        device: Device, stalenessBudget: Duration, keepsName: Bool = false, joining: Joining = .owns, keyPrefix: String = "",
+        locality: TraitLocality? = nil, suggestedArea: String? = nil
+    ) {
         self.device = device
         self.stalenessBudget = stalenessBudget
         self.keepsName = keepsName
+        self.joining = joining
+        self.keyPrefix = keyPrefix
+        self.locality = locality
+        self.suggestedArea = suggestedArea
     }
 }
 
@@ -96,8 +131,9 @@ public enum SourceEvent: Sendable {
     /// Values a message carried. `isNews`: the message is news of the device even when it
     /// carried no value the bridge maps (a zigbee2mqtt link-quality report).
     case values(DeviceID, [AttributeUpdate], isNews: Bool)
-    /// The device's own availability word (its LWT, `online` topic).
-    case availability(DeviceID, isOnline: Bool)
+    /// The availability word of the device (or entity) a source reference names: its LWT, its
+    /// `online` topic; `nil` when its words combine to "not known" (Home Assistant's `all` mode).
+    case availability(SourceReference, isOnline: Bool?)
     /// The source's own bridge (zigbee2mqtt's `bridge/state`), the parent of all its devices.
     case sourceAvailability(isOnline: Bool)
     /// Exact topics to hand to this plug-in from now on, with no claim test; and to forget.

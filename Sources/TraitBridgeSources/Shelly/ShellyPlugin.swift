@@ -71,7 +71,7 @@ public struct ShellyPlugin: SourcePlugin {
                 events.append(.log(.warning, "ignored Shelly online message: expected true or false", device: device.device.id))
                 return
             }
-            events.append(.availability(device.device.id, isOnline: isOnline))
+            events.append(.availability(SourceReference(family: family, instance: instance, nativeID: device.nativeID), isOnline: isOnline))
         case .gen1(let base, let rules, let channel):
             guard var device = device(.gen1, base: base, nativeID: Self.gen1ID(base), message, into: &events) else { return }
             let (updates, problems) = source.gen1Updates(rules: rules, channel: channel, payload: message.payload, device: &device)

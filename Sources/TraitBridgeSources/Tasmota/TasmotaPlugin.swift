@@ -123,7 +123,7 @@ public struct TasmotaPlugin: SourcePlugin {
                 events.append(.log(.warning, "ignored LWT: expected '\(device.onlinePayload)' or '\(device.offlinePayload)'", device: id))
                 return
             }
-            events.append(.availability(id, isOnline: isOnline))
+            events.append(.availability(SourceReference(family: family, instance: instance, nativeID: device.mac), isOnline: isOnline))
             return
         }
         guard !message.payload.isEmpty else { return }  // Tasmota polls its own cmnd/…/POWER with an empty payload

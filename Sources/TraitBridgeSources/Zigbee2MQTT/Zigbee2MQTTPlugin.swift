@@ -163,7 +163,8 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
             events.append(.log(.warning, "ignored availability: expected online/offline or {\"state\":…}", device: id))
             return
         }
-        events.append(.availability(id, isOnline: isOnline))
+        guard let mapped = devices[id] else { return }
+        events.append(.availability(SourceReference(family: family, instance: instance, nativeID: mapped.ieeeAddress), isOnline: isOnline))
     }
 
     private func stalenessBudget(for device: Zigbee2MQTTDevice) -> Duration {
