@@ -75,7 +75,7 @@ extension BridgeState {
 
     /// The largest payload taken on `topic`: lists and requests may be larger than device messages.
     func payloadLimit(_ topic: String) -> Int {
-        if let index = routes[topic] ?? plugins.firstIndex(where: { $0.claims(topic) }), plugins[index].carriesList(topic) {
+        if let index = routes[topic]?.first ?? plugins.firstIndex(where: { $0.claims(topic) }), plugins[index].carriesList(topic) {
             return configuration.limits.listBytes
         }
         if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic { return configuration.limits.listBytes }

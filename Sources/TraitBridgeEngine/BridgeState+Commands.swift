@@ -45,12 +45,10 @@ extension BridgeState {
             }
             let writes = local.isEmpty ? [] : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
-            let genericWrites = writes.filter { family($0) == Self.genericFamily }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let haWrites = writes.filter { family($0) == HADiscoverySource.family }
-            let pluginWrites = writes.filter { ![Self.genericFamily, GoogleC2C.family, HADiscoverySource.family].contains(family($0)) }
-            var outgoing = try genericCommands(genericWrites, on: deviceID)
-            outgoing += try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
+            let pluginWrites = writes.filter { ![GoogleC2C.family, HADiscoverySource.family].contains(family($0)) }
+            var outgoing = try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
             outgoing += try homeAssistantCommands(haWrites, on: deviceID)
             outgoing += try sourceCommands(pluginWrites, on: deviceID)
             effects.publications += outgoing

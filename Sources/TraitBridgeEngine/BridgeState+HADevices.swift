@@ -48,7 +48,7 @@ extension BridgeState {
 
     /// A device of another source for the same physical device, if there is one.
     private func mergeTarget(for device: Device) -> DeviceID? {
-        let others: Set<String> = [HADiscoverySource.family, GoogleC2C.family, Self.genericFamily]
+        let others: Set<String> = [HADiscoverySource.family, GoogleC2C.family, GenericPlugin.family]
         return graph.devices(sharingIdentityWith: device.identity).first { id in
             guard id != device.id, let candidate = graph.devices[id] else { return false }
             return candidate.sources.contains { !others.contains($0.family) } && candidate.identity.matches(device.identity)
@@ -74,7 +74,7 @@ extension BridgeState {
     /// A device of another source was added or changed: standalone HA devices with the same
     /// identity move into it (called from `upsertSourceDevice`, before `attachHomeAssistant`).
     mutating func mergeHomeAssistant(into device: Device, effects: inout BridgeEffects) {
-        guard homeAssistant != nil, device.sources.contains(where: { $0.family != HADiscoverySource.family && $0.family != GoogleC2C.family && $0.family != Self.genericFamily }) else { return }
+        guard homeAssistant != nil, device.sources.contains(where: { $0.family != HADiscoverySource.family && $0.family != GoogleC2C.family && $0.family != GenericPlugin.family }) else { return }
         for own in graph.devices(sharingIdentityWith: device.identity) where own != device.id {
             guard let runtime = haDevices[own], runtime.target == nil else { continue }
             guard let standalone = graph.devices[own], standalone.identity.matches(device.identity) else { continue }

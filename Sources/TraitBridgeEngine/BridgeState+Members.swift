@@ -40,8 +40,9 @@ extension BridgeState {
         switch member.described.joining {
         case .owns:
             setTarget(id, id)
-            pullJoiners(into: id, effects: &effects)
+            let pulled = pullJoiners(into: id, effects: &effects)
             compose(id, now: now, effects: &effects)
+            for other in pulled { replayWaiting(other, now: now, effects: &effects) }
         case .sameIdentity:
             let current = member.target.flatMap { $0 != id && graph.devices[$0] != nil ? $0 : nil }
             if let target = current ?? owner(sharingIdentityWith: member.described.device) {
@@ -97,15 +98,17 @@ extension BridgeState {
 
     /// A device of its own just appeared or changed: joiners standing alone with its identity,
     /// and those waiting for it by name, move in.
-    private mutating func pullJoiners(into id: DeviceID, effects: inout BridgeEffects) {
-        guard let device = members[id]?.described.device else { return }
+    private mutating func pullJoiners(into id: DeviceID, effects: inout BridgeEffects) -> [DeviceID] {
+        guard let device = members[id]?.described.device else { return [] }
+        let waiting = (waitingFor[id] ?? []).sorted()
         for other in graph.devices(sharingIdentityWith: device.identity) where other != id {
             guard let member = members[other], member.described.joining == .sameIdentity, member.target == other,
                   let standalone = graph.devices[other], standalone.identity.matches(device.identity) else { continue }
             moveIn(standalone, to: id, effects: &effects)
             setTarget(other, id)
         }
-        for waiting in (waitingFor[id] ?? []).sorted() { setTarget(waiting, id) }
+        for other in waiting { setTarget(other, id) }
+        return waiting
     }
 
     /// A device standing alone joins `target`: its values come along, its own device goes.
@@ -123,12 +126,10 @@ extension BridgeState {
         guard var device = own?.device ?? previous.map(withoutJoinedTypes) else { return }
         let family = members[id].map { plugins[$0.plugin].family } ?? device.sources.first?.family ?? ""
         for other in (joined[id] ?? []).sorted() { attach(other, to: &device) }
-        mergeByIdentity(into: device, effects: &effects)
         if family != "homeassistant" {
             mergeHomeAssistant(into: device, effects: &effects)
             attachHomeAssistant(to: &device)
         }
-        attachGeneric(to: &device)
         attachCloud(to: &device, effects: &effects)
         // Values, last updates and connectivity: from the device as it was, and from any that just moved in.
         let holders = [previous].compactMap { $0 } + (carried.removeValue(forKey: id) ?? [])

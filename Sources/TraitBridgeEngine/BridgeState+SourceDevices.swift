@@ -12,12 +12,10 @@ extension BridgeState {
     mutating func upsertSourceDevice(_ sourceDevice: Device, family: String, keepsName: Bool = false, effects: inout BridgeEffects) {
         let id = sourceDevice.id
         var device = sourceDevice
-        mergeByIdentity(into: device, effects: &effects)
         if family != HADiscoverySource.family {
             mergeHomeAssistant(into: device, effects: &effects)
             attachHomeAssistant(to: &device)
         }
-        attachGeneric(to: &device)
         attachCloud(to: &device, effects: &effects)
         mergedValues.removeValue(forKey: id)
         sourceNames[id] = sourceDevice.name

@@ -9,15 +9,31 @@ extension BridgeState {
     /// Hands a message to the plug-in its topic is routed to, or to the first that claims it.
     /// `false`: no plug-in takes the topic.
     mutating func deliverToSource(topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) -> Bool {
-        guard let index = routes[topic] ?? plugins.firstIndex(where: { $0.claims(topic) }) else { return false }
-        deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
+        if let route = routes[topic] {
+            deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
+        } else if let index = plugins.firstIndex(where: { $0.claims(topic) }) {
+            deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
+        } else {
+            return false
+        }
         return true
+    }
+
+    /// A routed topic goes to each plug-in that routed it (a generic mapping may read a
+    /// zigbee2mqtt device's topic), in registration order.
+    mutating func deliver(_ route: SourceRoute, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+        deliver(to: route.first, topic: topic, payload: payload, now: now, effects: &effects)
+        for index in route.others { deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects) }
     }
 
     mutating func deliver(to index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
         var events: [SourceEvent] = []
         let message = SourceMessage(topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
         plugins[index].receive(message, into: &events)
+        apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
+    }
+
+    mutating func apply(_ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
         for event in events { apply(event, from: index, topic: topic, payload: payload, now: now, effects: &effects) }
     }
 
@@ -27,7 +43,6 @@ extension BridgeState {
         switch event {
         case .described(let described):
             describe(described, plugin: index, now: now, effects: &effects)
-            replayPendingGeneric(for: described.device.id, now: now, effects: &effects)
         case .removed(let id, let reason):
             removeMember(id, reason: reason, family: family, now: now, effects: &effects)
         case .values(let id, let updates, let isNews):
@@ -42,9 +57,9 @@ extension BridgeState {
                         ["tb.mqtt.topic": topic, "tb.source": family])
             for id in plugins[index].deviceIDs { refresh(members[id]?.target ?? id, now: now, effects: &effects) }
         case .route(let topics):
-            for routed in topics { routes[routed] = index }
+            for routed in topics { routes[routed, default: SourceRoute(first: index)].insert(index) }
         case .unroute(let topics):
-            for routed in topics where routes[routed] == index { routes.removeValue(forKey: routed) }
+            for routed in topics { routes[routed] = routes[routed]?.removing(index) }
         case .subscribe(let filters):
             effects.subscriptions += filters
         case .publish(let message):
@@ -80,21 +95,30 @@ extension BridgeState {
     mutating func sourceCommands(_ writes: [AttributeUpdate], on id: DeviceID) throws(CommandFailure) -> [Outgoing] {
         guard !writes.isEmpty else { return [] }
         let device = graph.devices[id]
-        var byPlugin: [Int: [AttributeUpdate]] = [:]
+        // By the member that feeds each trait (its own id and keys, when it joined this device).
+        var byMember: [DeviceID: (plugin: Int, writes: [AttributeUpdate])] = [:]
         for write in writes {
             guard let reference = device?.trait(at: write.address)?.source, let index = pluginIndex(of: reference) else {
                 throw CommandFailure(.notSupported, "device '\(id)' has no source that accepts these commands yet (not discovered since start)")
             }
-            byPlugin[index, default: []].append(write)
+            let own = referenceOwner[reference] ?? id
+            var local = write
+            if own != id, let original = members[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key {
+                local.address.deviceTypeKey = original
+            }
+            byMember[own, default: (index, [])].writes.append(local)
         }
         var outgoing: [Outgoing] = []
-        for (index, pluginWrites) in byPlugin.sorted(by: { $0.key < $1.key }) {
+        for (own, planned) in byMember.sorted(by: { $0.key < $1.key }) {
             do {
-                outgoing += try plugins[index].commands(for: pluginWrites, on: id).map {
+                outgoing += try plugins[planned.plugin].commands(for: planned.writes, on: own).map {
                     Outgoing(topic: $0.topic, payload: $0.payload, isRetained: false)
                 }
             } catch {
-                throw CommandFailure(.notSupported, error.description)
+                switch error {
+                case .notSupported(let message): throw CommandFailure(.notSupported, message)
+                case .valueNotRepresentable(let message): throw CommandFailure(.invalidValue, message)
+                }
             }
         }
         return outgoing
@@ -110,5 +134,22 @@ extension BridgeLogLine.Level {
         case .warning: self = .warning
         case .error: self = .error
         }
+    }
+}
+
+/// The plug-ins an exact topic goes to: nearly always one (no array to allocate), sometimes more.
+struct SourceRoute: Sendable, Hashable {
+    var first: Int
+    var others: [Int] = []
+
+    mutating func insert(_ index: Int) {
+        if index != first && !others.contains(index) { others.append(index) }
+    }
+
+    /// Without `index`; nil when nothing is left.
+    func removing(_ index: Int) -> SourceRoute? {
+        guard index == first else { return SourceRoute(first: first, others: others.filter { $0 != index }) }
+        guard let next = others.first else { return nil }
+        return SourceRoute(first: next, others: Array(others.dropFirst()))
     }
 }

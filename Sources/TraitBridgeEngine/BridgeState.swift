@@ -27,7 +27,7 @@ public struct BridgeState: Sendable {
 
     public internal(set) var graph: HomeGraph
     /// Exact topic → the plug-in it goes to: dispatch is one dictionary lookup, never a scan.
-    var routes: [String: Int] = [:]
+    var routes: [String: SourceRoute] = [:]
     /// The newest message per topic that arrived before its device was known.
     var pending = PendingMessages()
     /// What each limit refused since start, and whether the health topic must be published again.
@@ -51,10 +51,6 @@ public struct BridgeState: Sendable {
     var publishedState: [DeviceID: [UInt8]] = [:]
     var publishedDescription: [DeviceID: [UInt8]] = [:]
     var pendingCommands: [PendingCommand] = []
-    /// Devices from `mappings/generic/`, with the topics that feed them.
-    var generic: [GenericRuntime] = []
-    var genericTopics: [String: [Int]] = [:]
-    var genericAvailabilityTopics: [String: [Int]] = [:]
     /// Standalone generic devices just merged by identity into a device, for their values.
     var mergedValues: [DeviceID: [Device]] = [:]
     /// Home Assistant entities by key (`switch/bla`, `device/<id>/<component>`), the entity keys
@@ -99,22 +95,29 @@ public struct BridgeState: Sendable {
             homeAssistant.map { HADiscoverySource(table: $0, catalog: catalog, instance: instance.instance, prefix: instance.discoveryPrefix) }
         }
         self.commandRules = zigbee2mqtt
-        self.plugins = SourceRegistry.plugins(configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly)
+        self.plugins = SourceRegistry.plugins(
+            configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly, generic: generic)
         self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
-        registerGeneric(generic)
+        // What plug-ins know before any message (generic mappings); nothing is published before a connect.
+        var effects = BridgeEffects()
+        for index in plugins.indices {
+            var events: [SourceEvent] = []
+            plugins[index].start(into: &events)
+            apply(events, from: index, topic: "", payload: [], now: Date(), effects: &effects)
+        }
     }
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
         var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+", "\(configuration.prefix)/bridge/request/+/+"]
         if cloud != nil { filters.append(cloudResponseTopic) }
-        for plugin in plugins { filters += plugin.subscriptions }
         if let homeAssistant { filters.append(homeAssistant.prefix + "/#") }
-        // A generic topic a filter already covers (`zigbee2mqtt/…`) is not subscribed twice.
-        let covering = filters
-        for topic in (Array(genericTopics.keys) + Array(genericAvailabilityTopics.keys)).sorted()
-        where !covering.contains(where: { MQTTTopicFilter.matches($0, topic) }) {
-            filters.append(topic)
+        let requested = plugins.flatMap(\.subscriptions)
+        // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`) is not subscribed twice.
+        let wildcards = (filters + requested).filter { $0.contains("+") || $0.contains("#") }
+        for filter in requested where !filters.contains(filter) {
+            if !filter.contains("+") && !filter.contains("#") && wildcards.contains(where: { MQTTTopicFilter.matches($0, filter) }) { continue }
+            filters.append(filter)
         }
         return filters
     }
@@ -151,12 +154,8 @@ public struct BridgeState: Sendable {
         if !haTopics.isEmpty, let keys = haTopics[topic] {
             handleHomeAssistantMessage(keys, topic: topic, payload: payload, now: now, effects: &effects)
         }
-        if let index = routes[topic] {
-            deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let indices = genericTopics[topic] {
-            handleGenericState(indices, topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let indices = genericAvailabilityTopics[topic] {
-            handleGenericAvailability(indices, topic: topic, payload: payload, now: now, effects: &effects)
+        if let route = routes[topic] {
+            deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
@@ -212,10 +211,6 @@ public struct BridgeState: Sendable {
             else { continue }
             let own = entity.deviceRef.deviceID
             refresh(haDevices[own]?.target ?? own, now: now, effects: &effects)
-        }
-        for runtime in generic where runtime.liveness.availability.status == .unknown {
-            guard let lastSeen = runtime.liveness.lastSeen, now.timeIntervalSince(lastSeen) > Double(runtime.liveness.stalenessBudget.components.seconds) else { continue }
-            refresh(runtime.target, now: now, effects: &effects)
         }
         publishHealthIfChanged(effects: &effects)
         return effects

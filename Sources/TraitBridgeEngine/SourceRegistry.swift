@@ -8,7 +8,7 @@ import TraitBridgeSources
 enum SourceRegistry {
     static func plugins(
         configuration: BridgeConfiguration, catalog: Catalog,
-        zigbee2mqtt: Zigbee2MQTTTable?, tasmota: TasmotaTable?, shelly: ShellyTable?
+        zigbee2mqtt: Zigbee2MQTTTable?, tasmota: TasmotaTable?, shelly: ShellyTable?, generic: [GenericDeviceDefinition]
     ) -> [any SourcePlugin] {
         var plugins: [any SourcePlugin] = []
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
@@ -26,6 +26,7 @@ enum SourceRegistry {
             let source = ShellySource(table: table, catalog: catalog, instance: instance.instance, rpcSource: configuration.prefix + "/shelly")
             plugins.append(ShellyPlugin(source: source, locality: instance.locality, staleness: instance.staleness))
         }
+        if !generic.isEmpty { plugins.append(GenericPlugin(definitions: generic)) }
         return plugins
     }
 }
