@@ -23,6 +23,10 @@ struct SourcePluginConformanceTests {
         init(_ plugin: any SourcePlugin) {
             self.plugin = plugin
             self.subscriptions = plugin.subscriptions
+            var started: [SourceEvent] = []
+            self.plugin.start(into: &started)
+            for event in started { if case .route(let topics) = event { routes.formUnion(topics) } }
+            events = started
         }
 
         /// Delivers a message as the engine would; `false` when no route names it and the plug-in
@@ -57,16 +61,17 @@ struct SourcePluginConformanceTests {
         }
     }
 
-    static let tables: Result<(Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable), any Error> = Result {
+    static let tables: Result<(Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, [GenericDeviceDefinition]), any Error> = Result {
         let mappings = EngineFixtures.mappingsDirectory()
         let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
         return (catalog, try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog), try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog))
+                try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog), try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog),
+                try GenericDevicesLoader.load(mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog))
     }
 
-    /// The plug-in each driver's family is (Home Assistant and generic topics are still inside the engine).
+    /// The plug-in each driver's family is (Home Assistant discovery is still inside the engine).
     static func plugin(for driver: Driver) throws -> (any SourcePlugin)? {
-        let (catalog, z2m, tasmota, shelly) = try tables.get()
+        let (catalog, z2m, tasmota, shelly, generic) = try tables.get()
         switch driver.name {
         case "zigbee2mqtt":
             return Zigbee2MQTTPlugin(source: Zigbee2MQTTSource(table: z2m, catalog: catalog), baseTopic: "zigbee2mqtt", locality: .localPeer)
@@ -75,6 +80,8 @@ struct SourcePluginConformanceTests {
                                  locality: .localPeer, staleness: .seconds(900))
         case "Shelly Gen1", "Shelly Gen2":
             return ShellyPlugin(source: ShellySource(table: shelly, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
+        case "generic topics":
+            return GenericPlugin(definitions: generic)
         default:
             return nil
         }
@@ -98,7 +105,7 @@ struct SourcePluginConformanceTests {
 
     @Test("five families are covered here or are listed as still inside the engine")
     func coverage() {
-        #expect(Set(Self.drivers.map(\.name)) == ["zigbee2mqtt", "Tasmota", "Shelly Gen1", "Shelly Gen2"])
+        #expect(Set(Self.drivers.map(\.name)) == ["zigbee2mqtt", "Tasmota", "Shelly Gen1", "Shelly Gen2", "generic topics"])
     }
 
     @Test("discovery describes the device once, every trait with this plug-in's source; the same again describes nothing",
