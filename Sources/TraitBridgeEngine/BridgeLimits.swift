@@ -93,7 +93,6 @@ extension BridgeState {
         for plugin in plugins {
             devices.append(plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)", .int(Int64(plugin.deviceCount)))
         }
-        if homeAssistant != nil { devices.append("homeAssistant", .int(Int64(haDevices.count))) }
         devices.append("all", .int(Int64(graph.devices.count)))
         var pending = JSONObject()
         pending.append("messages", .int(Int64(self.pending.count)))

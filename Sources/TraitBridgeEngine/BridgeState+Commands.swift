@@ -46,10 +46,8 @@ extension BridgeState {
             let writes = local.isEmpty ? [] : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
-            let haWrites = writes.filter { family($0) == HADiscoverySource.family }
-            let pluginWrites = writes.filter { ![GoogleC2C.family, HADiscoverySource.family].contains(family($0)) }
+            let pluginWrites = writes.filter { family($0) != GoogleC2C.family }
             var outgoing = try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
-            outgoing += try homeAssistantCommands(haWrites, on: deviceID)
             outgoing += try sourceCommands(pluginWrites, on: deviceID)
             effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]

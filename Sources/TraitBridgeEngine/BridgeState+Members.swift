@@ -25,7 +25,11 @@ extension BridgeState {
     mutating func describe(_ described: SourceDevice, plugin: Int, now: Date, effects: inout BridgeEffects) {
         let id = described.device.id
         let old = members[id]
-        for reference in old?.references ?? [] where referenceOwner[reference] == id { referenceOwner.removeValue(forKey: reference) }
+        let references = Set(described.device.sources)
+        for reference in old?.references ?? [] where referenceOwner[reference] == id && !references.contains(reference) {
+            referenceOwner.removeValue(forKey: reference)  // an entity it no longer has
+            liveness.removeValue(forKey: reference)
+        }
         members[id] = SourceMember(plugin: plugin, described: described, target: old?.target, keyMap: old?.keyMap ?? [:])
         for reference in described.device.sources {
             referenceOwner[reference] = id
@@ -126,14 +130,9 @@ extension BridgeState {
         guard var device = own?.device ?? previous.map(withoutJoinedTypes) else { return }
         let family = members[id].map { plugins[$0.plugin].family } ?? device.sources.first?.family ?? ""
         for other in (joined[id] ?? []).sorted() { attach(other, to: &device) }
-        if family != "homeassistant" {
-            mergeHomeAssistant(into: device, effects: &effects)
-            attachHomeAssistant(to: &device)
-        }
         attachCloud(to: &device, effects: &effects)
         // Values, last updates and connectivity: from the device as it was, and from any that just moved in.
         let holders = [previous].compactMap { $0 } + (carried.removeValue(forKey: id) ?? [])
-        mergedValues.removeValue(forKey: id)
         for address in device.traitAddresses {
             let source = device.trait(at: address)?.source
             for holder in holders {
@@ -211,7 +210,6 @@ extension BridgeState {
             let name = graph.devices[id]?.name ?? member.described.device.name
             removeFromGraph(id, effects: &effects)
             effects.log(.info, "removed device \(name): \(reason)", ["tb.device.id": id.rawValue, "tb.source": family])
-            detachHomeAssistant(from: id, now: now, effects: &effects)
             for other in (joined.removeValue(forKey: id) ?? []).sorted() {
                 members[other]?.target = nil
                 members[other]?.keyMap = [:]
@@ -258,5 +256,18 @@ extension BridgeState {
         if liveness[reference] == nil { liveness[reference] = DeviceLiveness(stalenessBudget: plugins[plugin].staleness) }
         liveness[reference]?.availability = LinkState(status: status, since: now, origin: topic)
         if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) { refresh(target, now: now, effects: &effects) }
+    }
+
+    /// A room the source suggests (HA's `suggested_area`): the device goes there, once — a device
+    /// the user already placed stays where it is.
+    mutating func placeInSuggestedArea(_ id: DeviceID, _ area: String, effects: inout BridgeEffects) {
+        guard let device = graph.devices[id], device.roomID == nil, let homeID = device.homeID else { return }
+        // HA areas are often written as ids (`living_room`): a room name has spaces instead.
+        let area = String(area.map { $0 == "_" || $0 == "-" ? " " : $0 })
+        do {
+            try graph.assignDevice(id, to: graph.room(named: area, addingTo: homeID))
+        } catch {
+            effects.log(.notice, "suggested_area '\(area)' is not a valid room name: \(error)", ["tb.device.id": id.rawValue])
+        }
     }
 }

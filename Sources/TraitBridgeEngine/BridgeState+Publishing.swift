@@ -25,9 +25,7 @@ extension BridgeState {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
             if source?.family == GoogleC2C.family { continue }
             let resolved: TraitConnectivity
-            if let source, source.family == HADiscoverySource.family, let entity = homeAssistantConnectivity(source, now: now) {
-                resolved = entity
-            } else if let source, let index = pluginIndex(of: source) {
+            if let source, let index = pluginIndex(of: source) {
                 // Its plug-in's chain: the source bridge (if it has one) and the device's own word.
                 let live = liveness[source] ?? DeviceLiveness(stalenessBudget: plugins[index].staleness)
                 let locality = referenceOwner[source].flatMap { members[$0]?.described.locality } ?? plugins[index].locality

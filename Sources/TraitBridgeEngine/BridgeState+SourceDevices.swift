@@ -6,35 +6,6 @@ import TraitBridgeSources
 /// with its generic and cloud twins, keeping what is known), report a message's values, and
 /// take a device's own online/offline word.
 extension BridgeState {
-    /// Adds or updates a device as its source now describes it. Values, last-update times and
-    /// connectivity of traits that still exist are kept; `keepsName` keeps the current name (for
-    /// sources that send none, so a rename through the registry stays).
-    mutating func upsertSourceDevice(_ sourceDevice: Device, family: String, keepsName: Bool = false, effects: inout BridgeEffects) {
-        let id = sourceDevice.id
-        var device = sourceDevice
-        if family != HADiscoverySource.family {
-            mergeHomeAssistant(into: device, effects: &effects)
-            attachHomeAssistant(to: &device)
-        }
-        attachCloud(to: &device, effects: &effects)
-        mergedValues.removeValue(forKey: id)
-        sourceNames[id] = sourceDevice.name
-        defer { applyPlacement(id, effects: &effects) }
-        guard let previous = graph.devices[id] else {
-            try? graph.addDevice(device)
-            effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
-            return
-        }
-        if keepsName { device.name = previous.name }
-        for address in device.traitAddresses {
-            if let old = previous.trait(at: address) {
-                try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
-            }
-        }
-        try? graph.updateDevice(device)
-        effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
-    }
-
     /// Reports one message's values on a device (each refused value logged alone), marks the
     /// source references it came from as heard, confirms waiting commands and republishes.
     mutating func report(

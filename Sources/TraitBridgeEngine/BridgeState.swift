@@ -19,7 +19,6 @@ public struct BridgeState: Sendable {
     var plugins: [any SourcePlugin]
     /// Each plug-in's source bridge (zigbee2mqtt's `bridge/state`); unknown for those without one.
     var sourceLinks: [LinkState]
-    let homeAssistant: HADiscoverySource?
     /// The rules of unified commands (`on`, `moveToLevel`…), whichever sources are enabled.
     let commandRules: Zigbee2MQTTTable?
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
@@ -53,22 +52,6 @@ public struct BridgeState: Sendable {
     var pendingCommands: [PendingCommand] = []
     /// Standalone generic devices just merged by identity into a device, for their values.
     var mergedValues: [DeviceID: [Device]] = [:]
-    /// Home Assistant entities by key (`switch/bla`, `device/<id>/<component>`), the entity keys
-    /// of each config topic, the entities reading each topic, and the devices they make.
-    var haEntities: [String: HADiscoveryEntity] = [:]
-    var haConfigKeys: [String: [String]] = [:]
-    var haTopics: [String: [String]] = [:]
-    var haDevices: [DeviceID: HADeviceRuntime] = [:]
-    /// Device → the HA devices merged into it (``HADeviceRuntime/target`` inverted; set through
-    /// `setHomeAssistantTarget`), so that attaching them takes no scan of every HA device.
-    var haMergedInto: [DeviceID: Set<DeviceID>] = [:]
-    /// Entity key by the native id of its source reference (its unique id, or its key).
-    var haEntityBySource: [String: String] = [:]
-    /// Entity key by unique id (two configs may not share one).
-    var haUniqueIDs: [String: String] = [:]
-    /// Per entity: what each availability topic said last, and the combined liveness.
-    var haAvailability: [String: [String: LinkState]] = [:]
-    var haLiveness: [String: DeviceLiveness] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
     /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
@@ -91,12 +74,10 @@ public struct BridgeState: Sendable {
         self.catalog = catalog
         self.graph = graph
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
-        self.homeAssistant = configuration.homeAssistant.flatMap { instance in
-            homeAssistant.map { HADiscoverySource(table: $0, catalog: catalog, instance: instance.instance, prefix: instance.discoveryPrefix) }
-        }
         self.commandRules = zigbee2mqtt
         self.plugins = SourceRegistry.plugins(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly, generic: generic)
+            configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly,
+            homeAssistant: homeAssistant, generic: generic)
         self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
         // What plug-ins know before any message (generic mappings); nothing is published before a connect.
         var effects = BridgeEffects()
@@ -111,7 +92,6 @@ public struct BridgeState: Sendable {
     public var subscriptions: [String] {
         var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+", "\(configuration.prefix)/bridge/request/+/+"]
         if cloud != nil { filters.append(cloudResponseTopic) }
-        if let homeAssistant { filters.append(homeAssistant.prefix + "/#") }
         let requested = plugins.flatMap(\.subscriptions)
         // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`) is not subscribed twice.
         let wildcards = (filters + requested).filter { $0.contains("+") || $0.contains("#") }
@@ -150,18 +130,12 @@ public struct BridgeState: Sendable {
                           "a message of \(payload.count) bytes", effects: &effects)
             return effects
         }
-        // A topic a Home Assistant entity reads may also be another source's (zigbee2mqtt/<name>).
-        if !haTopics.isEmpty, let keys = haTopics[topic] {
-            handleHomeAssistantMessage(keys, topic: topic, payload: payload, now: now, effects: &effects)
-        }
         if let route = routes[topic] {
             deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
             handleRequest(operation, correlation: correlation, replyTo: replyTo, payload: payload, now: now, effects: &effects)
-        } else if let homeAssistant, topic.hasPrefix(homeAssistant.prefix + "/") {
-            handleHomeAssistantConfig(topic: topic, payload: payload, now: now, effects: &effects)
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else {
@@ -204,13 +178,6 @@ public struct BridgeState: Sendable {
             guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
                   let target = referenceOwner[reference].flatMap({ members[$0]?.target }) else { continue }
             refresh(target, now: now, effects: &effects)
-        }
-        for (key, live) in haLiveness where live.availability.status == .unknown {
-            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
-                let entity = haEntities[key]
-            else { continue }
-            let own = entity.deviceRef.deviceID
-            refresh(haDevices[own]?.target ?? own, now: now, effects: &effects)
         }
         publishHealthIfChanged(effects: &effects)
         return effects

@@ -8,7 +8,8 @@ import TraitBridgeSources
 enum SourceRegistry {
     static func plugins(
         configuration: BridgeConfiguration, catalog: Catalog,
-        zigbee2mqtt: Zigbee2MQTTTable?, tasmota: TasmotaTable?, shelly: ShellyTable?, generic: [GenericDeviceDefinition]
+        zigbee2mqtt: Zigbee2MQTTTable?, tasmota: TasmotaTable?, shelly: ShellyTable?, homeAssistant: HomeAssistantTable?,
+        generic: [GenericDeviceDefinition]
     ) -> [any SourcePlugin] {
         var plugins: [any SourcePlugin] = []
         if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
@@ -21,6 +22,12 @@ enum SourceRegistry {
             plugins.append(TasmotaPlugin(
                 source: TasmotaSource(table: table, catalog: catalog, instance: instance.instance),
                 discoveryPrefix: instance.discoveryPrefix, locality: instance.locality, staleness: instance.staleness))
+        }
+        if let instance = configuration.homeAssistant, let table = homeAssistant {
+            let source = HADiscoverySource(table: table, catalog: catalog, instance: instance.instance, prefix: instance.discoveryPrefix)
+            // Entities a source read directly also published (zigbee2mqtt's own discovery) make no twin.
+            plugins.append(HADiscoveryPlugin(source: source, locality: instance.locality, staleness: instance.staleness,
+                                             skippedOrigins: Set(plugins.map(\.family))))
         }
         if let instance = configuration.shelly, let table = shelly {
             let source = ShellySource(table: table, catalog: catalog, instance: instance.instance, rpcSource: configuration.prefix + "/shelly")

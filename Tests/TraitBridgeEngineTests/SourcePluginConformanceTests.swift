@@ -61,17 +61,18 @@ struct SourcePluginConformanceTests {
         }
     }
 
-    static let tables: Result<(Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, [GenericDeviceDefinition]), any Error> = Result {
+    static let tables: Result<(Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, HomeAssistantTable, [GenericDeviceDefinition]), any Error> = Result {
         let mappings = EngineFixtures.mappingsDirectory()
         let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
         return (catalog, try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog),
                 try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog), try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog),
+                try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog),
                 try GenericDevicesLoader.load(mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog))
     }
 
-    /// The plug-in each driver's family is (Home Assistant discovery is still inside the engine).
+    /// The plug-in each driver's family is.
     static func plugin(for driver: Driver) throws -> (any SourcePlugin)? {
-        let (catalog, z2m, tasmota, shelly, generic) = try tables.get()
+        let (catalog, z2m, tasmota, shelly, homeAssistant, generic) = try tables.get()
         switch driver.name {
         case "zigbee2mqtt":
             return Zigbee2MQTTPlugin(source: Zigbee2MQTTSource(table: z2m, catalog: catalog), baseTopic: "zigbee2mqtt", locality: .localPeer)
@@ -80,6 +81,8 @@ struct SourcePluginConformanceTests {
                                  locality: .localPeer, staleness: .seconds(900))
         case "Shelly Gen1", "Shelly Gen2":
             return ShellyPlugin(source: ShellySource(table: shelly, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
+        case "Home Assistant discovery":
+            return HADiscoveryPlugin(source: HADiscoverySource(table: homeAssistant, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
         case "generic topics":
             return GenericPlugin(definitions: generic)
         default:
@@ -103,9 +106,9 @@ struct SourcePluginConformanceTests {
         events.compactMap { if case .values(let id, let updates, _) = $0 { (id, updates) } else { nil } }
     }
 
-    @Test("five families are covered here or are listed as still inside the engine")
+    @Test("every family of the engine's conformance suite is a plug-in tested here too")
     func coverage() {
-        #expect(Set(Self.drivers.map(\.name)) == ["zigbee2mqtt", "Tasmota", "Shelly Gen1", "Shelly Gen2", "generic topics"])
+        #expect(Self.drivers.map(\.name) == SourceConformanceTests.drivers.map(\.name))
     }
 
     @Test("discovery describes the device once, every trait with this plug-in's source; the same again describes nothing",
