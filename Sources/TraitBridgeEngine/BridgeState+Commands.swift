@@ -79,7 +79,6 @@ extension BridgeState {
     /// Resolves the actions into model writes, validating each.
     private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
         guard let device = graph.devices[deviceID] else { throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'") }
-        let table = commandRules
         var writes: [AttributeUpdate] = []
         for action in command.actions {
             let traitID: TraitID
@@ -96,7 +95,7 @@ extension BridgeState {
                 let metadata: AttributeMetadata
                 do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch { throw CommandFailure(.notSupported, error.description) }
                 let settable = metadata.isWritable
-                    || table?.commands.contains { $0.trait == traitID && $0.sets.contains { $0.attribute == attribute } } == true
+                    || catalog.commandRules.contains { $0.trait == traitID && $0.sets.contains { $0.attribute == attribute } }
                     || cloud?.table.rule(forTrait: traitID)?.commands.contains { $0.params.contains { $0.attribute == attribute } } == true
                 guard settable else { throw CommandFailure(.notSupported, "\(address).\(attribute) is read-only") }
                 do { try metadata.validate(value) } catch { throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)") }
@@ -105,9 +104,10 @@ extension BridgeState {
                 guard let definition = catalog.trait(traitID)?.command(named: name) else {
                     throw CommandFailure(.notSupported, "trait \(traitID) has no command '\(name)'")
                 }
-                guard let rule = table?.command(traitID, name), rule.unsupportedReason == nil else {
-                    throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported through zigbee2mqtt" + (table?.command(traitID, name)?.unsupportedReason.map { ": \($0)" } ?? ""))
+                guard let rule = catalog.commandRule(traitID, name) else {
+                    throw CommandFailure(.notSupported, "\(traitID).\(name) has no command rule in the catalog (commandRules in mappings/catalog/)")
                 }
+                if let reason = rule.unsupportedReason { throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported: \(reason)") }
                 for field in definition.fields {
                     guard let argument = arguments[field.name] else {
                         if !field.isOptional && rule.sets.contains(where: { if case .argument(field.name) = $0.value { true } else { false } }) {

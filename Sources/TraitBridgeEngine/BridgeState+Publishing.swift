@@ -64,7 +64,6 @@ extension BridgeState {
 
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
         guard let device = graph.devices[id] else { return [] }
-        let table = commandRules
         let home = device.homeID.flatMap { graph.home($0) }
         return DevicePayloads.description(
             of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
@@ -76,9 +75,9 @@ extension BridgeState {
                 return Self.deviceMetadata(bindings)
             },
             commands: { address in
-                guard let bindings = sourceBindings(of: device, at: address), let table else { return [] }
+                guard let bindings = sourceBindings(of: device, at: address) else { return [] }
                 let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
-                return table.commands.filter { command in
+                return catalog.commandRules.filter { (command: CommandRule) -> Bool in
                     command.trait == address.traitID && command.unsupportedReason == nil
                         && (command.sets.allSatisfy { writable.contains($0.attribute) } && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
                 }.map(\.command)

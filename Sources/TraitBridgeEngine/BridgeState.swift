@@ -19,8 +19,6 @@ public struct BridgeState: Sendable {
     var plugins: [any SourcePlugin]
     /// Each plug-in's source bridge (zigbee2mqtt's `bridge/state`); unknown for those without one.
     var sourceLinks: [LinkState]
-    /// The rules of unified commands (`on`, `moveToLevel`…), whichever sources are enabled.
-    let commandRules: Zigbee2MQTTTable?
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
     public let cloud: GoogleC2C?
 
@@ -50,8 +48,6 @@ public struct BridgeState: Sendable {
     var publishedState: [DeviceID: [UInt8]] = [:]
     var publishedDescription: [DeviceID: [UInt8]] = [:]
     var pendingCommands: [PendingCommand] = []
-    /// Standalone generic devices just merged by identity into a device, for their values.
-    var mergedValues: [DeviceID: [Device]] = [:]
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
     /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
@@ -74,7 +70,6 @@ public struct BridgeState: Sendable {
         self.catalog = catalog
         self.graph = graph
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
-        self.commandRules = zigbee2mqtt
         self.plugins = SourceRegistry.plugins(
             configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly,
             homeAssistant: homeAssistant, generic: generic)

@@ -42,6 +42,7 @@ public enum CatalogLoader {
         var readers: [MappingReader] = []
         var traits: [Located<TraitDefinition>] = []
         var deviceTypes: [Located<DeviceTypeDefinition>] = []
+        var commandRules: [(reader: MappingReader, element: JSON, path: JSONPath, document: JSONDocument)] = []
         for (name, bytes) in files {
             guard let bytes else {
                 problems.append(MappingProblem(file: name, location: SourceLocation(line: 1, column: 1), path: .root, message: "cannot read the file"))
@@ -59,7 +60,10 @@ public enum CatalogLoader {
                 continue
             }
             guard let root = reader.object(document.root, at: .root) else { continue }
-            reader.checkKeys(root, at: .root, allowed: ["traits", "deviceTypes"])
+            reader.checkKeys(root, at: .root, allowed: ["traits", "deviceTypes", "commandRules"])
+            for (index, element) in reader.array(root, "commandRules", at: .root).enumerated() {
+                commandRules.append((reader, element, JSONPath.root.appending("commandRules").appending(index), document))
+            }
             for (index, element) in reader.array(root, "traits", at: .root).enumerated() {
                 let path = JSONPath.root.appending("traits").appending(index)
                 if let trait = TraitDecoder(reader: reader).decodeTrait(element, at: path) {
@@ -73,7 +77,18 @@ public enum CatalogLoader {
                 }
             }
         }
-        let catalog = crossCheck(traits: traits, deviceTypes: deviceTypes)
+        var catalog = crossCheck(traits: traits, deviceTypes: deviceTypes)
+        // Command rules name traits, commands and attributes: checked against the whole catalog.
+        if let known = catalog {
+            for rule in commandRules {
+                guard let decoded = CommandRuleDecoder(tables: SourceTableReader(reader: rule.reader, catalog: known)).decode(rule.element, at: rule.path) else { continue }
+                if catalog?.commandRule(decoded.trait, decoded.command) != nil {
+                    rule.reader.problem(rule.path.appending("command"), "\(decoded.trait).\(decoded.command) has a rule already; keep one")
+                } else {
+                    catalog?.commandRules.append(decoded)
+                }
+            }
+        }
         problems += readers.flatMap(\.problems)
         return (catalog, problems)
     }

@@ -38,29 +38,12 @@ public struct Zigbee2MQTTTable: Sendable {
         public var feature: Feature
     }
 
-    /// A command of a trait, expressed as attribute writes (`$field` takes a command argument).
-    public struct Command: Sendable {
-        public enum Value: Sendable { case literal(AttributeValue), argument(String) }
-        public var trait: TraitID
-        public var command: String
-        public var sets: [(attribute: String, value: Value)]
-        /// Flip the current value of this attribute.
-        public var toggles: String?
-        /// Why the command is not supported through zigbee2mqtt.
-        public var unsupportedReason: String?
-    }
-
     public var composites: [String: Composite] = [:]
     public var properties: [String: Property] = [:]
-    public var commands: [Command] = []
     /// Device type keys / ids in the order that decides the primary type.
     public var primaryOrder: [String] = []
     public var mainsStaleness: Duration = .seconds(600)
     public var batteryStaleness: Duration = .seconds(90_000)
-
-    public func command(_ trait: TraitID, _ name: String) -> Command? {
-        commands.first { $0.trait == trait && $0.command == name }
-    }
 
     /// Loads `<mappings>/sources/zigbee2mqtt.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {

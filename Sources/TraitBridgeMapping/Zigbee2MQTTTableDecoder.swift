@@ -8,7 +8,7 @@ struct Zigbee2MQTTTableDecoder {
 
     func decode(_ root: JSON) -> Zigbee2MQTTTable? {
         guard let root = reader.object(root, at: .root) else { return nil }
-        reader.checkKeys(root, at: .root, allowed: ["staleness", "composites", "properties", "primaryOrder", "commands"])
+        reader.checkKeys(root, at: .root, allowed: ["staleness", "composites", "properties", "primaryOrder"])
         var table = Zigbee2MQTTTable()
         if let staleness = reader.object(root["staleness"], at: "staleness") {
             reader.checkKeys(staleness, at: "staleness", allowed: ["mainsSeconds", "batterySeconds"])
@@ -49,9 +49,6 @@ struct Zigbee2MQTTTableDecoder {
             }
         }
         table.primaryOrder = reader.array(root, "primaryOrder", at: .root).compactMap(\.string)
-        for (index, element) in reader.array(root, "commands", at: .root).enumerated() {
-            if let command = decodeCommand(element, at: JSONPath("commands").appending(index)) { table.commands.append(command) }
-        }
         return table
     }
 
@@ -80,35 +77,5 @@ struct Zigbee2MQTTTableDecoder {
             isBinaryFromExpose: reader.bool(object, "binaryFromExpose", at: path) ?? false,
             clampsToExposeRange: reader.bool(object, "clampToExposeRange", at: path) ?? false,
             onlyProperties: object["onlyProperties"].map { _ in reader.array(object, "onlyProperties", at: path).compactMap(\.string) })
-    }
-
-    private func decodeCommand(_ value: JSON, at path: JSONPath) -> Zigbee2MQTTTable.Command? {
-        guard let object = reader.object(value, at: path) else { return nil }
-        reader.checkKeys(object, at: path, allowed: ["trait", "command", "set", "toggle", "unsupported"])
-        guard let trait = tables.trait(object, at: path), let name = reader.string(object, "command", at: path, required: true) else { return nil }
-        guard let definition = tables.catalog.trait(trait)?.command(named: name) else {
-            reader.problem(path.appending("command"), "trait \(trait) has no command '\(name)'")
-            return nil
-        }
-        var sets: [(attribute: String, value: Zigbee2MQTTTable.Command.Value)] = []
-        if let setObject = reader.object(object["set"], at: path.appending("set")) {
-            for (attribute, value) in setObject.members {
-                guard tables.catalog.trait(trait)?.attribute(named: attribute) != nil else {
-                    reader.problem(path.appending("set").appending(attribute), "trait \(trait) has no attribute '\(attribute)'")
-                    continue
-                }
-                if let text = value.string, text.hasPrefix("$") {
-                    let field = String(text.dropFirst())
-                    if definition.field(named: field) == nil {
-                        reader.problem(path.appending("set").appending(attribute), "command \(name) has no field '\(field)'; it has: \(definition.fields.map(\.name).joined(separator: ", "))")
-                    }
-                    sets.append((attribute, .argument(field)))
-                } else {
-                    sets.append((attribute, .literal(AttributeValue(json: value))))
-                }
-            }
-        }
-        return .init(trait: trait, command: name, sets: sets, toggles: reader.string(object, "toggle", at: path),
-                     unsupportedReason: reader.string(object, "unsupported", at: path))
     }
 }

@@ -5,6 +5,8 @@
 public struct Catalog: Sendable {
     public private(set) var traits: [TraitID: TraitDefinition] = [:]
     public private(set) var deviceTypes: [DeviceTypeID: DeviceTypeDefinition] = [:]
+    /// How unified commands become attribute writes, for every source.
+    public var commandRules: [CommandRule] = []
 
     public init() {}
 

@@ -114,6 +114,40 @@ struct CatalogLoaderTests {
         #expect(throws: MappingError.self) { try CatalogLoader.load(mappingsDirectory: Paths.fixtures + "/broken-catalog") }
     }
 
+    @Test("command rules are catalog data, checked against the catalog: each mistake with file:line:col and path")
+    func commandRules() throws {
+        let folder = Paths.repository + "/mappings/catalog"
+        var files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") && $0 != "command-rules.json" }
+            .map { (name: $0, bytes: FileManager.default.contents(atPath: folder + "/" + $0).map { [UInt8]($0) }) }
+        let (shipped, shippedProblems) = CatalogLoader.validate(mappingsDirectory: Paths.repository + "/mappings")
+        #expect(shippedProblems.isEmpty)
+        #expect(shipped?.commandRule(.matter("OnOff"), "toggle")?.toggles == "onOff")
+        #expect(shipped?.commandRule(.matter("Thermostat"), "setpointRaiseLower")?.unsupportedReason != nil)
+        let broken = """
+            {"commandRules": [
+              {"trait": "matter.OnOff", "command": "on", "set": {"onOff": true}},
+              {"trait": "matter.OnOff", "command": "on", "set": {"onOff": true}},
+              {"trait": "matter.OnOff", "command": "blink"},
+              {"trait": "matter.LevelControl", "command": "moveToLevel", "set": {"brightness": "$level"}},
+              {"trait": "matter.LevelControl", "command": "moveWithOnOff", "set": {"currentLevel": "$speed"}, "when": 1}
+            ]}
+            """
+        files.append((name: "rules.json", bytes: Array(broken.utf8)))
+        let (catalog, problems) = CatalogLoader.validate(files: files)
+        let lines = problems.map(\.description)
+        for expected in [
+            "rules.json:3:40: commandRules[1].command: matter.OnOff.on has a rule already; keep one",
+            "rules.json:4:40: commandRules[2].command: trait matter.OnOff has no command 'blink'",
+            "rules.json:5:84: commandRules[3].set.brightness: trait matter.LevelControl has no attribute 'brightness'",
+            "rules.json:6:88: commandRules[4].set.currentLevel: command moveWithOnOff has no field 'speed'",
+            "rules.json:6:107: commandRules[4].when: unknown key 'when'; allowed: command, set, toggle, trait, unsupported",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(expected) }, "missing: \(expected)\nin:\n\(lines.joined(separator: "\n"))")
+        }
+        #expect(problems.count == 5, "\(lines)")
+        #expect(catalog?.commandRule(.matter("OnOff"), "on") != nil, "the first rule of a pair is the one kept")
+    }
+
     @Test("malformed JSON in a catalog file is reported with its line and column")
     func malformedJSON() {
         let (_, problems) = CatalogLoader.validate(mappingsDirectory: Paths.fixtures + "/bad-json")

@@ -1,0 +1,29 @@
+/// How a unified command becomes attribute writes (`matter.OnOff` `toggle` → flip `onOff`),
+/// whichever source feeds the trait: the source then turns the writes into its own messages.
+/// Data in the catalog (`commandRules` in `mappings/catalog/*.json`), not code per source.
+public struct CommandRule: Sendable {
+    public enum Value: Sendable { case literal(AttributeValue), argument(String) }
+    public var trait: TraitID
+    public var command: String
+    /// Attribute writes: a literal, or a command argument (`$level`).
+    public var sets: [(attribute: String, value: Value)]
+    /// Flip the current value of this attribute.
+    public var toggles: String?
+    /// Why the bridge does not carry this command out, and what to send instead.
+    public var unsupportedReason: String?
+
+    public init(trait: TraitID, command: String, sets: [(attribute: String, value: Value)], toggles: String? = nil, unsupportedReason: String? = nil) {
+        self.trait = trait
+        self.command = command
+        self.sets = sets
+        self.toggles = toggles
+        self.unsupportedReason = unsupportedReason
+    }
+}
+
+extension Catalog {
+    /// The rule of a command, if the catalog has one.
+    public func commandRule(_ trait: TraitID, _ name: String) -> CommandRule? {
+        commandRules.first { $0.trait == trait && $0.command == name }
+    }
+}
