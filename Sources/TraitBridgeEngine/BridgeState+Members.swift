@@ -26,14 +26,18 @@ extension BridgeState {
         let id = described.device.id
         let old = members[id]
         let references = Set(described.device.sources)
-        for reference in old?.references ?? [] where referenceOwner[reference] == id && !references.contains(reference) {
+        for reference in old?.references ?? [] where referenceOwner[reference] == id && !references.contains(reference)
+        {
             referenceOwner.removeValue(forKey: reference)  // an entity it no longer has
             liveness.removeValue(forKey: reference)
         }
-        members[id] = SourceMember(plugin: plugin, described: described, target: old?.target, keyMap: old?.keyMap ?? [:])
+        members[id] = SourceMember(
+            plugin: plugin, described: described, target: old?.target, keyMap: old?.keyMap ?? [:])
         for reference in described.device.sources {
             referenceOwner[reference] = id
-            if liveness[reference] == nil { liveness[reference] = DeviceLiveness(stalenessBudget: described.stalenessBudget) }
+            if liveness[reference] == nil {
+                liveness[reference] = DeviceLiveness(stalenessBudget: described.stalenessBudget)
+            }
         }
         place(id, now: now, effects: &effects)
     }
@@ -107,7 +111,8 @@ extension BridgeState {
         let waiting = (waitingFor[id] ?? []).sorted()
         for other in graph.devices(sharingIdentityWith: device.identity) where other != id {
             guard let member = members[other], member.described.joining == .sameIdentity, member.target == other,
-                  let standalone = graph.devices[other], standalone.identity.matches(device.identity) else { continue }
+                let standalone = graph.devices[other], standalone.identity.matches(device.identity)
+            else { continue }
             moveIn(standalone, to: id, effects: &effects)
             setTarget(other, id)
         }
@@ -138,7 +143,11 @@ extension BridgeState {
             for holder in holders {
                 let origin = holder.id == id ? address : originalAddress(address, on: id, in: holder.id)
                 guard let origin, let old = holder.trait(at: origin), old.source == source else { continue }
-                try? device.modifyTrait(at: address) { $0.attributes = old.attributes; $0.lastUpdated = old.lastUpdated; $0.connectivity = old.connectivity }
+                try? device.modifyTrait(at: address) {
+                    $0.attributes = old.attributes
+                    $0.lastUpdated = old.lastUpdated
+                    $0.connectivity = old.connectivity
+                }
             }
         }
         if own?.keepsName == true, let previous { device.name = previous.name }
@@ -146,7 +155,9 @@ extension BridgeState {
         if previous == nil {
             try? graph.addDevice(device)
             effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
-            if let area = own?.suggestedArea, members[id]?.described.joining != .owns { placeInSuggestedArea(id, area, effects: &effects) }
+            if let area = own?.suggestedArea, members[id]?.described.joining != .owns {
+                placeInSuggestedArea(id, area, effects: &effects)
+            }
         } else {
             try? graph.updateDevice(device)
             effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
@@ -158,7 +169,8 @@ extension BridgeState {
     /// Adds a joined member's device types to `device`, each key renamed while it is taken.
     private mutating func attach(_ id: DeviceID, to device: inout Device) {
         guard var member = members[id] else { return }
-        let prefix = member.described.keyPrefix.isEmpty ? plugins[member.plugin].family + "-" : member.described.keyPrefix
+        let prefix =
+            member.described.keyPrefix.isEmpty ? plugins[member.plugin].family + "-" : member.described.keyPrefix
         var keyMap: [String: String] = [:]
         for var type in member.described.device.deviceTypes {
             let original = type.key
@@ -169,8 +181,11 @@ extension BridgeState {
             try? device.addDeviceType(type)
             keyMap[original] = key
         }
-        for reference in member.references where !device.sources.contains(reference) { device.sources.append(reference) }
-        for other in member.described.device.identity.otherDeviceIDs where !device.identity.otherDeviceIDs.contains(other) {
+        for reference in member.references where !device.sources.contains(reference) {
+            device.sources.append(reference)
+        }
+        for other in member.described.device.identity.otherDeviceIDs
+        where !device.identity.otherDeviceIDs.contains(other) {
             device.identity.otherDeviceIDs.append(other)
         }
         member.keyMap = keyMap
@@ -180,7 +195,8 @@ extension BridgeState {
     /// The address a trait of `target` had on the standalone device `holder` (a member that moved in).
     private func originalAddress(_ address: TraitAddress, on target: DeviceID, in holder: DeviceID) -> TraitAddress? {
         guard let member = members[holder], member.target == target,
-              let original = member.keyMap.first(where: { $0.value == address.deviceTypeKey })?.key else { return nil }
+            let original = member.keyMap.first(where: { $0.value == address.deviceTypeKey })?.key
+        else { return nil }
         return TraitAddress(deviceTypeKey: original, traitID: address.traitID)
     }
 
@@ -188,7 +204,8 @@ extension BridgeState {
     private func withoutJoinedTypes(_ device: Device) -> Device {
         var device = device
         let joinedReferences = Set((joined[device.id] ?? []).flatMap { members[$0]?.references ?? [] })
-        for type in device.deviceTypes where type.traits.contains(where: { $0.source.map(joinedReferences.contains) ?? false }) {
+        for type in device.deviceTypes
+        where type.traits.contains(where: { $0.source.map(joinedReferences.contains) ?? false }) {
             device.removeDeviceType(key: type.key)
         }
         return device
@@ -196,7 +213,8 @@ extension BridgeState {
 
     /// A member is gone from its source. A device of its own leaves the graph and what joined it
     /// stands alone again (or waits); a joined one leaves the device it was on.
-    mutating func removeMember(_ id: DeviceID, reason: String, family: String, now: Date, effects: inout BridgeEffects) {
+    mutating func removeMember(_ id: DeviceID, reason: String, family: String, now: Date, effects: inout BridgeEffects)
+    {
         guard let member = members[id] else { return }
         setTarget(id, nil)
         members.removeValue(forKey: id)
@@ -230,8 +248,10 @@ extension BridgeState {
     }
 
     /// Values a member's message carried, on the device its traits are on (keys as renamed there).
-    mutating func memberValues(_ id: DeviceID, _ updates: [AttributeUpdate], isNews: Bool, topic: String, payload: [UInt8], now: Date,
-                               effects: inout BridgeEffects) {
+    mutating func memberValues(
+        _ id: DeviceID, _ updates: [AttributeUpdate], isNews: Bool, topic: String, payload: [UInt8], now: Date,
+        effects: inout BridgeEffects
+    ) {
         guard let member = members[id] else { return }
         guard let target = member.target, graph.devices[target] != nil else {
             keepPending(topic: topic, payload: payload, effects: &effects)  // its device is not there yet
@@ -240,7 +260,10 @@ extension BridgeState {
         }
         var updates = updates
         if target != id {
-            for index in updates.indices { updates[index].address.deviceTypeKey = member.keyMap[updates[index].address.deviceTypeKey] ?? updates[index].address.deviceTypeKey }
+            for index in updates.indices {
+                updates[index].address.deviceTypeKey =
+                    member.keyMap[updates[index].address.deviceTypeKey] ?? updates[index].address.deviceTypeKey
+            }
         }
         let device = graph.devices[target]
         var seen = Set(updates.compactMap { device?.trait(at: $0.address)?.source })
@@ -249,13 +272,19 @@ extension BridgeState {
     }
 
     /// What a source reference's own availability word said.
-    mutating func referenceAvailability(_ reference: SourceReference, isOnline: Bool?, plugin: Int, topic: String, now: Date,
-                                        effects: inout BridgeEffects) {
+    mutating func referenceAvailability(
+        _ reference: SourceReference, isOnline: Bool?, plugin: Int, topic: String, now: Date,
+        effects: inout BridgeEffects
+    ) {
         let status: LinkState.Status = isOnline.map { $0 ? .up : .down } ?? .unknown
         guard liveness[reference]?.availability.status != status else { return }
-        if liveness[reference] == nil { liveness[reference] = DeviceLiveness(stalenessBudget: plugins[plugin].staleness) }
+        if liveness[reference] == nil {
+            liveness[reference] = DeviceLiveness(stalenessBudget: plugins[plugin].staleness)
+        }
         liveness[reference]?.availability = LinkState(status: status, since: now, origin: topic)
-        if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) { refresh(target, now: now, effects: &effects) }
+        if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) {
+            refresh(target, now: now, effects: &effects)
+        }
     }
 
     /// A room the source suggests (HA's `suggested_area`): the device goes there, once — a device
@@ -267,7 +296,8 @@ extension BridgeState {
         do {
             try graph.assignDevice(id, to: graph.room(named: area, addingTo: homeID))
         } catch {
-            effects.log(.notice, "suggested_area '\(area)' is not a valid room name: \(error)", ["tb.device.id": id.rawValue])
+            effects.log(
+                .notice, "suggested_area '\(area)' is not a valid room name: \(error)", ["tb.device.id": id.rawValue])
         }
     }
 }

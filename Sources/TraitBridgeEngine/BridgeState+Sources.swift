@@ -21,24 +21,32 @@ extension BridgeState {
 
     /// A routed topic goes to each plug-in that routed it (a generic mapping may read a
     /// zigbee2mqtt device's topic), in registration order.
-    mutating func deliver(_ route: SourceRoute, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+    mutating func deliver(
+        _ route: SourceRoute, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects
+    ) {
         deliver(to: route.first, topic: topic, payload: payload, now: now, effects: &effects)
         for index in route.others { deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects) }
     }
 
     mutating func deliver(to index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
         var events: [SourceEvent] = []
-        let message = SourceMessage(topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
+        let message = SourceMessage(
+            topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
         plugins[index].receive(message, into: &events)
         apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
     }
 
-    mutating func apply(_ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+    mutating func apply(
+        _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date,
+        effects: inout BridgeEffects
+    ) {
         for event in events { apply(event, from: index, topic: topic, payload: payload, now: now, effects: &effects) }
     }
 
-    private mutating func apply(_ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], now: Date,
-                                effects: inout BridgeEffects) {
+    private mutating func apply(
+        _ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], now: Date,
+        effects: inout BridgeEffects
+    ) {
         let family = plugins[index].family
         switch event {
         case .described(let described):
@@ -48,13 +56,15 @@ extension BridgeState {
         case .values(let id, let updates, let isNews):
             memberValues(id, updates, isNews: isNews, topic: topic, payload: payload, now: now, effects: &effects)
         case .availability(let reference, let isOnline):
-            referenceAvailability(reference, isOnline: isOnline, plugin: index, topic: topic, now: now, effects: &effects)
+            referenceAvailability(
+                reference, isOnline: isOnline, plugin: index, topic: topic, now: now, effects: &effects)
         case .sourceAvailability(let isOnline):
             let status: LinkState.Status = isOnline ? .up : .down
             guard sourceLinks[index].status != status else { return }
             sourceLinks[index] = LinkState(status: status, since: now, origin: topic)
-            effects.log(isOnline ? .info : .warning, "\(family) bridge is \(isOnline ? "online" : "offline")",
-                        ["tb.mqtt.topic": topic, "tb.source": family])
+            effects.log(
+                isOnline ? .info : .warning, "\(family) bridge is \(isOnline ? "online" : "offline")",
+                ["tb.mqtt.topic": topic, "tb.source": family])
             for id in plugins[index].deviceIDs { refresh(members[id]?.target ?? id, now: now, effects: &effects) }
         case .route(let topics):
             for routed in topics { routes[routed, default: SourceRoute(first: index)].insert(index) }
@@ -98,12 +108,17 @@ extension BridgeState {
         // By the member that feeds each trait (its own id and keys, when it joined this device).
         var byMember: [DeviceID: (plugin: Int, writes: [AttributeUpdate])] = [:]
         for write in writes {
-            guard let reference = device?.trait(at: write.address)?.source, let index = pluginIndex(of: reference) else {
-                throw CommandFailure(.notSupported, "device '\(id)' has no source that accepts these commands yet (not discovered since start)")
+            guard let reference = device?.trait(at: write.address)?.source, let index = pluginIndex(of: reference)
+            else {
+                throw CommandFailure(
+                    .notSupported,
+                    "device '\(id)' has no source that accepts these commands yet (not discovered since start)")
             }
             let own = referenceOwner[reference] ?? id
             var local = write
-            if own != id, let original = members[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key {
+            if own != id,
+                let original = members[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key
+            {
                 local.address.deviceTypeKey = original
             }
             byMember[own, default: (index, [])].writes.append(local)

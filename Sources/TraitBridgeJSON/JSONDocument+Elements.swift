@@ -92,6 +92,8 @@ extension JSONDocument {
 
     private static func expectEnd(_ bytes: UnsafeRawBufferPointer, after offset: Int) throws(JSONParseError) {
         let rest = skipWhitespace(bytes, from: offset)
-        guard rest == bytes.count else { throw makeError("unexpected content after the JSON value", at: rest, in: bytes) }
+        guard rest == bytes.count else {
+            throw makeError("unexpected content after the JSON value", at: rest, in: bytes)
+        }
     }
 }

@@ -2,7 +2,10 @@
 /// whichever source feeds the trait: the source then turns the writes into its own messages.
 /// Data in the catalog (`commandRules` in `mappings/catalog/*.json`), not code per source.
 public struct CommandRule: Sendable {
-    public enum Value: Sendable { case literal(AttributeValue), argument(String) }
+    public enum Value: Sendable {
+        case literal(AttributeValue)
+        case argument(String)
+    }
     public var trait: TraitID
     public var command: String
     /// Attribute writes: a literal, or a command argument (`$level`).
@@ -12,7 +15,10 @@ public struct CommandRule: Sendable {
     /// Why the bridge does not carry this command out, and what to send instead.
     public var unsupportedReason: String?
 
-    public init(trait: TraitID, command: String, sets: [(attribute: String, value: Value)], toggles: String? = nil, unsupportedReason: String? = nil) {
+    public init(
+        trait: TraitID, command: String, sets: [(attribute: String, value: Value)], toggles: String? = nil,
+        unsupportedReason: String? = nil
+    ) {
         self.trait = trait
         self.command = command
         self.sets = sets

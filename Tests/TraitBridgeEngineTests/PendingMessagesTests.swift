@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TraitBridgeEngine
 
 @Suite("Messages kept for devices not known yet")

@@ -48,7 +48,9 @@ struct SourcePluginConformanceTests {
                 case .subscribe(let filters): subscriptions += filters
                 case .keepUntilKnown: kept[topic] = payload
                 case .replay(let topics):
-                    for waiting in topics { if let kept = kept.removeValue(forKey: waiting) { all += deliver(waiting, kept) } }
+                    for waiting in topics {
+                        if let kept = kept.removeValue(forKey: waiting) { all += deliver(waiting, kept) }
+                    }
                 case .replayUnder(let prefix):
                     for waiting in kept.keys.sorted() where waiting.hasPrefix(prefix) {
                         if let kept = kept.removeValue(forKey: waiting) { all += deliver(waiting, kept) }
@@ -61,28 +63,41 @@ struct SourcePluginConformanceTests {
         }
     }
 
-    static let tables: Result<(Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, HomeAssistantTable, [GenericDeviceDefinition]), any Error> = Result {
-        let mappings = EngineFixtures.mappingsDirectory()
-        let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-        return (catalog, try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog), try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog),
+    static let tables:
+        Result<
+            (Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, HomeAssistantTable, [GenericDeviceDefinition]),
+            any Error
+        > = Result {
+            let mappings = EngineFixtures.mappingsDirectory()
+            let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
+            return (
+                catalog, try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog),
+                try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog),
+                try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog),
                 try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try GenericDevicesLoader.load(mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog))
-    }
+                try GenericDevicesLoader.load(
+                    mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
+            )
+        }
 
     /// The plug-in each driver's family is.
     static func plugin(for driver: Driver) throws -> (any SourcePlugin)? {
         let (catalog, z2m, tasmota, shelly, homeAssistant, generic) = try tables.get()
         switch driver.name {
         case "zigbee2mqtt":
-            return Zigbee2MQTTPlugin(source: Zigbee2MQTTSource(table: z2m, catalog: catalog), baseTopic: "zigbee2mqtt", locality: .localPeer)
+            return Zigbee2MQTTPlugin(
+                source: Zigbee2MQTTSource(table: z2m, catalog: catalog), baseTopic: "zigbee2mqtt", locality: .localPeer)
         case "Tasmota":
-            return TasmotaPlugin(source: TasmotaSource(table: tasmota, catalog: catalog), discoveryPrefix: "tasmota/discovery",
-                                 locality: .localPeer, staleness: .seconds(900))
+            return TasmotaPlugin(
+                source: TasmotaSource(table: tasmota, catalog: catalog), discoveryPrefix: "tasmota/discovery",
+                locality: .localPeer, staleness: .seconds(900))
         case "Shelly Gen1", "Shelly Gen2":
-            return ShellyPlugin(source: ShellySource(table: shelly, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
+            return ShellyPlugin(
+                source: ShellySource(table: shelly, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
         case "Home Assistant discovery":
-            return HADiscoveryPlugin(source: HADiscoverySource(table: homeAssistant, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
+            return HADiscoveryPlugin(
+                source: HADiscoverySource(table: homeAssistant, catalog: catalog), locality: .localPeer,
+                staleness: .seconds(900))
         case "generic topics":
             return GenericPlugin(definitions: generic)
         default:
@@ -111,15 +126,18 @@ struct SourcePluginConformanceTests {
         #expect(Self.drivers.map(\.name) == SourceConformanceTests.drivers.map(\.name))
     }
 
-    @Test("discovery describes the device once, every trait with this plug-in's source; the same again describes nothing",
-          arguments: drivers)
+    @Test(
+        "discovery describes the device once, every trait with this plug-in's source; the same again describes nothing",
+        arguments: drivers)
     func discovery(_ driver: Driver) throws {
         var host = try ready(driver)
         let devices = described(host.events)
         let device = try #require(devices.first { $0.device.id.rawValue == driver.id }?.device)
         for address in device.traitAddresses {
             let source = device.trait(at: address)?.source
-            #expect(source?.family == host.plugin.family && source?.instance == host.plugin.instance, "\(address): \(String(describing: source))")
+            #expect(
+                source?.family == host.plugin.family && source?.instance == host.plugin.instance,
+                "\(address): \(String(describing: source))")
         }
         #expect(host.plugin.deviceIDs.map(\.rawValue).contains(driver.id))
         var again: [SourceEvent] = []
@@ -134,7 +152,9 @@ struct SourcePluginConformanceTests {
         host.receive(driver.online.topic, driver.online.payload)
         #expect(!host.routes.isEmpty)
         for topic in host.routes {
-            #expect(host.subscriptions.contains { MQTTTopicFilter.matches($0, topic) }, "\(topic) is routed but not subscribed")
+            #expect(
+                host.subscriptions.contains { MQTTTopicFilter.matches($0, topic) },
+                "\(topic) is routed but not subscribed")
         }
     }
 
@@ -144,16 +164,25 @@ struct SourcePluginConformanceTests {
         let events = host.receive(driver.value.topic, driver.value.payload)
         let at = driver.valueAt
         let updates = values(events).filter { $0.0.rawValue == driver.id }.flatMap(\.1)
-        #expect(updates.contains {
-            $0.address == TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)) && $0.attribute == at.attribute && $0.value == at.value
-        }, "\(updates)")
+        #expect(
+            updates.contains {
+                $0.address == TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait))
+                    && $0.attribute == at.attribute && $0.value == at.value
+            }, "\(updates)")
     }
 
     @Test("the device's own word: online, offline", arguments: drivers)
     func availability(_ driver: Driver) throws {
         var host = try ready(driver)
-        let words = [host.receive(driver.online.topic, driver.online.payload), host.receive(driver.offline.topic, driver.offline.payload)]
-            .map { events in events.compactMap { if case .availability(let reference, let isOnline) = $0 { (reference, isOnline) } else { nil } } }
+        let words = [
+            host.receive(driver.online.topic, driver.online.payload),
+            host.receive(driver.offline.topic, driver.offline.payload),
+        ]
+        .map { events in
+            events.compactMap {
+                if case .availability(let reference, let isOnline) = $0 { (reference, isOnline) } else { nil }
+            }
+        }
         #expect(words.map { $0.map(\.1) } == [[true], [false]])
         // The reference is one of the device's own: the engine finds the device by it.
         let device = try #require(described(host.events).first { $0.device.id.rawValue == driver.id }?.device)
@@ -167,20 +196,31 @@ struct SourcePluginConformanceTests {
         #expect(values(events).allSatisfy { $0.1.isEmpty }, "\(events)")
         #expect(events.contains { if case .log = $0 { true } else { false } }, "the refusal is logged")
         let at = driver.valueAt
-        #expect(values(host.receive(driver.value.topic, driver.value.payload)).flatMap(\.1).contains { $0.attribute == at.attribute && $0.value == at.value })
+        #expect(
+            values(host.receive(driver.value.topic, driver.value.payload)).flatMap(\.1).contains {
+                $0.attribute == at.attribute && $0.value == at.value
+            })
     }
 
-    @Test("a write becomes a message on the source's own command topic; a device it does not know is refused", arguments: drivers)
+    @Test(
+        "a write becomes a message on the source's own command topic; a device it does not know is refused",
+        arguments: drivers)
     func command(_ driver: Driver) throws {
         var host = try ready(driver)
         let at = driver.valueAt
-        let write = AttributeUpdate(address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute, value: .bool(false))
+        let write = AttributeUpdate(
+            address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute,
+            value: .bool(false))
         let sent = try host.plugin.commands(for: [write], on: try DeviceID(driver.id))
         #expect(sent.map(\.topic) == [driver.commandTopic])
-        #expect(throws: SourceCommandError.self) { try host.plugin.commands(for: [write], on: try DeviceID("nobody-0")) }
+        #expect(throws: SourceCommandError.self) {
+            try host.plugin.commands(for: [write], on: try DeviceID("nobody-0"))
+        }
     }
 
-    @Test("removal says removed and forgets the device's topics and commands", arguments: drivers.filter { $0.remove != nil })
+    @Test(
+        "removal says removed and forgets the device's topics and commands",
+        arguments: drivers.filter { $0.remove != nil })
     func removal(_ driver: Driver) throws {
         var host = try ready(driver)
         host.receive(driver.value.topic, driver.value.payload)
@@ -190,11 +230,15 @@ struct SourcePluginConformanceTests {
         #expect(!host.plugin.deviceIDs.map(\.rawValue).contains(driver.id))
         #expect(!host.routes.contains(driver.value.topic))
         let at = driver.valueAt
-        let write = AttributeUpdate(address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute, value: .bool(false))
+        let write = AttributeUpdate(
+            address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute,
+            value: .bool(false))
         #expect(throws: SourceCommandError.self) { try host.plugin.commands(for: [write], on: try DeviceID(driver.id)) }
     }
 
-    @Test("a message before its device is kept, then given back once the device is described", arguments: drivers.filter { $0.early != nil })
+    @Test(
+        "a message before its device is kept, then given back once the device is described",
+        arguments: drivers.filter { $0.early != nil })
     func early(_ driver: Driver) throws {
         let early = try #require(driver.early)
         var host = Host(try #require(try Self.plugin(for: driver)))
@@ -204,16 +248,25 @@ struct SourcePluginConformanceTests {
         #expect(host.kept[early.message.topic] == nil, "the kept message was replayed")
     }
 
-    @Test("hostile payloads on every topic it takes: no trap, and the device still reads values after", arguments: drivers)
+    @Test(
+        "hostile payloads on every topic it takes: no trap, and the device still reads values after", arguments: drivers
+    )
     func hostile(_ driver: Driver) throws {
         var host = try ready(driver)
-        let payloads = ["", "null", "[]", "{}", "\u{0}", "{\"state\":1e999}", String(repeating: "[", count: 500), "{\"a\":\"\u{FFFD}\"}",
-                        "-0", "99999999999999999999999", #"{"POWER":{"POWER":[]}}"#, #"{"src":7,"params":"x"}"#, "true", "\"ON\""]
-        for topic in Set(host.routes + driver.discover.map(\.topic) + [driver.value.topic, driver.online.topic]) where topic != driver.remove?.first?.topic {
+        let payloads = [
+            "", "null", "[]", "{}", "\u{0}", "{\"state\":1e999}", String(repeating: "[", count: 500),
+            "{\"a\":\"\u{FFFD}\"}",
+            "-0", "99999999999999999999999", #"{"POWER":{"POWER":[]}}"#, #"{"src":7,"params":"x"}"#, "true", "\"ON\"",
+        ]
+        for topic in Set(host.routes + driver.discover.map(\.topic) + [driver.value.topic, driver.online.topic])
+        where topic != driver.remove?.first?.topic {
             for payload in payloads { host.receive(topic, payload) }
         }
         for message in driver.discover { host.receive(message.topic, message.payload) }
         let at = driver.valueAt
-        #expect(values(host.receive(driver.value.topic, driver.value.payload)).flatMap(\.1).contains { $0.attribute == at.attribute && $0.value == at.value })
+        #expect(
+            values(host.receive(driver.value.topic, driver.value.payload)).flatMap(\.1).contains {
+                $0.attribute == at.attribute && $0.value == at.value
+            })
     }
 }

@@ -10,7 +10,8 @@ struct JSONArrayElementsTests {
     func streamed(_ text: String, maxDepth: Int = 64) -> Result<[String]?, JSONParseError> {
         var elements: [String] = []
         return Result { () throws(JSONParseError) -> [String]? in
-            let isArray = try JSONDocument.forEachElement(ofArray: Array(text.utf8), maxDepth: maxDepth) { index, element in
+            let isArray = try JSONDocument.forEachElement(ofArray: Array(text.utf8), maxDepth: maxDepth) {
+                index, element in
                 #expect(index == elements.count)
                 elements.append(String(decoding: element.value.serializedBytes(), as: UTF8.self))
             }
@@ -26,25 +27,32 @@ struct JSONArrayElementsTests {
         }
     }
 
-    @Test("valid arrays give the elements a whole parse gives", arguments: [
-        "[]", " [ ] ", "[1]", "[1,2,3]", "\n[ {\"a\": [1, {\"b\": \"]\"}]}, \"x,y\", null , true,-1.5e3 ]\n",
-        #"["a\"]", "\\", "{", "}"]"#, "[[[]]]", #"[{"friendly_name":"Hall, \"main\" [1]"}]"#,
-    ])
+    @Test(
+        "valid arrays give the elements a whole parse gives",
+        arguments: [
+            "[]", " [ ] ", "[1]", "[1,2,3]", "\n[ {\"a\": [1, {\"b\": \"]\"}]}, \"x,y\", null , true,-1.5e3 ]\n",
+            #"["a\"]", "\\", "{", "}"]"#, "[[[]]]", #"[{"friendly_name":"Hall, \"main\" [1]"}]"#,
+        ])
     func validArrays(text: String) throws {
         let expected = try whole(text).get()
         #expect(expected != nil)
         #expect(try streamed(text).get() == expected)
     }
 
-    @Test("a text that is not an array is left to a whole parse", arguments: ["{}", "1", "\"[\"", "null", "  {\"a\":[1]}"])
+    @Test(
+        "a text that is not an array is left to a whole parse",
+        arguments: ["{}", "1", "\"[\"", "null", "  {\"a\":[1]}"])
     func notArrays(text: String) throws {
         #expect(try streamed(text).get() == nil)
     }
 
-    @Test("a broken array is refused at the same line and column as a whole parse", arguments: [
-        "[", "[1", "[1,", "[1,]", "[,1]", "[1 2]", "[1]x", "[1],", "[\"abc]", "[{\"a\":1]", "[1}]", "['a']", "[NaN]",
-        "[1,\n  {\"a\": tru}]", "[\n\"ok\",\n\"\\u12\"]", "[1]\n\n  ]", "[{]}",
-    ])
+    @Test(
+        "a broken array is refused at the same line and column as a whole parse",
+        arguments: [
+            "[", "[1", "[1,", "[1,]", "[,1]", "[1 2]", "[1]x", "[1],", "[\"abc]", "[{\"a\":1]", "[1}]", "['a']",
+            "[NaN]",
+            "[1,\n  {\"a\": tru}]", "[\n\"ok\",\n\"\\u12\"]", "[1]\n\n  ]", "[{]}",
+        ])
     func brokenArrays(text: String) {
         let wholeError = whole(text)
         let streamError = streamed(text)
@@ -74,7 +82,8 @@ struct JSONArrayElementsTests {
     @Test("a real zigbee2mqtt device list, and every cut of it, agree with a whole parse")
     func corpusList() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/corpus/zigbee2mqtt/matterbridge-bridge-devices-35.payload.json").standardized
+            .appendingPathComponent("../../../shared/corpus/zigbee2mqtt/matterbridge-bridge-devices-35.payload.json")
+            .standardized
         guard let data = try? Data(contentsOf: url) else {
             print("skipped: ../shared/corpus is not beside the repository (\(url.path))")
             return

@@ -45,8 +45,15 @@ public struct GenericPlugin: SourcePlugin {
         events.append(.route(readers.keys.sorted()))
         for definition in definitions {
             let reference = reference(definition)
-            guard var device = try? Device(id: id(definition), name: definition.name, identity: definition.identity, sources: [reference]) else {
-                events.append(.log(.warning, "skipped generic device '\(definition.nativeID)' (\(definition.origin)): not a valid device", device: nil))
+            guard
+                var device = try? Device(
+                    id: id(definition), name: definition.name, identity: definition.identity, sources: [reference])
+            else {
+                events.append(
+                    .log(
+                        .warning,
+                        "skipped generic device '\(definition.nativeID)' (\(definition.origin)): not a valid device",
+                        device: nil))
                 continue
             }
             for var type in definition.deviceTypes {
@@ -54,8 +61,11 @@ public struct GenericPlugin: SourcePlugin {
                 try? device.addDeviceType(type)
             }
             let joining: SourceDevice.Joining = definition.mergeTarget.map { .device($0) } ?? .sameIdentity
-            events.append(.described(SourceDevice(device: device, stalenessBudget: definition.staleness, joining: joining,
-                                                  keyPrefix: "generic_", locality: definition.locality)))
+            events.append(
+                .described(
+                    SourceDevice(
+                        device: device, stalenessBudget: definition.staleness, joining: joining,
+                        keyPrefix: "generic_", locality: definition.locality)))
         }
     }
 
@@ -69,12 +79,18 @@ public struct GenericPlugin: SourcePlugin {
             var updates: [AttributeUpdate] = []
             for binding in definition.bindings where binding.stateTopic == message.topic {
                 guard let raw = Self.value(in: message.payload, at: binding.jsonPath) else {
-                    events.append(.log(.warning, "rejected message: no value at \(binding.jsonPath?.description ?? "the payload")", device: id(definition)))
+                    events.append(
+                        .log(
+                            .warning, "rejected message: no value at \(binding.jsonPath?.description ?? "the payload")",
+                            device: id(definition)))
                     continue
                 }
                 guard let value = binding.pipeline.forward(raw, fittingTo: binding.metadata) else {
-                    events.append(.log(.warning, "ignored a value: cannot convert \(raw) to \(binding.address.traitID).\(binding.attribute)",
-                                       device: id(definition)))
+                    events.append(
+                        .log(
+                            .warning,
+                            "ignored a value: cannot convert \(raw) to \(binding.address.traitID).\(binding.attribute)",
+                            device: id(definition)))
                     continue
                 }
                 updates.append(AttributeUpdate(address: binding.address, attribute: binding.attribute, value: value))
@@ -83,21 +99,27 @@ public struct GenericPlugin: SourcePlugin {
         }
     }
 
-    private func availability(_ definition: GenericDeviceDefinition, _ availability: GenericDeviceDefinition.Availability,
-                              _ message: SourceMessage, into events: inout [SourceEvent]) {
+    private func availability(
+        _ definition: GenericDeviceDefinition, _ availability: GenericDeviceDefinition.Availability,
+        _ message: SourceMessage, into events: inout [SourceEvent]
+    ) {
         switch String(decoding: message.payload, as: UTF8.self) {
         case availability.online: events.append(.availability(reference(definition), isOnline: true))
         case availability.offline: events.append(.availability(reference(definition), isOnline: false))
         case "": break
         default:
-            events.append(.log(.warning, "ignored availability: expected '\(availability.online)' or '\(availability.offline)'", device: nil))
+            events.append(
+                .log(
+                    .warning, "ignored availability: expected '\(availability.online)' or '\(availability.offline)'",
+                    device: nil))
         }
     }
 
     /// The value at `path` in a JSON payload, or the plain payload as a number, boolean or string.
     static func value(in payload: [UInt8], at path: JSONPath?) -> AttributeValue? {
         if let path {
-            guard let document = try? JSONDocument.parse(payload), let value = document.root[path: path], !value.isNull else { return nil }
+            guard let document = try? JSONDocument.parse(payload), let value = document.root[path: path], !value.isNull
+            else { return nil }
             return AttributeValue(json: value)
         }
         let text = String(decoding: payload, as: UTF8.self)
@@ -107,26 +129,37 @@ public struct GenericPlugin: SourcePlugin {
     }
 
     /// One message per write, from its binding's template on its command topic.
-    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing] {
+    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
+    {
         guard let definition = definitions.first(where: { self.id($0) == id }) else {
             throw .notSupported("device '\(id)' is not in mappings/generic/")
         }
         var outgoing: [SourceOutgoing] = []
         for write in writes {
-            guard let binding = definition.bindings.first(where: { $0.address == write.address && $0.attribute == write.attribute }),
-                  let topic = binding.commandTopic else {
+            guard
+                let binding = definition.bindings.first(where: {
+                    $0.address == write.address && $0.attribute == write.attribute
+                }),
+                let topic = binding.commandTopic
+            else {
                 throw .notSupported("\(write.address).\(write.attribute) has no command topic in its generic mapping")
             }
-            guard let value = binding.pipeline.inverse(write.value, integral: binding.metadata.format.integerRange != nil) else {
-                throw .valueNotRepresentable("\(write.value) has no source form for \(write.address).\(write.attribute)")
+            guard
+                let value = binding.pipeline.inverse(write.value, integral: binding.metadata.format.integerRange != nil)
+            else {
+                throw .valueNotRepresentable(
+                    "\(write.value) has no source form for \(write.address).\(write.attribute)")
             }
             let text: String
             switch value {
             case .string(let string): text = binding.jsonPath == nil ? string : JSONValue.string(string).serialized()
             default: text = value.jsonValue.serialized()
             }
-            let payload = (binding.commandTemplate ?? "{{value}}").split(separator: "{{value}}", omittingEmptySubsequences: false)
-                .joined(separator: text)
+            let payload = (binding.commandTemplate ?? "{{value}}").split(
+                separator: "{{value}}", omittingEmptySubsequences: false
+            )
+            .joined(separator: text)
             outgoing.append(SourceOutgoing(topic: topic, payload: Array(payload.utf8)))
         }
         return outgoing

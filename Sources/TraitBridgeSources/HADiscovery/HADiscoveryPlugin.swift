@@ -25,7 +25,9 @@ public struct HADiscoveryPlugin: SourcePlugin {
     /// Each device as last described (a config published again changes nothing).
     private var lastDescribed: [DeviceID: SourceDevice] = [:]
 
-    public init(source: HADiscoverySource, locality: TraitLocality, staleness: Duration, skippedOrigins: Set<String> = []) {
+    public init(
+        source: HADiscoverySource, locality: TraitLocality, staleness: Duration, skippedOrigins: Set<String> = []
+    ) {
         self.source = source
         self.locality = locality
         self.staleness = staleness
@@ -70,13 +72,19 @@ public struct HADiscoveryPlugin: SourcePlugin {
         var touched: Set<DeviceID> = []
         switch configMessage {
         case .removal:
-            for entityKey in configKeys.removeValue(forKey: message.topic) ?? [] where entities[entityKey]?.isMigrating != true {
+            for entityKey in configKeys.removeValue(forKey: message.topic) ?? []
+            where entities[entityKey]?.isMigrating != true {
                 if let id = unregister(entityKey, into: &events) { touched.insert(id) }
             }
         case .migration:
             let known = configKeys[message.topic] ?? []
             for entityKey in known { entities[entityKey]?.isMigrating = true }
-            if !known.isEmpty { events.append(.log(.info, "Home Assistant entity announced its move to a device config; kept until then", device: nil)) }
+            if !known.isEmpty {
+                events.append(
+                    .log(
+                        .info, "Home Assistant entity announced its move to a device config; kept until then",
+                        device: nil))
+            }
         case .entities(let results, let keys, let removedKeys):
             let dropped = (configKeys[message.topic] ?? []).filter { !keys.contains($0) } + removedKeys
             for entityKey in Set(dropped) { if let id = unregister(entityKey, into: &events) { touched.insert(id) } }
@@ -87,7 +95,10 @@ public struct HADiscoveryPlugin: SourcePlugin {
                     events.append(.log(.warning, "rejected Home Assistant entity: \(problem)", device: nil))
                 case .success(let entity):
                     guard admits(entity, message, into: &events, touched: &touched) else { continue }
-                    for note in entity.notes { events.append(.log(.notice, "Home Assistant entity \(entity.key): \(note.message)", device: nil)) }
+                    for note in entity.notes {
+                        events.append(
+                            .log(.notice, "Home Assistant entity \(entity.key): \(note.message)", device: nil))
+                    }
                     touched.formUnion(register(entity, into: &events))
                     accepted.append(entity.key)
                 }
@@ -99,21 +110,30 @@ public struct HADiscoveryPlugin: SourcePlugin {
 
     /// Whether an entity may be kept: within the device bound, not one of a source read
     /// directly, and with a unique id of its own (a migrating entity gives its id up).
-    private mutating func admits(_ entity: HADiscoveryEntity, _ message: SourceMessage, into events: inout [SourceEvent],
-                                 touched: inout Set<DeviceID>) -> Bool {
+    private mutating func admits(
+        _ entity: HADiscoveryEntity, _ message: SourceMessage, into events: inout [SourceEvent],
+        touched: inout Set<DeviceID>
+    ) -> Bool {
         if devices[entity.deviceRef.deviceID] == nil, devices.count >= message.deviceLimit {
             events.append(.refusedDevice("a new Home Assistant device: \(devices.count) are known already"))
             return false
         }
         if let origin = entity.origin?.lowercased(), skippedOrigins.contains(origin) {
-            events.append(.log(.debug, "skipped Home Assistant entity \(entity.key): published by \(entity.origin ?? origin), "
-                + "which TraitBridge reads directly", device: nil))
+            events.append(
+                .log(
+                    .debug,
+                    "skipped Home Assistant entity \(entity.key): published by \(entity.origin ?? origin), "
+                        + "which TraitBridge reads directly", device: nil))
             return false
         }
         if let uniqueID = entity.uniqueID, let owner = uniqueIDs[uniqueID], owner != entity.key {
             guard entities[owner]?.isMigrating == true else {
-                events.append(.log(.warning, "rejected Home Assistant entity \(entity.key): unique_id '\(uniqueID)' is already used by "
-                    + "\(entities[owner]?.configTopic ?? owner); give each entity its own unique_id", device: nil))
+                events.append(
+                    .log(
+                        .warning,
+                        "rejected Home Assistant entity \(entity.key): unique_id '\(uniqueID)' is already used by "
+                            + "\(entities[owner]?.configTopic ?? owner); give each entity its own unique_id",
+                        device: nil))
                 return false
             }
             if let id = unregister(owner, into: &events) { touched.insert(id) }
@@ -140,7 +160,9 @@ public struct HADiscoveryPlugin: SourcePlugin {
     }
 
     /// Forgets an entity; the id of the device it belonged to.
-    private mutating func unregister(_ key: String, keepingWords: Bool = false, into events: inout [SourceEvent]) -> DeviceID? {
+    private mutating func unregister(_ key: String, keepingWords: Bool = false, into events: inout [SourceEvent])
+        -> DeviceID?
+    {
         guard let entity = entities.removeValue(forKey: key) else { return nil }
         if let uniqueID = entity.uniqueID, uniqueIDs[uniqueID] == key { uniqueIDs.removeValue(forKey: uniqueID) }
         var unread: [String] = []
@@ -163,7 +185,9 @@ public struct HADiscoveryPlugin: SourcePlugin {
         let members = (devices[id] ?? []).compactMap { entities[$0] }
         guard !members.isEmpty else {
             lastDescribed.removeValue(forKey: id)
-            if devices.removeValue(forKey: id) != nil { events.append(.removed(id, reason: "its Home Assistant discovery configs were cleared")) }
+            if devices.removeValue(forKey: id) != nil {
+                events.append(.removed(id, reason: "its Home Assistant discovery configs were cleared"))
+            }
             return
         }
         do {
@@ -171,7 +195,9 @@ public struct HADiscoveryPlugin: SourcePlugin {
             let described = SourceDevice(
                 device: device, stalenessBudget: staleness, joining: .sameIdentity, keyPrefix: "ha-",
                 suggestedArea: members.compactMap(\.deviceRef.suggestedArea).first)
-            if let last = lastDescribed[id], last.device == device, last.suggestedArea == described.suggestedArea { return }
+            if let last = lastDescribed[id], last.device == device, last.suggestedArea == described.suggestedArea {
+                return
+            }
             lastDescribed[id] = described
             events.append(.described(described))
         } catch {
@@ -187,32 +213,49 @@ public struct HADiscoveryPlugin: SourcePlugin {
         var document: JSON?
         var parsed = false
         func json() -> JSON? {
-            if !parsed { parsed = true; document = try? JSONDocument.parse(message.payload).root }
+            if !parsed {
+                parsed = true
+                document = try? JSONDocument.parse(message.payload).root
+            }
             return document
         }
         var byDevice: [DeviceID: [AttributeUpdate]] = [:]
         for key in keys {
             guard let entity = entities[key] else { continue }
             for entry in entity.availability where entry.topic == message.topic {
-                guard let isAvailable = source.availability(entry, payload: message.payload, document: entry.template.readsJSON ? json() : nil) else {
-                    events.append(.log(.notice, "ignored availability of \(key): expected '\(entry.available)' or '\(entry.notAvailable)'", device: nil))
+                guard
+                    let isAvailable = source.availability(
+                        entry, payload: message.payload, document: entry.template.readsJSON ? json() : nil)
+                else {
+                    events.append(
+                        .log(
+                            .notice,
+                            "ignored availability of \(key): expected '\(entry.available)' or '\(entry.notAvailable)'",
+                            device: nil))
                     continue
                 }
                 said[entity.key, default: [:]][message.topic] = isAvailable
-                if let reference = entity.source { events.append(.availability(reference, isOnline: combined(entity, latest: isAvailable))) }
+                if let reference = entity.source {
+                    events.append(.availability(reference, isOnline: combined(entity, latest: isAvailable)))
+                }
             }
             var updates: [AttributeUpdate] = []
             var problems: [SourceProblem] = []
             for channel in entity.channels where channel.topic == message.topic {
-                let needsJSON = channel.template.readsJSON || { if case .jsonLight = channel.reading { true } else { false } }()
-                source.read(channel, payload: message.payload, document: needsJSON ? json() : nil, into: &updates, problems: &problems)
+                let needsJSON =
+                    channel.template.readsJSON || { if case .jsonLight = channel.reading { true } else { false } }()
+                source.read(
+                    channel, payload: message.payload, document: needsJSON ? json() : nil, into: &updates,
+                    problems: &problems)
             }
             let own = entity.deviceRef.deviceID
             for problem in problems { events.append(.log(.notice, "ignored: \(key): \(problem)", device: own)) }
             guard !updates.isEmpty || !problems.isEmpty else { continue }
             byDevice[own, default: []] += updates
         }
-        for (id, updates) in byDevice.sorted(by: { $0.key < $1.key }) { events.append(.values(id, updates, isNews: false)) }
+        for (id, updates) in byDevice.sorted(by: { $0.key < $1.key }) {
+            events.append(.values(id, updates, isNews: false))
+        }
     }
 
     /// An entity's availability topics combined by its mode (all / any / latest).
@@ -229,14 +272,19 @@ public struct HADiscoveryPlugin: SourcePlugin {
     // MARK: Commands
 
     /// Command-topic messages for writes on an HA device's traits, entity by entity.
-    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing] {
+    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
+    {
         guard !writes.isEmpty else { return [] }
         let owned = (devices[id] ?? []).sorted().compactMap { entities[$0] }
         var byEntity: [String: [AttributeUpdate]] = [:]
         for write in writes {
             let key = write.address.deviceTypeKey
-            guard let entity = owned.first(where: { $0.deviceType.key == key && $0.deviceType.trait(write.address.traitID) != nil })
-                ?? owned.first(where: { $0.key.replacing("/", with: "-") == key })
+            guard
+                let entity = owned.first(where: {
+                    $0.deviceType.key == key && $0.deviceType.trait(write.address.traitID) != nil
+                })
+                    ?? owned.first(where: { $0.key.replacing("/", with: "-") == key })
             else {
                 throw .notSupported("\(write.address) has no Home Assistant entity since start")
             }
@@ -248,7 +296,9 @@ public struct HADiscoveryPlugin: SourcePlugin {
         for (key, entityWrites) in byEntity.sorted(by: { $0.key < $1.key }) {
             guard let entity = entities[key] else { continue }
             do {
-                outgoing += try source.commands(for: entityWrites, on: entity).map { SourceOutgoing(topic: $0.topic, payload: Array($0.payload.utf8)) }
+                outgoing += try source.commands(for: entityWrites, on: entity).map {
+                    SourceOutgoing(topic: $0.topic, payload: Array($0.payload.utf8))
+                }
             } catch {
                 throw .notSupported(error.description)
             }

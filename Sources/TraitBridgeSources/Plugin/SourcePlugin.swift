@@ -37,7 +37,8 @@ public protocol SourcePlugin: Sendable {
     /// Handles one message (on a routed or claimed topic) and says what it means.
     mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent])
     /// The messages that make a device do what unified writes ask, or why it cannot.
-    mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing]
+    mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
     /// The bindings of a trait on a device, when the source knows the device's own limits
     /// (a bulb that does 250…454 mireds); `nil` leaves the catalog's metadata.
     func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]?
@@ -108,7 +109,8 @@ public struct SourceDevice: Sendable {
     }
 
     public init(
-        device: Device, stalenessBudget: Duration, keepsName: Bool = false, joining: Joining = .owns, keyPrefix: String = "",
+        device: Device, stalenessBudget: Duration, keepsName: Bool = false, joining: Joining = .owns,
+        keyPrefix: String = "",
         locality: TraitLocality? = nil, suggestedArea: String? = nil
     ) {
         self.device = device

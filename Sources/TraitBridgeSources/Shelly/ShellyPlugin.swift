@@ -28,7 +28,10 @@ public struct ShellyPlugin: SourcePlugin {
     public var deviceIDs: [DeviceID] { bases.keys.sorted() }
     public var deviceCount: Int { devices.count }
     public var subscriptions: [String] {
-        ["\(ShellySource.gen1Root)/#", "+/events/rpc", "+/+/events/rpc", "+/online", "+/+/online", "+/status/+", "+/+/status/+"]
+        [
+            "\(ShellySource.gen1Root)/#", "+/events/rpc", "+/+/events/rpc", "+/online", "+/+/online", "+/status/+",
+            "+/+/status/+",
+        ]
     }
 
     public func claims(_ topic: String) -> Bool { source.classify(topic) != nil }
@@ -43,11 +46,17 @@ public struct ShellyPlugin: SourcePlugin {
         }
     }
 
-    private mutating func handle(_ kind: ShellySource.Message, _ message: SourceMessage, into events: inout [SourceEvent]) {
+    private mutating func handle(
+        _ kind: ShellySource.Message, _ message: SourceMessage, into events: inout [SourceEvent]
+    ) {
         switch kind {
         case .announce(let base):
-            guard let root = try? JSONDocument.parse(message.payload).root, let id = root["id"]?.string, !id.isEmpty else {
-                events.append(.log(.warning, "ignored Shelly announce: expected a JSON object with the device's \"id\"", device: nil))
+            guard let root = try? JSONDocument.parse(message.payload).root, let id = root["id"]?.string, !id.isEmpty
+            else {
+                events.append(
+                    .log(
+                        .warning, "ignored Shelly announce: expected a JSON object with the device's \"id\"",
+                        device: nil))
                 return
             }
             let base = base ?? "\(ShellySource.gen1Root)/\(id)"
@@ -59,7 +68,9 @@ public struct ShellyPlugin: SourcePlugin {
                 events.append(.log(.notice, "ignored Shelly info: not a JSON object", device: nil))
                 return
             }
-            guard var device = device(.gen1, base: base, nativeID: Self.gen1ID(base), message, into: &events) else { return }
+            guard var device = device(.gen1, base: base, nativeID: Self.gen1ID(base), message, into: &events) else {
+                return
+            }
             source.applyAnnounce(root, to: &device)
             store(device, into: &events)
         case .online(let base):
@@ -68,20 +79,28 @@ public struct ShellyPlugin: SourcePlugin {
                 return
             }
             guard let isOnline = source.availability(message.payload) else {
-                events.append(.log(.warning, "ignored Shelly online message: expected true or false", device: device.device.id))
+                events.append(
+                    .log(.warning, "ignored Shelly online message: expected true or false", device: device.device.id))
                 return
             }
-            events.append(.availability(SourceReference(family: family, instance: instance, nativeID: device.nativeID), isOnline: isOnline))
+            events.append(
+                .availability(
+                    SourceReference(family: family, instance: instance, nativeID: device.nativeID), isOnline: isOnline))
         case .gen1(let base, let rules, let channel):
-            guard var device = device(.gen1, base: base, nativeID: Self.gen1ID(base), message, into: &events) else { return }
-            let (updates, problems) = source.gen1Updates(rules: rules, channel: channel, payload: message.payload, device: &device)
+            guard var device = device(.gen1, base: base, nativeID: Self.gen1ID(base), message, into: &events) else {
+                return
+            }
+            let (updates, problems) = source.gen1Updates(
+                rules: rules, channel: channel, payload: message.payload, device: &device)
             report(updates, problems, on: device, into: &events)
         case .gen2Event(let base):
             switch source.gen2Event(message.payload) {
             case .failure(let problem):
                 events.append(.log(.notice, "ignored Shelly event: \(problem)", device: nil))
             case .success(let event):
-                guard var device = device(.gen2, base: base, nativeID: event.source, message, into: &events) else { return }
+                guard var device = device(.gen2, base: base, nativeID: event.source, message, into: &events) else {
+                    return
+                }
                 var updates: [AttributeUpdate] = []
                 var problems: [SourceProblem] = []
                 for (name, status) in event.components {
@@ -111,8 +130,10 @@ public struct ShellyPlugin: SourcePlugin {
     }
 
     /// The known device at `base`, or a new one.
-    private func device(_ generation: ShellyDevice.Generation, base: String, nativeID: String, _ message: SourceMessage,
-                        into events: inout [SourceEvent]) -> ShellyDevice? {
+    private func device(
+        _ generation: ShellyDevice.Generation, base: String, nativeID: String, _ message: SourceMessage,
+        into events: inout [SourceEvent]
+    ) -> ShellyDevice? {
         if let known = devices[base] { return known }
         guard devices.count < message.deviceLimit else {
             events.append(.refusedDevice("a new Shelly device: \(devices.count) are known already"))
@@ -137,17 +158,22 @@ public struct ShellyPlugin: SourcePlugin {
     }
 
     /// Keeps the device (it may have grown a component) and reports the values.
-    private mutating func report(_ updates: [AttributeUpdate], _ problems: [SourceProblem], on device: ShellyDevice,
-                                 into events: inout [SourceEvent]) {
+    private mutating func report(
+        _ updates: [AttributeUpdate], _ problems: [SourceProblem], on device: ShellyDevice,
+        into events: inout [SourceEvent]
+    ) {
         store(device, into: &events)
         for problem in problems { events.append(.log(.notice, "ignored: \(problem)", device: device.device.id)) }
         if device.hasComponents { events.append(.values(device.device.id, updates, isNews: false)) }
     }
 
-    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing] {
+    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
+    {
         guard !writes.isEmpty else { return [] }
         guard let base = bases[id], let device = devices[base] else {
-            throw .notSupported("device '\(id)' has not been heard from since start; a Shelly is known again by its next message")
+            throw .notSupported(
+                "device '\(id)' has not been heard from since start; a Shelly is known again by its next message")
         }
         do {
             let messages = try source.commands(for: writes, on: device, requestID: nextRequest)

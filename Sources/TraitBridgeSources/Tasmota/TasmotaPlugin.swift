@@ -65,7 +65,9 @@ public struct TasmotaPlugin: SourcePlugin {
                 events.append(.keepUntilKnown)  // the config comes first; keep the sample until then
                 return
             }
-            for problem in source.addSensors(root, to: &device) { events.append(.log(.notice, "Tasmota sensors: \(problem)", device: nil)) }
+            for problem in source.addSensors(root, to: &device) {
+                events.append(.log(.notice, "Tasmota sensors: \(problem)", device: nil))
+            }
             register(device, into: &events)
             return
         }
@@ -77,12 +79,15 @@ public struct TasmotaPlugin: SourcePlugin {
                 events.append(.refusedDevice("a new Tasmota device: \(devices.count) are known already"))
                 return
             }
-            for problem in device.problems { events.append(.log(.notice, "Tasmota discovery: \(problem)", device: nil)) }
+            for problem in device.problems {
+                events.append(.log(.notice, "Tasmota discovery: \(problem)", device: nil))
+            }
             if let previous = devices[id] {
                 // A config published again keeps the measurements its sensors sample added.
                 for (name, bindings) in previous.sensors { device.sensors[name] = bindings }
                 let sensorKeys = Set(previous.sensors.values.joined().map(\.key))
-                for type in previous.device.deviceTypes where device.device.deviceType(key: type.key) == nil && sensorKeys.contains(type.key) {
+                for type in previous.device.deviceTypes
+                where device.device.deviceType(key: type.key) == nil && sensorKeys.contains(type.key) {
                     try? device.device.addDeviceType(type)
                 }
             }
@@ -115,15 +120,22 @@ public struct TasmotaPlugin: SourcePlugin {
     }
 
     /// A message on one of a known device's topics.
-    private func deviceMessage(_ id: DeviceID, _ kind: TasmotaSource.MessageKind, _ message: SourceMessage,
-                               into events: inout [SourceEvent]) {
+    private func deviceMessage(
+        _ id: DeviceID, _ kind: TasmotaSource.MessageKind, _ message: SourceMessage,
+        into events: inout [SourceEvent]
+    ) {
         guard let device = devices[id] else { return }
         if kind == .lastWill {
             guard let isOnline = source.availability(message.payload, of: device) else {
-                events.append(.log(.warning, "ignored LWT: expected '\(device.onlinePayload)' or '\(device.offlinePayload)'", device: id))
+                events.append(
+                    .log(
+                        .warning, "ignored LWT: expected '\(device.onlinePayload)' or '\(device.offlinePayload)'",
+                        device: id))
                 return
             }
-            events.append(.availability(SourceReference(family: family, instance: instance, nativeID: device.mac), isOnline: isOnline))
+            events.append(
+                .availability(
+                    SourceReference(family: family, instance: instance, nativeID: device.mac), isOnline: isOnline))
             return
         }
         guard !message.payload.isEmpty else { return }  // Tasmota polls its own cmnd/…/POWER with an empty payload
@@ -132,13 +144,17 @@ public struct TasmotaPlugin: SourcePlugin {
         events.append(.values(id, updates, isNews: false))
     }
 
-    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing] {
+    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
+    {
         guard !writes.isEmpty else { return [] }
         guard let device = devices[id] else {
             throw .notSupported("device '\(id)' has not been announced by Tasmota discovery since start")
         }
         do {
-            return try source.commands(for: writes, on: device).map { SourceOutgoing(topic: $0.topic, payload: Array($0.payload.utf8)) }
+            return try source.commands(for: writes, on: device).map {
+                SourceOutgoing(topic: $0.topic, payload: Array($0.payload.utf8))
+            }
         } catch {
             throw .notSupported(error.description)
         }

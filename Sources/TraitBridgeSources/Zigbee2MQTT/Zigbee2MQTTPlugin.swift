@@ -59,7 +59,8 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
             }
         } else if message.topic == bridgeStateTopic {
             guard let isOnline = Zigbee2MQTTSource.availability(message.payload) else {
-                events.append(.log(.warning, "ignored bridge state: expected online/offline or {\"state\":…}", device: nil))
+                events.append(
+                    .log(.warning, "ignored bridge state: expected online/offline or {\"state\":…}", device: nil))
                 return
             }
             events.append(.sourceAvailability(isOnline: isOnline))
@@ -85,18 +86,24 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
             }
             if !isArray {
                 let root = try JSONDocument.parse(message.payload, maxDepth: 128).root
-                events.append(.log(.error, "rejected bridge/devices: expected an array of devices, found \(root.kind); "
-                    + "the known devices are kept as they are", device: nil))
+                events.append(
+                    .log(
+                        .error,
+                        "rejected bridge/devices: expected an array of devices, found \(root.kind); "
+                            + "the known devices are kept as they are", device: nil))
                 return
             }
         } catch {
-            events.append(.log(.error, "rejected bridge/devices: \(error); the known devices are kept as they are", device: nil))
+            events.append(
+                .log(.error, "rejected bridge/devices: \(error); the known devices are kept as they are", device: nil))
             return
         }
         for problem in discovery.problems { events.append(.log(.warning, "skipped a device: \(problem)", device: nil)) }
         if !discovery.canRemove, !devices.isEmpty {
-            events.append(.log(.warning, "bridge/devices has entries without an ieee_address: no device is removed on this list",
-                               device: nil))
+            events.append(
+                .log(
+                    .warning, "bridge/devices has entries without an ieee_address: no device is removed on this list",
+                    device: nil))
         }
         for id in devices.keys.sorted() where discovery.removes(id) {
             guard let gone = devices.removeValue(forKey: id) else { continue }
@@ -112,7 +119,9 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
                 try? mapped.device.modifyTrait(at: address) { $0.source = reference }
             }
             let existing = devices[id]
-            if let existing, existing.friendlyName == mapped.friendlyName, existing.device.hasSameShape(as: mapped.device) {
+            if let existing, existing.friendlyName == mapped.friendlyName,
+                existing.device.hasSameShape(as: mapped.device)
+            {
                 continue  // unchanged: a no-op
             }
             if existing == nil, devices.count >= message.deviceLimit {
@@ -125,11 +134,14 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
                 events.append(.unroute(old))
             }
             devices[id] = mapped
-            let (state, availability) = (baseTopic + "/" + mapped.friendlyName, baseTopic + "/" + mapped.friendlyName + "/availability")
+            let (state, availability) = (
+                baseTopic + "/" + mapped.friendlyName, baseTopic + "/" + mapped.friendlyName + "/availability"
+            )
             deviceTopics[state] = (id, false)
             deviceTopics[availability] = (id, true)
             events.append(.route([state, availability]))
-            events.append(.described(SourceDevice(device: mapped.device, stalenessBudget: stalenessBudget(for: mapped))))
+            events.append(
+                .described(SourceDevice(device: mapped.device, stalenessBudget: stalenessBudget(for: mapped))))
             events.append(.replay([availability, state]))  // what came before the device was known, availability first
         }
     }
@@ -148,7 +160,8 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
             return
         }
         guard document.root.kind == .object else {
-            events.append(.log(.warning, "rejected message: expected a JSON object, found \(document.root.kind)", device: id))
+            events.append(
+                .log(.warning, "rejected message: expected a JSON object, found \(document.root.kind)", device: id))
             return
         }
         let (updates, problems) = source.updates(from: document.root, of: mapped)
@@ -164,7 +177,9 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
             return
         }
         guard let mapped = devices[id] else { return }
-        events.append(.availability(SourceReference(family: family, instance: instance, nativeID: mapped.ieeeAddress), isOnline: isOnline))
+        events.append(
+            .availability(
+                SourceReference(family: family, instance: instance, nativeID: mapped.ieeeAddress), isOnline: isOnline))
     }
 
     private func stalenessBudget(for device: Zigbee2MQTTDevice) -> Duration {
@@ -172,13 +187,17 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
         return device.isBatteryPowered ? batteryStaleness : mainsStaleness
     }
 
-    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError) -> [SourceOutgoing] {
+    public mutating func commands(for writes: [AttributeUpdate], on id: DeviceID) throws(SourceCommandError)
+        -> [SourceOutgoing]
+    {
         guard !writes.isEmpty else { return [] }
         guard let mapped = devices[id] else {
             throw .notSupported("device '\(id)' has not been listed by zigbee2mqtt since start")
         }
         let payload = try source.commandPayload(for: writes, on: mapped)
-        return [SourceOutgoing(topic: baseTopic + "/" + mapped.friendlyName + "/set", payload: payload.serializedBytes())]
+        return [
+            SourceOutgoing(topic: baseTopic + "/" + mapped.friendlyName + "/set", payload: payload.serializedBytes())
+        ]
     }
 }
 
