@@ -93,16 +93,17 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        let locality: TraitLocality = settings.zigbee2mqttLocality.flatMap(TraitLocality.init(rawValue:))
-            ?? (url.isLocalNetwork ? .localPeer : .remote)
-        let z2m = BridgeConfiguration.Zigbee2MQTTInstance(
-            instance: settings.zigbee2mqttInstance, baseTopic: settings.zigbee2mqttBaseTopic, locality: locality,
-            mainsStaleness: settings.mainsStalenessSeconds.map { .seconds($0) },
-            batteryStaleness: settings.batteryStalenessSeconds.map { .seconds($0) },
-            deviceStaleness: settings.deviceStalenessSeconds.mapValues { .seconds($0) })
         var configuration = BridgeConfiguration(
-            prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: z2m,
+            prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: nil,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
+        configuration.zigbee2mqttInstances = settings.zigbee2mqtt.map { z2m in
+            BridgeConfiguration.Zigbee2MQTTInstance(
+                instance: z2m.instance, baseTopic: z2m.baseTopic,
+                locality: z2m.locality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+                mainsStaleness: z2m.mainsStalenessSeconds.map { .seconds($0) },
+                batteryStaleness: z2m.batteryStalenessSeconds.map { .seconds($0) },
+                deviceStaleness: z2m.deviceStalenessSeconds.mapValues { .seconds($0) })
+        }
         configuration.limits = settings.limits
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(

@@ -1,6 +1,6 @@
 import Foundation
-import TraitBridgeJSON
 import TraitBridgeEngine
+import TraitBridgeJSON
 import TraitBridgeModel
 
 /// The settings of `traitbridge serve`, from the config file (`--config`), then flags, then
@@ -23,12 +23,18 @@ struct ServeConfiguration: Sendable {
     var mappingsDirectory = "mappings"
     var logLevel = "info"
     var commandTimeoutSeconds = 3.0
-    var zigbee2mqttBaseTopic = "zigbee2mqtt"
-    var zigbee2mqttInstance = "default"
-    var zigbee2mqttLocality: String?
-    var mainsStalenessSeconds: Int?
-    var batteryStalenessSeconds: Int?
-    var deviceStalenessSeconds: [String: Int] = [:]
+    /// The zigbee2mqtt networks: `"zigbee2mqtt": {…}` for one, `[{…}, {…}]` for several.
+    var zigbee2mqtt = [Zigbee2MQTTSettings()]
+
+    /// One zigbee2mqtt network's section.
+    struct Zigbee2MQTTSettings {
+        var baseTopic = "zigbee2mqtt"
+        var instance = "default"
+        var locality: String?
+        var mainsStalenessSeconds: Int?
+        var batteryStalenessSeconds: Int?
+        var deviceStalenessSeconds: [String: Int] = [:]
+    }
     var tasmotaDiscoveryPrefix = "tasmota/discovery"
     var tasmotaLocality: String?
     var tasmotaStalenessSeconds: Int?
@@ -45,9 +51,11 @@ struct ServeConfiguration: Sendable {
     var limits = BridgeLimits()
 
     static let keys: Set<String> = [
-        "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds", "cleanSession",
+        "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
+        "cleanSession",
         "tls", "prefix", "dataDir",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant", "cloudAliases",
+        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
+        "cloudAliases",
         "limits",
     ]
 
@@ -76,26 +84,37 @@ struct ServeConfiguration: Sendable {
             return text
         }
         func seconds(_ value: JSON, at path: JSONPath) throws(ConfigurationError) -> Int {
-            guard let seconds = value.int64, seconds > 0 else { throw fail(path, "expected a whole number of seconds > 0") }
+            guard let seconds = value.int64, seconds > 0 else {
+                throw fail(path, "expected a whole number of seconds > 0")
+            }
             return Int(seconds)
         }
         /// A source's section (`tasmota`, `shelly`, `homeAssistant`): the keys it allows, each checked
         /// the same way for every source.
-        func sourceSection(_ value: JSON, at: JSONPath, allowed: [String], prefixMayEndWithSlash: Bool = false) throws(ConfigurationError) -> SourceSection {
+        func sourceSection(_ value: JSON, at: JSONPath, allowed: [String], prefixMayEndWithSlash: Bool = false)
+            throws(ConfigurationError) -> SourceSection
+        {
             guard value.kind == .object else {
                 throw fail(at, "expected an object {\(allowed.map { "\"\($0)\"" }.joined(separator: ", "))}")
             }
             var section = SourceSection()
             for (key, field) in value.members {
                 let fieldAt = at.appending(key)
-                guard allowed.contains(key) else { throw fail(fieldAt, "unknown key '\(key)'; allowed: \(allowed.joined(separator: ", "))") }
+                guard allowed.contains(key) else {
+                    throw fail(fieldAt, "unknown key '\(key)'; allowed: \(allowed.joined(separator: ", "))")
+                }
                 switch key {
                 case "enabled":
                     guard let flag = field.bool else { throw fail(fieldAt, "expected true or false") }
                     section.enabled = flag
                 case "discoveryPrefix":
-                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#"), prefixMayEndWithSlash || !text.hasSuffix("/") else {
-                        throw fail(fieldAt, "expected a non-empty topic prefix without + or #" + (prefixMayEndWithSlash ? "" : " and without a trailing /"))
+                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#"),
+                        prefixMayEndWithSlash || !text.hasSuffix("/")
+                    else {
+                        throw fail(
+                            fieldAt,
+                            "expected a non-empty topic prefix without + or #"
+                                + (prefixMayEndWithSlash ? "" : " and without a trailing /"))
                     }
                     section.discoveryPrefix = text
                 case "locality":
@@ -120,11 +139,15 @@ struct ServeConfiguration: Sendable {
             case "password": configuration.password = try string()
             case "passwordFile":
                 let file = try string()
-                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw fail(at, "cannot read password file '\(file)'") }
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw fail(at, "cannot read password file '\(file)'")
+                }
                 configuration.password = text.trimmingCharacters(in: .whitespacesAndNewlines)
             case "passwordEnv":
                 let name = try string()
-                guard let text = ProcessInfo.processInfo.environment[name] else { throw fail(at, "environment variable \(name) is not set") }
+                guard let text = ProcessInfo.processInfo.environment[name] else {
+                    throw fail(at, "environment variable \(name) is not set")
+                }
                 configuration.password = text
             case "clientId": configuration.clientID = try string()
             case "protocol":
@@ -132,7 +155,9 @@ struct ServeConfiguration: Sendable {
                 guard ["3.1.1", "5"].contains(text) else { throw fail(at, "protocol '\(text)' is not one of 3.1.1, 5") }
                 configuration.protocolVersion = text
             case "keepAliveSeconds":
-                guard let seconds = value.int64, (5...3600).contains(seconds) else { throw fail(at, "expected whole seconds from 5 to 3600") }
+                guard let seconds = value.int64, (5...3600).contains(seconds) else {
+                    throw fail(at, "expected whole seconds from 5 to 3600")
+                }
                 configuration.keepAliveSeconds = Int(seconds)
             case "cleanSession":
                 guard let flag = value.bool else { throw fail(at, "expected true or false") }
@@ -142,14 +167,18 @@ struct ServeConfiguration: Sendable {
             case "mappings": configuration.mappingsDirectory = try string()
             case "logLevel": configuration.logLevel = try string()
             case "commandTimeoutSeconds":
-                guard let seconds = value.double, seconds > 0, seconds <= 600 else { throw fail(at, "expected a number of seconds from 0 to 600") }
+                guard let seconds = value.double, seconds > 0, seconds <= 600 else {
+                    throw fail(at, "expected a number of seconds from 0 to 600")
+                }
                 configuration.commandTimeoutSeconds = seconds
             case "tls":
                 for (tlsKey, tlsValue) in value.members {
                     let tlsAt = at.appending(tlsKey)
                     func path() throws(ConfigurationError) -> String? {
                         if tlsValue.isNull { return nil }
-                        guard let text = tlsValue.string else { throw fail(tlsAt, "expected a file path or null, found \(tlsValue.kind)") }
+                        guard let text = tlsValue.string else {
+                            throw fail(tlsAt, "expected a file path or null, found \(tlsValue.kind)")
+                        }
                         return text
                     }
                     switch tlsKey {
@@ -163,29 +192,62 @@ struct ServeConfiguration: Sendable {
                     }
                 }
             case "zigbee2mqtt":
-                for (z2mKey, z2mValue) in value.members {
-                    let z2mAt = at.appending(z2mKey)
-                    switch z2mKey {
-                    case "baseTopic", "instance":
-                        guard let text = z2mValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
-                            throw fail(z2mAt, "expected a non-empty string without + or #")
-                        }
-                        if z2mKey == "baseTopic" { configuration.zigbee2mqttBaseTopic = text } else { configuration.zigbee2mqttInstance = text }
-                    case "locality":
-                        configuration.zigbee2mqttLocality = try locality(z2mValue, at: z2mAt)
-                    case "mainsStalenessSeconds", "batteryStalenessSeconds":
-                        let budget = try seconds(z2mValue, at: z2mAt)
-                        if z2mKey == "mainsStalenessSeconds" { configuration.mainsStalenessSeconds = budget } else { configuration.batteryStalenessSeconds = budget }
-                    case "deviceStalenessSeconds":
-                        for (device, budget) in z2mValue.members {
-                            configuration.deviceStalenessSeconds[device] = try seconds(budget, at: z2mAt.appending(device))
-                        }
-                    default:
-                        throw fail(z2mAt, "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds")
+                let sections =
+                    value.kind == .array
+                    ? Array(value.elements.enumerated()).map { ($0.element, at.appending($0.offset)) } : [(value, at)]
+                guard !sections.isEmpty else { throw fail(at, "expected a zigbee2mqtt section, or a list of them") }
+                configuration.zigbee2mqtt = []
+                for (section, sectionAt) in sections {
+                    guard section.kind == .object else {
+                        throw fail(sectionAt, "expected an object with baseTopic, instance, locality…")
                     }
+                    var z2m = Zigbee2MQTTSettings()
+                    for (z2mKey, z2mValue) in section.members {
+                        let z2mAt = sectionAt.appending(z2mKey)
+                        switch z2mKey {
+                        case "baseTopic", "instance":
+                            guard let text = z2mValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#")
+                            else {
+                                throw fail(z2mAt, "expected a non-empty string without + or #")
+                            }
+                            if z2mKey == "baseTopic" { z2m.baseTopic = text } else { z2m.instance = text }
+                        case "locality":
+                            z2m.locality = try locality(z2mValue, at: z2mAt)
+                        case "mainsStalenessSeconds", "batteryStalenessSeconds":
+                            let budget = try seconds(z2mValue, at: z2mAt)
+                            if z2mKey == "mainsStalenessSeconds" {
+                                z2m.mainsStalenessSeconds = budget
+                            } else {
+                                z2m.batteryStalenessSeconds = budget
+                            }
+                        case "deviceStalenessSeconds":
+                            for (device, budget) in z2mValue.members {
+                                z2m.deviceStalenessSeconds[device] = try seconds(budget, at: z2mAt.appending(device))
+                            }
+                        default:
+                            throw fail(
+                                z2mAt,
+                                "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds"
+                            )
+                        }
+                    }
+                    // Two networks on one broker need their own base topics and instance names.
+                    if configuration.zigbee2mqtt.contains(where: { $0.instance == z2m.instance }) {
+                        throw fail(
+                            sectionAt.appending("instance"),
+                            "instance '\(z2m.instance)' is used by another zigbee2mqtt section; give each its own")
+                    }
+                    if configuration.zigbee2mqtt.contains(where: { $0.baseTopic == z2m.baseTopic }) {
+                        throw fail(
+                            sectionAt.appending("baseTopic"),
+                            "baseTopic '\(z2m.baseTopic)' is used by another zigbee2mqtt section; give each its own")
+                    }
+                    configuration.zigbee2mqtt.append(z2m)
                 }
             case "tasmota":
-                let section = try sourceSection(value, at: at, allowed: ["discoveryPrefix", "locality", "stalenessSeconds"], prefixMayEndWithSlash: true)
+                let section = try sourceSection(
+                    value, at: at, allowed: ["discoveryPrefix", "locality", "stalenessSeconds"],
+                    prefixMayEndWithSlash: true)
                 if let prefix = section.discoveryPrefix { configuration.tasmotaDiscoveryPrefix = prefix }
                 if let locality = section.locality { configuration.tasmotaLocality = locality }
                 if let staleness = section.staleness { configuration.tasmotaStalenessSeconds = staleness }
@@ -195,21 +257,29 @@ struct ServeConfiguration: Sendable {
                 if let locality = section.locality { configuration.shellyLocality = locality }
                 if let staleness = section.staleness { configuration.shellyStalenessSeconds = staleness }
             case "homeAssistant":
-                let section = try sourceSection(value, at: at, allowed: ["enabled", "discoveryPrefix", "locality", "stalenessSeconds"])
+                let section = try sourceSection(
+                    value, at: at, allowed: ["enabled", "discoveryPrefix", "locality", "stalenessSeconds"])
                 if let enabled = section.enabled { configuration.homeAssistantEnabled = enabled }
                 if let prefix = section.discoveryPrefix { configuration.homeAssistantDiscoveryPrefix = prefix }
                 if let locality = section.locality { configuration.homeAssistantLocality = locality }
                 if let staleness = section.staleness { configuration.homeAssistantStalenessSeconds = staleness }
             case "cloudAliases":
-                guard value.kind == .object else { throw fail(at, "expected an object {\"<C2C device id>\": \"<TraitBridge device id>\"}") }
+                guard value.kind == .object else {
+                    throw fail(at, "expected an object {\"<C2C device id>\": \"<TraitBridge device id>\"}")
+                }
                 for (c2cID, target) in value.members {
                     guard let text = target.string, DeviceID.isValid(text) else {
-                        throw fail(at.appending(c2cID), "expected a TraitBridge device id such as \"z2m-0x00158d0001a2b3c4\" (letters, digits, . _ -)")
+                        throw fail(
+                            at.appending(c2cID),
+                            "expected a TraitBridge device id such as \"z2m-0x00158d0001a2b3c4\" (letters, digits, . _ -)"
+                        )
                     }
                     configuration.cloudAliases[c2cID] = text
                 }
             case "limits":
-                guard value.kind == .object else { throw fail(at, "expected an object such as {\"devicesPerSource\": 5000}") }
+                guard value.kind == .object else {
+                    throw fail(at, "expected an object such as {\"devicesPerSource\": 5000}")
+                }
                 for (name, limit) in value.members {
                     guard let number = limit.int64, (1...(1 << 40)).contains(number) else {
                         throw fail(at.appending(name), "expected a whole number from 1 to 2^40")

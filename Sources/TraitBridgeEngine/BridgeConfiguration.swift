@@ -8,8 +8,19 @@ public struct BridgeConfiguration: Sendable {
     public var prefix: String
     /// The broker as printed in reasons ("broker mqtt://127.0.0.1:1883 disconnected").
     public var brokerDescription: String
-    /// One zigbee2mqtt instance: its base topic and its locality.
-    public var zigbee2mqtt: Zigbee2MQTTInstance?
+    /// The zigbee2mqtt networks, each its own plug-in: base topic, instance name, locality.
+    public var zigbee2mqttInstances: [Zigbee2MQTTInstance]
+    /// The first zigbee2mqtt network (most installations have one).
+    public var zigbee2mqtt: Zigbee2MQTTInstance? {
+        get { zigbee2mqttInstances.first }
+        set {
+            if let newValue {
+                if zigbee2mqttInstances.isEmpty { zigbee2mqttInstances = [newValue] } else { zigbee2mqttInstances[0] = newValue }
+            } else {
+                zigbee2mqttInstances.removeAll()
+            }
+        }
+    }
     /// How long a command waits for the device's echo before it is reported `assumed`.
     public var commandTimeout: Duration
     /// Bounds on what outside input can make the bridge hold (devices, bytes, pending work).
@@ -107,7 +118,7 @@ public struct BridgeConfiguration: Sendable {
     ) {
         self.prefix = prefix
         self.brokerDescription = brokerDescription
-        self.zigbee2mqtt = zigbee2mqtt
+        self.zigbee2mqttInstances = zigbee2mqtt.map { [$0] } ?? []
         self.commandTimeout = commandTimeout
         self.limits.pendingMessages = pendingMessageLimit
     }

@@ -13,7 +13,8 @@ enum SourceRegistry {
         generic: [GenericDeviceDefinition]
     ) -> [any SourcePlugin] {
         var plugins: [any SourcePlugin] = []
-        if let instance = configuration.zigbee2mqtt, let table = zigbee2mqtt {
+        for instance in configuration.zigbee2mqttInstances {
+            guard let table = zigbee2mqtt else { break }
             plugins.append(
                 Zigbee2MQTTPlugin(
                     source: Zigbee2MQTTSource(table: table, catalog: catalog, instance: instance.instance),

@@ -82,6 +82,30 @@ struct ServeCommandTests {
         #expect(watcher.waitFor("home-bridge/bridge/state") { $0.payloadText == "online" } != nil)
     }
 
+    @Test("two zigbee2mqtt networks in one config file: serve reads both, each device from its own list")
+    func twoNetworks() throws {
+        let broker = try MosquittoBroker()
+        let data = temporaryPath()
+        let config = data + ".json"
+        defer { for path in [data, config] { try? FileManager.default.removeItem(atPath: path) } }
+        try """
+            {"broker": "mqtt://127.0.0.1:\(broker.port)", "dataDir": "\(data)", "mappings": "\(CommandRunner.repository)/mappings",
+             "zigbee2mqtt": [{"baseTopic": "z2m-down"}, {"baseTopic": "z2m-up", "instance": "upstairs"}]}
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let client = try TestMQTTClient(BrokerURL(broker.url), subscribe: ["traitbridge/devices/+"])
+        func list(_ ieee: String, _ name: String) -> String {
+            #"[{"ieee_address":"\#(ieee)","type":"Router","friendly_name":"\#(name)","definition":{"exposes":[{"type":"switch","#
+                + #""features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        }
+        try client.publish("z2m-down/bridge/devices", list("0x00158d0003000001", "Kitchen plug"), retain: true)
+        try client.publish("z2m-up/bridge/devices", list("0x00158d0003000002", "Attic plug"), retain: true)
+        let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        defer { serve.stop() }
+        let kitchen = client.waitFor("traitbridge/devices/z2m-0x00158d0003000001") { $0.payloadText.contains("zigbee2mqtt[default]") }
+        let attic = client.waitFor("traitbridge/devices/z2m-0x00158d0003000002") { $0.payloadText.contains("zigbee2mqtt[upstairs]") }
+        #expect(kitchen != nil && attic != nil, "both networks' devices are described, each with its instance")
+    }
+
     @Test("a bad broker URL and a bad config file are usage errors that say what to fix")
     func badSettings() throws {
         let url = try CommandRunner.run(["serve", "--broker", "127.0.0.1:1883"])
@@ -99,6 +123,12 @@ struct ServeCommandTests {
             (#"{"shelly": {"enable": true}}"#, "shelly.enable: unknown key 'enable'; allowed: enabled, locality, stalenessSeconds"),
             (#"{"homeAssistant": {"discoveryPrefix": "ha/"}}"#, "homeAssistant.discoveryPrefix: expected a non-empty topic prefix without + or # and without a trailing /"),
             (#"{"homeAssistant": {"stalenessSeconds": 0}}"#, "homeAssistant.stalenessSeconds: expected a whole number of seconds > 0"),
+            (#"{"zigbee2mqtt": [{"baseTopic": "a"}, {"baseTopic": "b"}]}"#,
+             "zigbee2mqtt[1].instance: instance 'default' is used by another zigbee2mqtt section; give each its own"),
+            (#"{"zigbee2mqtt": [{"baseTopic": "a", "instance": "x"}, {"baseTopic": "a", "instance": "y"}]}"#,
+             "zigbee2mqtt[1].baseTopic: baseTopic 'a' is used by another zigbee2mqtt section; give each its own"),
+            (#"{"zigbee2mqtt": []}"#, "zigbee2mqtt: expected a zigbee2mqtt section, or a list of them"),
+            (#"{"zigbee2mqtt": [7]}"#, "zigbee2mqtt[0]: expected an object with baseTopic, instance, locality"),
         ] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)
             let refused = try CommandRunner.run(["serve", "--config", config])
