@@ -114,7 +114,11 @@ extension BridgeState {
     /// broker (the description made once for both).
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         let description = descriptionPayload(id)
-        effects.storeChanges.append(.upsert(record(for: id, description: description)))
+        let hash = description.hashValue
+        if storedDescriptions[id] != hash {
+            storedDescriptions[id] = hash
+            effects.storeChanges.append(.upsert(record(for: id, description: description)))
+        }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: description)
     }
 

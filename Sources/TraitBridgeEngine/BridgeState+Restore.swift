@@ -1,7 +1,7 @@
 import FoundationEssentials
+import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeModel
-import TraitBridgeCloud
 public import TraitBridgeStore
 
 extension BridgeState {
@@ -16,13 +16,17 @@ extension BridgeState {
                 var device = try decodeDevice(row)
                 device.name = row.name
                 try graph.addDevice(device)
+                storedDescriptions[row.id] = row.description.hashValue
                 if let roomName = row.roomName {
                     let home = graph.primaryHome.id
                     let room = try graph.room(named: roomName, addingTo: home)
                     try graph.assignDevice(row.id, to: room)
                 }
             } catch {
-                logs.append(BridgeLogLine(.warning, "could not restore device from the registry: \(error)", ["tb.device.id": row.id.rawValue]))
+                logs.append(
+                    BridgeLogLine(
+                        .warning, "could not restore device from the registry: \(error)",
+                        ["tb.device.id": row.id.rawValue]))
             }
         }
         logs.append(BridgeLogLine(.info, "restored \(graph.devices.count) devices from the registry"))
@@ -40,23 +44,39 @@ extension BridgeState {
                 throw ModelError.unknownDeviceTypeKey(key: key, known: [])
             }
             let traits = (type["traits"]?.members ?? []).compactMap { TraitID(parsing: $0.key) }
-            types.append(try catalog.makeDeviceType(key: key, type: typeID, isPrimaryType: type["isPrimaryType"]?.bool ?? false, traits: traits))
+            types.append(
+                try catalog.makeDeviceType(
+                    key: key, type: typeID, isPrimaryType: type["isPrimaryType"]?.bool ?? false, traits: traits))
         }
         let identity = root["identity"]
-        let source = SourceReference(family: row.sourceFamily, instance: row.sourceInstance, nativeID: row.nativeID)
+        let rowSource = SourceReference(family: row.sourceFamily, instance: row.sourceInstance, nativeID: row.nativeID)
+        // Everything the description holds comes back, so that a source describing the device
+        // again as it was changes nothing (no new description, no registry write).
+        let sources = (root["sources"]?.elements ?? []).compactMap { $0.string.flatMap(SourceReference.init(parsing:)) }
         var device = try Device(
             id: row.id, name: row.name,
             identity: DeviceIdentity(
+                vendorID: identity?["vendorId"]?.int64.flatMap { UInt16(exactly: $0) },
+                productID: identity?["productId"]?.int64.flatMap { UInt16(exactly: $0) },
                 uniqueID: identity?["uniqueId"]?.string,
                 serialNumber: identity?["serialNumber"]?.string,
                 otherDeviceIDs: (identity?["otherDeviceIds"]?.elements ?? []).compactMap { other in
                     other["deviceId"]?.string.map { OtherDeviceID(agentID: other["agentId"]?.string, deviceID: $0) }
                 }),
-            info: DeviceInfo(manufacturer: root[path: "deviceInfo.manufacturer"]?.string, model: root[path: "deviceInfo.model"]?.string),
-            sources: [source],
+            info: DeviceInfo(
+                manufacturer: root[path: "deviceInfo.manufacturer"]?.string,
+                model: root[path: "deviceInfo.model"]?.string,
+                hardwareVersion: root[path: "deviceInfo.hwVersion"]?.string,
+                softwareVersion: root[path: "deviceInfo.swVersion"]?.string),
+            isMatterDevice: root["isMatterDevice"]?.bool ?? false,
+            sources: sources.isEmpty ? [rowSource] : sources.filter { $0.family != GoogleC2C.family },
             deviceTypes: types)
-        for address in device.traitAddresses {
-            try device.modifyTrait(at: address) { $0.source = source }
+        for (key, type) in root["types"]?.members ?? [] {
+            for (traitText, trait) in type["traits"]?.members ?? [] {
+                guard let traitID = TraitID(parsing: traitText), device.deviceType(key: key) != nil else { continue }
+                let source = trait["source"]?.string.flatMap(SourceReference.init(parsing:)) ?? rowSource
+                try? device.modifyTrait(at: TraitAddress(deviceTypeKey: key, traitID: traitID)) { $0.source = source }
+            }
         }
         return device
     }

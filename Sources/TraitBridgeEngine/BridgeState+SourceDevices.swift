@@ -35,6 +35,7 @@ extension BridgeState {
     /// (it is gone, or merged into another device).
     mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
         lastUpdate.removeValue(forKey: id)
+        storedDescriptions.removeValue(forKey: id)
         sourceNames.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
         try? graph.removeDevice(id)
         clearRetained(id, effects: &effects)

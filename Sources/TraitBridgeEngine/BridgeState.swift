@@ -47,6 +47,9 @@ public struct BridgeState: Sendable {
     var lastUpdate: [DeviceID: Date] = [:]
     var publishedState: [DeviceID: [UInt8]] = [:]
     var publishedDescription: [DeviceID: [UInt8]] = [:]
+    /// A hash of the description each device's registry row holds: a device described again as
+    /// it was (every device, when the sources speak after a restart) writes no row.
+    var storedDescriptions: [DeviceID: Int] = [:]
     var pendingCommands: [PendingCommand] = []
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]

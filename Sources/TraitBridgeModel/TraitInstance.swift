@@ -32,6 +32,15 @@ public struct SourceReference: Sendable, Hashable, Codable, CustomStringConverti
     }
 
     public var description: String { "\(family)[\(instance)]:\(nativeID)" }
+
+    /// Reads back ``description`` (`family[instance]:nativeID`); nil for any other text.
+    public init?(parsing text: String) {
+        guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]"),
+              text.index(after: close) < text.endIndex, text[text.index(after: close)] == ":", open > text.startIndex
+        else { return nil }
+        self.init(family: String(text[..<open]), instance: String(text[text.index(after: open)..<close]),
+                  nativeID: String(text[text.index(close, offsetBy: 2)...]))
+    }
 }
 
 /// One trait on a device: its attribute values, where they come from, and its connectivity.
