@@ -49,7 +49,7 @@ extension BridgeState {
             standalone.name = item.device.name
             try? graph.addDevice(standalone)
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
-            sourceNames[standalone.id] = item.device.name
+            self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
             applyPlacement(standalone.id, effects: &effects)
             if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
             var summary = JSONObject()
@@ -62,7 +62,7 @@ extension BridgeState {
                 refresh(targetID, now: now, effects: &effects, republishDescription: true)
             } else {
                 summary.append("device", .string(standalone.id.rawValue))
-                lastUpdate[standalone.id] = lastUpdate[standalone.id] ?? now
+                self.runtime[standalone.id, default: DeviceRuntime()].lastUpdate = self.runtime[standalone.id]?.lastUpdate ?? now
                 refresh(standalone.id, now: now, effects: &effects, republishDescription: true)
             }
             imported.append(.object(summary))
@@ -193,7 +193,7 @@ extension BridgeState {
             for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
             cloudDevices[report.c2cID] = runtime
             problems += applied.problems.map { .string("\(report.path): \($0)") }
-            if applied.valuesChanged { lastUpdate[runtime.target] = now }
+            if applied.valuesChanged { self.runtime[runtime.target, default: DeviceRuntime()].lastUpdate = now }
             refresh(runtime.target, now: now, effects: &effects, valuesChanged: applied.valuesChanged || applied.connectivityChanged)
             confirmCommands(for: runtime.target, now: now, effects: &effects)
             updated.append(.string(runtime.target.rawValue))

@@ -151,7 +151,7 @@ extension BridgeState {
             }
         }
         if own?.keepsName == true, let previous { device.name = previous.name }
-        if let own { sourceNames[id] = own.device.name }
+        if let own { runtime[id, default: DeviceRuntime()].sourceName = own.device.name }
         if previous == nil {
             try? graph.addDevice(device)
             effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])

@@ -58,7 +58,7 @@ extension BridgeState {
                 placement.name = text
             } else {
                 placement.name = nil
-                let name = sourceNames[id] ?? device.name
+                let name = runtime[id]?.sourceName ?? device.name
                 _ = try? graph.modifyDevice(id) { $0.name = name }
             }
         } else {

@@ -46,17 +46,19 @@ extension BridgeState {
             connectivityChanged = connectivityChanged || changed
         }
         guard broker.status == .up, let device = graph.devices[id] else { return }
-        if valuesChanged || connectivityChanged || publishedState[id] == nil {
-            let state = DevicePayloads.state(of: device, lastUpdate: lastUpdate[id])
-            if publishedState[id] != state {
-                publishedState[id] = state
+        if valuesChanged || connectivityChanged || runtime[id]?.publishedState == nil {
+            let state = DevicePayloads.state(of: device, lastUpdate: runtime[id]?.lastUpdate)
+            let hash = state.hashValue
+            if runtime[id]?.publishedState != hash {
+                runtime[id, default: DeviceRuntime()].publishedState = hash
                 effects.publish(stateTopic(id), state, retain: true)
             }
         }
-        if republishDescription || publishedDescription[id] == nil {
+        if republishDescription || runtime[id]?.publishedDescription == nil {
             let description = precomputed ?? descriptionPayload(id)
-            if publishedDescription[id] != description {
-                publishedDescription[id] = description
+            let hash = description.hashValue
+            if runtime[id]?.publishedDescription != hash {
+                runtime[id, default: DeviceRuntime()].publishedDescription = hash
                 effects.publish(descriptionTopic(id), description, retain: true)
             }
         }
@@ -115,8 +117,8 @@ extension BridgeState {
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         let description = descriptionPayload(id)
         let hash = description.hashValue
-        if storedDescriptions[id] != hash {
-            storedDescriptions[id] = hash
+        if runtime[id]?.storedDescription != hash {
+            runtime[id, default: DeviceRuntime()].storedDescription = hash
             effects.storeChanges.append(.upsert(record(for: id, description: description)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: description)

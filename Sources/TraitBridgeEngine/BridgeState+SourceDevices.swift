@@ -22,7 +22,7 @@ extension BridgeState {
                 }
             }
         }
-        if changed { lastUpdate[id] = now }
+        if changed { runtime[id, default: DeviceRuntime()].lastUpdate = now }
         for reference in seen {
             liveness[reference]?.lastSeen = now
             liveness[reference]?.lastTopic = topic
@@ -34,9 +34,7 @@ extension BridgeState {
     /// Takes a device out of the bridge: graph, liveness, retained topics and the registry on disk
     /// (it is gone, or merged into another device).
     mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
-        lastUpdate.removeValue(forKey: id)
-        storedDescriptions.removeValue(forKey: id)
-        sourceNames.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
+        runtime.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
         try? graph.removeDevice(id)
         clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
@@ -65,8 +63,7 @@ extension BridgeState {
 
     /// Clears a device's retained state and description (it is gone or merged into another).
     mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
-        publishedState.removeValue(forKey: id)
-        publishedDescription.removeValue(forKey: id)
+        runtime[id]?.forgetPublished()
         effects.publish(stateTopic(id), [], retain: true)
         effects.publish(descriptionTopic(id), [], retain: true)
     }

@@ -1,10 +1,10 @@
 public import FoundationEssentials
+public import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
 import TraitBridgeSources
 import TraitBridgeStore
-public import TraitBridgeCloud
 
 /// The whole bridge as a value: registry, routes, connectivity chain, pending commands.
 ///
@@ -43,13 +43,8 @@ public struct BridgeState: Sendable {
     var waitingTopics: [DeviceID: Set<String>] = [:]
     var referenceOwner: [SourceReference: DeviceID] = [:]
     var carried: [DeviceID: [Device]] = [:]
-    /// When a device's values last changed.
-    var lastUpdate: [DeviceID: Date] = [:]
-    var publishedState: [DeviceID: [UInt8]] = [:]
-    var publishedDescription: [DeviceID: [UInt8]] = [:]
-    /// A hash of the description each device's registry row holds: a device described again as
-    /// it was (every device, when the sources speak after a restart) writes no row.
-    var storedDescriptions: [DeviceID: Int] = [:]
+    /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
+    var runtime: [DeviceID: DeviceRuntime] = [:]
     var pendingCommands: [PendingCommand] = []
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
@@ -58,15 +53,14 @@ public struct BridgeState: Sendable {
     var cloudByTarget: [DeviceID: Set<String>] = [:]
     /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
     var placements: [DeviceID: UserPlacement] = [:]
-    /// The name each device's source (or the cloud) last gave it, for `rename --reset`.
-    var sourceNames: [DeviceID: String] = [:]
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil, shelly: ShellyTable? = nil,
+        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil,
+        shelly: ShellyTable? = nil,
         homeAssistant: HomeAssistantTable? = nil
     ) {
         self.configuration = configuration
@@ -88,13 +82,20 @@ public struct BridgeState: Sendable {
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
-        var filters = ["\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+", "\(configuration.prefix)/bridge/request/+/+"]
+        var filters = [
+            "\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+",
+            "\(configuration.prefix)/bridge/request/+/+",
+        ]
         if cloud != nil { filters.append(cloudResponseTopic) }
         let requested = plugins.flatMap(\.subscriptions)
         // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`) is not subscribed twice.
         let wildcards = (filters + requested).filter { $0.contains("+") || $0.contains("#") }
         for filter in requested where !filters.contains(filter) {
-            if !filter.contains("+") && !filter.contains("#") && wildcards.contains(where: { MQTTTopicFilter.matches($0, filter) }) { continue }
+            if !filter.contains("+") && !filter.contains("#")
+                && wildcards.contains(where: { MQTTTopicFilter.matches($0, filter) })
+            {
+                continue
+            }
             filters.append(filter)
         }
         return filters
@@ -124,8 +125,9 @@ public struct BridgeState: Sendable {
             return effects
         }
         if payload.count > configuration.limits.messageBytes, payload.count > payloadLimit(topic) {
-            refuseAtLimit(payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
-                          "a message of \(payload.count) bytes", effects: &effects)
+            refuseAtLimit(
+                payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
+                "a message of \(payload.count) bytes", effects: &effects)
             return effects
         }
         if let route = routes[topic] {
@@ -133,7 +135,8 @@ public struct BridgeState: Sendable {
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
-            handleRequest(operation, correlation: correlation, replyTo: replyTo, payload: payload, now: now, effects: &effects)
+            handleRequest(
+                operation, correlation: correlation, replyTo: replyTo, payload: payload, now: now, effects: &effects)
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else {
@@ -148,12 +151,13 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         broker = LinkState(status: .up, since: now, origin: configuration.brokerDescription)
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
-        publishedState.removeAll()
-        publishedDescription.removeAll()
+        for id in runtime.keys { runtime[id]?.forgetPublished() }
         refreshAll(now: now, effects: &effects)
         isHealthChanged = true
         publishHealthIfChanged(effects: &effects)
-        effects.log(.info, "connected; republished \(graph.devices.count) devices", ["tb.mqtt.broker": configuration.brokerDescription])
+        effects.log(
+            .info, "connected; republished \(graph.devices.count) devices",
+            ["tb.mqtt.broker": configuration.brokerDescription])
         return effects
     }
 
@@ -164,7 +168,9 @@ public struct BridgeState: Sendable {
         broker = LinkState(status: .down, since: now, origin: configuration.brokerDescription)
         refreshAll(now: now, effects: &effects)
         effects.publications.removeAll()
-        effects.log(.warning, "broker connection lost (\(reason)); all MQTT-sourced traits are unknown until it is back", ["tb.mqtt.broker": configuration.brokerDescription])
+        effects.log(
+            .warning, "broker connection lost (\(reason)); all MQTT-sourced traits are unknown until it is back",
+            ["tb.mqtt.broker": configuration.brokerDescription])
         return effects
     }
 
@@ -173,8 +179,10 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
         for (reference, live) in liveness where live.availability.status == .unknown {
-            guard let lastSeen = live.lastSeen, now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
-                  let target = referenceOwner[reference].flatMap({ members[$0]?.target }) else { continue }
+            guard let lastSeen = live.lastSeen,
+                now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
+                let target = referenceOwner[reference].flatMap({ members[$0]?.target })
+            else { continue }
             refresh(target, now: now, effects: &effects)
         }
         publishHealthIfChanged(effects: &effects)
@@ -211,14 +219,18 @@ public struct BridgeState: Sendable {
     mutating func keepPending(topic: String, payload: [UInt8], effects: inout BridgeEffects) {
         let limits = configuration.limits
         guard payload.count <= limits.pendingBytes else {
-            refuseAtLimit(.pendingBytes, topic: topic, "keeping a \(payload.count)-byte message for a device not known yet", effects: &effects)
+            refuseAtLimit(
+                .pendingBytes, topic: topic, "keeping a \(payload.count)-byte message for a device not known yet",
+                effects: &effects)
             return
         }
         pending.keep(topic, payload)
         while pending.count > limits.pendingMessages || pending.bytes > limits.pendingBytes, pending.count > 1,
-              let oldest = pending.evictOldest() {
-            refuseAtLimit(pending.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
-                          "the oldest message kept for a device not known yet, to make room", effects: &effects)
+            let oldest = pending.evictOldest()
+        {
+            refuseAtLimit(
+                pending.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
+                "the oldest message kept for a device not known yet, to make room", effects: &effects)
         }
     }
 
@@ -236,5 +248,25 @@ extension BridgeState {
             if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) { seen.insert(target) }
         }
         return seen.sorted()
+    }
+}
+
+/// What the bridge keeps per device beside the graph, in one record: what it last published and
+/// stored — as hashes of the bytes, to publish and store only on change without holding a copy of
+/// every payload — when its values last changed, and the name its source last gave it (for
+/// `rename --reset`).
+struct DeviceRuntime: Sendable, Hashable {
+    var publishedState: Int?
+    var publishedDescription: Int?
+    /// The description the registry row holds: a device described again as it was (every device,
+    /// when the sources speak after a restart) writes no row.
+    var storedDescription: Int?
+    var lastUpdate: Date?
+    var sourceName: String?
+
+    /// The broker may have lost what was published: everything is published again.
+    mutating func forgetPublished() {
+        publishedState = nil
+        publishedDescription = nil
     }
 }
