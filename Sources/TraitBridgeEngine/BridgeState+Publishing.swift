@@ -67,24 +67,32 @@ extension BridgeState {
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
         guard let device = graph.devices[id] else { return [] }
         let home = device.homeID.flatMap { graph.home($0) }
-        return DevicePayloads.description(
+        // Each trait's bindings are asked for twice (attributes, then commands): looked up once.
+        var last: (address: TraitAddress, bindings: [SourceBinding]?)?
+        func bindings(_ address: TraitAddress) -> [SourceBinding]? {
+            if let last, last.address == address { return last.bindings }
+            let found = sourceBindings(of: device, at: address)
+            last = (address, found)
+            return found
+        }
+        return DevicePayloads.descriptionBytes(
             of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
             fedAttributes: { address in
-                guard let bindings = sourceBindings(of: device, at: address) else {
+                guard let bindings = bindings(address) else {
                     let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
                     return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
                 }
                 return Self.deviceMetadata(bindings)
             },
             commands: { address in
-                guard let bindings = sourceBindings(of: device, at: address) else { return [] }
+                guard let bindings = bindings(address) else { return [] }
                 let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
                 return catalog.commandRules.filter { (command: CommandRule) -> Bool in
                     command.trait == address.traitID && command.unsupportedReason == nil
                         && (command.sets.allSatisfy { writable.contains($0.attribute) } && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
                 }.map(\.command)
             }
-        ).serializedBytes()
+        )
     }
 
     /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.

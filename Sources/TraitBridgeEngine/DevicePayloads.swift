@@ -67,80 +67,110 @@ public enum DevicePayloads {
     }
 
     /// The description: identity, place, sources, and per type and trait the attributes the
-    /// device really feeds, with their metadata, and the commands it accepts.
-    public static func description(
+    /// device really feeds, with their metadata, and the commands it accepts. Written straight to
+    /// bytes, with no JSON tree in between: it is made for every device a source describes.
+    public static func descriptionBytes(
         of device: Device, homeName: String?, roomName: String?, catalog: Catalog,
         fedAttributes: (TraitAddress) -> [(name: String, metadata: AttributeMetadata)], commands: (TraitAddress) -> [String]
-    ) -> JSONValue {
-        var root = JSONObject()
-        root["id"] = .string(device.id.rawValue)
-        root["name"] = .string(device.name)
-        root.setIfPresent("home", homeName.map { .string($0) })
-        root.setIfPresent("room", roomName.map { .string($0) })
-        var identity = JSONObject()
-        identity.setIfPresent("vendorId", device.identity.vendorID.map { .int(Int64($0)) })
-        identity.setIfPresent("productId", device.identity.productID.map { .int(Int64($0)) })
-        identity.setIfPresent("uniqueId", device.identity.uniqueID.map { .string($0) })
-        identity.setIfPresent("serialNumber", device.identity.serialNumber.map { .string($0) })
-        identity["otherDeviceIds"] = .array(device.identity.otherDeviceIDs.map { other in
-            var object = JSONObject()
-            object.setIfPresent("agentId", other.agentID.map { .string($0) })
-            object["deviceId"] = .string(other.deviceID)
-            return .object(object)
-        })
-        root["identity"] = .object(identity)
-        var info = JSONObject()
-        info.setIfPresent("manufacturer", device.info.manufacturer.map { .string($0) })
-        info.setIfPresent("model", device.info.model.map { .string($0) })
-        info.setIfPresent("hwVersion", device.info.hardwareVersion.map { .string($0) })
-        info.setIfPresent("swVersion", device.info.softwareVersion.map { .string($0) })
-        root["deviceInfo"] = .object(info)
-        root["isMatterDevice"] = .bool(device.isMatterDevice)
-        root["sources"] = .array(device.sources.map { .string($0.description) })
-        var types = JSONObject()
+    ) -> [UInt8] {
+        var writer = JSONStreamWriter(capacity: 512 + 512 * device.deviceTypes.count)
+        writer.beginObject()
+        writer.member("id", device.id.rawValue)
+        writer.member("name", device.name)
+        if let homeName { writer.member("home", homeName) }
+        if let roomName { writer.member("room", roomName) }
+        writer.key("identity")
+        writer.beginObject()
+        if let vendorID = device.identity.vendorID { writer.key("vendorId"); writer.int(Int64(vendorID)) }
+        if let productID = device.identity.productID { writer.key("productId"); writer.int(Int64(productID)) }
+        if let uniqueID = device.identity.uniqueID { writer.member("uniqueId", uniqueID) }
+        if let serial = device.identity.serialNumber { writer.member("serialNumber", serial) }
+        writer.key("otherDeviceIds")
+        writer.beginArray()
+        for other in device.identity.otherDeviceIDs {
+            writer.beginObject()
+            if let agentID = other.agentID { writer.member("agentId", agentID) }
+            writer.member("deviceId", other.deviceID)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        writer.key("deviceInfo")
+        writer.beginObject()
+        if let manufacturer = device.info.manufacturer { writer.member("manufacturer", manufacturer) }
+        if let model = device.info.model { writer.member("model", model) }
+        if let version = device.info.hardwareVersion { writer.member("hwVersion", version) }
+        if let version = device.info.softwareVersion { writer.member("swVersion", version) }
+        writer.endObject()
+        writer.key("isMatterDevice")
+        writer.bool(device.isMatterDevice)
+        writer.key("sources")
+        writer.beginArray()
+        for source in device.sources { writer.string(source.description) }
+        writer.endArray()
+        writer.key("types")
+        writer.beginObject()
         for type in device.deviceTypes {
-            var typeObject = JSONObject()
-            typeObject["type"] = .string(type.typeID.description)
-            typeObject.setIfPresent("homeApisId", catalog.deviceType(type.typeID)?.homeAPIsID.map { .string($0) })
-            typeObject["isPrimaryType"] = .bool(type.isPrimaryType)
-            var traits = JSONObject()
+            writer.key(type.key)
+            writer.beginObject()
+            writer.member("type", type.typeID.description)
+            if let homeAPIsID = catalog.deviceType(type.typeID)?.homeAPIsID { writer.member("homeApisId", homeAPIsID) }
+            writer.key("isPrimaryType")
+            writer.bool(type.isPrimaryType)
+            writer.key("traits")
+            writer.beginObject()
             for trait in type.traits {
                 let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
-                var traitObject = JSONObject()
-                traitObject.setIfPresent("homeApisId", catalog.trait(trait.traitID)?.homeAPIsID.map { .string($0) })
-                traitObject.setIfPresent("source", trait.source.map { .string($0.description) })
-                var attributes = JSONObject()
-                for (name, metadata) in fedAttributes(address) { attributes[name] = metadataJSON(metadata) }
-                traitObject["attributes"] = .object(attributes)
-                traitObject["commands"] = .array(commands(address).map { .string($0) })
-                traits[trait.traitID.description] = .object(traitObject)
+                writer.key(trait.traitID.description)
+                writer.beginObject()
+                if let homeAPIsID = catalog.trait(trait.traitID)?.homeAPIsID { writer.member("homeApisId", homeAPIsID) }
+                if let source = trait.source { writer.member("source", source.description) }
+                writer.key("attributes")
+                writer.beginObject()
+                for (name, metadata) in fedAttributes(address) {
+                    writer.key(name)
+                    writeMetadata(metadata, to: &writer)
+                }
+                writer.endObject()
+                writer.key("commands")
+                writer.beginArray()
+                for command in commands(address) { writer.string(command) }
+                writer.endArray()
+                writer.endObject()
             }
-            typeObject["traits"] = .object(traits)
-            types[type.key] = .object(typeObject)
+            writer.endObject()
+            writer.endObject()
         }
-        root["types"] = .object(types)
-        return .object(root)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
 
-    public static func metadataJSON(_ metadata: AttributeMetadata) -> JSONValue {
-        var object = JSONObject()
-        object["format"] = .string(metadata.format.rawValue)
-        object.setIfPresent("unit", metadata.unit.map { .string($0.rawValue) })
-        object.setIfPresent("min", metadata.minimum.map { .double($0) })
-        object.setIfPresent("max", metadata.maximum.map { .double($0) })
-        object.setIfPresent("step", metadata.step.map { .double($0) })
-        object.setIfPresent("validValues", metadata.validValues.map { values in
-            .array(values.map { value in
-                var entry = JSONObject()
-                entry["value"] = value.value.jsonValue
-                entry.setIfPresent("label", value.label.map { .string($0) })
-                return .object(entry)
-            })
-        })
-        object.setIfPresent("maxLength", metadata.maxLength.map { .int(Int64($0)) })
-        object["writable"] = .bool(metadata.isWritable)
-        object["nullable"] = .bool(metadata.isNullable)
-        return .object(object)
+    private static func writeMetadata(_ metadata: AttributeMetadata, to writer: inout JSONStreamWriter) {
+        writer.beginObject()
+        writer.member("format", metadata.format.rawValue)
+        if let unit = metadata.unit { writer.member("unit", unit.rawValue) }
+        if let minimum = metadata.minimum { writer.key("min"); writer.value(.double(minimum)) }
+        if let maximum = metadata.maximum { writer.key("max"); writer.value(.double(maximum)) }
+        if let step = metadata.step { writer.key("step"); writer.value(.double(step)) }
+        if let values = metadata.validValues {
+            writer.key("validValues")
+            writer.beginArray()
+            for value in values {
+                writer.beginObject()
+                writer.key("value")
+                writer.value(value.value.jsonValue)
+                if let label = value.label { writer.member("label", label) }
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        if let maxLength = metadata.maxLength { writer.key("maxLength"); writer.int(Int64(maxLength)) }
+        writer.key("writable")
+        writer.bool(metadata.isWritable)
+        writer.key("nullable")
+        writer.bool(metadata.isNullable)
+        writer.endObject()
     }
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-22T03:32:10.396Z`.
