@@ -26,18 +26,23 @@ extension BridgeState {
         let id = described.device.id
         let old = members[id]
         let references = Set(described.device.sources)
-        for reference in old?.references ?? [] where referenceOwner[reference] == id && !references.contains(reference)
-        {
-            referenceOwner.removeValue(forKey: reference)  // an entity it no longer has
-            liveness.removeValue(forKey: reference)
+        for reference in old?.references ?? []
+        where self.references[reference]?.owner == id && !references.contains(reference) {
+            self.references.removeValue(forKey: reference)  // an entity it no longer has
         }
         members[id] = SourceMember(
             plugin: plugin, described: described, target: old?.target, keyMap: old?.keyMap ?? [:])
+        let locality = described.locality ?? plugins[plugin].locality
         for reference in described.device.sources {
-            referenceOwner[reference] = id
-            if liveness[reference] == nil {
-                liveness[reference] = DeviceLiveness(stalenessBudget: described.stalenessBudget)
-            }
+            var known =
+                self.references[reference]
+                ?? ReferenceRuntime(
+                    plugin: plugin, owner: id, locality: locality,
+                    liveness: DeviceLiveness(stalenessBudget: described.stalenessBudget))
+            known.plugin = plugin
+            known.owner = id
+            known.locality = locality
+            self.references[reference] = known
         }
         place(id, now: now, effects: &effects)
     }
@@ -220,9 +225,8 @@ extension BridgeState {
         members.removeValue(forKey: id)
         if case .device(let wanted) = member.described.joining { waitingFor[wanted]?.remove(id) }
         waitingTopics.removeValue(forKey: id)
-        for reference in member.references where referenceOwner[reference] == id {
-            referenceOwner.removeValue(forKey: reference)
-            liveness.removeValue(forKey: reference)
+        for reference in member.references where references[reference]?.owner == id {
+            references.removeValue(forKey: reference)
         }
         if member.target == id {
             let name = graph.devices[id]?.name ?? member.described.device.name
@@ -265,9 +269,12 @@ extension BridgeState {
                     member.keyMap[updates[index].address.deviceTypeKey] ?? updates[index].address.deviceTypeKey
             }
         }
+        // The references heard from: those of the traits the values went to (nearly always one).
         let device = graph.devices[target]
-        var seen = Set(updates.compactMap { device?.trait(at: $0.address)?.source })
-        if isNews { seen.formUnion(member.references) }
+        var seen: [SourceReference] = isNews ? member.references : []
+        for update in updates {
+            if let source = device?.trait(at: update.address)?.source, !seen.contains(source) { seen.append(source) }
+        }
         report(updates, on: target, seen: seen, topic: topic, now: now, effects: &effects)
     }
 
@@ -277,12 +284,15 @@ extension BridgeState {
         effects: inout BridgeEffects
     ) {
         let status: LinkState.Status = isOnline.map { $0 ? .up : .down } ?? .unknown
-        guard liveness[reference]?.availability.status != status else { return }
-        if liveness[reference] == nil {
-            liveness[reference] = DeviceLiveness(stalenessBudget: plugins[plugin].staleness)
+        guard references[reference]?.liveness.availability.status != status else { return }
+        if references[reference] == nil {
+            // Its device is not described yet (a Shelly's `online` came first): kept for when it is.
+            references[reference] = ReferenceRuntime(
+                plugin: plugin, owner: nil, locality: plugins[plugin].locality,
+                liveness: DeviceLiveness(stalenessBudget: plugins[plugin].staleness))
         }
-        liveness[reference]?.availability = LinkState(status: status, since: now, origin: topic)
-        if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) {
+        references[reference]?.liveness.availability = LinkState(status: status, since: now, origin: topic)
+        if let target = references[reference]?.owner.flatMap({ members[$0]?.target }) {
             refresh(target, now: now, effects: &effects)
         }
     }

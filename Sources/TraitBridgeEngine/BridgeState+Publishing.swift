@@ -25,16 +25,19 @@ extension BridgeState {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
             if source?.family == GoogleC2C.family { continue }
             let resolved: TraitConnectivity
-            if let source, let index = pluginIndex(of: source) {
-                // Its plug-in's chain: the source bridge (if it has one) and the device's own word.
-                let live = liveness[source] ?? DeviceLiveness(stalenessBudget: plugins[index].staleness)
-                let locality = referenceOwner[source].flatMap { members[$0]?.described.locality } ?? plugins[index].locality
+            if let source, let known = references[source] {
+                // Its plug-in's chain: the source bridge (if it has one) and the device's (or entity's) own word.
+                resolved = ConnectivityChain.resolve(
+                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[known.plugin],
+                    device: known.liveness, locality: known.locality, now: now)
+            } else if let source, let index = pluginIndex(of: source) {
+                // Restored from the registry, not described again yet.
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[index],
-                    device: live, locality: locality, now: now)
+                    device: DeviceLiveness(stalenessBudget: plugins[index].staleness), locality: plugins[index].locality, now: now)
             } else {
                 // A device the registry restored whose source is not configured now.
-                let live = source.flatMap { liveness[$0] } ?? DeviceLiveness(stalenessBudget: .seconds(600))
+                let live = DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
                     device: live, locality: .localPeer, now: now)

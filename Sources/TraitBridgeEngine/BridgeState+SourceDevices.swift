@@ -9,7 +9,7 @@ extension BridgeState {
     /// Reports one message's values on a device (each refused value logged alone), marks the
     /// source references it came from as heard, confirms waiting commands and republishes.
     mutating func report(
-        _ updates: [AttributeUpdate], on id: DeviceID, seen: Set<SourceReference>, topic: String, now: Date, effects: inout BridgeEffects
+        _ updates: [AttributeUpdate], on id: DeviceID, seen: [SourceReference], topic: String, now: Date, effects: inout BridgeEffects
     ) {
         var changed = false
         let catalog = catalog
@@ -24,8 +24,8 @@ extension BridgeState {
         }
         if changed { runtime[id, default: DeviceRuntime()].lastUpdate = now }
         for reference in seen {
-            liveness[reference]?.lastSeen = now
-            liveness[reference]?.lastTopic = topic
+            references[reference]?.liveness.lastSeen = now
+            references[reference]?.liveness.lastTopic = topic
         }
         confirmCommands(for: id, now: now, effects: &effects)
         refresh(id, now: now, effects: &effects, valuesChanged: changed)

@@ -29,7 +29,13 @@ extension BridgeState {
     }
 
     mutating func deliver(to index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        var events: [SourceEvent] = []
+        // One buffer, reused: a replay inside `apply` finds it taken and makes its own.
+        var events = eventBuffer
+        eventBuffer = []
+        defer {
+            events.removeAll(keepingCapacity: true)
+            eventBuffer = events
+        }
         let message = SourceMessage(
             topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
         plugins[index].receive(message, into: &events)
@@ -114,7 +120,7 @@ extension BridgeState {
                     .notSupported,
                     "device '\(id)' has no source that accepts these commands yet (not discovered since start)")
             }
-            let own = referenceOwner[reference] ?? id
+            let own = references[reference]?.owner ?? id
             var local = write
             if own != id,
                 let original = members[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key

@@ -32,16 +32,18 @@ public struct BridgeState: Sendable {
     var isHealthChanged = true
 
     var broker = LinkState()
-    /// What each source reference (a device, a Home Assistant entity) said of itself, and when it was last heard.
-    var liveness: [SourceReference: DeviceLiveness] = [:]
+    /// Each source reference (a device, a Home Assistant entity): its plug-in, member, locality and
+    /// what it said of itself — one lookup per source on the hot path (``ReferenceRuntime``).
+    var references: [SourceReference: ReferenceRuntime] = [:]
+    /// The events of the message being handled (kept to reuse its storage).
+    var eventBuffer: [SourceEvent] = []
     /// Devices the plug-ins described, by their own id; the members joined to each device; those
-    /// waiting for their `mergeWith` target; the topics kept for members not placed yet; the
-    /// member each source reference belongs to; devices that just moved in, for their values.
+    /// waiting for their `mergeWith` target; the topics kept for members not placed yet; devices
+    /// that just moved in, for their values.
     var members: [DeviceID: SourceMember] = [:]
     var joined: [DeviceID: Set<DeviceID>] = [:]
     var waitingFor: [DeviceID: Set<DeviceID>] = [:]
     var waitingTopics: [DeviceID: Set<String>] = [:]
-    var referenceOwner: [SourceReference: DeviceID] = [:]
     var carried: [DeviceID: [Device]] = [:]
     /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
     var runtime: [DeviceID: DeviceRuntime] = [:]
@@ -178,10 +180,11 @@ public struct BridgeState: Sendable {
     public mutating func tick(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
-        for (reference, live) in liveness where live.availability.status == .unknown {
+        for reference in references.values where reference.liveness.availability.status == .unknown {
+            let live = reference.liveness
             guard let lastSeen = live.lastSeen,
                 now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
-                let target = referenceOwner[reference].flatMap({ members[$0]?.target })
+                let target = reference.owner.flatMap({ members[$0]?.target })
             else { continue }
             refresh(target, now: now, effects: &effects)
         }
@@ -244,8 +247,8 @@ extension BridgeState {
     /// Devices heard from since `date` (for the registry's last-seen times).
     public func devicesSeen(since date: Date) -> [DeviceID] {
         var seen: Set<DeviceID> = []
-        for (reference, live) in liveness where (live.lastSeen ?? .distantPast) > date {
-            if let target = referenceOwner[reference].flatMap({ members[$0]?.target }) { seen.insert(target) }
+        for reference in references.values where (reference.liveness.lastSeen ?? .distantPast) > date {
+            if let target = reference.owner.flatMap({ members[$0]?.target }) { seen.insert(target) }
         }
         return seen.sorted()
     }
@@ -269,4 +272,14 @@ struct DeviceRuntime: Sendable, Hashable {
         publishedState = nil
         publishedDescription = nil
     }
+}
+
+/// What the bridge knows of one source reference (a device, a Home Assistant entity, a generic
+/// mapping): the plug-in that feeds it, the member it belongs to (nil before its device is
+/// described), the locality of its traits and what it said of itself.
+struct ReferenceRuntime: Sendable {
+    var plugin: Int
+    var owner: DeviceID?
+    var locality: TraitLocality
+    var liveness: DeviceLiveness
 }
