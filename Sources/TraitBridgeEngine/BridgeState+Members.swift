@@ -270,10 +270,15 @@ extension BridgeState {
             }
         }
         // The references heard from: those of the traits the values went to (nearly always one).
-        let device = graph.devices[target]
-        var seen: [SourceReference] = isNews ? member.references : []
-        for update in updates {
-            if let source = device?.trait(at: update.address)?.source, !seen.contains(source) { seen.append(source) }
+        var seen: [SourceReference] = []
+        if member.references.count == 1 {
+            if isNews || !updates.isEmpty { seen = member.references }  // a device with one source: no lookup
+        } else {
+            let device = graph.devices[target]
+            if isNews { seen = member.references }
+            for update in updates {
+                if let source = device?.trait(at: update.address)?.source, !seen.contains(source) { seen.append(source) }
+            }
         }
         report(updates, on: target, seen: seen, topic: topic, now: now, effects: &effects)
     }

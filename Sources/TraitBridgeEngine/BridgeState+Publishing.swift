@@ -51,15 +51,14 @@ extension BridgeState {
         guard broker.status == .up, let device = graph.devices[id] else { return }
         if valuesChanged || connectivityChanged || runtime[id]?.publishedState == nil {
             let state = DevicePayloads.state(of: device, lastUpdate: runtime[id]?.lastUpdate)
-            let hash = state.hashValue
-            if runtime[id]?.publishedState != hash {
-                runtime[id, default: DeviceRuntime()].publishedState = hash
+            if runtime[id]?.publishedState != state {
+                runtime[id, default: DeviceRuntime()].publishedState = state
                 effects.publish(stateTopic(id), state, retain: true)
             }
         }
         if republishDescription || runtime[id]?.publishedDescription == nil {
             let description = precomputed ?? descriptionPayload(id)
-            let hash = description.hashValue
+            let hash = DeviceRuntime.hash(description)
             if runtime[id]?.publishedDescription != hash {
                 runtime[id, default: DeviceRuntime()].publishedDescription = hash
                 effects.publish(descriptionTopic(id), description, retain: true)
@@ -127,7 +126,7 @@ extension BridgeState {
     /// broker (the description made once for both).
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         let description = descriptionPayload(id)
-        let hash = description.hashValue
+        let hash = DeviceRuntime.hash(description)
         if runtime[id]?.storedDescription != hash {
             runtime[id, default: DeviceRuntime()].storedDescription = hash
             effects.storeChanges.append(.upsert(record(for: id, description: description)))

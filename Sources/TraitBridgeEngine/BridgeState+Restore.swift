@@ -16,7 +16,7 @@ extension BridgeState {
                 var device = try decodeDevice(row)
                 device.name = row.name
                 try graph.addDevice(device)
-                runtime[row.id, default: DeviceRuntime()].storedDescription = row.description.hashValue
+                runtime[row.id, default: DeviceRuntime()].storedDescription = DeviceRuntime.hash(row.description)
                 if let roomName = row.roomName {
                     let home = graph.primaryHome.id
                     let room = try graph.room(named: roomName, addingTo: home)
