@@ -1,6 +1,6 @@
 import Foundation
-import TraitBridgeEngine
 import TraitBridgeCloud
+import TraitBridgeEngine
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeStore
@@ -17,8 +17,9 @@ func benchmarkDiscoveryScale(mappings: String) throws {
     for count in [1_000, 2_000, 4_000, 8_000] {
         var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
         configuration.homeAssistant = .init(locality: .localPeer)
-        var state = BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
-                                cloud: cloud, homeAssistant: homeAssistant)
+        var state = BridgeState(
+            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
+            cloud: cloud, homeAssistant: homeAssistant)
         _ = state.brokerConnected(now: Date())
         let sync = generatedSync(count: count)
         let syncStart = nanoseconds()
@@ -26,9 +27,11 @@ func benchmarkDiscoveryScale(mappings: String) throws {
         let syncSeconds = Double(nanoseconds() - syncStart) / 1e9
         let start = nanoseconds()
         for index in 0..<count {
-            let config = #"{"~":"ha\#(index)","stat_t":"~/state","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"ha\#(index)_relay","#
+            let config =
+                #"{"~":"ha\#(index)","stat_t":"~/state","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"ha\#(index)_relay","#
                 + #""dev":{"ids":["ha\#(index)"],"name":"Switch \#(index)"}}"#
-            _ = state.handleMessage(topic: "homeassistant/switch/ha\(index)/relay/config", payload: Array(config.utf8), now: Date())
+            _ = state.handleMessage(
+                topic: "homeassistant/switch/ha\(index)/relay/config", payload: Array(config.utf8), now: Date())
             _ = state.handleMessage(topic: "ha\(index)/avail", payload: Array("online".utf8), now: Date())
             _ = state.handleMessage(topic: "ha\(index)/state", payload: Array("ON".utf8), now: Date())
         }
@@ -36,7 +39,8 @@ func benchmarkDiscoveryScale(mappings: String) throws {
         var list = "["
         for index in 0..<count {
             if index > 0 { list += "," }
-            list += #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Plug \#(index)","#
+            list +=
+                #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Plug \#(index)","#
                 + #""definition":{"exposes":[{"type":"switch","features":[{"type":"binary","name":"state","property":"state","#
                 + #""access":7,"value_on":"ON","value_off":"OFF"}]}]}}"#
         }
@@ -45,10 +49,14 @@ func benchmarkDiscoveryScale(mappings: String) throws {
         let done = nanoseconds()
         let perHA = Double(homeAssistantDone - start) / Double(count) / 1_000
         let perZ2M = Double(done - homeAssistantDone) / Double(count) / 1_000
-        print("discovery \(String(count).padding(toLength: 5, withPad: " ", startingAt: 0)) devices: "
-            + String(format: "SYNC %5.2f s, then HA %6.1f µs/device (%5.2f s), then zigbee2mqtt %6.1f µs/device (%5.2f s); %d in the graph",
-                     syncSeconds, perHA, Double(homeAssistantDone - start) / 1e9, perZ2M, Double(done - homeAssistantDone) / 1e9,
-                     state.graph.devices.count))
+        print(
+            "discovery \(String(count).padding(toLength: 5, withPad: " ", startingAt: 0)) devices: "
+                + String(
+                    format:
+                        "SYNC %5.2f s, then HA %6.1f µs/device (%5.2f s), then zigbee2mqtt %6.1f µs/device (%5.2f s); %d in the graph",
+                    syncSeconds, perHA, Double(homeAssistantDone - start) / 1e9, perZ2M,
+                    Double(done - homeAssistantDone) / 1e9,
+                    state.graph.devices.count))
     }
 }
 
@@ -62,15 +70,18 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
         let list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         for _ in 0..<3 {
             var state = BridgeState(
-                configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
+                configuration: BridgeConfiguration(
+                    brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
                 catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
             _ = state.brokerConnected(now: Date())
             let before = peakRSSMegabytes()
             let start = ContinuousClock.now
             let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: list, now: Date())
             let elapsed = ContinuousClock.now - start
-            print("\(path) (\(list.count / 1024) KB): \(elapsed) for \(state.graph.devices.count) devices; peak RSS \(before) → "
-                + "\(peakRSSMegabytes()) MB; \(effects.publications.count) publications, \(effects.storeChanges.count) registry changes")
+            print(
+                "\(path) (\(list.count / 1024) KB): \(elapsed) for \(state.graph.devices.count) devices; peak RSS \(before) → "
+                    + "\(peakRSSMegabytes()) MB; \(effects.publications.count) publications, \(effects.storeChanges.count) registry changes"
+            )
         }
         return
     }
@@ -82,7 +93,8 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
         var list = "["
         for index in 0..<count {
             if index > 0 { list += "," }
-            list += #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Light \#(index)","#
+            list +=
+                #"{"ieee_address":"0x\#(String(format: "%016x", index + 1))","type":"Router","friendly_name":"Light \#(index)","#
                 + #""definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","#
                 + #""access":7,"value_on":"ON","value_off":"OFF"},{"type":"numeric","name":"brightness","property":"brightness","#
                 + #""access":7,"value_min":0,"value_max":254},{"type":"numeric","name":"color_temp","property":"color_temp","#
@@ -96,9 +108,9 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
             if case .upsert(let record) = change { return total + record.description.count }
             return total
         }
-        print("z2m list \(count): list \(list.utf8.count / 1024) KB; peak RSS \(before) → \(peakRSSMegabytes()) MB; "
-            + "the event holds \(effects.publications.count) publications (\(published / 1024) KB) and "
-            + "\(effects.storeChanges.count) registry changes (\(stored / 1024) KB of descriptions)")
+        print(
+            "z2m list \(count): list \(list.utf8.count / 1024) KB; peak RSS \(before) → \(peakRSSMegabytes()) MB; "
+                + "the event holds \(effects.publications.count) publications (\(published / 1024) KB) and "
+                + "\(effects.storeChanges.count) registry changes (\(stored / 1024) KB of descriptions)")
     }
 }
-

@@ -2,18 +2,19 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
-import UnixSignals
 import TraitBridgeEngine
 import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeStore
+import UnixSignals
 
 /// `traitbridge serve`: run the bridge in the foreground until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the bridge: read zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery devices from the broker and publish the unified model.",
+        abstract:
+            "Run the bridge: read zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery devices from the broker and publish the unified model.",
         discussion: """
             Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override TRAITBRIDGE_BROKER, which overrides the config file; TRAITBRIDGE_PASSWORD overrides any password.
 
@@ -24,11 +25,15 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Broker URL: mqtt://[user[:pass]@]host[:port] or mqtts://…  (default: $TRAITBRIDGE_BROKER, else the config file's, else mqtt://127.0.0.1:1883)")
+    @Option(
+        help:
+            "Broker URL: mqtt://[user[:pass]@]host[:port] or mqtts://…  (default: $TRAITBRIDGE_BROKER, else the config file's, else mqtt://127.0.0.1:1883)"
+    )
     var broker: String?
     @Option(help: "Topic prefix of the unified model (default: traitbridge).")
     var prefix: String?
-    @Option(help: "Folder of the registry database (default: $XDG_DATA_HOME/traitbridge or ~/.local/share/traitbridge).")
+    @Option(
+        help: "Folder of the registry database (default: $XDG_DATA_HOME/traitbridge or ~/.local/share/traitbridge).")
     var dataDir: String?
     @Option(help: "The mappings folder (default: mappings).")
     var mappings: String?
@@ -42,7 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var settings = ServeConfiguration()
         if let config {
-            do { settings = try ServeConfiguration.load(path: config) } catch { throw ValidationError(error.description) }
+            do { settings = try ServeConfiguration.load(path: config) } catch {
+                throw ValidationError(error.description)
+            }
         }
         if let broker = broker ?? ConnectionOptions.environmentBroker { settings.broker = broker }
         if let prefix { settings.prefix = prefix }
@@ -52,7 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let logLevel { settings.logLevel = logLevel }
         if let password = ProcessInfo.processInfo.environment["TRAITBRIDGE_PASSWORD"] { settings.password = password }
         guard let level = Logger.Level(rawValue: settings.logLevel) else {
-            throw ValidationError("unknown log level '\(settings.logLevel)'; use trace, debug, info, notice, warning, error or critical")
+            throw ValidationError(
+                "unknown log level '\(settings.logLevel)'; use trace, debug, info, notice, warning, error or critical")
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -62,10 +70,11 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "traitbridge")
         let bridge = try Self.makeBridge(settings, logger: logger)
         let service = BridgeService(bridge: bridge)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
     }
 
@@ -89,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
             cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             tasmotaTable = try TasmotaTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
             shellyTable = try ShellyTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            homeAssistantTable = try HomeAssistantTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            homeAssistantTable = try HomeAssistantTable.load(
+                mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
@@ -99,7 +109,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.zigbee2mqttInstances = settings.zigbee2mqtt.map { z2m in
             BridgeConfiguration.Zigbee2MQTTInstance(
                 instance: z2m.instance, baseTopic: z2m.baseTopic,
-                locality: z2m.locality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+                locality: z2m.locality.flatMap(TraitLocality.init(rawValue:))
+                    ?? (url.isLocalNetwork ? .localPeer : .remote),
                 mainsStaleness: z2m.mainsStalenessSeconds.map { .seconds($0) },
                 batteryStaleness: z2m.batteryStalenessSeconds.map { .seconds($0) },
                 deviceStaleness: z2m.deviceStalenessSeconds.mapValues { .seconds($0) })
@@ -108,33 +119,46 @@ struct ServeCommand: AsyncParsableCommand {
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(
             discoveryPrefix: settings.tasmotaDiscoveryPrefix,
-            locality: settings.tasmotaLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+            locality: settings.tasmotaLocality.flatMap(TraitLocality.init(rawValue:))
+                ?? (url.isLocalNetwork ? .localPeer : .remote),
             staleness: .seconds(settings.tasmotaStalenessSeconds ?? 900))
         if settings.shellyEnabled {
             configuration.shelly = .init(
-                locality: settings.shellyLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+                locality: settings.shellyLocality.flatMap(TraitLocality.init(rawValue:))
+                    ?? (url.isLocalNetwork ? .localPeer : .remote),
                 staleness: .seconds(settings.shellyStalenessSeconds ?? 900))
         }
         if settings.homeAssistantEnabled {
             configuration.homeAssistant = .init(
                 discoveryPrefix: settings.homeAssistantDiscoveryPrefix,
-                locality: settings.homeAssistantLocality.flatMap(TraitLocality.init(rawValue:)) ?? (url.isLocalNetwork ? .localPeer : .remote),
+                locality: settings.homeAssistantLocality.flatMap(TraitLocality.init(rawValue:))
+                    ?? (url.isLocalNetwork ? .localPeer : .remote),
                 staleness: .seconds(settings.homeAssistantStalenessSeconds ?? 900))
         }
         let store: DeviceStore
-        do { store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory) } catch {
+        do {
+            store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory)
+        } catch {
             throw ValidationError(error.description)
         }
-        let tls: MQTTClientConfiguration.TLS? = url.isTLS
-            ? .init(caFile: settings.tlsCAFile, certificateFile: settings.tlsCertificateFile, keyFile: settings.tlsKeyFile, isInsecure: settings.tlsInsecure)
+        let tls: MQTTClientConfiguration.TLS? =
+            url.isTLS
+            ? .init(
+                caFile: settings.tlsCAFile, certificateFile: settings.tlsCertificateFile, keyFile: settings.tlsKeyFile,
+                isInsecure: settings.tlsInsecure)
             : nil
         if settings.tlsInsecure {
-            logger.warning("TLS certificate host names are NOT verified (tls.insecure = true); anyone in the path can impersonate the broker")
+            logger.warning(
+                "TLS certificate host names are NOT verified (tls.insecure = true); anyone in the path can impersonate the broker"
+            )
         }
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
-            isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311, tls: tls)
-        let state = try BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic, cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable)
+            isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311,
+            tls: tls)
+        let state = try BridgeState(
+            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic,
+            cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable)
         return Bridge(state: state, client: client, store: store, logger: logger)
     }
 }

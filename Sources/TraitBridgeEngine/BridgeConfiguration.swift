@@ -15,7 +15,11 @@ public struct BridgeConfiguration: Sendable {
         get { zigbee2mqttInstances.first }
         set {
             if let newValue {
-                if zigbee2mqttInstances.isEmpty { zigbee2mqttInstances = [newValue] } else { zigbee2mqttInstances[0] = newValue }
+                if zigbee2mqttInstances.isEmpty {
+                    zigbee2mqttInstances = [newValue]
+                } else {
+                    zigbee2mqttInstances[0] = newValue
+                }
             } else {
                 zigbee2mqttInstances.removeAll()
             }
@@ -43,7 +47,10 @@ public struct BridgeConfiguration: Sendable {
         /// Silence longer than this, without an LWT, makes a device unknown.
         public var staleness: Duration
 
-        public init(instance: String = "default", discoveryPrefix: String = "tasmota/discovery", locality: TraitLocality, staleness: Duration = .seconds(900)) {
+        public init(
+            instance: String = "default", discoveryPrefix: String = "tasmota/discovery", locality: TraitLocality,
+            staleness: Duration = .seconds(900)
+        ) {
             self.instance = instance
             self.discoveryPrefix = discoveryPrefix
             self.locality = locality
@@ -78,7 +85,10 @@ public struct BridgeConfiguration: Sendable {
         /// Silence longer than this, for an entity without availability topics, makes it unknown.
         public var staleness: Duration
 
-        public init(instance: String = "default", discoveryPrefix: String = "homeassistant", locality: TraitLocality, staleness: Duration = .seconds(900)) {
+        public init(
+            instance: String = "default", discoveryPrefix: String = "homeassistant", locality: TraitLocality,
+            staleness: Duration = .seconds(900)
+        ) {
             self.instance = instance
             self.discoveryPrefix = discoveryPrefix
             self.locality = locality
@@ -98,7 +108,8 @@ public struct BridgeConfiguration: Sendable {
 
         public init(
             instance: String = "default", baseTopic: String = "zigbee2mqtt", locality: TraitLocality,
-            mainsStaleness: Duration? = nil, batteryStaleness: Duration? = nil, deviceStaleness: [String: Duration] = [:]
+            mainsStaleness: Duration? = nil, batteryStaleness: Duration? = nil,
+            deviceStaleness: [String: Duration] = [:]
         ) {
             self.instance = instance
             self.baseTopic = baseTopic
@@ -185,7 +196,10 @@ public struct BridgeEffects: Sendable {
 
     /// An answer to a request, at QoS 1, with the request's correlation data.
     mutating func reply(to address: ReplyAddress, _ payload: [UInt8]) {
-        publications.append(Outgoing(topic: address.topic, payload: payload, isRetained: false, qos: 1, correlationData: address.correlationData))
+        publications.append(
+            Outgoing(
+                topic: address.topic, payload: payload, isRetained: false, qos: 1,
+                correlationData: address.correlationData))
     }
 
     mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import TraitBridgeJSON
-import TraitBridgeSources
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// Bounds on what input from outside can make the bridge hold. Anyone on a shared broker can
 /// publish a million ids or a gigabyte of retained text; each bound here turns that into a
@@ -25,8 +25,10 @@ public struct BridgeLimits: Sendable, Hashable {
 
     /// The limits by name, as the config file and the health topic spell them.
     public var named: [(name: String, value: Int)] {
-        [("devicesPerSource", devicesPerSource), ("messageBytes", messageBytes), ("listBytes", listBytes),
-         ("pendingMessages", pendingMessages), ("pendingBytes", pendingBytes), ("pendingCommands", pendingCommands)]
+        [
+            ("devicesPerSource", devicesPerSource), ("messageBytes", messageBytes), ("listBytes", listBytes),
+            ("pendingMessages", pendingMessages), ("pendingBytes", pendingBytes), ("pendingCommands", pendingCommands),
+        ]
     }
 
     /// Sets a limit by its name; `false` when there is no such limit.
@@ -62,23 +64,30 @@ extension BridgeState {
         isHealthChanged = true
         guard count & (count - 1) == 0 else { return }
         let limit = configuration.limits.named.first { $0.name == kind.rawValue }?.value ?? 0
-        effects.log(.warning, "refused: \(detail) (limit \(kind.rawValue) = \(limit); \(count) refused so far; raise it under \"limits\" in the config)",
-                    ["tb.mqtt.topic": topic, "tb.limit": kind.rawValue])
+        effects.log(
+            .warning,
+            "refused: \(detail) (limit \(kind.rawValue) = \(limit); \(count) refused so far; raise it under \"limits\" in the config)",
+            ["tb.mqtt.topic": topic, "tb.limit": kind.rawValue])
     }
 
     /// Whether a new device of `family` would pass the per-source bound (logged and counted if not).
     mutating func admitsNewDevice(_ family: String, count: Int, topic: String, effects: inout BridgeEffects) -> Bool {
         guard count >= configuration.limits.devicesPerSource else { return true }
-        refuseAtLimit(.devicesPerSource, topic: topic, "a new \(family) device: \(count) are known already", effects: &effects)
+        refuseAtLimit(
+            .devicesPerSource, topic: topic, "a new \(family) device: \(count) are known already", effects: &effects)
         return false
     }
 
     /// The largest payload taken on `topic`: lists and requests may be larger than device messages.
     func payloadLimit(_ topic: String) -> Int {
-        if let index = routes[topic]?.first ?? plugins.firstIndex(where: { $0.claims(topic) }), plugins[index].carriesList(topic) {
+        if let index = routes[topic]?.first ?? plugins.firstIndex(where: { $0.claims(topic) }),
+            plugins[index].carriesList(topic)
+        {
             return configuration.limits.listBytes
         }
-        if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic { return configuration.limits.listBytes }
+        if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic {
+            return configuration.limits.listBytes
+        }
         return configuration.limits.messageBytes
     }
 
@@ -91,14 +100,19 @@ extension BridgeState {
         for kind in LimitKind.allCases { refused.append(kind.rawValue, .int(Int64(limitCounts[kind, default: 0]))) }
         var devices = JSONObject()
         for plugin in plugins {
-            devices.append(plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)", .int(Int64(plugin.deviceCount)))
+            devices.append(
+                plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)",
+                .int(Int64(plugin.deviceCount)))
         }
         devices.append("all", .int(Int64(graph.devices.count)))
         var pending = JSONObject()
         pending.append("messages", .int(Int64(self.pending.count)))
         pending.append("bytes", .int(Int64(self.pending.bytes)))
         pending.append("commands", .int(Int64(pendingCommands.count)))
-        let root: JSONObject = ["limits": .object(limits), "refused": .object(refused), "devices": .object(devices), "pending": .object(pending)]
+        let root: JSONObject = [
+            "limits": .object(limits), "refused": .object(refused), "devices": .object(devices),
+            "pending": .object(pending),
+        ]
         return JSONValue.object(root).serializedBytes()
     }
 

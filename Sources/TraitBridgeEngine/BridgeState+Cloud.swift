@@ -41,7 +41,8 @@ extension BridgeState {
                 detachCloud(old, effects: &effects)
             }
             let runtime = CloudRuntime(
-                origin: item.origin, source: item.device.sources[0], identity: item.device.identity, ownID: item.device.id,
+                origin: item.origin, source: item.device.sources[0], identity: item.device.identity,
+                ownID: item.device.id,
                 target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
             setCloudRuntime(c2cID, runtime)
             var standalone = item.device
@@ -51,7 +52,9 @@ extension BridgeState {
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
             self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
             applyPlacement(standalone.id, effects: &effects)
-            if let cloud, let entry = cloud.syncEntryBytes(for: item) { effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry)) }
+            if let cloud, let entry = cloud.syncEntryBytes(for: item) {
+                effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry))
+            }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))
             if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {
@@ -62,7 +65,8 @@ extension BridgeState {
                 refresh(targetID, now: now, effects: &effects, republishDescription: true)
             } else {
                 summary.append("device", .string(standalone.id.rawValue))
-                self.runtime[standalone.id, default: DeviceRuntime()].lastUpdate = self.runtime[standalone.id]?.lastUpdate ?? now
+                self.runtime[standalone.id, default: DeviceRuntime()].lastUpdate =
+                    self.runtime[standalone.id]?.lastUpdate ?? now
                 refresh(standalone.id, now: now, effects: &effects, republishDescription: true)
             }
             imported.append(.object(summary))
@@ -71,9 +75,15 @@ extension BridgeState {
         var summary = JSONObject()
         summary.append("status", .string("ok"))
         summary.append("imported", .array(imported))
-        summary.append("problems", .array(result.problems.map { problem in
-            ["path": .string(problem.path.description), "message": .string(problem.message), "deviceRejected": .bool(problem.rejectsDevice)]
-        }))
+        summary.append(
+            "problems",
+            .array(
+                result.problems.map { problem in
+                    [
+                        "path": .string(problem.path.description), "message": .string(problem.message),
+                        "deviceRejected": .bool(problem.rejectsDevice),
+                    ]
+                }))
         return summary
     }
 
@@ -101,18 +111,26 @@ extension BridgeState {
         for c2cID in candidates.sorted() {
             guard var runtime = cloudDevices[c2cID] else { continue }
             let aliased = configuration.cloudAliases[c2cID] == device.id
-            guard runtime.target == device.id || (runtime.isStandalone && (aliased || runtime.identity.matches(device.identity))) else { continue }
+            guard
+                runtime.target == device.id
+                    || (runtime.isStandalone && (aliased || runtime.identity.matches(device.identity)))
+            else { continue }
             let holder = graph.devices[runtime.target]
             var types = runtime.keys.compactMap { holder?.deviceType(key: $0) }
             if types.isEmpty { types = runtime.types }
             if runtime.isStandalone {
                 try? graph.removeDevice(runtime.ownID)
                 clearRetained(runtime.ownID, effects: &effects)
-                effects.log(.info, "merged cloud device \(runtime.origin.c2cID) into \(device.name): " + (aliased ? "config alias" : "same identity"), ["tb.device.id": device.id.rawValue])
+                effects.log(
+                    .info,
+                    "merged cloud device \(runtime.origin.c2cID) into \(device.name): "
+                        + (aliased ? "config alias" : "same identity"), ["tb.device.id": device.id.rawValue])
             }
             var keys: [String] = []
             for var type in types {
-                while device.deviceType(key: type.key) != nil && !keys.contains(type.key) { type.key = "cloud-" + type.key }
+                while device.deviceType(key: type.key) != nil && !keys.contains(type.key) {
+                    type.key = "cloud-" + type.key
+                }
                 device.removeDeviceType(key: type.key)
                 if device.deviceTypes.contains(where: \.isPrimaryType) { type.isPrimaryType = false }
                 try? device.addDeviceType(type)
@@ -155,7 +173,8 @@ extension BridgeState {
 
     /// Puts a standalone cloud device in the room its `roomHint` names (creating the room);
     /// `rooms` remembers the rooms found during one import.
-    mutating func place(_ id: DeviceID, roomHint: String?, rooms: inout [String: RoomID], effects: inout BridgeEffects) {
+    mutating func place(_ id: DeviceID, roomHint: String?, rooms: inout [String: RoomID], effects: inout BridgeEffects)
+    {
         guard let roomHint, !roomHint.isEmpty else { return }
         let home = graph.primaryHome.id
         do {
@@ -170,7 +189,9 @@ extension BridgeState {
     /// A QUERY response, EXECUTE response or Report State from the cloud: values and connectivity
     /// of the cloud traits. Returns a summary for the CLI.
     @discardableResult
-    mutating func handleCloudReports(_ payload: [UInt8], source: String, now: Date, effects: inout BridgeEffects) -> JSONObject {
+    mutating func handleCloudReports(_ payload: [UInt8], source: String, now: Date, effects: inout BridgeEffects)
+        -> JSONObject
+    {
         var summary = JSONObject()
         guard let cloud else { return summary }
         let result: CloudReportImport
@@ -188,17 +209,22 @@ extension BridgeState {
                 unknown.append(.string(report.c2cID))
                 continue
             }
-            let applied = try? graph.modifyDevice(runtime.target) { device in cloud.apply(report, to: &device, now: now) }
+            let applied = try? graph.modifyDevice(runtime.target) { device in cloud.apply(report, to: &device, now: now)
+            }
             guard let applied else { continue }
             for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
             cloudDevices[report.c2cID] = runtime
             problems += applied.problems.map { .string("\(report.path): \($0)") }
             if applied.valuesChanged { self.runtime[runtime.target, default: DeviceRuntime()].lastUpdate = now }
-            refresh(runtime.target, now: now, effects: &effects, valuesChanged: applied.valuesChanged || applied.connectivityChanged)
+            refresh(
+                runtime.target, now: now, effects: &effects,
+                valuesChanged: applied.valuesChanged || applied.connectivityChanged)
             confirmCommands(for: runtime.target, now: now, effects: &effects)
             updated.append(.string(runtime.target.rawValue))
         }
-        if !unknown.isEmpty { effects.log(.notice, "cloud report for devices never imported: \(unknown.count)", ["tb.mqtt.topic": source]) }
+        if !unknown.isEmpty {
+            effects.log(.notice, "cloud report for devices never imported: \(unknown.count)", ["tb.mqtt.topic": source])
+        }
         summary.append("status", .string("ok"))
         summary.append("updated", .array(updated))
         summary.append("unknownIds", .array(unknown))
@@ -215,10 +241,13 @@ extension BridgeState {
             var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
             for address in device.traitAddresses {
                 guard let bindings = sourceBindings(of: device, at: address) else { continue }
-                metadata[address] = Dictionary(Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+                metadata[address] = Dictionary(
+                    Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
             }
             let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
-            let input = CloudExportInput(device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:], metadata: metadata)
+            let input = CloudExportInput(
+                device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:],
+                metadata: metadata)
             if let ids, !ids.contains(input.c2cID) { continue }
             inputs.append(input)
         }
@@ -241,8 +270,10 @@ extension BridgeState {
         var kept = 0
         for (c2cID, entry) in entries {
             guard let document = try? JSONDocument.parse(entry), document.root.kind == .object else {
-                effects.log(.error, "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC import puts it back)",
-                            ["tb.device": c2cID])
+                effects.log(
+                    .error,
+                    "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC import puts it back)",
+                    ["tb.device": c2cID])
                 continue
             }
             if kept > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -1,9 +1,9 @@
 import FoundationEssentials
+import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeSources
-import TraitBridgeCloud
 
 extension BridgeState {
     /// A unified command: checked against the catalog, refused when the trait is offline,
@@ -12,7 +12,9 @@ extension BridgeState {
         let resultTopic = "\(configuration.prefix)/devices/\(deviceID.rawValue)/set/result"
         switch UnifiedCommand.parse(payload) {
         case .failure(let failure):
-            finish(.resultTopic(resultTopic), deviceID: deviceID, correlationID: failure.correlationID, failure: failure, effects: &effects)
+            finish(
+                .resultTopic(resultTopic), deviceID: deviceID, correlationID: failure.correlationID, failure: failure,
+                effects: &effects)
         case .success(let command):
             runCommand(command, deviceID: deviceID, sink: .resultTopic(resultTopic), now: now, effects: &effects)
         }
@@ -20,11 +22,16 @@ extension BridgeState {
 
     /// Validates a command, sends it through the sources that own its traits (zigbee2mqtt, a
     /// generic topic, or the cloud relay), and waits for the echo; the outcome goes to `sink`.
-    mutating func runCommand(_ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects) {
+    mutating func runCommand(
+        _ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects
+    ) {
         guard pendingCommands.count < configuration.limits.pendingCommands else {
-            refuseAtLimit(.pendingCommands, topic: "\(configuration.prefix)/devices/\(deviceID.rawValue)/set",
-                          "a command while \(pendingCommands.count) wait for their echo", effects: &effects)
-            let failure = CommandFailure(.protocolError, "\(pendingCommands.count) commands are waiting for their devices' answers; try again in a few seconds")
+            refuseAtLimit(
+                .pendingCommands, topic: "\(configuration.prefix)/devices/\(deviceID.rawValue)/set",
+                "a command while \(pendingCommands.count) wait for their echo", effects: &effects)
+            let failure = CommandFailure(
+                .protocolError,
+                "\(pendingCommands.count) commands are waiting for their devices' answers; try again in a few seconds")
             finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
             return
         }
@@ -34,8 +41,10 @@ extension BridgeState {
             var relayed: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])] = []
             var local: [UnifiedCommand.Action] = []
             for action in command.actions {
-                if case .invoke(let trait, let key, let name, let arguments) = action, trait.namespace == .google, let device,
-                    let address = try? commandAddress(device, trait, deviceTypeKey: key), device.trait(at: address)?.source?.family == GoogleC2C.family
+                if case .invoke(let trait, let key, let name, let arguments) = action, trait.namespace == .google,
+                    let device,
+                    let address = try? commandAddress(device, trait, deviceTypeKey: key),
+                    device.trait(at: address)?.source?.family == GoogleC2C.family
                 {
                     try refuseIfOffline(device, address)
                     relayed.append((address, name, arguments))
@@ -43,7 +52,10 @@ extension BridgeState {
                     local.append(action)
                 }
             }
-            let writes = local.isEmpty ? [] : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
+            let writes =
+                local.isEmpty
+                ? []
+                : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let pluginWrites = writes.filter { family($0) != GoogleC2C.family }
@@ -60,25 +72,32 @@ extension BridgeState {
             } else {
                 pendingCommands.append(pending)
             }
-            effects.log(.debug, "sent command", ["tb.device.id": deviceID.rawValue, "tb.mqtt.topic": outgoing.map(\.topic).joined(separator: ",")])
+            effects.log(
+                .debug, "sent command",
+                ["tb.device.id": deviceID.rawValue, "tb.mqtt.topic": outgoing.map(\.topic).joined(separator: ",")])
         } catch let failure as CommandFailure {
             var failure = failure
             failure.correlationID = command.correlationID
             finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
         } catch {
-            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: CommandFailure(.protocolError, "\(error)"), effects: &effects)
+            finish(
+                sink, deviceID: deviceID, correlationID: command.correlationID,
+                failure: CommandFailure(.protocolError, "\(error)"), effects: &effects)
         }
     }
 
     private func refuseIfOffline(_ device: Device, _ address: TraitAddress) throws(CommandFailure) {
         if let trait = device.trait(at: address), trait.connectivity.state == .offline {
-            throw CommandFailure(.deviceOffline, "\(address) is offline: \(trait.connectivity.reason?.description ?? "no reason known")")
+            throw CommandFailure(
+                .deviceOffline, "\(address) is offline: \(trait.connectivity.reason?.description ?? "no reason known")")
         }
     }
 
     /// Resolves the actions into model writes, validating each.
     private func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
-        guard let device = graph.devices[deviceID] else { throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'") }
+        guard let device = graph.devices[deviceID] else {
+            throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'")
+        }
         var writes: [AttributeUpdate] = []
         for action in command.actions {
             let traitID: TraitID
@@ -93,33 +112,53 @@ extension BridgeState {
             switch action {
             case .write(_, _, let attribute, let value):
                 let metadata: AttributeMetadata
-                do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch { throw CommandFailure(.notSupported, error.description) }
-                let settable = metadata.isWritable
-                    || catalog.commandRules.contains { $0.trait == traitID && $0.sets.contains { $0.attribute == attribute } }
-                    || cloud?.table.rule(forTrait: traitID)?.commands.contains { $0.params.contains { $0.attribute == attribute } } == true
+                do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch {
+                    throw CommandFailure(.notSupported, error.description)
+                }
+                let settable =
+                    metadata.isWritable
+                    || catalog.commandRules.contains {
+                        $0.trait == traitID && $0.sets.contains { $0.attribute == attribute }
+                    }
+                    || cloud?.table.rule(forTrait: traitID)?.commands.contains {
+                        $0.params.contains { $0.attribute == attribute }
+                    } == true
                 guard settable else { throw CommandFailure(.notSupported, "\(address).\(attribute) is read-only") }
-                do { try metadata.validate(value) } catch { throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)") }
+                do { try metadata.validate(value) } catch {
+                    throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)")
+                }
                 writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
             case .invoke(_, _, let name, let arguments):
                 guard let definition = catalog.trait(traitID)?.command(named: name) else {
                     throw CommandFailure(.notSupported, "trait \(traitID) has no command '\(name)'")
                 }
                 guard let rule = catalog.commandRule(traitID, name) else {
-                    throw CommandFailure(.notSupported, "\(traitID).\(name) has no command rule in the catalog (commandRules in mappings/catalog/)")
+                    throw CommandFailure(
+                        .notSupported,
+                        "\(traitID).\(name) has no command rule in the catalog (commandRules in mappings/catalog/)")
                 }
-                if let reason = rule.unsupportedReason { throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported: \(reason)") }
+                if let reason = rule.unsupportedReason {
+                    throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported: \(reason)")
+                }
                 for field in definition.fields {
                     guard let argument = arguments[field.name] else {
-                        if !field.isOptional && rule.sets.contains(where: { if case .argument(field.name) = $0.value { true } else { false } }) {
+                        if !field.isOptional
+                            && rule.sets.contains(where: {
+                                if case .argument(field.name) = $0.value { true } else { false }
+                            })
+                        {
                             throw CommandFailure(.protocolError, "\(traitID).\(name) needs argument '\(field.name)'")
                         }
                         continue
                     }
-                    do { try field.metadata.validate(argument) } catch { throw CommandFailure(Self.code(error), "\(name).\(field.name): \(error)") }
+                    do { try field.metadata.validate(argument) } catch {
+                        throw CommandFailure(Self.code(error), "\(name).\(field.name): \(error)")
+                    }
                 }
                 for set in rule.sets {
                     switch set.value {
-                    case .literal(let value): writes.append(AttributeUpdate(address: address, attribute: set.attribute, value: value))
+                    case .literal(let value):
+                        writes.append(AttributeUpdate(address: address, attribute: set.attribute, value: value))
                     case .argument(let field):
                         guard let value = arguments[field] else { continue }
                         writes.append(AttributeUpdate(address: address, attribute: set.attribute, value: value))
@@ -128,7 +167,8 @@ extension BridgeState {
                 if let attribute = rule.toggles {
                     let current = device.trait(at: address)?.attributes[attribute]
                     guard case .bool(let isOn)? = current else {
-                        throw CommandFailure(.notSupported, "toggle needs the current value of \(attribute), which is not known yet")
+                        throw CommandFailure(
+                            .notSupported, "toggle needs the current value of \(attribute), which is not known yet")
                     }
                     writes.append(AttributeUpdate(address: address, attribute: attribute, value: .bool(!isOn)))
                 }
@@ -153,7 +193,9 @@ extension BridgeState {
             guard pending.deviceID == id else { return false }
             let matched = pending.expected.allSatisfy { key, value in
                 guard let reported = device.trait(at: key.address)?.attributes[key.attribute] else { return false }
-                guard let metadata = try? catalog.attributeMetadata(key.address.traitID, key.attribute) else { return reported == value }
+                guard let metadata = try? catalog.attributeMetadata(key.address.traitID, key.attribute) else {
+                    return reported == value
+                }
                 guard let wanted = ValuePipeline.fit(value, to: metadata) else { return false }
                 if let a = reported.numericValue, let b = wanted.numericValue { return abs(a - b) <= 1 }
                 return reported == wanted
@@ -178,10 +220,14 @@ extension BridgeState {
     }
 
     /// A command ended (confirmed or assumed): its result on the MQTT result topic, or its EXECUTE outcome.
-    private mutating func finish(_ pending: PendingCommand, status: String, device: Device?, effects: inout BridgeEffects) {
+    private mutating func finish(
+        _ pending: PendingCommand, status: String, device: Device?, effects: inout BridgeEffects
+    ) {
         guard case .resultTopic(let topic) = pending.sink else {
             if case .execute(let job, let c2cID) = pending.sink {
-                finishExecute(job, executeOutcome(c2cID: c2cID, deviceID: pending.deviceID, status: status, failure: nil), effects: &effects)
+                finishExecute(
+                    job, executeOutcome(c2cID: c2cID, deviceID: pending.deviceID, status: status, failure: nil),
+                    effects: &effects)
             }
             return
         }
@@ -190,8 +236,11 @@ extension BridgeState {
         result["status"] = .string(status)
         var values = JSONObject()
         var requested = JSONObject()
-        for (key, value) in pending.expected.sorted(by: { "\($0.key.address).\($0.key.attribute)" < "\($1.key.address).\($1.key.attribute)" }) {
-            values["\(key.address).\(key.attribute)"] = device?.trait(at: key.address)?.attributes[key.attribute]?.jsonValue ?? .null
+        for (key, value) in pending.expected.sorted(by: {
+            "\($0.key.address).\($0.key.attribute)" < "\($1.key.address).\($1.key.attribute)"
+        }) {
+            values["\(key.address).\(key.attribute)"] =
+                device?.trait(at: key.address)?.attributes[key.attribute]?.jsonValue ?? .null
             requested["\(key.address).\(key.attribute)"] = value.jsonValue
         }
         // `values`: what the device reports now; `requested`: what the command asked for.
@@ -201,10 +250,15 @@ extension BridgeState {
     }
 
     /// A command was refused: an error result, or an EXECUTE outcome with Google's errorCode.
-    private mutating func finish(_ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure, effects: inout BridgeEffects) {
+    private mutating func finish(
+        _ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure,
+        effects: inout BridgeEffects
+    ) {
         guard case .resultTopic(let topic) = sink else {
             if case .execute(let job, let c2cID) = sink {
-                finishExecute(job, executeOutcome(c2cID: c2cID, deviceID: deviceID, status: "error", failure: failure), effects: &effects)
+                finishExecute(
+                    job, executeOutcome(c2cID: c2cID, deviceID: deviceID, status: "error", failure: failure),
+                    effects: &effects)
             }
             return
         }
@@ -214,6 +268,8 @@ extension BridgeState {
         result["code"] = .string(failure.code.rawValue)
         result["message"] = .string(failure.message)
         effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
-        effects.log(.notice, "refused command: \(failure.message)", ["tb.mqtt.topic": topic, "tb.command.code": failure.code.rawValue])
+        effects.log(
+            .notice, "refused command: \(failure.message)",
+            ["tb.mqtt.topic": topic, "tb.command.code": failure.code.rawValue])
     }
 }

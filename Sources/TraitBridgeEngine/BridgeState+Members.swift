@@ -277,7 +277,9 @@ extension BridgeState {
             let device = graph.devices[target]
             if isNews { seen = member.references }
             for update in updates {
-                if let source = device?.trait(at: update.address)?.source, !seen.contains(source) { seen.append(source) }
+                if let source = device?.trait(at: update.address)?.source, !seen.contains(source) {
+                    seen.append(source)
+                }
             }
         }
         report(updates, on: target, seen: seen, topic: topic, now: now, effects: &effects)

@@ -1,10 +1,10 @@
 import FoundationEssentials
+import TraitBridgeCloud
 import TraitBridgeJSON
-import TraitBridgeModel
 import TraitBridgeMapping
+import TraitBridgeModel
 import TraitBridgeSources
 import TraitBridgeStore
-import TraitBridgeCloud
 
 extension BridgeState {
     /// Recomputes every device (after a broker or source-bridge change).
@@ -16,7 +16,8 @@ extension BridgeState {
     /// description) when the bytes differ from what was last published.
     /// `description`: the device's description when the caller just made it (it costs as much as the rest).
     mutating func refresh(
-        _ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false, valuesChanged: Bool = true,
+        _ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false,
+        valuesChanged: Bool = true,
         description precomputed: [UInt8]? = nil
     ) {
         guard let sources = graph.devices[id]?.sources else { return }
@@ -34,7 +35,8 @@ extension BridgeState {
                 // Restored from the registry, not described again yet.
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[index],
-                    device: DeviceLiveness(stalenessBudget: plugins[index].staleness), locality: plugins[index].locality, now: now)
+                    device: DeviceLiveness(stalenessBudget: plugins[index].staleness),
+                    locality: plugins[index].locality, now: now)
             } else {
                 // A device the registry restored whose source is not configured now.
                 let live = DeviceLiveness(stalenessBudget: .seconds(600))
@@ -42,10 +44,12 @@ extension BridgeState {
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
                     device: live, locality: .localPeer, now: now)
             }
-            let changed = (try? graph.modifyDevice(id) { device in
-                device.setConnectivity(resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
-                                       forTraitsOf: sources.count > 1 ? source : nil, time: resolved.since ?? now)
-            }) ?? false
+            let changed =
+                (try? graph.modifyDevice(id) { device in
+                    device.setConnectivity(
+                        resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
+                        forTraitsOf: sources.count > 1 ? source : nil, time: resolved.since ?? now)
+                }) ?? false
             connectivityChanged = connectivityChanged || changed
         }
         guard broker.status == .up, let device = graph.devices[id] else { return }
@@ -82,7 +86,9 @@ extension BridgeState {
             fedAttributes: { address in
                 guard let bindings = bindings(address) else {
                     let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
-                    return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
+                    return names.compactMap { name in
+                        (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) }
+                    }
                 }
                 return Self.deviceMetadata(bindings)
             },
@@ -91,7 +97,8 @@ extension BridgeState {
                 let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
                 return catalog.commandRules.filter { (command: CommandRule) -> Bool in
                     command.trait == address.traitID && command.unsupportedReason == nil
-                        && (command.sets.allSatisfy { writable.contains($0.attribute) } && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
+                        && (command.sets.allSatisfy { writable.contains($0.attribute) }
+                            && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
                 }.map(\.command)
             }
         )
@@ -99,13 +106,17 @@ extension BridgeState {
 
     /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.
     func sourceBindings(of device: Device, at address: TraitAddress) -> [SourceBinding]? {
-        guard let reference = device.trait(at: address)?.source, let index = pluginIndex(of: reference) else { return nil }
+        guard let reference = device.trait(at: address)?.source, let index = pluginIndex(of: reference) else {
+            return nil
+        }
         return plugins[index].bindings(of: device.id, at: address)
     }
 
     /// The metadata of the attributes a device feeds, narrowed to what the device itself declares:
     /// a bulb that does 250…454 mireds says so, not the cluster's 0…65279.
-    static func deviceMetadata(_ bindings: some Sequence<SourceBinding>) -> [(name: String, metadata: AttributeMetadata)] {
+    static func deviceMetadata(_ bindings: some Sequence<SourceBinding>) -> [(
+        name: String, metadata: AttributeMetadata
+    )] {
         var result: [String: AttributeMetadata] = [:]
         for binding in bindings {
             var metadata = result[binding.attribute] ?? binding.metadata
@@ -139,8 +150,10 @@ extension BridgeState {
         let device = graph.devices[id]
         let source = device?.sources.first
         return DeviceRecord(
-            id: id, name: device?.name ?? id.rawValue, roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
-            sourceFamily: source?.family ?? "", sourceInstance: source?.instance ?? "", nativeID: source?.nativeID ?? "",
+            id: id, name: device?.name ?? id.rawValue,
+            roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
+            sourceFamily: source?.family ?? "", sourceInstance: source?.instance ?? "",
+            nativeID: source?.nativeID ?? "",
             description: description ?? descriptionPayload(id))
     }
 }

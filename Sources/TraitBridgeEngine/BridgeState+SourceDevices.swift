@@ -9,16 +9,22 @@ extension BridgeState {
     /// Reports one message's values on a device (each refused value logged alone), marks the
     /// source references it came from as heard, confirms waiting commands and republishes.
     mutating func report(
-        _ updates: [AttributeUpdate], on id: DeviceID, seen: [SourceReference], topic: String, now: Date, effects: inout BridgeEffects
+        _ updates: [AttributeUpdate], on id: DeviceID, seen: [SourceReference], topic: String, now: Date,
+        effects: inout BridgeEffects
     ) {
         var changed = false
         let catalog = catalog
         _ = try? graph.modifyDevice(id) { device in
             for update in updates {
                 do {
-                    if try device.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now) { changed = true }
+                    if try device.report(
+                        update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now)
+                    {
+                        changed = true
+                    }
                 } catch {
-                    effects.log(.warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
+                    effects.log(
+                        .warning, "rejected a value: \(error)", ["tb.mqtt.topic": topic, "tb.device.id": id.rawValue])
                 }
             }
         }
@@ -58,7 +64,9 @@ extension BridgeState {
         let topic = configuration.prefix + "/devices/" + id
         effects.publish(topic + "/state", [], retain: true)
         effects.publish(topic, [], retain: true)
-        effects.log(.notice, "cleared a retained device the registry does not know (left by an earlier run)", ["tb.mqtt.topic": topic])
+        effects.log(
+            .notice, "cleared a retained device the registry does not know (left by an earlier run)",
+            ["tb.mqtt.topic": topic])
     }
 
     /// Clears a device's retained state and description (it is gone or merged into another).

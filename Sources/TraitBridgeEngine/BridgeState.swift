@@ -90,7 +90,8 @@ public struct BridgeState: Sendable {
         ]
         if cloud != nil { filters.append(cloudResponseTopic) }
         let requested = plugins.flatMap(\.subscriptions)
-        // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`) is not subscribed twice.
+        // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`)
+        // is not subscribed twice.
         let wildcards = (filters + requested).filter { $0.contains("+") || $0.contains("#") }
         for filter in requested where !filters.contains(filter) {
             if !filter.contains("+") && !filter.contains("#")

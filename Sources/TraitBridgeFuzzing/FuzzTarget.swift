@@ -108,12 +108,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         let whole = try? JSONDocument.parse(bytes, maxDepth: 16)
         var elements: [[UInt8]] = []
         let streamed = Result { () throws(JSONParseError) -> Bool in
-            try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 16) { _, element in elements.append(element.value.serializedBytes()) }
+            try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 16) { _, element in
+                elements.append(element.value.serializedBytes())
+            }
         }
         switch streamed {
         case .success(true):
             precondition(whole?.root.kind == .array, "an array read element by element does not parse whole")
-            precondition(whole?.root.elements.map { $0.value.serializedBytes() } == elements, "elements differ from the whole parse")
+            precondition(
+                whole?.root.elements.map { $0.value.serializedBytes() } == elements,
+                "elements differ from the whole parse")
         case .success(false):
             precondition(whole?.root.kind != .array, "a whole array was not read element by element")
         case .failure:

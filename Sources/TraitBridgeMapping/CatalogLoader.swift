@@ -1,6 +1,6 @@
-public import TraitBridgeModel
-import TraitBridgeJSON
 import FoundationEssentials
+import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// Loads `mappings/catalog/*.json` into a ``Catalog``, validating every entry.
 ///
@@ -12,7 +12,9 @@ public enum CatalogLoader {
     /// The catalog of the mappings folder `mappingsDirectory` (the folder that holds `catalog/`).
     public static func load(mappingsDirectory: String) throws(MappingError) -> Catalog {
         let result = validate(mappingsDirectory: mappingsDirectory)
-        guard let catalog = result.catalog, result.problems.isEmpty else { throw MappingError(problems: result.problems) }
+        guard let catalog = result.catalog, result.problems.isEmpty else {
+            throw MappingError(problems: result.problems)
+        }
         return catalog
     }
 
@@ -21,11 +23,14 @@ public enum CatalogLoader {
         let folder = mappingsDirectory.hasSuffix("/") ? mappingsDirectory + "catalog" : mappingsDirectory + "/catalog"
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }
+                .sorted()
         } catch _ {
             let problem = MappingProblem(
                 file: folder, location: SourceLocation(line: 1, column: 1), path: .root,
-                message: "cannot read the catalog folder: no such folder, or not readable; pass the mappings folder that contains catalog/")
+                message:
+                    "cannot read the catalog folder: no such folder, or not readable; pass the mappings folder that contains catalog/"
+            )
             return (nil, [problem])
         }
         var files: [(name: String, bytes: [UInt8]?)] = []
@@ -37,7 +42,9 @@ public enum CatalogLoader {
     }
 
     /// Loads catalog files given as contents (`nil` contents: the file could not be read).
-    public static func validate(files: [(name: String, bytes: [UInt8]?)]) -> (catalog: Catalog?, problems: [MappingProblem]) {
+    public static func validate(files: [(name: String, bytes: [UInt8]?)]) -> (
+        catalog: Catalog?, problems: [MappingProblem]
+    ) {
         var problems: [MappingProblem] = []
         var readers: [MappingReader] = []
         var traits: [Located<TraitDefinition>] = []
@@ -45,7 +52,10 @@ public enum CatalogLoader {
         var commandRules: [(reader: MappingReader, element: JSON, path: JSONPath, document: JSONDocument)] = []
         for (name, bytes) in files {
             guard let bytes else {
-                problems.append(MappingProblem(file: name, location: SourceLocation(line: 1, column: 1), path: .root, message: "cannot read the file"))
+                problems.append(
+                    MappingProblem(
+                        file: name, location: SourceLocation(line: 1, column: 1), path: .root,
+                        message: "cannot read the file"))
                 continue
             }
             let reader = MappingReader(file: name, bytes: bytes)
@@ -54,15 +64,17 @@ public enum CatalogLoader {
             do {
                 document = try JSONDocument.parse(bytes)
             } catch {
-                problems.append(MappingProblem(
-                    file: name, location: SourceLocation(line: error.line, column: error.column), path: .root,
-                    message: "invalid JSON: \(error.reason)"))
+                problems.append(
+                    MappingProblem(
+                        file: name, location: SourceLocation(line: error.line, column: error.column), path: .root,
+                        message: "invalid JSON: \(error.reason)"))
                 continue
             }
             guard let root = reader.object(document.root, at: .root) else { continue }
             reader.checkKeys(root, at: .root, allowed: ["traits", "deviceTypes", "commandRules"])
             for (index, element) in reader.array(root, "commandRules", at: .root).enumerated() {
-                commandRules.append((reader, element, JSONPath.root.appending("commandRules").appending(index), document))
+                commandRules.append(
+                    (reader, element, JSONPath.root.appending("commandRules").appending(index), document))
             }
             for (index, element) in reader.array(root, "traits", at: .root).enumerated() {
                 let path = JSONPath.root.appending("traits").appending(index)
@@ -81,9 +93,14 @@ public enum CatalogLoader {
         // Command rules name traits, commands and attributes: checked against the whole catalog.
         if let known = catalog {
             for rule in commandRules {
-                guard let decoded = CommandRuleDecoder(tables: SourceTableReader(reader: rule.reader, catalog: known)).decode(rule.element, at: rule.path) else { continue }
+                guard
+                    let decoded = CommandRuleDecoder(tables: SourceTableReader(reader: rule.reader, catalog: known))
+                        .decode(rule.element, at: rule.path)
+                else { continue }
                 if catalog?.commandRule(decoded.trait, decoded.command) != nil {
-                    rule.reader.problem(rule.path.appending("command"), "\(decoded.trait).\(decoded.command) has a rule already; keep one")
+                    rule.reader.problem(
+                        rule.path.appending("command"),
+                        "\(decoded.trait).\(decoded.command) has a rule already; keep one")
                 } else {
                     catalog?.commandRules.append(decoded)
                 }
@@ -94,11 +111,15 @@ public enum CatalogLoader {
     }
 
     /// Checks what no single entry can: duplicates across files and trait references.
-    private static func crossCheck(traits: [Located<TraitDefinition>], deviceTypes: [Located<DeviceTypeDefinition>]) -> Catalog? {
+    private static func crossCheck(traits: [Located<TraitDefinition>], deviceTypes: [Located<DeviceTypeDefinition>])
+        -> Catalog?
+    {
         var traitsByID: [TraitID: Located<TraitDefinition>] = [:]
         for trait in traits {
             if let first = traitsByID[trait.value.id] {
-                trait.reader.problem(trait.path.appending("id"), "trait '\(trait.value.id)' is already defined at \(first.place); keep one definition")
+                trait.reader.problem(
+                    trait.path.appending("id"),
+                    "trait '\(trait.value.id)' is already defined at \(first.place); keep one definition")
             } else {
                 traitsByID[trait.value.id] = trait
             }
@@ -107,19 +128,24 @@ public enum CatalogLoader {
         var typesByMatterID: [UInt32: Located<DeviceTypeDefinition>] = [:]
         for type in deviceTypes {
             if let first = typesByID[type.value.id] {
-                type.reader.problem(type.path.appending("id"), "device type '\(type.value.id)' is already defined at \(first.place); keep one definition")
+                type.reader.problem(
+                    type.path.appending("id"),
+                    "device type '\(type.value.id)' is already defined at \(first.place); keep one definition")
                 continue
             }
             typesByID[type.value.id] = type
             if let matterID = type.value.matterID {
                 if let first = typesByMatterID[matterID] {
-                    type.reader.problem(type.path.appending("matterId"), "Matter id \(hex(matterID)) is already used by '\(first.value.id)' at \(first.place)")
+                    type.reader.problem(
+                        type.path.appending("matterId"),
+                        "Matter id \(hex(matterID)) is already used by '\(first.value.id)' at \(first.place)")
                 }
                 typesByMatterID[matterID] = type
             }
             for (key, list) in [("required", type.value.requiredTraits), ("optional", type.value.optionalTraits)] {
                 for (index, trait) in list.enumerated() where traitsByID[trait] == nil {
-                    type.reader.problem(type.path.appending(key).appending(index),
+                    type.reader.problem(
+                        type.path.appending(key).appending(index),
                         "unknown trait '\(trait)'; define it in a catalog file or remove it from the device type")
                 }
             }

@@ -27,7 +27,9 @@ public struct HomeGraph: Sendable, Hashable {
     /// Adds a home with its default room; the first home is primary.
     @discardableResult
     public mutating func addHome(named name: String) throws(ModelError) -> HomeID {
-        do { try NameRules.validateUnique(name, kind: .home, among: homes.map(\.name)) } catch { throw .invalidName(error) }
+        do { try NameRules.validateUnique(name, kind: .home, among: homes.map(\.name)) } catch {
+            throw .invalidName(error)
+        }
         let id = HomeID(uniqueSlug(name, taken: Set(homes.map(\.id.rawValue))))
         let defaultRoom = Room(id: RoomID("\(id.rawValue).entire-home"), name: "Entire Home", isDefault: true)
         homes.append(Home(id: id, name: name, isPrimary: homes.isEmpty, defaultRoom: defaultRoom))
@@ -98,7 +100,9 @@ public struct HomeGraph: Sendable, Hashable {
     // MARK: Zones
 
     @discardableResult
-    public mutating func addZone(named name: String, to homeID: HomeID, rooms: [RoomID] = []) throws(ModelError) -> ZoneID {
+    public mutating func addZone(named name: String, to homeID: HomeID, rooms: [RoomID] = []) throws(ModelError)
+        -> ZoneID
+    {
         let index = try homeIndex(homeID)
         do { try NameRules.validateUnique(name, kind: .zone, among: homes[index].zones.map(\.name)) } catch {
             throw .invalidName(error)
@@ -160,11 +164,15 @@ public struct HomeGraph: Sendable, Hashable {
 
     /// Changes a device in place (no copy of the device); `nil` when there is no such device.
     @discardableResult
-    public mutating func modifyDevice<Result>(_ id: DeviceID, _ body: (inout Device) throws(ModelError) -> Result) throws(ModelError) -> Result? {
+    public mutating func modifyDevice<Result>(_ id: DeviceID, _ body: (inout Device) throws(ModelError) -> Result)
+        throws(ModelError) -> Result?
+    {
         guard let index = devices.index(forKey: id) else { return nil }  // one hash lookup, then in place
         let identity = devices.values[index].identity
         defer {
-            if devices.values[index].identity != identity { self.index(id, old: identity, new: devices.values[index].identity) }
+            if devices.values[index].identity != identity {
+                self.index(id, old: identity, new: devices.values[index].identity)
+            }
         }
         return try body(&devices.values[index])
     }

@@ -8,8 +8,10 @@ import TraitBridgeTesting
 struct ServeCommandTests {
     func startServe(_ broker: MosquittoBroker, data: String, extra: [String] = []) throws -> ChildProcess {
         try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"] + extra,
+            [
+                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning",
+            ] + extra,
             logFile: data + ".log")
     }
 
@@ -44,7 +46,8 @@ struct ServeCommandTests {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let (broker, watcher, serve) = try runningServe(data: data)
         let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+"])
-        let devices = #"[{"ieee_address":"0x00158d0001000009","type":"Router","friendly_name":"Porch light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        let devices =
+            #"[{"ieee_address":"0x00158d0001000009","type":"Router","friendly_name":"Porch light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
         try z2m.publish("zigbee2mqtt/bridge/devices", devices)  // not retained: after the restart only the registry knows it
         #expect(z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000009") != nil, "announced, so stored")
         serve.kill()
@@ -55,7 +58,9 @@ struct ServeCommandTests {
         let again = try startServe(broker, data: data)
         defer { again.stop() }
         let state = fresh.waitFor("traitbridge/devices/z2m-0x00158d0001000009/state") { !$0.isRetained }
-        #expect(state?.payloadText.contains(#""name":"Porch light","connectivityState":"unknown""#) == true, "\(state?.payloadText ?? "nothing")")
+        #expect(
+            state?.payloadText.contains(#""name":"Porch light","connectivityState":"unknown""#) == true,
+            "\(state?.payloadText ?? "nothing")")
     }
 
     @Test("a config file with every key: serve starts with it and comes online under its prefix")
@@ -67,17 +72,20 @@ struct ServeCommandTests {
         defer { for path in [data, config, passwordFile] { try? FileManager.default.removeItem(atPath: path) } }
         try "pw\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         try """
-            {"broker": "mqtt://bridge@127.0.0.1:\(broker.port)", "passwordFile": "\(passwordFile)", "clientId": "tb-config-test",
-             "protocol": "5", "keepAliveSeconds": 20, "cleanSession": false, "prefix": "home-bridge", "dataDir": "\(data)",
-             "mappings": "\(CommandRunner.repository)/mappings", "logLevel": "warning", "commandTimeoutSeconds": 2,
-             "zigbee2mqtt": {"baseTopic": "z2m", "instance": "upstairs", "locality": "localPeer", "mainsStalenessSeconds": 300,
-                             "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}},
-             "tasmota": {"discoveryPrefix": "tasmota/discovery", "locality": "localPeer", "stalenessSeconds": 600},
-             "shelly": {"enabled": true, "locality": "direct", "stalenessSeconds": 600},
-             "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600}}
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        let watcher = try TestMQTTClient(MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"), subscribe: ["home-bridge/bridge/state"])
-        let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        {"broker": "mqtt://bridge@127.0.0.1:\(broker.port)", "passwordFile": "\(passwordFile)", "clientId": "tb-config-test",
+         "protocol": "5", "keepAliveSeconds": 20, "cleanSession": false, "prefix": "home-bridge", "dataDir": "\(data)",
+         "mappings": "\(CommandRunner.repository)/mappings", "logLevel": "warning", "commandTimeoutSeconds": 2,
+         "zigbee2mqtt": {"baseTopic": "z2m", "instance": "upstairs", "locality": "localPeer", "mainsStalenessSeconds": 300,
+                         "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}},
+         "tasmota": {"discoveryPrefix": "tasmota/discovery", "locality": "localPeer", "stalenessSeconds": 600},
+         "shelly": {"enabled": true, "locality": "direct", "stalenessSeconds": 600},
+         "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600}}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let watcher = try TestMQTTClient(
+            MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"),
+            subscribe: ["home-bridge/bridge/state"])
+        let serve = try ChildProcess(
+            [CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
         defer { serve.stop() }
         #expect(watcher.waitFor("home-bridge/bridge/state") { $0.payloadText == "online" } != nil)
     }
@@ -89,9 +97,9 @@ struct ServeCommandTests {
         let config = data + ".json"
         defer { for path in [data, config] { try? FileManager.default.removeItem(atPath: path) } }
         try """
-            {"broker": "mqtt://127.0.0.1:\(broker.port)", "dataDir": "\(data)", "mappings": "\(CommandRunner.repository)/mappings",
-             "zigbee2mqtt": [{"baseTopic": "z2m-down"}, {"baseTopic": "z2m-up", "instance": "upstairs"}]}
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        {"broker": "mqtt://127.0.0.1:\(broker.port)", "dataDir": "\(data)", "mappings": "\(CommandRunner.repository)/mappings",
+         "zigbee2mqtt": [{"baseTopic": "z2m-down"}, {"baseTopic": "z2m-up", "instance": "upstairs"}]}
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let client = try TestMQTTClient(BrokerURL(broker.url), subscribe: ["traitbridge/devices/+"])
         func list(_ ieee: String, _ name: String) -> String {
             #"[{"ieee_address":"\#(ieee)","type":"Router","friendly_name":"\#(name)","definition":{"exposes":[{"type":"switch","#
@@ -99,10 +107,15 @@ struct ServeCommandTests {
         }
         try client.publish("z2m-down/bridge/devices", list("0x00158d0003000001", "Kitchen plug"), retain: true)
         try client.publish("z2m-up/bridge/devices", list("0x00158d0003000002", "Attic plug"), retain: true)
-        let serve = try ChildProcess([CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        let serve = try ChildProcess(
+            [CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
         defer { serve.stop() }
-        let kitchen = client.waitFor("traitbridge/devices/z2m-0x00158d0003000001") { $0.payloadText.contains("zigbee2mqtt[default]") }
-        let attic = client.waitFor("traitbridge/devices/z2m-0x00158d0003000002") { $0.payloadText.contains("zigbee2mqtt[upstairs]") }
+        let kitchen = client.waitFor("traitbridge/devices/z2m-0x00158d0003000001") {
+            $0.payloadText.contains("zigbee2mqtt[default]")
+        }
+        let attic = client.waitFor("traitbridge/devices/z2m-0x00158d0003000002") {
+            $0.payloadText.contains("zigbee2mqtt[upstairs]")
+        }
         #expect(kitchen != nil && attic != nil, "both networks' devices are described, each with its instance")
     }
 
@@ -112,21 +125,37 @@ struct ServeCommandTests {
         #expect(url.exitCode == 2)
         #expect(url.standardError.contains("invalid broker URL '127.0.0.1:1883': missing scheme"))
         let config = temporaryPath() + ".json"
-        try #"{"broker": "mqtt://127.0.0.1:1", "zigbee2mqtt": {"basetopic": "z2m"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        try #"{"broker": "mqtt://127.0.0.1:1", "zigbee2mqtt": {"basetopic": "z2m"}}"#.write(
+            toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let result = try CommandRunner.run(["serve", "--config", config])
         #expect(result.exitCode == 2)
-        #expect(result.standardError.contains("\(config):1:63: zigbee2mqtt.basetopic: unknown key 'basetopic'"), "\(result.standardError)")
+        #expect(
+            result.standardError.contains("\(config):1:63: zigbee2mqtt.basetopic: unknown key 'basetopic'"),
+            "\(result.standardError)")
         // The source sections share one reader: the same checks and messages for each.
         for (text, message) in [
             (#"{"tasmota": 5}"#, #"tasmota: expected an object {"discoveryPrefix", "locality", "stalenessSeconds"}"#),
-            (#"{"shelly": {"enable": true}}"#, "shelly.enable: unknown key 'enable'; allowed: enabled, locality, stalenessSeconds"),
-            (#"{"homeAssistant": {"discoveryPrefix": "ha/"}}"#, "homeAssistant.discoveryPrefix: expected a non-empty topic prefix without + or # and without a trailing /"),
-            (#"{"homeAssistant": {"stalenessSeconds": 0}}"#, "homeAssistant.stalenessSeconds: expected a whole number of seconds > 0"),
-            (#"{"zigbee2mqtt": [{"baseTopic": "a"}, {"baseTopic": "b"}]}"#,
-             "zigbee2mqtt[1].instance: instance 'default' is used by another zigbee2mqtt section; give each its own"),
-            (#"{"zigbee2mqtt": [{"baseTopic": "a", "instance": "x"}, {"baseTopic": "a", "instance": "y"}]}"#,
-             "zigbee2mqtt[1].baseTopic: baseTopic 'a' is used by another zigbee2mqtt section; give each its own"),
+            (
+                #"{"shelly": {"enable": true}}"#,
+                "shelly.enable: unknown key 'enable'; allowed: enabled, locality, stalenessSeconds"
+            ),
+            (
+                #"{"homeAssistant": {"discoveryPrefix": "ha/"}}"#,
+                "homeAssistant.discoveryPrefix: expected a non-empty topic prefix without + or # and without a trailing /"
+            ),
+            (
+                #"{"homeAssistant": {"stalenessSeconds": 0}}"#,
+                "homeAssistant.stalenessSeconds: expected a whole number of seconds > 0"
+            ),
+            (
+                #"{"zigbee2mqtt": [{"baseTopic": "a"}, {"baseTopic": "b"}]}"#,
+                "zigbee2mqtt[1].instance: instance 'default' is used by another zigbee2mqtt section; give each its own"
+            ),
+            (
+                #"{"zigbee2mqtt": [{"baseTopic": "a", "instance": "x"}, {"baseTopic": "a", "instance": "y"}]}"#,
+                "zigbee2mqtt[1].baseTopic: baseTopic 'a' is used by another zigbee2mqtt section; give each its own"
+            ),
             (#"{"zigbee2mqtt": []}"#, "zigbee2mqtt: expected a zigbee2mqtt section, or a list of them"),
             (#"{"zigbee2mqtt": [7]}"#, "zigbee2mqtt[0]: expected an object with baseTopic, instance, locality"),
         ] {

@@ -12,9 +12,12 @@ struct SourceInstancesTests {
     func state() throws -> BridgeState {
         let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
         let table = try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog)
-        var configuration = BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer))
-        configuration.zigbee2mqttInstances.append(.init(instance: "upstairs", baseTopic: "z2m-upstairs", locality: .direct))
-        var state = BridgeState(configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+        var configuration = BridgeConfiguration(
+            brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer))
+        configuration.zigbee2mqttInstances.append(
+            .init(instance: "upstairs", baseTopic: "z2m-upstairs", locality: .direct))
+        var state = BridgeState(
+            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
         _ = state.brokerConnected(now: Date())
         return state
     }
@@ -40,9 +43,12 @@ struct SourceInstancesTests {
         let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
         #expect(state.graph.devices[landing]?.trait(at: onOff)?.attributes["onOff"] == .bool(true))
         #expect(state.graph.devices[landing]?.trait(at: onOff)?.connectivity.locality == .direct)
-        #expect(state.graph.devices[hall]?.trait(at: onOff)?.attributes["onOff"] == nil, "a message of one network never feeds the other")
+        #expect(
+            state.graph.devices[hall]?.trait(at: onOff)?.attributes["onOff"] == nil,
+            "a message of one network never feeds the other")
 
-        let sent = state.receive("traitbridge/devices/\(landing.rawValue)/set", #"{"trait":"matter.OnOff","command":"off"}"#)
+        let sent = state.receive(
+            "traitbridge/devices/\(landing.rawValue)/set", #"{"trait":"matter.OnOff","command":"off"}"#)
         #expect(sent.published("z2m-upstairs/Landing light/set"), "\(sent.publications.map(\.topic))")
         #expect(!sent.published("zigbee2mqtt/Landing light/set"))
     }
@@ -56,10 +62,13 @@ struct SourceInstancesTests {
         _ = state.receive("z2m-upstairs/Landing light", #"{"state":"ON"}"#)
         _ = state.receive("z2m-upstairs/bridge/state", #"{"state":"offline"}"#)
         let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
-        let landing = try #require(state.graph.devices[try DeviceID("z2m-0x00158d0002000001")]?.trait(at: onOff)?.connectivity)
+        let landing = try #require(
+            state.graph.devices[try DeviceID("z2m-0x00158d0002000001")]?.trait(at: onOff)?.connectivity)
         let hall = try #require(state.graph.devices[EngineFixtures.light]?.trait(at: onOff)?.connectivity)
         #expect(landing.state == .offline)
-        #expect(landing.reason?.description.contains("z2m-upstairs/bridge/state") == true, "\(String(describing: landing.reason))")
+        #expect(
+            landing.reason?.description.contains("z2m-upstairs/bridge/state") == true,
+            "\(String(describing: landing.reason))")
         #expect(hall.state == .online)
         let health = try JSONDocument.parse(state.healthPayload()).root
         #expect(health["devices"]?["zigbee2mqtt"]?.int64 == 3 && health["devices"]?["zigbee2mqtt/upstairs"]?.int64 == 3)

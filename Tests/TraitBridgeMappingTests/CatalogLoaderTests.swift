@@ -34,10 +34,12 @@ struct CatalogLoaderTests {
     @Test("every trait the issue names is in the catalog, with its attributes and units")
     func requiredTraits() throws {
         let catalog = try CatalogLoader.load(mappingsDirectory: Paths.mappings)
-        let names = ["OnOff", "LevelControl", "ColorControl", "Thermostat", "FanControl", "WindowCovering", "DoorLock",
-                     "BooleanState", "OccupancySensing", "TemperatureMeasurement", "RelativeHumidityMeasurement",
-                     "IlluminanceMeasurement", "PressureMeasurement", "PowerSource", "BasicInformation",
-                     "BridgedDeviceBasicInformation", "Switch", "SmokeCoAlarm", "AirQuality", "Identify"]
+        let names = [
+            "OnOff", "LevelControl", "ColorControl", "Thermostat", "FanControl", "WindowCovering", "DoorLock",
+            "BooleanState", "OccupancySensing", "TemperatureMeasurement", "RelativeHumidityMeasurement",
+            "IlluminanceMeasurement", "PressureMeasurement", "PowerSource", "BasicInformation",
+            "BridgedDeviceBasicInformation", "Switch", "SmokeCoAlarm", "AirQuality", "Identify",
+        ]
         for name in names {
             #expect(catalog.trait(.matter(name)) != nil, "matter.\(name)")
         }
@@ -45,9 +47,12 @@ struct CatalogLoaderTests {
             #expect(catalog.trait(.google(name)) != nil, "google.\(name)")
         }
         #expect(catalog.traits.keys.contains { if case .vendor = $0.namespace { true } else { false } })
-        #expect(try catalog.attributeMetadata(.matter("TemperatureMeasurement"), "measuredValue").unit == .celsius100ths)
+        #expect(
+            try catalog.attributeMetadata(.matter("TemperatureMeasurement"), "measuredValue").unit == .celsius100ths)
         #expect(try catalog.attributeMetadata(.matter("ColorControl"), "colorTemperatureMireds").unit == .mireds)
-        #expect(try catalog.attributeMetadata(.matter("WindowCovering"), "currentPositionLiftPercent100ths").unit == .percent100ths)
+        #expect(
+            try catalog.attributeMetadata(.matter("WindowCovering"), "currentPositionLiftPercent100ths").unit
+                == .percent100ths)
         #expect(try catalog.attributeMetadata(.matter("RelativeHumidityMeasurement"), "measuredValue").maximum == 10000)
         #expect(try catalog.attributeMetadata(.matter("PowerSource"), "batPercentRemaining").unit == .halfPercent)
         let level = try catalog.attributeMetadata(.matter("LevelControl"), "currentLevel")
@@ -57,18 +62,22 @@ struct CatalogLoaderTests {
         try rotation.validateWrite(.int(180))
         let onOff = try #require(catalog.trait(.matter("OnOff")))
         #expect(onOff.commands.map(\.name).starts(with: ["off", "on", "toggle"]))
-        #expect(catalog.trait(.matter("LevelControl"))?.command(named: "moveToLevel")?.field(named: "level")?.metadata.maximum == 254)
+        #expect(
+            catalog.trait(.matter("LevelControl"))?.command(named: "moveToLevel")?.field(named: "level")?.metadata
+                .maximum == 254)
     }
 
     @Test("every device type the issue names exists, and every trait it names is defined")
     func deviceTypes() throws {
         let catalog = try CatalogLoader.load(mappingsDirectory: Paths.mappings)
-        let names = ["OnOffLight", "DimmableLight", "ColorTemperatureLight", "ExtendedColorLight", "OnOffPlugInUnit",
-                     "DimmablePlugInUnit", "OnOffLightSwitch", "DimmerSwitch", "GenericSwitch", "ContactSensor",
-                     "OccupancySensor", "TemperatureSensor", "HumiditySensor", "LightSensor", "PressureSensor",
-                     "WaterLeakDetector", "SmokeCoAlarm", "AirQualitySensor", "DoorLock", "WindowCovering", "Thermostat",
-                     "Fan", "AirPurifier", "RoomAirConditioner", "RoboticVacuumCleaner", "Speaker", "BasicVideoPlayer",
-                     "BridgedNode", "Aggregator"]
+        let names = [
+            "OnOffLight", "DimmableLight", "ColorTemperatureLight", "ExtendedColorLight", "OnOffPlugInUnit",
+            "DimmablePlugInUnit", "OnOffLightSwitch", "DimmerSwitch", "GenericSwitch", "ContactSensor",
+            "OccupancySensor", "TemperatureSensor", "HumiditySensor", "LightSensor", "PressureSensor",
+            "WaterLeakDetector", "SmokeCoAlarm", "AirQualitySensor", "DoorLock", "WindowCovering", "Thermostat",
+            "Fan", "AirPurifier", "RoomAirConditioner", "RoboticVacuumCleaner", "Speaker", "BasicVideoPlayer",
+            "BridgedNode", "Aggregator",
+        ]
         for name in names {
             #expect(catalog.deviceType(.matter(name)) != nil, "matter.\(name)")
         }
@@ -79,7 +88,10 @@ struct CatalogLoaderTests {
                 #expect(catalog.trait(trait) != nil, "\(type.id) names \(trait)")
             }
         }
-        #expect(catalog.deviceType(.matter("DimmableLight"))?.requiredTraits == [.matter("Identify"), .matter("OnOff"), .matter("LevelControl")])
+        #expect(
+            catalog.deviceType(.matter("DimmableLight"))?.requiredTraits == [
+                .matter("Identify"), .matter("OnOff"), .matter("LevelControl"),
+            ])
         #expect(catalog.deviceType(matterID: 0x0100)?.id == .matter("OnOffLight"))
         // A device type from the catalog can be instantiated with exactly its required traits.
         for type in catalog.deviceTypes.values {
@@ -108,17 +120,22 @@ struct CatalogLoaderTests {
             "broken-catalog/catalog/traits.json:27:13: traits[2].id: trait 'matter.OnOff' is already defined at ",
         ]
         for prefix in expected {
-            #expect(lines.contains { $0.hasPrefix(prefix) }, "missing: \(prefix)\nin:\n\(lines.joined(separator: "\n"))")
+            #expect(
+                lines.contains { $0.hasPrefix(prefix) }, "missing: \(prefix)\nin:\n\(lines.joined(separator: "\n"))")
         }
         #expect(lines.count == expected.count, "\(lines.joined(separator: "\n"))")
-        #expect(throws: MappingError.self) { try CatalogLoader.load(mappingsDirectory: Paths.fixtures + "/broken-catalog") }
+        #expect(throws: MappingError.self) {
+            try CatalogLoader.load(mappingsDirectory: Paths.fixtures + "/broken-catalog")
+        }
     }
 
     @Test("command rules are catalog data, checked against the catalog: each mistake with file:line:col and path")
     func commandRules() throws {
         let folder = Paths.repository + "/mappings/catalog"
-        var files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") && $0 != "command-rules.json" }
-            .map { (name: $0, bytes: FileManager.default.contents(atPath: folder + "/" + $0).map { [UInt8]($0) }) }
+        var files = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".json") && $0 != "command-rules.json"
+        }
+        .map { (name: $0, bytes: FileManager.default.contents(atPath: folder + "/" + $0).map { [UInt8]($0) }) }
         let (shipped, shippedProblems) = CatalogLoader.validate(mappingsDirectory: Paths.repository + "/mappings")
         #expect(shippedProblems.isEmpty)
         #expect(shipped?.commandRule(.matter("OnOff"), "toggle")?.toggles == "onOff")
@@ -142,7 +159,9 @@ struct CatalogLoaderTests {
             "rules.json:6:88: commandRules[4].set.currentLevel: command moveWithOnOff has no field 'speed'",
             "rules.json:6:107: commandRules[4].when: unknown key 'when'; allowed: command, set, toggle, trait, unsupported",
         ] {
-            #expect(lines.contains { $0.hasPrefix(expected) }, "missing: \(expected)\nin:\n\(lines.joined(separator: "\n"))")
+            #expect(
+                lines.contains { $0.hasPrefix(expected) }, "missing: \(expected)\nin:\n\(lines.joined(separator: "\n"))"
+            )
         }
         #expect(problems.count == 5, "\(lines)")
         #expect(catalog?.commandRule(.matter("OnOff"), "on") != nil, "the first rule of a pair is the one kept")
@@ -164,7 +183,9 @@ struct CatalogLoaderTests {
         #expect(problems.first?.message.contains("pass the mappings folder") == true)
     }
 
-    @Test("a file with thousands of mistakes: the first 200 are located and listed, one more problem says how many were not")
+    @Test(
+        "a file with thousands of mistakes: the first 200 are located and listed, one more problem says how many were not"
+    )
     func manyProblems() {
         let keys = (0..<5_000).map { "\"unknown\($0)\": 1" }.joined(separator: ", ")
         let (_, problems) = CatalogLoader.validate(files: [("many.json", Array("{\(keys)}".utf8))])

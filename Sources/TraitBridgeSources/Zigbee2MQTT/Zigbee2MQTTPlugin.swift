@@ -173,7 +173,8 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
     private func availability(_ id: DeviceID, _ message: SourceMessage, into events: inout [SourceEvent]) {
         guard !message.payload.isEmpty else { return }
         guard let isOnline = Zigbee2MQTTSource.availability(message.payload) else {
-            events.append(.log(.warning, "ignored availability: expected online/offline or {\"state\":…}", device: id))
+            events.append(
+                .log(.warning, "ignored availability: expected online/offline or {\"state\":…}", device: id))
             return
         }
         guard let mapped = devices[id] else { return }

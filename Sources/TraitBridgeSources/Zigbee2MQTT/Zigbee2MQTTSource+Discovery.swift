@@ -28,7 +28,10 @@ extension Zigbee2MQTTSource {
     public func discover(_ payload: JSON) -> Discovery {
         var result = Discovery()
         guard payload.kind == .array else {
-            result.problems = [SourceProblem(location: "bridge/devices", message: "expected an array of devices, found \(payload.kind)")]
+            result.problems = [
+                SourceProblem(
+                    location: "bridge/devices", message: "expected an array of devices, found \(payload.kind)")
+            ]
             result.canRemove = false
             return result
         }
@@ -42,7 +45,8 @@ extension Zigbee2MQTTSource {
     public func discover(_ entry: JSON, at index: Int, into result: inout Discovery) {
         let location = "bridge/devices[\(index)]"
         guard entry.kind == .object else {
-            result.problems.append(SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
+            result.problems.append(
+                SourceProblem(location: location, message: "expected an object, found \(entry.kind)"))
             result.canRemove = false
             return
         }
@@ -60,7 +64,8 @@ extension Zigbee2MQTTSource {
             return
         }
         if let problem = Self.shapeProblem(entry) {
-            result.problems.append(SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
+            result.problems.append(
+                SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
             return
         }
         do {
@@ -111,17 +116,21 @@ extension Zigbee2MQTTSource {
         for planned in plan.types {
             let definition = catalog.deviceType(planned.type)
             var traits = definition?.requiredTraits ?? []
-            for binding in plan.bindings.values.joined() where binding.address.deviceTypeKey == planned.key && !traits.contains(binding.address.traitID) {
+            for binding in plan.bindings.values.joined()
+            where binding.address.deviceTypeKey == planned.key && !traits.contains(binding.address.traitID) {
                 traits.append(binding.address.traitID)
             }
-            instances.append(try catalog.makeDeviceType(key: planned.key, type: planned.type, isPrimaryType: planned.key == primaryKey, traits: traits))
+            instances.append(
+                try catalog.makeDeviceType(
+                    key: planned.key, type: planned.type, isPrimaryType: planned.key == primaryKey, traits: traits))
         }
         let definition = entry["definition"]
         let source = SourceReference(family: Self.family, instance: instance, nativeID: ieee)
         let device = try Device(
             id: DeviceID.derived(source: "z2m", nativeID: ieee),
             name: name,
-            identity: DeviceIdentity(uniqueID: ieee, otherDeviceIDs: [OtherDeviceID(agentID: Self.family, deviceID: ieee)]),
+            identity: DeviceIdentity(
+                uniqueID: ieee, otherDeviceIDs: [OtherDeviceID(agentID: Self.family, deviceID: ieee)]),
             info: DeviceInfo(
                 manufacturer: definition?["vendor"]?.string ?? entry["manufacturer"]?.string,
                 model: definition?["model"]?.string ?? entry["model_id"]?.string,
@@ -130,13 +139,19 @@ extension Zigbee2MQTTSource {
             sources: [source],
             deviceTypes: instances)
         let isBattery = entry["power_source"]?.string?.lowercased().hasPrefix("battery") == true
-        return Zigbee2MQTTDevice(ieeeAddress: ieee, friendlyName: name, device: device, bindings: plan.bindings, isBatteryPowered: isBattery)
+        return Zigbee2MQTTDevice(
+            ieeeAddress: ieee, friendlyName: name, device: device, bindings: plan.bindings, isBatteryPowered: isBattery)
     }
 
-    private func planComposite(_ expose: JSON, type: String, rule: Zigbee2MQTTTable.Composite, into plan: inout DevicePlan) {
+    private func planComposite(
+        _ expose: JSON, type: String, rule: Zigbee2MQTTTable.Composite, into plan: inout DevicePlan
+    ) {
         let features = expose["features"]?.elements ?? []
         let names = Set(features.compactMap { $0["name"]?.string })
-        guard let deviceType = rule.deviceTypes.first(where: { $0.whenAny.isEmpty || !names.isDisjoint(with: $0.whenAny) })?.type else { return }
+        guard
+            let deviceType = rule.deviceTypes.first(where: { $0.whenAny.isEmpty || !names.isDisjoint(with: $0.whenAny) }
+            )?.type
+        else { return }
         var key = type
         if let endpoint = expose["endpoint"]?.string { key += "_" + endpoint }
         var suffix = 2
@@ -160,7 +175,9 @@ extension Zigbee2MQTTSource {
     }
 
     /// The bindings of one feature (one, or one per field of an object value).
-    private func makeBinding(_ rule: Zigbee2MQTTTable.Feature, expose: JSON, payloadKey: String, key: String) -> [SourceBinding]? {
+    private func makeBinding(_ rule: Zigbee2MQTTTable.Feature, expose: JSON, payloadKey: String, key: String)
+        -> [SourceBinding]?
+    {
         let address = TraitAddress(deviceTypeKey: key, traitID: rule.trait)
         let access = expose["access"]?.int64 ?? 1
         let isWritable = access & 2 != 0
@@ -169,26 +186,37 @@ extension Zigbee2MQTTSource {
             return rule.fields.compactMap { field, target in
                 guard let metadata = try? catalog.attributeMetadata(rule.trait, target.attribute) else { return nil }
                 let property = subfeatures.first { $0["name"]?.isString(field) == true }?["property"]?.string ?? field
-                return SourceBinding(address: address, attribute: target.attribute, payloadKey: payloadKey, fieldKey: property,
-                                     pipeline: target.pipeline, metadata: metadata, isWritable: isWritable)
+                return SourceBinding(
+                    address: address, attribute: target.attribute, payloadKey: payloadKey, fieldKey: property,
+                    pipeline: target.pipeline, metadata: metadata, isWritable: isWritable)
             }
         }
-        guard let attribute = rule.attribute, let metadata = try? catalog.attributeMetadata(rule.trait, attribute) else { return nil }
+        guard let attribute = rule.attribute, let metadata = try? catalog.attributeMetadata(rule.trait, attribute)
+        else { return nil }
         var steps = rule.pipeline.steps
         if rule.isBinaryFromExpose, let on = expose["value_on"], let off = expose["value_off"] {
-            var pairs = [ValueTransform.ValuePair(source: AttributeValue(json: on), model: .bool(true)),
-                         ValueTransform.ValuePair(source: AttributeValue(json: off), model: .bool(false))]
-            if let toggle = expose["value_toggle"] { pairs.append(.init(source: AttributeValue(json: toggle), model: .string("toggle"))) }
+            var pairs = [
+                ValueTransform.ValuePair(source: AttributeValue(json: on), model: .bool(true)),
+                ValueTransform.ValuePair(source: AttributeValue(json: off), model: .bool(false)),
+            ]
+            if let toggle = expose["value_toggle"] {
+                pairs.append(.init(source: AttributeValue(json: toggle), model: .string("toggle")))
+            }
             steps.insert(.map(pairs), at: 0)
         }
         var range: ClosedRange<Double>?
-        if rule.clampsToExposeRange || expose["value_min"] != nil, let low = expose["value_min"]?.double, let high = expose["value_max"]?.double, low <= high {
+        if rule.clampsToExposeRange || expose["value_min"] != nil, let low = expose["value_min"]?.double,
+            let high = expose["value_max"]?.double, low <= high
+        {
             range = low...high
         }
         let step = expose["value_step"]?.double ?? 1
         let isIntegral = expose["type"]?.isString("numeric") == true && step == step.rounded()
-        return [SourceBinding(address: address, attribute: attribute, payloadKey: payloadKey, pipeline: ValuePipeline(steps),
-                              metadata: metadata, isWritable: isWritable, sourceRange: range, isIntegral: isIntegral)]
+        return [
+            SourceBinding(
+                address: address, attribute: attribute, payloadKey: payloadKey, pipeline: ValuePipeline(steps),
+                metadata: metadata, isWritable: isWritable, sourceRange: range, isIntegral: isIntegral)
+        ]
     }
 
     private func order(of name: String) -> Int {
