@@ -27,6 +27,7 @@ public final class Bridge: Sendable {
         self.store = store
         self.logger = logger
         var initial = state
+        for line in initial.startLogs { Self.log(line, to: logger) }
         if let store {
             do {
                 for line in initial.restore(try store.all()) { Self.log(line, to: logger) }

@@ -53,7 +53,7 @@ extension BridgeState {
         _ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], now: Date,
         effects: inout BridgeEffects
     ) {
-        let family = plugins[index].family
+        var family: String { plugins[index].family }  // only for what is logged: not asked per value message
         switch event {
         case .described(let described):
             describe(described, plugin: index, now: now, effects: &effects)

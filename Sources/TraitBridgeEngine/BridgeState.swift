@@ -73,14 +73,19 @@ public struct BridgeState: Sendable {
             configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly,
             homeAssistant: homeAssistant, generic: generic)
         self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
-        // What plug-ins know before any message (generic mappings); nothing is published before a connect.
+        // What plug-ins know before any message (generic mappings); nothing is published before a
+        // connect, and their log lines wait in `startLogs` for the runtime to write them.
         var effects = BridgeEffects()
         for index in plugins.indices {
             var events: [SourceEvent] = []
             plugins[index].start(into: &events)
             apply(events, from: index, topic: "", payload: [], now: Date(), effects: &effects)
         }
+        startLogs = effects.logs
     }
+
+    /// What the plug-ins said while the bridge was made (a generic mapping that makes no device).
+    public private(set) var startLogs: [BridgeLogLine] = []
 
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
