@@ -25,6 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -79,11 +84,27 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // HTTP: Google's smart-home fulfillment (`POST /smarthome`) and OAuth account linking, on
+        // Hummingbird. The engine knows nothing of HTTP; this module calls the running Bridge.
+        .target(
+            name: "TraitBridgeHTTP",
+            dependencies: [
+                "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeCloud",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // The command tree.
         .target(
             name: "TraitBridgeCLI",
             dependencies: [
                 "TraitBridgeEngine",
+                "TraitBridgeHTTP",
                 "TraitBridgeCloud",
                 "TraitBridgeMQTT",
                 "TraitBridgeStore",
@@ -161,6 +182,9 @@ let package = Package(
             name: "TraitBridgeCLITests",
             dependencies: [
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: upcoming
         ),

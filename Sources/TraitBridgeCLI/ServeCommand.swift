@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TraitBridgeEngine
+import TraitBridgeHTTP
 import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -69,10 +70,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "traitbridge")
         let bridge = try Self.makeBridge(settings, logger: logger)
-        let service = BridgeService(bridge: bridge)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: BridgeService(bridge: bridge), successTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        // Listed after the bridge, so it stops first: no request arrives at a stopped bridge.
+        if let http = settings.http {
+            services.append(.init(service: try Self.makeFulfillment(http, bridge: bridge, logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
@@ -160,6 +167,32 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic,
             cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable)
         return Bridge(state: state, client: client, store: store, logger: logger)
+    }
+}
+
+extension ServeCommand {
+    /// The HTTP listener of the `http` section; a file that cannot be read or a bad certificate
+    /// stops `serve` before it starts, with the path.
+    static func makeFulfillment(_ http: FulfillmentSettings, bridge: Bridge, logger: Logger) throws -> any Service {
+        do {
+            let tokens =
+                try http.bearerTokensFile.map {
+                    try StaticTokens(path: $0, defaultAgentUserID: http.defaultAgentUserID)
+                } ?? StaticTokens()
+            if tokens.count == 0 && http.oauth == nil {
+                logger.warning(
+                    "http: no bearer tokens file and no oauth section: every /smarthome request will be refused (401)")
+            }
+            let linking = AccountLinking(oauth: http.oauth, staticTokens: tokens, store: bridge.store)
+            return try FulfillmentServer.application(
+                settings: http, bridge: bridge, linking: linking, logger: logger,
+                onListening: { base in
+                    let linking = http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
+                    logger.notice("smart-home fulfillment on \(base)/smarthome\(linking)")
+                })
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 }
 

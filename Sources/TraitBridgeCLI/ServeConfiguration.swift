@@ -1,5 +1,6 @@
 import Foundation
 import TraitBridgeEngine
+import TraitBridgeHTTP
 import TraitBridgeJSON
 import TraitBridgeModel
 
@@ -49,6 +50,8 @@ struct ServeConfiguration: Sendable {
     var cloudAliases: [String: String] = [:]
     /// `limits`: what outside input may make the bridge hold (see `BridgeLimits`).
     var limits = BridgeLimits()
+    /// `http`: Google's fulfillment endpoint and account linking; off without the section.
+    var http: FulfillmentSettings?
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
@@ -56,7 +59,7 @@ struct ServeConfiguration: Sendable {
         "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
         "cloudAliases",
-        "limits",
+        "limits", "http",
     ]
 
     /// Reads a config file; the error names the place.
@@ -289,6 +292,8 @@ struct ServeConfiguration: Sendable {
                         throw fail(at.appending(name), "unknown limit '\(name)'; allowed: \(known)")
                     }
                 }
+            case "http":
+                configuration.http = try parseHTTP(value, at: at, fail: fail)
             default:
                 throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
             }

@@ -18,8 +18,9 @@ extension GoogleC2C {
         return (.object(["requestId": .string(requestID), "payload": .object(payload)]), skipped)
     }
 
-    /// A QUERY response: per device `online`, `status`, and the states of every trait.
-    public func queryResponse(_ devices: [CloudExportInput], requestID: String) -> JSONValue {
+    /// A QUERY response: per device `online`, `status`, and the states of every trait; the ids in
+    /// `missing` (asked for, not held) are answered `deviceNotFound`.
+    public func queryResponse(_ devices: [CloudExportInput], requestID: String, missing: [String] = []) -> JSONValue {
         var entries = JSONObject()
         entries.reserveCapacity(devices.count)
         for input in devices {
@@ -40,6 +41,10 @@ extension GoogleC2C {
             }
             for (key, value) in states(of: input).members { entry.append(key, value) }
             entries.append(input.c2cID, .object(entry))
+        }
+        for id in missing {
+            entries.append(
+                id, ["online": false, "status": "ERROR", "errorCode": "deviceNotFound"])
         }
         return .object(["requestId": .string(requestID), "payload": .object(["devices": .object(entries)])])
     }

@@ -3,6 +3,7 @@ import Foundation
 public import Logging
 import Synchronization
 public import TraitBridgeMQTT
+public import TraitBridgeCloud
 import TraitBridgeModel
 public import TraitBridgeStore
 
@@ -14,11 +15,14 @@ public import TraitBridgeStore
 public final class Bridge: Sendable {
     private let state: Mutex<BridgeState>
     private let clientBox = Mutex<MQTTClient?>(nil)
-    private let store: DeviceStore?
+    /// The registry (also where account-linking tokens are kept).
+    public let store: DeviceStore?
     private let logger: Logger
     private let clientConfiguration: MQTTClientConfiguration
     private let ticker = Mutex<(isRunning: Bool, lastFlush: Date)>((false, Date()))
     private let tickerDone = DispatchSemaphore(value: 0)
+    /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
+    private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
     public init(state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, logger: Logger) {
         var clientConfiguration = client
@@ -79,8 +83,40 @@ public final class Bridge: Sendable {
             _ = try? client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
         }
         client.stop()
+        state.withLock { perform($0.abandonWaiters()) }
         flushLastSeen(force: true)
         logger.info("stopped")
+    }
+
+    // MARK: Smart-home fulfillment
+
+    /// Answers one of Google's smart-home intents (the HTTP layer's `POST /smarthome`): SYNC and
+    /// QUERY from a copy of the state, outside the lock; EXECUTE through the command path, waiting
+    /// for the devices' confirmations (bounded by the command timeout). DISCONNECT is the caller's.
+    public func smartHome(_ request: SmartHomeRequest, body: [UInt8], agentUserID: String, source: String) async
+        -> [UInt8]
+    {
+        switch request.intent {
+        case .sync:
+            return snapshot.smartHomeSync(requestID: request.requestID, agentUserID: agentUserID)
+        case .query:
+            return snapshot.smartHomeQuery(body, requestID: request.requestID, source: source)
+        case .disconnect:
+            return Array("{}".utf8)
+        case .execute:
+            let now = Date()
+            return await withCheckedContinuation { continuation in
+                let id = waiters.withLock { waiters in
+                    defer { waiters.next += 1 }
+                    waiters.pending[waiters.next] = continuation
+                    return waiters.next
+                }
+                state.withLock { state in
+                    perform(
+                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now))
+                }
+            }
+        }
     }
 
     // MARK: Events
@@ -161,6 +197,9 @@ public final class Bridge: Sendable {
             }
         }
         for line in effects.logs { Self.log(line, to: logger) }
+        for (id, payload) in effects.answers {
+            waiters.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: payload)
+        }
     }
 
     static func log(_ line: BridgeLogLine, to logger: Logger) {

@@ -165,6 +165,13 @@ public struct ReplyAddress: Sendable, Hashable {
     }
 }
 
+/// Where an answer goes: published to an MQTT reply address, or handed to a caller in this
+/// process that waits for it (an HTTP request, by the number ``Bridge`` gave it).
+public enum ResponseSink: Sendable, Hashable {
+    case mqtt(ReplyAddress)
+    case waiter(Int)
+}
+
 /// A log line produced by the state machine, written by the caller with swift-log.
 public struct BridgeLogLine: Sendable, Hashable {
     public enum Level: Sendable, Hashable { case debug, info, notice, warning, error }
@@ -187,6 +194,8 @@ public struct BridgeEffects: Sendable {
     public var subscriptions: [String] = []
     public var storeChanges: [StoreChange] = []
     public var logs: [BridgeLogLine] = []
+    /// Answers for callers waiting in this process (``ResponseSink/waiter(_:)``).
+    public var answers: [(waiter: Int, payload: [UInt8])] = []
 
     public init() {}
 
@@ -200,6 +209,14 @@ public struct BridgeEffects: Sendable {
             Outgoing(
                 topic: address.topic, payload: payload, isRetained: false, qos: 1,
                 correlationData: address.correlationData))
+    }
+
+    /// An answer to wherever the request came from.
+    mutating func answer(_ sink: ResponseSink, _ payload: [UInt8]) {
+        switch sink {
+        case .mqtt(let address): reply(to: address, payload)
+        case .waiter(let id): answers.append((id, payload))
+        }
     }
 
     mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {

@@ -235,23 +235,38 @@ extension BridgeState {
     /// What an export needs of each device (all devices, or those the cloud knows by `ids`).
     func cloudExportInputs(ids: [String]? = nil) -> [CloudExportInput] {
         var inputs: [CloudExportInput] = []
-        for id in graph.devices.keys.sorted() {
-            guard let device = graph.devices[id] else { continue }
-            let runtime = cloudDevices.values.filter { $0.target == id }.min { $0.origin.c2cID < $1.origin.c2cID }
-            var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
-            for address in device.traitAddresses {
-                guard let bindings = sourceBindings(of: device, at: address) else { continue }
-                metadata[address] = Dictionary(
-                    Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+        if let ids {
+            var seen = Set<DeviceID>()
+            for c2cID in ids {
+                guard let id = device(forCloudID: c2cID), seen.insert(id).inserted,
+                    let input = cloudExportInput(id)
+                else { continue }
+                inputs.append(input)
             }
-            let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
-            let input = CloudExportInput(
-                device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:],
-                metadata: metadata)
-            if let ids, !ids.contains(input.c2cID) { continue }
-            inputs.append(input)
+            return inputs.sorted { $0.device.id < $1.device.id }
+        }
+        inputs.reserveCapacity(graph.devices.count)
+        for id in graph.devices.keys.sorted() {
+            if let input = cloudExportInput(id) { inputs.append(input) }
         }
         return inputs
+    }
+
+    /// What the export needs of one device: the device, its room, the cloud device it came from
+    /// (the lowest C2C id when several merged into it) and its sources' attribute metadata.
+    func cloudExportInput(_ id: DeviceID) -> CloudExportInput? {
+        guard let device = graph.devices[id] else { return nil }
+        let runtime = cloudByTarget[id]?.compactMap { cloudDevices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
+        var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
+        for address in device.traitAddresses {
+            guard let bindings = sourceBindings(of: device, at: address) else { continue }
+            metadata[address] = Dictionary(
+                Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+        }
+        let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
+        return CloudExportInput(
+            device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:],
+            metadata: metadata)
     }
 
     /// The device a C2C id names: an imported device's target, or a device exported under its own id.

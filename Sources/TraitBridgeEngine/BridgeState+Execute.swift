@@ -7,7 +7,7 @@ import TraitBridgeSources
 /// An EXECUTE request in progress: one outcome per device, answered when all are known.
 struct ExecuteJob: Sendable {
     var requestID: String
-    var reply: ReplyAddress
+    var reply: ResponseSink
     /// C2C ids in request order.
     var order: [String]
     var outcomes: [String: ExecuteOutcome] = [:]
@@ -22,16 +22,25 @@ enum CommandSink: Sendable, Hashable {
 extension BridgeState {
     /// Runs every execution of an EXECUTE request through the same command path as MQTT commands;
     /// the response goes out when every device has an outcome (confirmed, pending or an error).
-    mutating func startExecute(_ payload: [UInt8], reply: ReplyAddress, correlation: String, now: Date, effects: inout BridgeEffects) {
+    mutating func startExecute(
+        _ payload: [UInt8], reply: ResponseSink, correlation: String, source: String = "execute", now: Date,
+        effects: inout BridgeEffects
+    ) {
         guard let cloud else { return }
         let request: ExecuteRequest
         do {
-            request = try cloud.parseExecuteRequest(payload, source: "execute")
+            request = try cloud.parseExecuteRequest(payload, source: source)
         } catch {
-            effects.reply(to: reply, JSONValue.object(["status": "error", "message": .string(error.description)]).serializedBytes())
+            let answer: JSONValue =
+                switch reply {
+                case .mqtt: ["status": "error", "message": .string(error.description)]
+                case .waiter:
+                    GoogleC2C.errorResponse(requestID: correlation, errorCode: "protocolError", debugString: error.description)
+                }
+            effects.answer(reply, answer.serializedBytes())
             return
         }
-        for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.mqtt.topic": reply.topic]) }
+        for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.request": source]) }
         let jobID = nextJobID
         nextJobID += 1
         var order: [String] = []
@@ -82,7 +91,7 @@ extension BridgeState {
         }
         executeJobs.removeValue(forKey: jobID)
         let response = cloud.executeResponse(requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
-        effects.reply(to: job.reply, response.serializedBytes())
+        effects.answer(job.reply, response.serializedBytes())
     }
 
     /// The EXECUTE outcome of a finished command: confirmed → SUCCESS with the new states,
@@ -98,7 +107,7 @@ extension BridgeState {
             }
             return ExecuteOutcome(c2cID: c2cID, status: failure.code == .deviceOffline ? .offline : .error, errorCode: code, debugString: failure.message)
         }
-        guard status == "confirmed", let cloud, let input = cloudExportInputs().first(where: { $0.device.id == deviceID }) else {
+        guard status == "confirmed", let cloud, let input = cloudExportInput(deviceID) else {
             return ExecuteOutcome(c2cID: c2cID, status: .pending)
         }
         return ExecuteOutcome(c2cID: c2cID, status: .success, states: cloud.executeStates(of: input))

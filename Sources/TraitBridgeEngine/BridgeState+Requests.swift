@@ -60,7 +60,9 @@ extension BridgeState {
             }
             reply(cloud.queryResponse(cloudExportInputs(ids: ids), requestID: requestID))
         case "execute":
-            startExecute(payload, reply: address, correlation: correlation, now: now, effects: &effects)
+            startExecute(
+                payload, reply: .mqtt(address), correlation: correlation, source: "execute request \(correlation)", now: now,
+                effects: &effects)
         default:
             fail("unknown operation '\(operation)'; the bridge answers: \(Self.requestOperations.joined(separator: ", "))")
         }

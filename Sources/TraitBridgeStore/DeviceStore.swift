@@ -8,7 +8,7 @@ public import TraitBridgeModel
 ///
 /// Every write is one transaction; SQLite's journal makes an acknowledged write survive `kill -9`.
 public final class DeviceStore: Sendable {
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     /// A stored device: the record and when it was first and last seen.
     public struct Row: Sendable, Hashable {
@@ -89,6 +89,17 @@ public final class DeviceStore: Sendable {
                 table.column("name", .text)
                 table.column("roomName", .text)
             }
+        }
+        migrator.registerMigration("v4: linking tokens") { db in
+            try db.create(table: "linkingToken") { table in
+                table.primaryKey("hash", .text)
+                table.column("kind", .text).notNull()
+                table.column("agentUserID", .text).notNull()
+                table.column("clientID", .text).notNull()
+                table.column("createdAt", .double).notNull()  // seconds since 1970
+                table.column("expiresAt", .double)
+            }
+            try db.create(index: "linkingTokenByUser", on: "linkingToken", columns: ["agentUserID"])
         }
         return migrator
     }

@@ -1,0 +1,136 @@
+import Foundation
+import TraitBridgeHTTP
+import TraitBridgeJSON
+
+extension ServeConfiguration {
+    static let httpKeys = ["listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "maxBodyBytes"]
+    static let oauthKeys = [
+        "clientId", "clientSecretFile", "clientSecretEnv", "redirectUris", "user", "passwordFile", "passwordEnv",
+        "accessTokenSeconds",
+    ]
+
+    /// The `http` section: the fulfillment endpoint and account linking. Secrets come from files
+    /// or environment variables, never from the config file itself.
+    static func parseHTTP(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> FulfillmentSettings
+    {
+        guard value.kind == .object else {
+            throw fail(at, "expected an object {\(httpKeys.map { "\"\($0)\"" }.joined(separator: ", "))}")
+        }
+        var settings = FulfillmentSettings()
+        for (key, field) in value.members {
+            let fieldAt = at.appending(key)
+            func string() throws(ConfigurationError) -> String {
+                guard let text = field.string, !text.isEmpty else { throw fail(fieldAt, "expected a non-empty string") }
+                return text
+            }
+            switch key {
+            case "listen":
+                let text = try string()
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                    (0...65535).contains(port), colon != text.startIndex
+                else { throw fail(fieldAt, "expected HOST:PORT such as \"127.0.0.1:8080\" (port 0: any free port)") }
+                settings.host = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                settings.port = port
+            case "publicUrl":
+                let text = try string()
+                guard text.hasPrefix("https://") || text.hasPrefix("http://") else {
+                    throw fail(fieldAt, "expected an https:// URL (Google calls only https)")
+                }
+                settings.publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+            case "tls":
+                guard field.kind == .object else { throw fail(fieldAt, "expected {\"certFile\": …, \"keyFile\": …}") }
+                for (tlsKey, tlsValue) in field.members {
+                    guard let path = tlsValue.string else {
+                        throw fail(fieldAt.appending(tlsKey), "expected a file path")
+                    }
+                    switch tlsKey {
+                    case "certFile": settings.tlsCertificateFile = path
+                    case "keyFile": settings.tlsKeyFile = path
+                    default:
+                        throw fail(fieldAt.appending(tlsKey), "unknown key '\(tlsKey)'; allowed: certFile, keyFile")
+                    }
+                }
+                guard (settings.tlsCertificateFile == nil) == (settings.tlsKeyFile == nil) else {
+                    throw fail(fieldAt, "give both certFile and keyFile, or neither")
+                }
+            case "bearerTokensFile": settings.bearerTokensFile = try string()
+            case "agentUserId": settings.defaultAgentUserID = try string()
+            case "maxBodyBytes":
+                guard let number = field.int64, (1024...(64 << 20)).contains(number) else {
+                    throw fail(fieldAt, "expected a whole number of bytes from 1024 to 67108864")
+                }
+                settings.maxBodyBytes = Int(number)
+            case "oauth":
+                settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
+            default:
+                throw fail(fieldAt, "unknown key '\(key)'; allowed: \(httpKeys.joined(separator: ", "))")
+            }
+        }
+        return settings
+    }
+
+    static func parseOAuth(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> OAuthSettings
+    {
+        guard value.kind == .object else {
+            throw fail(at, "expected an object with \(oauthKeys.joined(separator: ", "))")
+        }
+        var clientID: String?
+        var secret: String?
+        var redirects: [String] = []
+        var user: String?
+        var password: String?
+        var lifetime: Int?
+        for (key, field) in value.members {
+            let fieldAt = at.appending(key)
+            guard let text = field.string, !text.isEmpty else {
+                if key == "redirectUris", field.kind == .array {
+                    for (index, element) in field.elements.enumerated() {
+                        guard let uri = element.string, uri.hasPrefix("https://") || uri.hasPrefix("http://") else {
+                            throw fail(fieldAt.appending(index), "expected an https:// URL")
+                        }
+                        redirects.append(uri)
+                    }
+                    continue
+                }
+                if key == "accessTokenSeconds", let seconds = field.int64, (1...86_400).contains(seconds) {
+                    lifetime = Int(seconds)
+                    continue
+                }
+                throw fail(
+                    fieldAt,
+                    key == "accessTokenSeconds"
+                        ? "expected whole seconds from 1 to 86400"
+                        : key == "redirectUris" ? "expected a list of URLs" : "expected a non-empty string")
+            }
+            switch key {
+            case "clientId": clientID = text
+            case "user": user = text
+            case "clientSecretFile", "passwordFile":
+                guard let contents = try? String(contentsOfFile: text, encoding: .utf8) else {
+                    throw fail(fieldAt, "cannot read the file '\(text)'")
+                }
+                let trimmed = contents.trimmingCharacters(in: .whitespacesAndNewlines)
+                if key == "clientSecretFile" { secret = trimmed } else { password = trimmed }
+            case "clientSecretEnv", "passwordEnv":
+                guard let variable = ProcessInfo.processInfo.environment[text], !variable.isEmpty else {
+                    throw fail(fieldAt, "environment variable \(text) is not set")
+                }
+                if key == "clientSecretEnv" { secret = variable } else { password = variable }
+            default:
+                throw fail(fieldAt, "unknown key '\(key)'; allowed: \(oauthKeys.joined(separator: ", "))")
+            }
+        }
+        guard let clientID, let secret, let user, let password, !redirects.isEmpty else {
+            throw fail(
+                at,
+                "account linking needs clientId, clientSecretFile (or clientSecretEnv), redirectUris, user and passwordFile (or passwordEnv)"
+            )
+        }
+        var oauth = OAuthSettings(
+            clientID: clientID, clientSecret: secret, redirectURIs: redirects, user: user, password: password)
+        if let lifetime { oauth.accessTokenLifetime = .seconds(lifetime) }
+        return oauth
+    }
+}

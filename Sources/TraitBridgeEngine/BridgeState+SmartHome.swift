@@ -1,0 +1,75 @@
+public import FoundationEssentials
+public import TraitBridgeCloud
+import TraitBridgeJSON
+import TraitBridgeModel
+
+extension BridgeState {
+    /// The answer to `action.devices.SYNC` for the linked user `agentUserID`: every device that
+    /// has a trait Google can express, with the attributes its sources really support.
+    public func smartHomeSync(requestID: String, agentUserID: String) -> [UInt8] {
+        guard let cloud else { return Self.noCloudTable(requestID) }
+        return cloud.syncResponse(cloudExportInputs(), agentUserID: agentUserID, requestID: requestID).response
+            .serializedBytes()
+    }
+
+    /// The answer to `action.devices.QUERY`: the full state of every device asked for, with
+    /// `online`/`status`/`errorCode` from its connectivity; an id the bridge does not hold is
+    /// answered `deviceNotFound` rather than left out.
+    public func smartHomeQuery(_ body: [UInt8], requestID: String, source: String) -> [UInt8] {
+        guard let cloud else { return Self.noCloudTable(requestID) }
+        let ids: [String]
+        do {
+            ids = try cloud.parseQueryRequest(body, source: source).ids
+        } catch {
+            return GoogleC2C.errorResponse(
+                requestID: requestID, errorCode: "protocolError", debugString: error.description
+            )
+            .serializedBytes()
+        }
+        var inputs: [CloudExportInput] = []
+        var missing: [String] = []
+        var seen = Set<String>()
+        for id in ids where seen.insert(id).inserted {
+            if let input = device(forCloudID: id).flatMap({ cloudExportInput($0) }), input.c2cID == id {
+                inputs.append(input)
+            } else {
+                missing.append(id)
+            }
+        }
+        return cloud.queryResponse(inputs, requestID: requestID, missing: missing).serializedBytes()
+    }
+
+    /// Starts `action.devices.EXECUTE` through the unified command path; the answer arrives as an
+    /// effect for `waiter` once every device has an outcome (confirmed, pending or an error),
+    /// which the command timeout bounds.
+    public mutating func smartHomeExecute(
+        _ body: [UInt8], requestID: String, source: String, waiter: Int, now: Date
+    ) -> BridgeEffects {
+        var effects = BridgeEffects()
+        guard cloud != nil else {
+            effects.answer(.waiter(waiter), Self.noCloudTable(requestID))
+            return effects
+        }
+        startExecute(body, reply: .waiter(waiter), correlation: requestID, source: source, now: now, effects: &effects)
+        return effects
+    }
+
+    /// Every waiting EXECUTE answered now (the bridge is stopping): PENDING for what was sent.
+    public mutating func abandonWaiters() -> BridgeEffects {
+        var effects = BridgeEffects()
+        for (jobID, job) in executeJobs.sorted(by: { $0.key < $1.key }) {
+            guard case .waiter = job.reply else { continue }
+            for c2cID in job.order where job.outcomes[c2cID] == nil {
+                finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .pending), effects: &effects)
+            }
+        }
+        return effects
+    }
+
+    static func noCloudTable(_ requestID: String) -> [UInt8] {
+        GoogleC2C.errorResponse(
+            requestID: requestID, errorCode: "notSupported",
+            debugString: "this bridge has no Cloud-to-cloud table (mappings/cloud/google-c2c.json)"
+        ).serializedBytes()
+    }
+}

@@ -1,0 +1,115 @@
+import FoundationEssentials
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+public import Logging
+import NIOCore
+import NIOSSL
+import TraitBridgeCloud
+public import TraitBridgeEngine
+import TraitBridgeJSON
+
+/// The HTTP side of `serve`: Google's fulfillment endpoint and account linking on one listener.
+///
+/// `POST /smarthome` (bearer token) → ``Bridge/smartHome(_:body:agentUserID:source:)``;
+/// `GET`/`POST /oauth/authorize` and `POST /oauth/token` → ``AccountLinking``. Every answer is
+/// made here, in Google's or OAuth's shape: nothing a caller sends can end in a 500 with a trace.
+public enum FulfillmentServer {
+    /// The Hummingbird application (a swift-service-lifecycle service); `onListening` gets the
+    /// base URL once the socket is bound.
+    public static func application(
+        settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
+        let router = Router()
+        let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
+        router.post("smarthome") { request, _ in await smartHome.respond(request) }
+        let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024)
+        router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
+        router.post("oauth/authorize") { request, _ in await pages.login(request) }
+        router.post("oauth/token") { request, _ in await pages.token(request) }
+        let configuration = ApplicationConfiguration(
+            address: .hostname(settings.host, port: settings.port), serverName: "TraitBridge")
+        let server: HTTPServerBuilder
+        if let certificate = settings.tlsCertificateFile, let key = settings.tlsKeyFile {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
+                let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+                let tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain, privateKey: .privateKey(privateKey))
+                server = try .tls(.http1(), tlsConfiguration: tls)
+            } catch {
+                throw .tls("\(certificate), \(key): \(error)")
+            }
+        } else {
+            server = .http1()
+        }
+        return Application(
+            router: router, server: server, configuration: configuration,
+            onServerRunning: { channel in
+                onListening(settings.baseURL(port: channel.localAddress?.port ?? settings.port))
+            }, logger: logger)
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// `POST /smarthome`: authenticate, read the envelope, hand the intent to the bridge.
+struct SmartHomeEndpoint: Sendable {
+    let bridge: Bridge
+    let linking: AccountLinking
+    let settings: FulfillmentSettings
+    let logger: Logger
+
+    func respond(_ request: Request) async -> Response {
+        let agentUserID: String
+        switch linking.authenticate(request.headers[.authorization], now: Date()) {
+        case .success(let user): agentUserID = user
+        case .failure(let refusal):
+            if case .registry(let reason) = refusal { logger.error("token lookup failed: \(reason)") }
+            let body = GoogleC2C.errorResponse(
+                requestID: "", errorCode: "authFailure",
+                debugString: "a valid bearer token is required (Authorization: Bearer …)")
+            return FulfillmentServer.json(
+                .unauthorized, body.serializedBytes(), headers: [.wwwAuthenticate: refusal.challenge])
+        }
+        let body: [UInt8]
+        do {
+            body = Array(buffer: try await request.body.collect(upTo: settings.maxBodyBytes))
+        } catch {
+            let answer = GoogleC2C.errorResponse(
+                requestID: "", errorCode: "protocolError",
+                debugString:
+                    "the request body is over \(settings.maxBodyBytes) bytes (http.maxBodyBytes), or was cut off")
+            return FulfillmentServer.json(.contentTooLarge, answer.serializedBytes())
+        }
+        let envelope: SmartHomeRequest
+        do {
+            envelope = try SmartHomeRequest.parse(body, source: "POST /smarthome")
+        } catch {
+            let answer = GoogleC2C.errorResponse(
+                requestID: error.requestID ?? "", errorCode: error.errorCode, debugString: error.description)
+            return FulfillmentServer.json(.badRequest, answer.serializedBytes())
+        }
+        if envelope.intent == .disconnect {
+            do {
+                let revoked = try linking.disconnect(agentUserID: agentUserID)
+                logger.notice(
+                    "DISCONNECT: account unlinked, \(revoked) token(s) revoked",
+                    metadata: ["tb.http.user": "\(agentUserID)"])
+            } catch {
+                logger.error("DISCONNECT: tokens not revoked: \(error)", metadata: ["tb.http.user": "\(agentUserID)"])
+            }
+        }
+        let answer = await bridge.smartHome(
+            envelope, body: body, agentUserID: agentUserID, source: "POST /smarthome \(envelope.requestID)")
+        return FulfillmentServer.json(.ok, answer)
+    }
+}

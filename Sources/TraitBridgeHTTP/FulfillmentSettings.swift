@@ -1,0 +1,70 @@
+public import FoundationEssentials
+
+/// What `serve` needs to be Google's partner cloud over HTTP: where to listen, TLS, who may call
+/// `/smarthome` (static bearer tokens, OAuth account linking) and the bounds on requests.
+///
+/// Secrets (client secret, the user's password) are read from files by the config loader and
+/// kept here only in memory; nothing in this module prints them.
+public struct FulfillmentSettings: Sendable {
+    /// The listen address; port 0 takes any free port (the log line says which).
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// PEM files; both or neither. Without them the listener speaks plain HTTP (put it behind a
+    /// TLS-terminating proxy: Google calls only https:// URLs).
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+    /// The URL Google is given (for the printed fulfillment and authorization URLs).
+    public var publicURL: String?
+    /// `TOKEN [agentUserId]` per line: tokens for scripts and tests, valid until removed.
+    public var bearerTokensFile: String?
+    /// The user id SYNC reports for static tokens that name none.
+    public var defaultAgentUserID = "traitbridge"
+    public var oauth: OAuthSettings?
+    /// The largest request body read; a larger one is answered 413.
+    public var maxBodyBytes = 1 << 20
+
+    public init() {}
+
+    /// The base URL the listener answers on (its own address when no public URL is set).
+    public func baseURL(port actualPort: Int) -> String {
+        publicURL ?? "\(tlsCertificateFile == nil ? "http" : "https")://\(host):\(actualPort)"
+    }
+}
+
+/// OAuth 2.0 account linking for one configured user, as Google's account linking expects:
+/// authorization-code flow, client id and secret, refresh tokens.
+public struct OAuthSettings: Sendable {
+    public var clientID: String
+    public var clientSecret: String
+    /// Where `/oauth/authorize` may send the browser back (Google's is
+    /// `https://oauth-redirect.googleusercontent.com/r/<project id>`); anything else is refused.
+    public var redirectURIs: [String]
+    /// The one user who may link, and their password; the user name is the `agentUserId`.
+    public var user: String
+    public var password: String
+    public var accessTokenLifetime: Duration = .seconds(3600)
+    public var codeLifetime: Duration = .seconds(600)
+
+    public init(clientID: String, clientSecret: String, redirectURIs: [String], user: String, password: String) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.redirectURIs = redirectURIs
+        self.user = user
+        self.password = password
+    }
+}
+
+/// A fulfillment listener that cannot start; the text says what to fix.
+public enum FulfillmentSetupError: Error, Sendable, CustomStringConvertible {
+    case unreadable(path: String, what: String)
+    case badLine(path: String, line: Int, reason: String)
+    case tls(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let what): "cannot read \(what) '\(path)'; check the path and its permissions"
+        case .badLine(let path, let line, let reason): "\(path):\(line): \(reason)"
+        case .tls(let reason): "cannot use the TLS certificate or key: \(reason)"
+        }
+    }
+}
