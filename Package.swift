@@ -171,6 +171,7 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: upcoming),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",

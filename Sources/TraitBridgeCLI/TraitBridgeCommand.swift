@@ -30,7 +30,8 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, RenameCommand.self, MoveCommand.self,
-            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, MappingsCommand.self, SimulateCommand.self, DemoCommand.self,
+            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, MappingsCommand.self,
+            SimulateCommand.self, DemoCommand.self,
         ]
     )
 

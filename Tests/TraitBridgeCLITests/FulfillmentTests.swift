@@ -231,4 +231,151 @@ struct FulfillmentTests {
         let log = (try? String(contentsOfFile: home.folder + "/serve.log", encoding: .utf8)) ?? ""
         #expect(!log.contains(Self.staticToken), "no token in the log")
     }
+
+    @Test("account linking: login page, code for tokens, an expired token 401, refresh, DISCONNECT and the CLI revoke")
+    func linking() async throws {
+        try await withHome(accessTokenSeconds: 2) { home in try await linking(home) }
+    }
+
+    /// The login page and its post: the code Google would get back.
+    func linkAccount(_ home: Home) async throws -> (access: String, refresh: String) {
+        let query = "client_id=google&redirect_uri=\(Self.redirect)&state=s%201&response_type=code"
+        let login = try await send(
+            home, .POST, "/oauth/authorize", body: query + "&username=alice&password=correct+horse", form: true)
+        #expect(login.status == 302, "\(login.body)")
+        let location = try #require(login.headers["location"])
+        #expect(location.hasPrefix(Self.redirect + "?code=tbc_") && location.hasSuffix("&state=s%201"), "\(location)")
+        let code = try #require(location.split(separator: "code=").last?.split(separator: "&").first)
+        let exchange = try await send(
+            home, .POST, "/oauth/token",
+            body: "grant_type=authorization_code&code=\(code)&redirect_uri=\(Self.redirect)"
+                + "&client_id=google&client_secret=client-secret-for-tests", form: true)
+        #expect(exchange.status == 200, "\(exchange.body)")
+        #expect(exchange.json["token_type"] as? String == "Bearer")
+        #expect(exchange.json["expires_in"] as? Int == 2)
+        let reused = try await send(
+            home, .POST, "/oauth/token",
+            body: "grant_type=authorization_code&code=\(code)&client_id=google&client_secret=client-secret-for-tests",
+            form: true)
+        #expect(reused.status == 400 && reused.json["error"] as? String == "invalid_grant", "a code works once")
+        return (
+            try #require(exchange.json["access_token"] as? String),
+            try #require(exchange.json["refresh_token"] as? String)
+        )
+    }
+
+    func linking(_ home: Home) async throws {
+        let page = try await send(
+            home, .GET, "/oauth/authorize?client_id=google&redirect_uri=\(Self.redirect)&state=s%201&response_type=code"
+        )
+        #expect(
+            page.status == 200 && page.body.contains(#"<form method="post""#) && page.body.contains(#"value="s 1""#))
+        let evil = try await send(
+            home, .GET, "/oauth/authorize?client_id=google&redirect_uri=https://evil.example/&response_type=code")
+        #expect(evil.status == 400 && evil.headers["location"] == nil, "never an open redirect")
+        let wrong = try await send(
+            home, .POST, "/oauth/authorize",
+            body: "client_id=google&redirect_uri=\(Self.redirect)&response_type=code&username=alice&password=guess",
+            form: true)
+        #expect(wrong.status == 401 && wrong.body.contains("wrong user name or password"))
+        let badClient = try await send(
+            home, .POST, "/oauth/token",
+            body: "grant_type=refresh_token&refresh_token=x&client_id=google&client_secret=no",
+            form: true)
+        #expect(badClient.status == 401 && badClient.json["error"] as? String == "invalid_client")
+
+        let first = try await linkAccount(home)
+        let issued = ContinuousClock.now
+        let sync = try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: first.access)
+        #expect(sync.status == 200)
+        #expect((sync.json["payload"] as? [String: Any])?["agentUserId"] as? String == "alice")
+        try await Task.sleep(until: issued + .milliseconds(2500))
+        let expired = try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: first.access)
+        #expect(expired.status == 401)
+        #expect(expired.headers["www-authenticate"]?.contains(#"error_description="expired""#) == true)
+
+        // Refresh, the client authenticating with HTTP Basic this time.
+        var refresh = HTTPClientRequest(url: home.base + "/oauth/token")
+        refresh.method = .POST
+        refresh.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        refresh.headers.add(
+            name: "Authorization", value: "Basic " + Data("google:client-secret-for-tests".utf8).base64EncodedString())
+        refresh.body = .bytes(ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(first.refresh)"))
+        let refreshed = try await home.client.execute(refresh, timeout: .seconds(15))
+        let refreshedBody = String(buffer: try await refreshed.body.collect(upTo: 1 << 16))
+        #expect(refreshed.status.code == 200, "\(refreshedBody)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(refreshedBody.utf8)) as? [String: Any])
+        let access = try #require(object["access_token"] as? String)
+        #expect(object["refresh_token"] == nil)
+        let query = try await send(
+            home, .POST, "/smarthome", body: intent("QUERY", #"{"devices":[{"id":"z2m-0x00158d0001000001"}]}"#),
+            token: access)
+        #expect(query.status == 200, "\(query.body)")
+
+        let listed = try CommandRunner.run(["cloud", "tokens", "list", "--data-dir", home.folder + "/data"])
+        #expect(listed.exitCode == 0, "\(listed.standardError)")
+        // The expired access token was dropped when the new one was kept.
+        let lines = listed.standardOutput.split(separator: "\n")
+        #expect(lines.count == 4 && lines.last == "2 tokens", "\(listed.standardOutput)")
+        #expect(lines.dropFirst().first?.hasPrefix("refresh  alice    google  ") == true)
+        #expect(lines.dropFirst(2).first?.hasPrefix("access   alice    google  ") == true)
+        #expect(!listed.standardOutput.contains(access) && !listed.standardOutput.contains(first.refresh))
+
+        let disconnect = try await send(home, .POST, "/smarthome", body: intent("DISCONNECT"), token: access)
+        #expect(disconnect.status == 200 && disconnect.body == "{}")
+        let afterDisconnect = try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: access)
+        #expect(afterDisconnect.status == 401)
+        let refreshAfter = try await send(
+            home, .POST, "/oauth/token",
+            body: "grant_type=refresh_token&refresh_token=\(first.refresh)&client_id=google"
+                + "&client_secret=client-secret-for-tests", form: true)
+        #expect(refreshAfter.status == 400 && refreshAfter.json["error"] as? String == "invalid_grant")
+
+        let second = try await linkAccount(home)
+        #expect(try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: second.access).status == 200)
+        let revoked = try CommandRunner.run([
+            "cloud", "tokens", "revoke", "--account", "alice", "--data-dir", home.folder + "/data",
+        ])
+        #expect(
+            revoked.standardOutput == "revoked 2 tokens of alice\n", "\(revoked.standardOutput)\(revoked.standardError)"
+        )
+        #expect(try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: second.access).status == 401)
+
+        let log = (try? String(contentsOfFile: home.folder + "/serve.log", encoding: .utf8)) ?? ""
+        for secret in [first.access, first.refresh, access, second.access, "client-secret-for-tests", "correct horse"] {
+            #expect(!log.contains(secret), "no secret in the log")
+        }
+    }
+
+    @Test("cloud tokens revoke: its help, exactly; --account or --all, one of them (exit 2 otherwise)")
+    func revokeHelp() throws {
+        let help = try CommandRunner.run(["cloud", "tokens", "revoke", "--help"], environment: ["COLUMNS": "80"])
+        #expect(help.standardOutput == Self.revokeHelp)
+        let neither = try CommandRunner.run(["cloud", "tokens", "revoke", "--data-dir", "/nonexistent"])
+        #expect(neither.exitCode == 2 && neither.standardError.contains("give --account NAME or --all"))
+        let both = try CommandRunner.run(["cloud", "tokens", "revoke", "--all", "--account", "a"])
+        #expect(both.exitCode == 2)
+    }
+
+    static let revokeHelp = """
+        OVERVIEW: Revoke the tokens of one linked account, or of all.
+
+        Access and refresh tokens both go: Google gets 401 at its next request and the
+        user must link again. Works while serve runs.
+
+        Examples:
+          traitbridge cloud tokens revoke --account alice
+          traitbridge cloud tokens revoke --all --data-dir /var/lib/traitbridge
+
+        USAGE: traitbridge cloud tokens revoke [--account <account>] [--all] [--data-dir <data-dir>]
+
+        OPTIONS:
+          --account <account>     The account (agentUserId) whose tokens go.
+          --all                   Revoke every token.
+          --data-dir <data-dir>   Folder of the registry database (default: as serve's).
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """
 }

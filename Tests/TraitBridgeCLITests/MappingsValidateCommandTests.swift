@@ -175,6 +175,8 @@ struct MappingsValidateCommandTests {
                                       responses.
               execute                 Run a Google EXECUTE request through the running
                                       bridge and print the EXECUTE response.
+              cloud                   Manage what Google's account linking left in the
+                                      registry: tokens of linked accounts.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,
