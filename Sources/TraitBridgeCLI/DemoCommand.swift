@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TraitBridgeEngine
+import TraitBridgeHTTP
 import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeLocalBroker
@@ -137,6 +138,32 @@ struct DemoCommand: ParsableCommand {
         let rows = StatusRow.rows(snapshot)
         say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
         if once || Interruption.isRequested { return }
+        // Google's side: the fulfillment endpoint on a free loopback port, with a token made for
+        // this run only (it dies with the demo), so the curl line works as printed.
+        let token = "tb-demo-" + UUID().uuidString.lowercased()
+        let fulfillment: BackgroundServer
+        do {
+            var http = FulfillmentSettings()
+            http.port = 0
+            let linking = AccountLinking(
+                oauth: nil, staticTokens: try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-user"),
+                store: bridge.store)
+            let logger = Logger(label: "traitbridge")
+            fulfillment = try BackgroundServer(
+                build: { onListening in
+                    try FulfillmentServer.application(
+                        settings: http, bridge: bridge, linking: linking, logger: logger, onListening: onListening)
+                }, logger: logger)
+        } catch {
+            printError("error: the fulfillment endpoint did not start: \(error)")
+            throw ExitCode.failure
+        }
+        defer { fulfillment.stop() }
+        say("== Google's fulfillment endpoint: \(fulfillment.baseURL)/smarthome (a SYNC, as Google sends it):")
+        say(
+            "     curl -s -H 'Authorization: Bearer \(token)' -d "
+                + #"'{"requestId":"1","inputs":[{"intent":"action.devices.SYNC"}]}' "#
+                + "\(fulfillment.baseURL)/smarthome")
         say("== traitbridge watch: changes as they happen. In another terminal, try:")
         var setup = "export TRAITBRIDGE_BROKER=\(shownBroker)"
         if let folder = Self.executableFolder { setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(shownBroker)" }

@@ -59,12 +59,14 @@ public enum FulfillmentSetupError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, what: String)
     case badLine(path: String, line: Int, reason: String)
     case tls(String)
+    case notListening
 
     public var description: String {
         switch self {
         case .unreadable(let path, let what): "cannot read \(what) '\(path)'; check the path and its permissions"
         case .badLine(let path, let line, let reason): "\(path):\(line): \(reason)"
         case .tls(let reason): "cannot use the TLS certificate or key: \(reason)"
+        case .notListening: "the HTTP listener did not start within 10 s; is the address in use? (see the log)"
         }
     }
 }

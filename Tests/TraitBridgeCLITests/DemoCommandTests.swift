@@ -67,6 +67,37 @@ struct DemoCommandTests {
         #expect(process.exitStatus == 0)
     }
 
+    @Test("the demo serves Google's fulfillment endpoint: its curl line, run as printed, gets the SYNC")
+    func fulfillment() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-http-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let demo = try ChildProcess([
+            CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
+        ], logFile: log)
+        defer { demo.stop() }
+        var text = ""
+        #expect(eventually(timeout: .seconds(60)) {
+            text = WatchCommandTests.read(log)
+            return text.contains("== traitbridge watch")
+        }, "the demo reaches its watch stage: \(text)")
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("     curl -s") }, "\(text)")
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/bin/sh")
+        curl.arguments = ["-c", String(line) + " --max-time 20"]
+        let pipe = Pipe()
+        curl.standardOutput = pipe
+        try curl.run()
+        let body = pipe.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        #expect(curl.terminationStatus == 0)
+        let root = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
+        let payload = try #require(root["payload"] as? [String: Any])
+        #expect(payload["agentUserId"] as? String == "demo-user")
+        let devices = try #require(payload["devices"] as? [[String: Any]])
+        #expect(devices.count >= 10, "every device of the scenario with a Google trait: \(devices.count)")
+        #expect(devices.contains { ($0["name"] as? [String: Any])?["name"] as? String == "Hall light" })
+    }
+
     @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
     func killed() throws {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
