@@ -75,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         // Listed after the bridge, so it stops first: no request arrives at a stopped bridge.
         if let http = settings.http {
-            services.append(.init(service: try Self.makeFulfillment(http, bridge: bridge, logger: logger)))
+            services += try Self.makeFulfillment(http, bridge: bridge, logger: logger).map { .init(service: $0) }
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -171,9 +171,9 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
-    /// The HTTP listener of the `http` section; a file that cannot be read or a bad certificate
-    /// stops `serve` before it starts, with the path.
-    static func makeFulfillment(_ http: FulfillmentSettings, bridge: Bridge, logger: Logger) throws -> any Service {
+    /// The HTTP listener of the `http` section, and the Home Graph reporter when it has a key; a
+    /// file that cannot be read or a bad certificate or key stops `serve` before it starts, with the path.
+    static func makeFulfillment(_ http: FulfillmentSettings, bridge: Bridge, logger: Logger) throws -> [any Service] {
         do {
             let tokens =
                 try http.bearerTokensFile.map {
@@ -184,12 +184,17 @@ extension ServeCommand {
                     "http: no bearer tokens file and no oauth section: every /smarthome request will be refused (401)")
             }
             let linking = AccountLinking(oauth: http.oauth, staticTokens: tokens, store: bridge.store)
-            return try FulfillmentServer.application(
+            let reporter = try http.homeGraph.map {
+                try HomeGraphReporter(settings: $0, bridge: bridge, linking: linking, logger: logger)
+            }
+            let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger,
                 onListening: { base in
-                    let linking = http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
+                    let linking =
+                        http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
                     logger.notice("smart-home fulfillment on \(base)/smarthome\(linking)")
                 })
+            return [server] + (reporter.map { [$0] } ?? [])
         } catch {
             throw ValidationError("\(error)")
         }

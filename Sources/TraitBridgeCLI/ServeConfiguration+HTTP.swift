@@ -3,7 +3,10 @@ import TraitBridgeHTTP
 import TraitBridgeJSON
 
 extension ServeConfiguration {
-    static let httpKeys = ["listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "maxBodyBytes"]
+    static let httpKeys = [
+        "listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "homeGraph", "maxBodyBytes",
+    ]
+    static let homeGraphKeys = ["serviceAccountKeyFile", "url", "batchMilliseconds", "requestSyncDelaySeconds"]
     static let oauthKeys = [
         "clientId", "clientSecretFile", "clientSecretEnv", "redirectUris", "user", "passwordFile", "passwordEnv",
         "accessTokenSeconds",
@@ -63,8 +66,44 @@ extension ServeConfiguration {
                 settings.maxBodyBytes = Int(number)
             case "oauth":
                 settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
+            case "homeGraph":
+                settings.homeGraph = try parseHomeGraph(field, at: fieldAt, fail: fail)
             default:
                 throw fail(fieldAt, "unknown key '\(key)'; allowed: \(httpKeys.joined(separator: ", "))")
+            }
+        }
+        return settings
+    }
+
+    /// `http.homeGraph`: Report State and Request Sync with a service-account key.
+    static func parseHomeGraph(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> HomeGraphSettings
+    {
+        guard value.kind == .object, let key = value["serviceAccountKeyFile"]?.string, !key.isEmpty else {
+            throw fail(at, "expected {\"serviceAccountKeyFile\": \"…json\"} (the key file of a Google service account)")
+        }
+        var settings = HomeGraphSettings(serviceAccountKeyFile: key)
+        for (name, field) in value.members {
+            let fieldAt = at.appending(name)
+            switch name {
+            case "serviceAccountKeyFile": break
+            case "url":
+                guard let url = field.string, url.hasPrefix("https://") || url.hasPrefix("http://") else {
+                    throw fail(fieldAt, "expected Home Graph's base URL, such as \"https://homegraph.googleapis.com\"")
+                }
+                settings.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+            case "batchMilliseconds":
+                guard let number = field.int64, (10...60_000).contains(number) else {
+                    throw fail(fieldAt, "expected whole milliseconds from 10 to 60000")
+                }
+                settings.batch = .milliseconds(number)
+            case "requestSyncDelaySeconds":
+                guard let number = field.int64, (0...3600).contains(number) else {
+                    throw fail(fieldAt, "expected whole seconds from 0 to 3600")
+                }
+                settings.syncDelay = .seconds(number)
+            default:
+                throw fail(fieldAt, "unknown key '\(name)'; allowed: \(homeGraphKeys.joined(separator: ", "))")
             }
         }
         return settings

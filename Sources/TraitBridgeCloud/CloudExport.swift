@@ -23,31 +23,39 @@ extension GoogleC2C {
     public func queryResponse(_ devices: [CloudExportInput], requestID: String, missing: [String] = []) -> JSONValue {
         var entries = JSONObject()
         entries.reserveCapacity(devices.count)
-        for input in devices {
-            var entry = JSONObject()
-            let connectivity = input.device.sourceConnectivity.connectivityState
-            switch connectivity {
-            case .online, .partiallyOnline:
-                entry.append("online", .bool(true))
-                entry.append("status", .string("SUCCESS"))
-            case .offline:
-                entry.append("online", .bool(false))
-                entry.append("status", .string("OFFLINE"))
-                entry.append("errorCode", .string("deviceOffline"))
-            case .unknown:
-                entry.append("online", .bool(false))
-                entry.append("status", .string("ERROR"))
-                entry.append("errorCode", .string("deviceNotReady"))
-            }
-            for (key, value) in states(of: input).members { entry.append(key, value) }
-            entries.append(input.c2cID, .object(entry))
-        }
+        for input in devices { entries.append(input.c2cID, .object(queryEntry(input))) }
         for id in missing {
             entries.append(
                 id, ["online": false, "status": "ERROR", "errorCode": "deviceNotFound"])
         }
         return .object(["requestId": .string(requestID), "payload": .object(["devices": .object(entries)])])
     }
+
+    /// One device's QUERY answer, also what Report State sends: `online`, `status`, `errorCode`
+    /// from its connectivity, then the states of every trait it declares.
+    public func queryEntry(_ input: CloudExportInput) -> JSONObject {
+        var entry = JSONObject()
+        let connectivity = input.device.sourceConnectivity.connectivityState
+        switch connectivity {
+        case .online, .partiallyOnline:
+            entry.append("online", .bool(true))
+            entry.append("status", .string("SUCCESS"))
+        case .offline:
+            entry.append("online", .bool(false))
+            entry.append("status", .string("OFFLINE"))
+            entry.append("errorCode", .string("deviceOffline"))
+        case .unknown:
+            entry.append("online", .bool(false))
+            entry.append("status", .string("ERROR"))
+            entry.append("errorCode", .string("deviceNotReady"))
+        }
+        for (key, value) in states(of: input).members { entry.append(key, value) }
+        return entry
+    }
+
+    /// Whether SYNC lists the device (it has a trait Google can express): Report State must not
+    /// name a device Google was never given.
+    public func isExported(_ input: CloudExportInput) -> Bool { syncEntry(input) != nil }
 
     /// One SYNC device entry; `nil` when no trait can be expressed.
     func syncEntry(_ input: CloudExportInput) -> JSONObject? {

@@ -4,7 +4,7 @@ public import Logging
 import Synchronization
 public import TraitBridgeMQTT
 public import TraitBridgeCloud
-import TraitBridgeModel
+public import TraitBridgeModel
 public import TraitBridgeStore
 
 /// The running bridge: a ``BridgeState`` behind one lock, fed by the MQTT client's network thread
@@ -21,6 +21,9 @@ public final class Bridge: Sendable {
     private let clientConfiguration: MQTTClientConfiguration
     private let ticker = Mutex<(isRunning: Bool, lastFlush: Date)>((false, Date()))
     private let tickerDone = DispatchSemaphore(value: 0)
+    /// Told of every batch of changed devices (Report State, Request Sync), inside the lock: each
+    /// must only take note and return.
+    private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
@@ -86,6 +89,11 @@ public final class Bridge: Sendable {
         state.withLock { perform($0.abandonWaiters()) }
         flushLastSeen(force: true)
         logger.info("stopped")
+    }
+
+    /// Registers `observer` for the devices whose state or description the bridge publishes anew.
+    public func observeChanges(_ observer: @escaping @Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 
     // MARK: Smart-home fulfillment
@@ -197,6 +205,9 @@ public final class Bridge: Sendable {
             }
         }
         for line in effects.logs { Self.log(line, to: logger) }
+        if !effects.changedStates.isEmpty || !effects.changedDescriptions.isEmpty {
+            for observer in observers.withLock({ $0 }) { observer(effects.changedStates, effects.changedDescriptions) }
+        }
         for (id, payload) in effects.answers {
             waiters.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: payload)
         }

@@ -194,6 +194,10 @@ public struct BridgeEffects: Sendable {
     public var subscriptions: [String] = []
     public var storeChanges: [StoreChange] = []
     public var logs: [BridgeLogLine] = []
+    /// Devices whose published state changed, and those whose description changed or that went
+    /// away: what Google must hear through Report State and Request Sync.
+    public var changedStates: [DeviceID] = []
+    public var changedDescriptions: [DeviceID] = []
     /// Answers for callers waiting in this process (``ResponseSink/waiter(_:)``).
     public var answers: [(waiter: Int, payload: [UInt8])] = []
 

@@ -58,6 +58,7 @@ extension BridgeState {
             if runtime[id]?.publishedState != state {
                 runtime[id, default: DeviceRuntime()].publishedState = state
                 effects.publish(stateTopic(id), state, retain: true)
+                effects.changedStates.append(id)
             }
         }
         if republishDescription || runtime[id]?.publishedDescription == nil {
@@ -66,6 +67,7 @@ extension BridgeState {
             if runtime[id]?.publishedDescription != hash {
                 runtime[id, default: DeviceRuntime()].publishedDescription = hash
                 effects.publish(descriptionTopic(id), description, retain: true)
+                effects.changedDescriptions.append(id)
             }
         }
     }

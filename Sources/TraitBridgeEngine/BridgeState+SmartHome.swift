@@ -1,7 +1,7 @@
 public import FoundationEssentials
 public import TraitBridgeCloud
-import TraitBridgeJSON
-import TraitBridgeModel
+public import TraitBridgeJSON
+public import TraitBridgeModel
 
 extension BridgeState {
     /// The answer to `action.devices.SYNC` for the linked user `agentUserID`: every device that
@@ -52,6 +52,24 @@ extension BridgeState {
         }
         startExecute(body, reply: .waiter(waiter), correlation: requestID, source: source, now: now, effects: &effects)
         return effects
+    }
+
+    /// What Report State sends for these devices: `{<C2C id>: {online, <trait states>}}`, the
+    /// keys of a QUERY answer without its `status`/`errorCode`; devices SYNC does not list (or
+    /// that are gone) are left out.
+    public func smartHomeReportStates(_ ids: some Sequence<DeviceID>) -> JSONObject {
+        var states = JSONObject()
+        guard let cloud else { return states }
+        var seen = Set<DeviceID>()
+        for id in ids where seen.insert(id).inserted {
+            guard let input = cloudExportInput(id), cloud.isExported(input) else { continue }
+            var entry = JSONObject()
+            for (key, value) in cloud.queryEntry(input).members where key != "status" && key != "errorCode" {
+                entry.append(key, value)
+            }
+            states.append(input.c2cID, .object(entry))
+        }
+        return states
     }
 
     /// Every waiting EXECUTE answered now (the bridge is stopping): PENDING for what was sent.

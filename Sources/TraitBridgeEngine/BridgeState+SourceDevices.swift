@@ -74,5 +74,6 @@ extension BridgeState {
         runtime[id]?.forgetPublished()
         effects.publish(stateTopic(id), [], retain: true)
         effects.publish(descriptionTopic(id), [], retain: true)
+        effects.changedDescriptions.append(id)
     }
 }

@@ -107,6 +107,19 @@ public enum FuzzSeeds {
         case .cloudSync: return files(in: "google-sync") + fixture("home-sync.json")
         case .cloudQuery: return files(in: "google-query") + files(in: "google-execute") + fixture("home-query.json")
         case .cloudExecute: return files(in: "google-execute") + files(in: "google-query")
+        case .fulfillment:
+            let requests = [
+                #"{"requestId":"1","inputs":[{"intent":"action.devices.SYNC"}]}"#,
+                #"{"requestId":"2","inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"z2m-0x00158d0001000001"},{"id":"x"}]}}]}"#,
+                #"{"requestId":"3","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"devices":"#
+                    + #"[{"id":"z2m-0x00158d0001000001"},{"id":"ha-plug9"}],"execution":[{"command":"#
+                    + #""action.devices.commands.OnOff","params":{"on":false}}]}]}}]}"#,
+                #"{"requestId":"4","inputs":[{"intent":"action.devices.DISCONNECT"}]}"#,
+                "client_id=google&redirect_uri=https%3A%2F%2Foauth-redirect.googleusercontent.com%2Fr%2Fp&state=a+b"
+                    + "&response_type=code&username=alice&password=pw",
+                "0123456789abcdef0123 alice\n# comment\nshort\n",
+            ]
+            return requests.map { Array($0.utf8) } + files(in: "google-execute")
         case .json:
             return ["google-sync", "google-query", "homeassistant-discovery", "zigbee2mqtt", "shelly"].flatMap(
                 files(in:))

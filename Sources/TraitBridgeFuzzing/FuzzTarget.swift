@@ -23,6 +23,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cloudSync = "cloud-sync"
     case cloudQuery = "cloud-query"
     case cloudExecute = "cloud-execute"
+    /// `POST /smarthome` bodies (SYNC/QUERY/EXECUTE/DISCONNECT envelopes answered by the bridge)
+    /// and the account-linking inputs (form posts, the static tokens file).
+    case fulfillment
     /// The JSON reader under everything.
     case json
     /// `mappings/` files: the first byte picks the file the rest replaces.
@@ -45,6 +48,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .cloudExecute:
             _ = try? world.cloud.parseExecuteRequest(bytes, source: "fuzz")
             _ = try? world.cloud.parseQueryRequest(bytes, source: "fuzz")
+        case .fulfillment: world.fulfill(bytes)
         case .json: Self.json(bytes)
         case .mappings: world.mappings(bytes)
         case .config: _ = CLIInputs.readServeConfiguration(bytes)

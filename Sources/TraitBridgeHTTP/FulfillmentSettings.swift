@@ -20,6 +20,8 @@ public struct FulfillmentSettings: Sendable {
     /// The user id SYNC reports for static tokens that name none.
     public var defaultAgentUserID = "traitbridge"
     public var oauth: OAuthSettings?
+    /// Report State and Request Sync to Home Graph; off without a service-account key.
+    public var homeGraph: HomeGraphSettings?
     /// The largest request body read; a larger one is answered 413.
     public var maxBodyBytes = 1 << 20
 
@@ -54,18 +56,38 @@ public struct OAuthSettings: Sendable {
     }
 }
 
+/// Where and how often the bridge tells Google's Home Graph about changes.
+public struct HomeGraphSettings: Sendable {
+    /// The Google service-account key file (JSON); its `token_uri` is where tokens come from.
+    public var serviceAccountKeyFile: String
+    /// Home Graph's base URL (tests point it at a local receiver).
+    public var baseURL = "https://homegraph.googleapis.com"
+    /// Value changes are gathered this long into one request; a device going offline is sent at once.
+    public var batch: Duration = .milliseconds(500)
+    /// Name, room or device-list changes wait this long (more may follow) before Request Sync.
+    public var syncDelay: Duration = .seconds(2)
+    /// The most devices in one Report State request.
+    public var maxDevicesPerReport = 200
+
+    public init(serviceAccountKeyFile: String) {
+        self.serviceAccountKeyFile = serviceAccountKeyFile
+    }
+}
+
 /// A fulfillment listener that cannot start; the text says what to fix.
 public enum FulfillmentSetupError: Error, Sendable, CustomStringConvertible {
     case unreadable(path: String, what: String)
     case badLine(path: String, line: Int, reason: String)
     case tls(String)
     case notListening
+    case badKey(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .unreadable(let path, let what): "cannot read \(what) '\(path)'; check the path and its permissions"
         case .badLine(let path, let line, let reason): "\(path):\(line): \(reason)"
         case .tls(let reason): "cannot use the TLS certificate or key: \(reason)"
+        case .badKey(let path, let reason): "\(path): \(reason)"
         case .notListening: "the HTTP listener did not start within 10 s; is the address in use? (see the log)"
         }
     }

@@ -118,7 +118,9 @@ struct AccountLinkingTests {
             LinkingToken(
                 hash: Secrets.hash("other"), kind: .access, agentUserID: "bob", clientID: "google", createdAt: now,
                 expiresAt: nil), now: now)
+        #expect(linking.linkedAccounts(now: now) == ["alice"], "bob holds an access token only: not linked")
         #expect(try linking.disconnect(agentUserID: "alice") == 2)
+        #expect(linking.linkedAccounts(now: now).isEmpty, "Report State stops for a disconnected account")
         #expect(linking.authenticate("Bearer \(tokens["access_token"] ?? "")", now: now) == .failure(.unknown))
         #expect(linking.authenticate("Bearer other", now: now) == .success("bob"))
     }

@@ -1,0 +1,50 @@
+import Foundation
+import TraitBridgeCloud
+import TraitBridgeEngine
+import TraitBridgeHTTP
+import TraitBridgeJSON
+
+extension FuzzWorld {
+    static let oauth = OAuthSettings(
+        clientID: "google", clientSecret: "secret",
+        redirectURIs: ["https://oauth-redirect.googleusercontent.com/r/p"], user: "alice", password: "pw")
+
+    /// A `POST /smarthome` body answered by a copy of the prepared bridge: every answer is JSON
+    /// that echoes the request id, and an EXECUTE is answered exactly once by the time its
+    /// commands time out. The same bytes also go through the account-linking readers.
+    func fulfill(_ bytes: [UInt8]) {
+        let fields = FormFields(bytes)
+        precondition(fields.pairs.count <= FormFields.maxFields, "form fields are bounded")
+        let linking = AccountLinking(oauth: Self.oauth, staticTokens: StaticTokens(), store: nil)
+        _ = linking.authorizeRequest(fields)
+        _ = linking.login(fields, now: start)
+        _ = try? StaticTokens(text: String(decoding: bytes, as: UTF8.self), path: "fuzz", defaultAgentUserID: "u")
+
+        guard let request = try? SmartHomeRequest.parse(bytes, source: "fuzz") else { return }
+        var state = prepared
+        var answers: [[UInt8]] = []
+        switch request.intent {
+        case .sync: answers.append(state.smartHomeSync(requestID: request.requestID, agentUserID: "u"))
+        case .query: answers.append(state.smartHomeQuery(bytes, requestID: request.requestID, source: "fuzz"))
+        case .disconnect: return
+        case .execute:
+            var effects = state.smartHomeExecute(
+                bytes, requestID: request.requestID, source: "fuzz", waiter: 7, now: start)
+            Self.check(effects)
+            let later = state.tick(now: start.addingTimeInterval(3_600))
+            Self.check(later)
+            effects.answers += later.answers
+            effects.answers += state.abandonWaiters().answers
+            precondition(
+                effects.answers.count == 1, "an EXECUTE is answered exactly once, got \(effects.answers.count)")
+            answers = effects.answers.map(\.payload)
+        }
+        for answer in answers {
+            guard let root = try? JSONDocument.parse(answer).root else {
+                preconditionFailure(
+                    "a fulfillment answer is not JSON: " + String(decoding: answer.prefix(300), as: UTF8.self))
+            }
+            precondition(root["requestId"]?.string == request.requestID, "the answer echoes the request id")
+        }
+    }
+}
