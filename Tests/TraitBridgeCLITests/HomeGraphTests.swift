@@ -1,106 +1,66 @@
-import Crypto
 import Foundation
-import Hummingbird
-import Logging
-import NIOCore
-import ServiceLifecycle
-import Synchronization
 import Testing
 import TraitBridgeMQTT
 import TraitBridgeTesting
 import _CryptoExtras
 
-/// A local Home Graph: the token endpoint checks the bridge's JWT with the public half of a key
-/// made for the test, and the two Home Graph methods record what they receive.
+/// A local Home Graph in its own process (Fixtures/home-graph-receiver.py): its token endpoint
+/// checks the bridge's JWT with the public half of a key made for the test, and the two Home
+/// Graph methods record what they receive, one JSON line per event.
 final class HomeGraphReceiver: Sendable {
     struct Received {
         var path: String
         var body: [String: Any]
-        var time: ContinuousClock.Instant
+        var valid: Bool?
+        var time: Date
     }
 
     let key: _RSA.Signing.PrivateKey
     let port: Int
-    private let received = Recorder<Raw>()
-    struct Raw: Sendable {
-        var path: String
-        var body: Data
-        var time: ContinuousClock.Instant
-    }
-    /// Assertions the token endpoint checked: true when the signature and claims held.
-    private let assertions = Recorder<Bool>()
-    private let group: ServiceGroup
-    private let done = DispatchSemaphore(value: 0)
+    let folder: String
+    let process: ChildProcess
 
-    init() throws {
+    init(folder: String) throws {
+        self.folder = folder
         key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         port = MosquittoBroker.freeLoopbackPort()
-        let router = Router()
-        let publicKey = key.publicKey
-        let email = "bridge@test-project.iam.gserviceaccount.com"
-        let tokenURI = "http://127.0.0.1:\(port)/token"
-        router.post("token") { [assertions] request, _ -> Response in
-            let form = String(buffer: try await request.body.collect(upTo: 1 << 16))
-            let assertion = form.split(separator: "&").first { $0.hasPrefix("assertion=") }?.dropFirst(10) ?? ""
-            let parts = assertion.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            var valid = false
-            if parts.count == 3, let signature = Self.base64URL(parts[2]), let claimsData = Self.base64URL(parts[1]),
-                let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
-            {
-                let signed = publicKey.isValidSignature(
-                    _RSA.Signing.RSASignature(rawRepresentation: signature),
-                    for: Data((parts[0] + "." + parts[1]).utf8),
-                    padding: .insecurePKCS1v1_5)
-                valid =
-                    signed && claims["iss"] as? String == email && claims["aud"] as? String == tokenURI
-                    && claims["scope"] as? String == "https://www.googleapis.com/auth/homegraph"
-            }
-            assertions.append(valid)
-            let body =
-                valid
-                ? #"{"access_token":"hg-access","expires_in":3600,"token_type":"Bearer"}"#
-                : #"{"error":"invalid_grant"}"#
-            return Response(status: valid ? .ok : .badRequest, body: .init(byteBuffer: ByteBuffer(string: body)))
-        }
-        router.post("v1/**") { [received] request, _ -> Response in
-            guard request.headers[.authorization] == "Bearer hg-access" else { return Response(status: .unauthorized) }
-            let body = Data(Array(buffer: try await request.body.collect(upTo: 1 << 20)))
-            received.append(Raw(path: request.uri.path, body: body, time: .now))
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"requestId":"x"}"#)))
-        }
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))
-        group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "receiver")))
-        Task { [group, done] in
-            try? await group.run()
-            done.signal()
-        }
+        try key.publicKey.pemRepresentation.write(toFile: folder + "/public.pem", atomically: true, encoding: .utf8)
+        var script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        script.appendPathComponent("Fixtures/home-graph-receiver.py")
+        process = try ChildProcess(
+            ["/usr/bin/python3", script.path, "\(port)", folder + "/public.pem", Self.email, folder + "/events.jsonl"],
+            logFile: folder + "/receiver.log")
         #expect(eventually { MosquittoBroker.canConnect(port: port) }, "the receiver listens")
     }
+
+    static let email = "bridge@test-project.iam.gserviceaccount.com"
 
     /// The service-account key file a bridge needs to call this receiver.
     func keyFile() -> String {
         let escaped = key.pkcs8PEMRepresentation.replacingOccurrences(of: "\n", with: "\\n")
         return """
             {"type": "service_account", "project_id": "test-project", "private_key_id": "k1",
-             "private_key": "\(escaped)", "client_email": "bridge@test-project.iam.gserviceaccount.com",
+             "private_key": "\(escaped)", "client_email": "\(Self.email)",
              "token_uri": "http://127.0.0.1:\(port)/token"}
             """
     }
 
-    var checkedAssertions: [Bool] { assertions.all }
-
     func all() -> [Received] {
-        received.all.map { item in
-            Received(
-                path: item.path, body: (try? JSONSerialization.jsonObject(with: item.body) as? [String: Any]) ?? [:],
-                time: item.time)
+        let text = (try? String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let path = event["path"] as? String, let time = event["time"] as? Double
+            else { return nil }
+            return Received(
+                path: path, body: event["body"] as? [String: Any] ?? [:], valid: event["valid"] as? Bool,
+                time: Date(timeIntervalSince1970: time))
         }
     }
 
+    var checkedAssertions: [Bool] { all().compactMap(\.valid) }
+
     /// The state a report gave `device`, in the first report after `since` that names it.
-    func reportedState(of device: String, after since: ContinuousClock.Instant) -> (
-        [String: Any], ContinuousClock.Instant
-    )? {
+    func reportedState(of device: String, after since: Date) -> ([String: Any], Date)? {
         for item in all() where item.time >= since && item.path.hasSuffix("devices:reportStateAndNotification") {
             let states =
                 ((item.body["payload"] as? [String: Any])?["devices"] as? [String: Any])?["states"] as? [String: Any]
@@ -109,16 +69,7 @@ final class HomeGraphReceiver: Sendable {
         return nil
     }
 
-    func stop() {
-        Task { [group] in await group.triggerGracefulShutdown() }
-        _ = done.wait(timeout: .now() + 5)
-    }
-
-    static func base64URL(_ text: String) -> Data? {
-        var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base.count % 4 != 0 { base += "=" }
-        return Data(base64Encoded: base)
-    }
+    func stop() { process.stop() }
 }
 
 @Suite("Report State and Request Sync to a local Home Graph", .serialized)
@@ -127,12 +78,12 @@ struct HomeGraphTests {
         "offline, a value change and a rename reach Home Graph (state reports, Request Sync), signed by the service account"
     )
     func reports() throws {
-        let receiver = try HomeGraphReceiver()
-        defer { receiver.stop() }
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hg-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        let receiver = try HomeGraphReceiver(folder: folder)
+        defer { receiver.stop() }
         try receiver.keyFile().write(toFile: folder + "/key.json", atomically: true, encoding: .utf8)
         try "\(FulfillmentTests.staticToken) home-user\n".write(
             toFile: folder + "/tokens", atomically: true, encoding: .utf8)
@@ -155,27 +106,29 @@ struct HomeGraphTests {
         let relay = "z2m-0x00158d0001000003"
         let light = "z2m-0x00158d0001000001"
         #expect(
-            eventually { receiver.reportedState(of: relay, after: .now - .seconds(60))?.0["online"] as? Bool == true },
+            eventually {
+                receiver.reportedState(of: relay, after: Date(timeIntervalSince1970: 0))?.0["online"] as? Bool == true
+            },
             "the first report: \(receiver.all().map(\.path))")
 
         // Offline goes at once; the value change within its batch. (The latency is printed, not
         // asserted: speed is measured by benchmarks.)
-        let wentOffline = ContinuousClock.now
+        let wentOffline = Date()
         try z2m.publish("zigbee2mqtt/Relay/availability", "offline", retain: true)
         #expect(eventually { receiver.reportedState(of: relay, after: wentOffline)?.0["online"] as? Bool == false })
-        let changed = ContinuousClock.now
+        let changed = Date()
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":200}"#)
         #expect(eventually { receiver.reportedState(of: light, after: changed)?.0["on"] as? Bool == true })
         let offlineAt = receiver.reportedState(of: relay, after: wentOffline)?.1
         let changeAt = receiver.reportedState(of: light, after: changed)?.1
         print(
-            "Report State latency: offline \(offlineAt.map { $0 - wentOffline } ?? .zero), value \(changeAt.map { $0 - changed } ?? .zero)"
-        )
+            "Report State latency: offline \(offlineAt.map { $0.timeIntervalSince(wentOffline) } ?? -1) s, "
+                + "value \(changeAt.map { $0.timeIntervalSince(changed) } ?? -1) s")
         let report = try #require(
             receiver.all().last { $0.path.hasSuffix("devices:reportStateAndNotification") })
         #expect(report.body["agentUserId"] as? String == "home-user")
 
-        let renamed = ContinuousClock.now
+        let renamed = Date()
         let rename = try CommandRunner.run(["rename", light, "Porch light", "--broker", broker.url])
         #expect(rename.exitCode == 0, "\(rename.standardError)")
         #expect(

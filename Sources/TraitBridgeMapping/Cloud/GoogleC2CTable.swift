@@ -1,6 +1,6 @@
-public import TraitBridgeModel
-import TraitBridgeJSON
 import FoundationEssentials
+import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// `mappings/cloud/google-c2c.json`: how Google Cloud-to-cloud types and traits become TraitBridge
 /// device types and traits, and how their values convert (ARCHITECTURE §6).
@@ -78,13 +78,23 @@ public struct GoogleC2CTable: Sendable {
     public var typeOrder: [String] = []
     /// By short C2C trait name (`Brightness`); a trait may have several Matter equivalents
     /// (`OpenClose` is a window covering on blinds, a contact sensor on a query-only door).
-    public var traits: [String: [TraitRule]] = [:]
+    public var traits: [String: [TraitRule]] = [:] {
+        didSet { ruleByTrait = Self.index(traits) }
+    }
+    /// ``rule(forTrait:)`` as one lookup: the export asks it per trait of every device.
+    private var ruleByTrait: [TraitID: TraitRule] = [:]
 
     public init() {}
 
-    /// The rule whose Matter trait is `trait`, if any.
-    public func rule(forTrait trait: TraitID) -> TraitRule? {
-        allRules.first { $0.trait == trait }
+    /// The rule whose Matter trait is `trait`, if any (the first in ``allRules``' order).
+    public func rule(forTrait trait: TraitID) -> TraitRule? { ruleByTrait[trait] }
+
+    private static func index(_ traits: [String: [TraitRule]]) -> [TraitID: TraitRule] {
+        var index: [TraitID: TraitRule] = [:]
+        for name in traits.keys.sorted() {
+            for rule in traits[name] ?? [] where index[rule.trait] == nil { index[rule.trait] = rule }
+        }
+        return index
     }
 
     /// Every trait rule, in a stable order.
@@ -94,7 +104,8 @@ public struct GoogleC2CTable: Sendable {
 
     /// Loads `<mappings>/cloud/google-c2c.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> GoogleC2CTable {
-        try SourceTableReader.load("cloud/google-c2c.json", mappingsDirectory: mappingsDirectory, catalog: catalog) { root, tables in
+        try SourceTableReader.load("cloud/google-c2c.json", mappingsDirectory: mappingsDirectory, catalog: catalog) {
+            root, tables in
             GoogleC2CTableDecoder(tables: tables).decode(root)
         }
     }
