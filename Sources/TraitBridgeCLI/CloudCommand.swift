@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `traitbridge cloud …`: the bridge as Google's partner cloud (the `http` section of `serve`).
+/// `traitbridge cloud …`: the bridge as Google's partner cloud (the `http` and `export` sections of `serve`).
 struct CloudCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "Manage what Google's account linking left in the registry: tokens of linked accounts.",
-        subcommands: [CloudTokensCommand.self]
+        abstract: "See what Google is given, and manage the tokens of linked accounts.",
+        subcommands: [CloudPreviewCommand.self, CloudTokensCommand.self]
     )
 }
 

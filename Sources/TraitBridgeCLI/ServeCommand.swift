@@ -123,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
                 deviceStaleness: z2m.deviceStalenessSeconds.mapValues { .seconds($0) })
         }
         configuration.limits = settings.limits
+        configuration.exportRules = settings.exportRules
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(
             discoveryPrefix: settings.tasmotaDiscoveryPrefix,

@@ -1,4 +1,5 @@
 import Foundation
+import TraitBridgeCloud
 import TraitBridgeHTTP
 import TraitBridgeJSON
 
@@ -73,6 +74,41 @@ extension ServeConfiguration {
             }
         }
         return settings
+    }
+
+    /// `export`: `{"include": {"ids", "rooms", "types"}, "exclude": {…}}`, each a list of strings.
+    static func parseExport(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> ExportRules
+    {
+        guard value.kind == .object else {
+            throw fail(at, #"expected {"include": {"rooms": [...]}, "exclude": {"ids": [...], "types": [...]}}"#)
+        }
+        var rules = ExportRules()
+        for (part, match) in value.members {
+            let partAt = at.appending(part)
+            guard part == "include" || part == "exclude" else {
+                throw fail(partAt, "unknown key '\(part)'; allowed: include, exclude")
+            }
+            guard match.kind == .object else { throw fail(partAt, "expected an object with ids, rooms, types") }
+            var lists: [String: Set<String>] = [:]
+            for (key, list) in match.members {
+                let listAt = partAt.appending(key)
+                guard ["ids", "rooms", "types"].contains(key) else {
+                    throw fail(listAt, "unknown key '\(key)'; allowed: ids, rooms, types")
+                }
+                guard list.kind == .array else { throw fail(listAt, "expected a list of strings") }
+                for (index, element) in list.elements.enumerated() {
+                    guard let text = element.string, !text.isEmpty else {
+                        throw fail(listAt.appending(index), "expected a non-empty string")
+                    }
+                    lists[key, default: []].insert(text)
+                }
+            }
+            let rule = ExportRules.Match(
+                ids: lists["ids"] ?? [], rooms: lists["rooms"] ?? [], types: lists["types"] ?? [])
+            if part == "include" { rules.include = rule } else { rules.exclude = rule }
+        }
+        return rules
     }
 
     /// `http.homeGraph`: Report State and Request Sync with a service-account key.

@@ -1,4 +1,5 @@
 import Foundation
+import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeJSON
@@ -52,6 +53,8 @@ struct ServeConfiguration: Sendable {
     var limits = BridgeLimits()
     /// `http`: Google's fulfillment endpoint and account linking; off without the section.
     var http: FulfillmentSettings?
+    /// `export`: which devices Google is given.
+    var exportRules = ExportRules()
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
@@ -59,7 +62,7 @@ struct ServeConfiguration: Sendable {
         "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
         "cloudAliases",
-        "limits", "http",
+        "limits", "http", "export",
     ]
 
     /// Reads a config file; the error names the place.
@@ -294,6 +297,8 @@ struct ServeConfiguration: Sendable {
                 }
             case "http":
                 configuration.http = try parseHTTP(value, at: at, fail: fail)
+            case "export":
+                configuration.exportRules = try parseExport(value, at: at, fail: fail)
             default:
                 throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
             }

@@ -1,23 +1,34 @@
 import TraitBridgeJSON
-import TraitBridgeModel
 import TraitBridgeMapping
+import TraitBridgeModel
 
 extension GoogleC2C {
     /// The C2C traits a device's own traits express, each with its SYNC attributes, in trait order:
     /// Matter traits through the table (inverted, plus its `exportSync` constants), google traits
     /// with their own SYNC attributes.
     func derivedTraits(
-        _ device: Device, skippingCloudTraits: Bool, metadata: [TraitAddress: [String: AttributeMetadata]]
+        _ device: Device, skippingCloudTraits: Bool, metadata: [TraitAddress: [String: AttributeMetadata]],
+        commandable: [TraitAddress: Set<String>] = [:]
     ) -> [(name: String, attributes: JSONObject)] {
         var result: [(name: String, attributes: JSONObject)] = []
         var sensors: [AttributeValue] = []
         for address in device.traitAddresses {
             guard let trait = device.trait(at: address) else { continue }
             if skippingCloudTraits && trait.source?.family == Self.family { continue }
-            for rule in sensorRules(for: address, in: device) where !sensors.contains(where: { CloudValues.value(at: ["name"], in: $0) == .string(rule.name) }) {
-                sensors.append(rule.descriptive == nil
-                    ? .structure(["name": .string(rule.name), "numericCapabilities": .structure(["rawValueUnit": .string(rule.rawValueUnit ?? "")])])
-                    : .structure(["name": .string(rule.name), "descriptiveCapabilities": .structure(["availableStates": .list(rule.availableStates.map { .string($0) })])]))
+            for rule in sensorRules(for: address, in: device)
+            where !sensors.contains(where: { CloudValues.value(at: ["name"], in: $0) == .string(rule.name) }) {
+                sensors.append(
+                    rule.descriptive == nil
+                        ? .structure([
+                            "name": .string(rule.name),
+                            "numericCapabilities": .structure(["rawValueUnit": .string(rule.rawValueUnit ?? "")]),
+                        ])
+                        : .structure([
+                            "name": .string(rule.name),
+                            "descriptiveCapabilities": .structure([
+                                "availableStates": .list(rule.availableStates.map { .string($0) })
+                            ]),
+                        ]))
             }
             if !sensorRules(for: address, in: device).isEmpty { continue }
             var name: String?
@@ -27,38 +38,63 @@ extension GoogleC2C {
             if let rule = table.rule(forTrait: address.traitID) {
                 name = rule.c2cName
                 for sync in rule.sync {
-                    guard let value = values[sync.attribute], let source = sync.pipeline.inverse(value, integral: true) else { continue }
+                    guard let value = values[sync.attribute], let source = sync.pipeline.inverse(value, integral: true)
+                    else { continue }
                     CloudValues.set(source, at: sync.c2cPath, in: &attributes)
                 }
                 switch rule.c2cName {
                 case "ColorSetting":
-                    let capabilities = values["colorCapabilities"]?.numericValue.flatMap { FiniteNumber.int64(clamping: $0) }
-                    if values["currentHue"] != nil || values["currentX"] != nil || (capabilities.map { $0 & 0b1001 != 0 } ?? false) {
+                    let capabilities = values["colorCapabilities"]?.numericValue.flatMap {
+                        FiniteNumber.int64(clamping: $0)
+                    }
+                    // What the device reported, or what its source says it accepts (a Home
+                    // Assistant light announces its colour modes before any state).
+                    let accepts = { (attribute: String) in commandable[address]?.contains(attribute) == true }
+                    if values["currentHue"] != nil || values["currentX"] != nil || accepts("currentX")
+                        || accepts("currentHue")
+                        || (capabilities.map { $0 & 0b1001 != 0 } ?? false)
+                    {
                         attributes["colorModel"] = .string("rgb")
                     }
                     if attributes["colorTemperatureRange"] == nil, let mireds = narrowed["colorTemperatureMireds"],
-                        let low = mireds.minimum, let high = mireds.maximum, low > 0, high > 0, values["colorTemperatureMireds"] != nil,
-                        let minimumK = FiniteNumber.int64(rounding: 1_000_000 / high), let maximumK = FiniteNumber.int64(rounding: 1_000_000 / low)
+                        let low = mireds.minimum, let high = mireds.maximum, low > 0, high > 0,
+                        values["colorTemperatureMireds"] != nil || accepts("colorTemperatureMireds"),
+                        let minimumK = FiniteNumber.int64(rounding: 1_000_000 / high),
+                        let maximumK = FiniteNumber.int64(rounding: 1_000_000 / low)
                     {
-                        attributes["colorTemperatureRange"] = .structure(["temperatureMinK": .int(minimumK), "temperatureMaxK": .int(maximumK)])
+                        attributes["colorTemperatureRange"] = .structure([
+                            "temperatureMinK": .int(minimumK), "temperatureMaxK": .int(maximumK),
+                        ])
                     }
                     if attributes.isEmpty { name = nil }  // Google needs colorModel or colorTemperatureRange
                 case "TemperatureSetting":
                     let modes = rule.states.first { $0.attribute == "systemMode" }
-                    let allowed = catalogValidValues(address.traitID, "systemMode").compactMap { modes?.pipeline.inverse($0, integral: false) }
-                    attributes["availableThermostatModes"] = .list(allowed.isEmpty ? [.string("off"), .string("heat")] : allowed)
+                    // The device's own modes when its source says them (a Home Assistant climate's `modes`).
+                    let own = narrowed["systemMode"]?.validValues?.map(\.value)
+                    var allowed: [AttributeValue] = []
+                    for value in own ?? catalogValidValues(address.traitID, "systemMode") {
+                        if let mode = modes?.pipeline.inverse(value, integral: false), !allowed.contains(mode) {
+                            allowed.append(mode)
+                        }
+                    }
+                    attributes["availableThermostatModes"] = .list(
+                        allowed.isEmpty ? [.string("off"), .string("heat")] : allowed)
                     attributes["thermostatTemperatureUnit"] = .string("C")
                 case "FanSpeed":
                     attributes["supportsFanSpeedPercent"] = .bool(true)
                 case "OccupancySensing":
-                    attributes["occupancySensorConfiguration"] = .list([.structure(["occupancySensorType": .string("PIR")])])
+                    attributes["occupancySensorConfiguration"] = .list([
+                        .structure(["occupancySensorType": .string("PIR")])
+                    ])
                 default:
                     break
                 }
                 for (key, value) in rule.exportSync where attributes[key] == nil { attributes[key] = value }
             } else if let short = c2cName(ofGoogleTrait: address.traitID) {
                 name = short
-                for attribute in syncAttributeNames(address.traitID).sorted() { attributes[attribute] = values[attribute] }
+                for attribute in syncAttributeNames(address.traitID).sorted() {
+                    attributes[attribute] = values[attribute]
+                }
             }
             guard let name, !result.contains(where: { $0.name == name }) else { continue }
             result.append((name, Self.object(attributes)))
@@ -91,36 +127,54 @@ extension GoogleC2C {
             } else if let rule = table.rule(forTrait: address.traitID) {
                 for state in rule.states {
                     guard let value = values[state.attribute], value != .null else { continue }
-                    guard let source = state.pipeline.inverse(value, integral: isIntegerState(rule.c2cName, state.c2cPath)) else { continue }
+                    guard
+                        let source = state.pipeline.inverse(
+                            value, integral: isIntegerState(rule.c2cName, state.c2cPath))
+                    else { continue }
                     CloudValues.set(source, at: state.c2cPath, in: &states)
                 }
                 specialExportStates(rule.c2cName, values: values, origin: input.origin, into: &states)
             } else if c2cName(ofGoogleTrait: address.traitID) != nil {
-                for attribute in stateAttributeNames(address.traitID) { if let value = values[attribute] { states[attribute] = value } }
+                for attribute in stateAttributeNames(address.traitID) {
+                    if let value = values[attribute] { states[attribute] = value }
+                }
             }
         }
-        if !sensorData.isEmpty, states["currentSensorStateData"] == nil { states["currentSensorStateData"] = .list(sensorData) }
+        if !sensorData.isEmpty, states["currentSensorStateData"] == nil {
+            states["currentSensorStateData"] = .list(sensorData)
+        }
         for (key, value) in input.extraStates where states[key] == nil { states[key] = value }
         return Self.object(states)
     }
 
-    private func specialExportStates(_ c2cName: String, values: [String: AttributeValue], origin: CloudDeviceOrigin?, into states: inout [String: AttributeValue]) {
+    private func specialExportStates(
+        _ c2cName: String, values: [String: AttributeValue], origin: CloudDeviceOrigin?,
+        into states: inout [String: AttributeValue]
+    ) {
         switch c2cName {
         case "ColorSetting":
-            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue, let saturation = values["currentSaturation"]?.numericValue,
+            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue,
+                let saturation = values["currentSaturation"]?.numericValue,
                 let color = ColorConversion.matter(hue: hue, saturation: saturation)
             else { return }
             if case .string("hsv")? = origin.flatMap({ AttributeValue(json: $0.attributes["colorModel"]) }) {
                 let (h, s) = ColorConversion.toHSV(color)
                 let level = values["currentLevel"]?.numericValue ?? 254
-                states["color"] = .structure(["spectrumHsv": .structure(["hue": .double(h), "saturation": .double(s), "value": .double((level / 254 * 1000).rounded() / 1000)])])
+                states["color"] = .structure([
+                    "spectrumHsv": .structure([
+                        "hue": .double(h), "saturation": .double(s),
+                        "value": .double((level / 254 * 1000).rounded() / 1000),
+                    ])
+                ])
             } else {
                 states["color"] = .structure(["spectrumRgb": .int(ColorConversion.toRGB(color))])
             }
         case "TemperatureSetting":
             let mode = states["thermostatMode"]
             if mode != .string("heatcool") {
-                let setpoint = mode == .string("cool") ? states["thermostatTemperatureSetpointHigh"] : states["thermostatTemperatureSetpointLow"]
+                let setpoint =
+                    mode == .string("cool")
+                    ? states["thermostatTemperatureSetpointHigh"] : states["thermostatTemperatureSetpointLow"]
                 states["thermostatTemperatureSetpointLow"] = nil
                 states["thermostatTemperatureSetpointHigh"] = nil
                 if let setpoint { states["thermostatTemperatureSetpoint"] = setpoint }
@@ -131,7 +185,8 @@ extension GoogleC2C {
     }
 
     private func isIntegerState(_ c2cName: String, _ path: [String]) -> Bool {
-        guard let trait = googleTrait(c2cName), let metadata = catalog.trait(trait)?.attribute(named: path[0])?.metadata else { return true }
+        guard let trait = googleTrait(c2cName), let metadata = catalog.trait(trait)?.attribute(named: path[0])?.metadata
+        else { return true }
         return metadata.format != .float
     }
 
@@ -157,7 +212,11 @@ extension AttributeValue {
         case .double(let number): self = .double(number)
         case .string(let text): self = .string(text)
         case .array(let items): self = .list(items.compactMap { AttributeValue(json: $0) })
-        case .object(let object): self = .structure(Dictionary(object.members.compactMap { member in AttributeValue(json: member.value).map { (member.key, $0) } }, uniquingKeysWith: { a, _ in a }))
+        case .object(let object):
+            self = .structure(
+                Dictionary(
+                    object.members.compactMap { member in AttributeValue(json: member.value).map { (member.key, $0) } },
+                    uniquingKeysWith: { a, _ in a }))
         }
     }
 }

@@ -1,16 +1,22 @@
 public import TraitBridgeJSON
-public import TraitBridgeModel
 import TraitBridgeMapping
+public import TraitBridgeModel
 
 extension GoogleC2C {
     /// A SYNC response for `devices`. Devices with no trait Google can express are left out and
     /// named in `skipped`, with the reason.
-    public func syncResponse(_ devices: [CloudExportInput], agentUserID: String, requestID: String) -> (response: JSONValue, skipped: [String]) {
+    public func syncResponse(_ devices: [CloudExportInput], agentUserID: String, requestID: String) -> (
+        response: JSONValue, skipped: [String]
+    ) {
         var entries: [JSONValue] = []
         var skipped: [String] = []
         entries.reserveCapacity(devices.count)
         for input in devices {
-            if let entry = syncEntry(input) { entries.append(.object(entry)) } else { skipped.append("\(input.device.id): no trait has a Cloud-to-cloud equivalent") }
+            if let entry = syncEntry(input) {
+                entries.append(.object(entry))
+            } else {
+                skipped.append("\(input.device.id): no trait has a Cloud-to-cloud equivalent")
+            }
         }
         var payload = JSONObject()
         payload.append("agentUserId", .string(agentUserID))
@@ -60,7 +66,8 @@ extension GoogleC2C {
     /// One SYNC device entry; `nil` when no trait can be expressed.
     func syncEntry(_ input: CloudExportInput) -> JSONObject? {
         let device = input.device
-        let derived = derivedTraits(device, skippingCloudTraits: input.origin != nil, metadata: input.metadata)
+        let derived = derivedTraits(
+            device, skippingCloudTraits: input.origin != nil, metadata: input.metadata, commandable: input.commandable)
         var traits = input.origin?.traits ?? []
         var attributes = input.origin?.attributes ?? JSONObject()
         for (name, syncAttributes) in derived where !traits.contains(Self.traitPrefix + name) {
@@ -73,12 +80,18 @@ extension GoogleC2C {
         entry.append("type", .string(input.origin?.type ?? Self.typePrefix + exportType(device)))
         entry.append("traits", .array(traits.map { .string($0) }))
         var name = JSONObject()
-        if let defaults = input.origin?.defaultNames, !defaults.isEmpty { name.append("defaultNames", .array(defaults.map { .string($0) })) }
+        if let defaults = input.origin?.defaultNames, !defaults.isEmpty {
+            name.append("defaultNames", .array(defaults.map { .string($0) }))
+        }
         name.append("name", .string(device.name))
-        if let nicknames = input.origin?.nicknames, !nicknames.isEmpty { name.append("nicknames", .array(nicknames.map { .string($0) })) }
+        if let nicknames = input.origin?.nicknames, !nicknames.isEmpty {
+            name.append("nicknames", .array(nicknames.map { .string($0) }))
+        }
         entry.append("name", .object(name))
         entry.append("willReportState", .bool(input.origin?.willReportState ?? true))
-        if let flag = input.origin?.notificationSupportedByAgent { entry.append("notificationSupportedByAgent", .bool(flag)) }
+        if let flag = input.origin?.notificationSupportedByAgent {
+            entry.append("notificationSupportedByAgent", .bool(flag))
+        }
         if let room = input.roomName ?? input.origin?.roomHint { entry.append("roomHint", .string(room)) }
         if let structure = input.origin?.structureHint { entry.append("structureHint", .string(structure)) }
         if let info = input.origin?.deviceInfo {
@@ -95,16 +108,21 @@ extension GoogleC2C {
         if let custom = input.origin?.customData { entry.append("customData", custom) }
         let others = device.identity.otherDeviceIDs
         if !others.isEmpty {
-            entry.append("otherDeviceIds", .array(others.map { other in
-                var object = JSONObject()
-                if let agent = other.agentID { object.append("agentId", .string(agent)) }
-                object.append("deviceId", .string(other.deviceID))
-                return .object(object)
-            }))
+            entry.append(
+                "otherDeviceIds",
+                .array(
+                    others.map { other in
+                        var object = JSONObject()
+                        if let agent = other.agentID { object.append("agentId", .string(agent)) }
+                        object.append("deviceId", .string(other.deviceID))
+                        return .object(object)
+                    }))
         }
         if let unique = device.identity.uniqueID { entry.append("matterUniqueId", .string(unique)) }
         if let vendor = device.identity.vendorID { entry.append("matterOriginalVendorId", .string(Self.hex(vendor))) }
-        if let product = device.identity.productID { entry.append("matterOriginalProductId", .string(Self.hex(product))) }
+        if let product = device.identity.productID {
+            entry.append("matterOriginalProductId", .string(Self.hex(product)))
+        }
         return entry
     }
 
@@ -121,7 +139,9 @@ extension GoogleC2C {
             return name
         }
         if let short = googleTypes.first(where: { $0.value == primary })?.key { return short }
-        if primary.namespace == .matter, primary.name.hasSuffix("Sensor") || primary.name == "WaterLeakDetector" { return "SENSOR" }
+        if primary.namespace == .matter, primary.name.hasSuffix("Sensor") || primary.name == "WaterLeakDetector" {
+            return "SENSOR"
+        }
         if primary == .matter("SmokeCoAlarm") { return "SMOKE_DETECTOR" }
         return "SWITCH"
     }
@@ -130,7 +150,9 @@ extension GoogleC2C {
 extension GoogleC2C {
     /// The SYNC entry of an imported device as it was imported (what the registry keeps).
     public func syncEntryBytes(for imported: ImportedCloudDevice) -> [UInt8]? {
-        syncEntry(CloudExportInput(device: imported.device, roomName: imported.origin.roomHint, origin: imported.origin))
-            .map { JSONValue.object($0).serializedBytes() }
+        syncEntry(
+            CloudExportInput(device: imported.device, roomName: imported.origin.roomHint, origin: imported.origin)
+        )
+        .map { JSONValue.object($0).serializedBytes() }
     }
 }

@@ -11,16 +11,21 @@ public struct CloudExportInput: Sendable {
     public var extraStates: [String: AttributeValue]
     /// Attribute metadata narrowed to this device (a bulb's own 153…454 mireds), by trait address.
     public var metadata: [TraitAddress: [String: AttributeMetadata]]
+    /// The attributes the device's source can write, by trait address (a Home Assistant light's
+    /// colour modes are known from its config before any state arrives).
+    public var commandable: [TraitAddress: Set<String>]
 
     public init(
         device: Device, roomName: String? = nil, origin: CloudDeviceOrigin? = nil,
-        extraStates: [String: AttributeValue] = [:], metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
+        extraStates: [String: AttributeValue] = [:], metadata: [TraitAddress: [String: AttributeMetadata]] = [:],
+        commandable: [TraitAddress: Set<String>] = [:]
     ) {
         self.device = device
         self.roomName = roomName
         self.origin = origin
         self.extraStates = extraStates
         self.metadata = metadata
+        self.commandable = commandable
     }
 
     /// The id the cloud knows the device by: the SYNC's own id, else TraitBridge's.

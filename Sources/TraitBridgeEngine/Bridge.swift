@@ -1,9 +1,10 @@
-import FoundationEssentials
 import Foundation
+import FoundationEssentials
 public import Logging
 import Synchronization
-public import TraitBridgeMQTT
 public import TraitBridgeCloud
+import TraitBridgeJSON
+public import TraitBridgeMQTT
 public import TraitBridgeModel
 public import TraitBridgeStore
 
@@ -60,7 +61,11 @@ public final class Bridge: Sendable {
         for filter in filters { client.subscribe(filter, qos: 1) }
         client.subscribe(own, qos: 1, noLocal: true)
         clientBox.withLock { $0 = client }
-        logger.info("starting", metadata: ["tb.mqtt.broker": "\(clientConfiguration.broker)", "tb.mqtt.client": "\(clientConfiguration.clientID)"])
+        logger.info(
+            "starting",
+            metadata: [
+                "tb.mqtt.broker": "\(clientConfiguration.broker)", "tb.mqtt.client": "\(clientConfiguration.clientID)",
+            ])
         client.start()
         ticker.withLock { $0.isRunning = true }
         let thread = Thread { [self] in
@@ -83,7 +88,8 @@ public final class Bridge: Sendable {
         if wasRunning { _ = tickerDone.wait(timeout: .now() + 2) }
         guard let client = clientBox.withLock({ $0 }) else { return }
         for outgoing in state.withLock({ $0.shutdownPublications }) {
-            _ = try? client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
+            _ = try? client.publish(
+                outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
         }
         client.stop()
         state.withLock { perform($0.abandonWaiters()) }
@@ -92,7 +98,9 @@ public final class Bridge: Sendable {
     }
 
     /// Registers `observer` for the devices whose state or description the bridge publishes anew.
-    public func observeChanges(_ observer: @escaping @Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void) {
+    public func observeChanges(
+        _ observer: @escaping @Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void
+    ) {
         observers.withLock { $0.append(observer) }
     }
 
@@ -120,11 +128,26 @@ public final class Bridge: Sendable {
                     return waiters.next
                 }
                 state.withLock { state in
+                    // Stopped, nothing would time its commands out: answered at once, not never.
+                    // (Checked under the state lock, which `stop()` takes to answer those waiting.)
+                    guard ticker.withLock({ $0.isRunning }) else {
+                        var effects = BridgeEffects()
+                        effects.answers.append((id, Self.notRunning(request.requestID)))
+                        perform(effects)
+                        return
+                    }
                     perform(
-                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now))
+                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
+                    )
                 }
             }
         }
+    }
+
+    static func notRunning(_ requestID: String) -> [UInt8] {
+        GoogleC2C.errorResponse(
+            requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"
+        ).serializedBytes()
     }
 
     // MARK: Events
@@ -132,8 +155,13 @@ public final class Bridge: Sendable {
     private func handle(_ message: MQTTMessage) {
         let now = Date()
         state.withLock { state in
-            let replyTo = message.responseTopic.map { ReplyAddress(topic: $0, correlationData: message.correlationData) }
-            perform(state.handleMessage(topic: message.topic, payload: message.payload, now: now, replyTo: replyTo, isRetained: message.isRetained))
+            let replyTo = message.responseTopic.map {
+                ReplyAddress(topic: $0, correlationData: message.correlationData)
+            }
+            perform(
+                state.handleMessage(
+                    topic: message.topic, payload: message.payload, now: now, replyTo: replyTo,
+                    isRetained: message.isRetained))
         }
     }
 
@@ -198,7 +226,9 @@ public final class Bridge: Sendable {
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
             for outgoing in effects.publications {
                 do {
-                    try client.publish(outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained, correlationData: outgoing.correlationData)
+                    try client.publish(
+                        outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained,
+                        correlationData: outgoing.correlationData)
                 } catch {
                     logger.debug("not published: \(error)", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
                 }

@@ -1,3 +1,4 @@
+public import TraitBridgeCloud
 public import TraitBridgeModel
 public import TraitBridgeStore
 
@@ -36,6 +37,8 @@ public struct BridgeConfiguration: Sendable {
     }
     /// Cloud device (C2C id) → the local device it is (merged even without a shared identity).
     public var cloudAliases: [String: DeviceID] = [:]
+    /// Which devices Google is given (SYNC, QUERY, EXECUTE, Report State; `sync export` too).
+    public var exportRules = ExportRules()
     /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
     public var tasmota: TasmotaInstance?
 

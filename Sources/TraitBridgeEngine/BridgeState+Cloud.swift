@@ -239,7 +239,7 @@ extension BridgeState {
             var seen = Set<DeviceID>()
             for c2cID in ids {
                 guard let id = device(forCloudID: c2cID), seen.insert(id).inserted,
-                    let input = cloudExportInput(id)
+                    let input = exportedInput(id)
                 else { continue }
                 inputs.append(input)
             }
@@ -247,9 +247,16 @@ extension BridgeState {
         }
         inputs.reserveCapacity(graph.devices.count)
         for id in graph.devices.keys.sorted() {
-            if let input = cloudExportInput(id) { inputs.append(input) }
+            if let input = exportedInput(id) { inputs.append(input) }
         }
         return inputs
+    }
+
+    /// ``cloudExportInput(_:)`` for a device the export rules give Google; `nil` for the others.
+    func exportedInput(_ id: DeviceID) -> CloudExportInput? {
+        guard let input = cloudExportInput(id) else { return nil }
+        if configuration.exportRules.isEverything { return input }
+        return cloud?.isIncluded(input, by: configuration.exportRules) == false ? nil : input
     }
 
     /// What the export needs of one device: the device, its room, the cloud device it came from
@@ -258,15 +265,17 @@ extension BridgeState {
         guard let device = graph.devices[id] else { return nil }
         let runtime = cloudByTarget[id]?.compactMap { cloudDevices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
         var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
+        var commandable: [TraitAddress: Set<String>] = [:]
         for address in device.traitAddresses {
             guard let bindings = sourceBindings(of: device, at: address) else { continue }
             metadata[address] = Dictionary(
                 Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+            commandable[address] = Set(bindings.filter(\.isWritable).map(\.attribute))
         }
         let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
         return CloudExportInput(
             device: device, roomName: room, origin: runtime?.origin, extraStates: runtime?.extraStates ?? [:],
-            metadata: metadata)
+            metadata: metadata, commandable: commandable)
     }
 
     /// The device a C2C id names: an imported device's target, or a device exported under its own id.

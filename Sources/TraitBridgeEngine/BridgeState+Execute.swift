@@ -35,7 +35,8 @@ extension BridgeState {
                 switch reply {
                 case .mqtt: ["status": "error", "message": .string(error.description)]
                 case .waiter:
-                    GoogleC2C.errorResponse(requestID: correlation, errorCode: "protocolError", debugString: error.description)
+                    GoogleC2C.errorResponse(
+                        requestID: correlation, errorCode: "protocolError", debugString: error.description)
                 }
             effects.answer(reply, answer.serializedBytes())
             return
@@ -48,8 +49,12 @@ extension BridgeState {
         executeJobs[jobID] = ExecuteJob(requestID: request.requestID ?? correlation, reply: reply, order: order)
         for group in request.groups {
             for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
-                guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID] else {
-                    finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: "deviceNotFound"), effects: &effects)
+                guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID],
+                    exportedInput(deviceID) != nil
+                else {
+                    finishExecute(
+                        jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: "deviceNotFound"),
+                        effects: &effects)
                     continue
                 }
                 var actions: [UnifiedCommand.Action] = []
@@ -62,11 +67,16 @@ extension BridgeState {
                     if failure != nil { break }
                 }
                 if let failure {
-                    finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: failure.errorCode, debugString: failure.message), effects: &effects)
+                    finishExecute(
+                        jobID,
+                        ExecuteOutcome(
+                            c2cID: c2cID, status: .error, errorCode: failure.errorCode, debugString: failure.message),
+                        effects: &effects)
                     continue
                 }
                 let command = UnifiedCommand(correlationID: "execute-\(jobID)-\(c2cID)", actions: actions)
-                runCommand(command, deviceID: deviceID, sink: .execute(job: jobID, c2cID: c2cID), now: now, effects: &effects)
+                runCommand(
+                    command, deviceID: deviceID, sink: .execute(job: jobID, c2cID: c2cID), now: now, effects: &effects)
             }
         }
         if order.isEmpty { finishExecute(jobID, nil, effects: &effects) }
@@ -77,7 +87,8 @@ extension BridgeState {
         case .write(let address, let attribute, let value):
             .write(trait: address.traitID, deviceTypeKey: address.deviceTypeKey, attribute: attribute, value: value)
         case .invoke(let address, let command, let arguments):
-            .invoke(trait: address.traitID, deviceTypeKey: address.deviceTypeKey, command: command, arguments: arguments)
+            .invoke(
+                trait: address.traitID, deviceTypeKey: address.deviceTypeKey, command: command, arguments: arguments)
         }
     }
 
@@ -90,7 +101,8 @@ extension BridgeState {
             return
         }
         executeJobs.removeValue(forKey: jobID)
-        let response = cloud.executeResponse(requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
+        let response = cloud.executeResponse(
+            requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
         effects.answer(job.reply, response.serializedBytes())
     }
 
@@ -98,14 +110,17 @@ extension BridgeState {
     /// assumed → PENDING, refused → ERROR with Google's errorCode.
     func executeOutcome(c2cID: String, deviceID: DeviceID, status: String, failure: CommandFailure?) -> ExecuteOutcome {
         if let failure {
-            let code: String = switch failure.code {
-            case .deviceOffline: "deviceOffline"
-            case .deviceNotFound: "deviceNotFound"
-            case .valueOutOfRange: "valueOutOfRange"
-            case .notSupported: "functionNotSupported"
-            case .protocolError, .invalidValue: "protocolError"
-            }
-            return ExecuteOutcome(c2cID: c2cID, status: failure.code == .deviceOffline ? .offline : .error, errorCode: code, debugString: failure.message)
+            let code: String =
+                switch failure.code {
+                case .deviceOffline: "deviceOffline"
+                case .deviceNotFound: "deviceNotFound"
+                case .valueOutOfRange: "valueOutOfRange"
+                case .notSupported: "functionNotSupported"
+                case .protocolError, .invalidValue: "protocolError"
+                }
+            return ExecuteOutcome(
+                c2cID: c2cID, status: failure.code == .deviceOffline ? .offline : .error, errorCode: code,
+                debugString: failure.message)
         }
         guard status == "confirmed", let cloud, let input = cloudExportInput(deviceID) else {
             return ExecuteOutcome(c2cID: c2cID, status: .pending)
@@ -119,10 +134,13 @@ extension BridgeState {
     /// `<prefix>/cloud/execute` for an external relay to deliver (its answer comes back on
     /// `<prefix>/cloud/response` and confirms the command like any state report).
     func cloudCommands(
-        _ writes: [AttributeUpdate], invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID
+        _ writes: [AttributeUpdate],
+        invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID
     ) throws(CommandFailure) -> [Outgoing] {
         guard !writes.isEmpty || !invocations.isEmpty else { return [] }
-        guard let cloud, let device = graph.devices[id] else { throw CommandFailure(.notSupported, "no Cloud-to-cloud table is loaded") }
+        guard let cloud, let device = graph.devices[id] else {
+            throw CommandFailure(.notSupported, "no Cloud-to-cloud table is loaded")
+        }
         var outgoing: [Outgoing] = []
         func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
             let source = device.trait(at: address)?.source
@@ -134,15 +152,26 @@ extension BridgeState {
         var byAddress: [TraitAddress: [String: AttributeValue]] = [:]
         for write in writes { byAddress[write.address, default: [:]][write.attribute] = write.value }
         for (address, values) in byAddress.sorted(by: { $0.key.description < $1.key.description }) {
-            guard let (command, params) = cloud.c2cCommand(writing: values, on: address.traitID, current: device.trait(at: address)?.attributes ?? [:]) else {
-                throw CommandFailure(.notSupported, "no Cloud-to-cloud command sets \(values.keys.sorted().joined(separator: ", ")) on \(address)")
+            guard
+                let (command, params) = cloud.c2cCommand(
+                    writing: values, on: address.traitID, current: device.trait(at: address)?.attributes ?? [:])
+            else {
+                throw CommandFailure(
+                    .notSupported,
+                    "no Cloud-to-cloud command sets \(values.keys.sorted().joined(separator: ", ")) on \(address)")
             }
-            let request = cloud.relayRequest(origin: try origin(address), command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)")
-            outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+            let request = cloud.relayRequest(
+                origin: try origin(address), command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)"
+            )
+            outgoing.append(
+                Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
         }
         for invocation in invocations {
-            let request = cloud.relayRequest(origin: try origin(invocation.address), command: invocation.command, params: invocation.arguments, requestID: "tb-\(id.rawValue)-\(invocation.command)")
-            outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+            let request = cloud.relayRequest(
+                origin: try origin(invocation.address), command: invocation.command, params: invocation.arguments,
+                requestID: "tb-\(id.rawValue)-\(invocation.command)")
+            outgoing.append(
+                Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
         }
         return outgoing
     }

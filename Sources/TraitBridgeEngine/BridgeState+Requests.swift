@@ -10,12 +10,23 @@ extension BridgeState {
     /// `mosquitto_rr` works). MQTT 3.1.1 has neither property, so there the correlation id is a
     /// last topic level, `…/request/<operation>/<correlation>`, answered on
     /// `…/response/<operation>/<correlation>`. When both are present the properties win.
-    static let requestOperations = ["sync-import", "sync-export", "query-import", "query-export", "execute"] + placementOperations
+    static let requestOperations =
+        ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute"] + placementOperations
 
-    mutating func handleRequest(_ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        let address = replyTo ?? topicCorrelation.map { ReplyAddress(topic: "\(configuration.prefix)/bridge/response/\(operation)/\($0)") }
+    mutating func handleRequest(
+        _ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date,
+        effects: inout BridgeEffects
+    ) {
+        let address =
+            replyTo
+            ?? topicCorrelation.map {
+                ReplyAddress(topic: "\(configuration.prefix)/bridge/response/\(operation)/\($0)")
+            }
         guard let address else {
-            effects.log(.warning, "a request without a Response Topic (MQTT 5) or a correlation level (MQTT 3.1.1) cannot be answered; not run", ["tb.mqtt.topic": "\(configuration.prefix)/bridge/request/\(operation)"])
+            effects.log(
+                .warning,
+                "a request without a Response Topic (MQTT 5) or a correlation level (MQTT 3.1.1) cannot be answered; not run",
+                ["tb.mqtt.topic": "\(configuration.prefix)/bridge/request/\(operation)"])
             return
         }
         // The id that names this request in logs and default request ids of exports.
@@ -27,7 +38,9 @@ extension BridgeState {
             return
         }
         guard let cloud else {
-            fail("this bridge has no Cloud-to-cloud table (mappings/cloud/google-c2c.json); start serve with --mappings pointing at a folder that has it")
+            fail(
+                "this bridge has no Cloud-to-cloud table (mappings/cloud/google-c2c.json); start serve with --mappings pointing at a folder that has it"
+            )
             return
         }
         switch operation {
@@ -38,11 +51,21 @@ extension BridgeState {
             } catch {
                 fail(error.description)
             }
-        case "sync-export":
+        case "sync-export", "sync-preview":
             let options = try? JSONDocument.parse(payload.isEmpty ? Array("{}".utf8) : payload).root
             let agent = options?["agentUserId"]?.string ?? "traitbridge"
             let requestID = options?["requestId"]?.string ?? correlation
-            reply(cloud.syncResponse(cloudExportInputs(), agentUserID: agent, requestID: requestID).response)
+            let (response, skipped) = cloud.syncResponse(cloudExportInputs(), agentUserID: agent, requestID: requestID)
+            guard operation == "sync-preview" else {
+                reply(response)
+                return
+            }
+            // What Google would get, and what it would not, with the reason.
+            let excluded = graph.devices.keys.sorted().filter { exportedInput($0) == nil }
+            reply([
+                "sync": response, "skipped": .array(skipped.map { .string($0) }),
+                "excluded": .array(excluded.map { .string("\($0.rawValue): left out by the export rules") }),
+            ])
         case "query-import":
             reply(.object(handleCloudReports(payload, source: "query import", now: now, effects: &effects)))
         case "query-export":
@@ -61,10 +84,13 @@ extension BridgeState {
             reply(cloud.queryResponse(cloudExportInputs(ids: ids), requestID: requestID))
         case "execute":
             startExecute(
-                payload, reply: .mqtt(address), correlation: correlation, source: "execute request \(correlation)", now: now,
+                payload, reply: .mqtt(address), correlation: correlation, source: "execute request \(correlation)",
+                now: now,
                 effects: &effects)
         default:
-            fail("unknown operation '\(operation)'; the bridge answers: \(Self.requestOperations.joined(separator: ", "))")
+            fail(
+                "unknown operation '\(operation)'; the bridge answers: \(Self.requestOperations.joined(separator: ", "))"
+            )
         }
     }
 
@@ -72,9 +98,12 @@ extension BridgeState {
     /// otherwise hex.
     static func printable(_ bytes: [UInt8]) -> String {
         if let text = String(validating: bytes, as: UTF8.self), !text.isEmpty,
-            text.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) {
+            text.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control })
+        {
             return text
         }
-        return bytes.map { byte in String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16) }.joined()
+        return bytes.map { byte in
+            String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }.joined()
     }
 }

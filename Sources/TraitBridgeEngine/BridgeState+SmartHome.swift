@@ -30,7 +30,7 @@ extension BridgeState {
         var missing: [String] = []
         var seen = Set<String>()
         for id in ids where seen.insert(id).inserted {
-            if let input = device(forCloudID: id).flatMap({ cloudExportInput($0) }), input.c2cID == id {
+            if let input = device(forCloudID: id).flatMap({ exportedInput($0) }), input.c2cID == id {
                 inputs.append(input)
             } else {
                 missing.append(id)
@@ -62,7 +62,7 @@ extension BridgeState {
         guard let cloud else { return states }
         var seen = Set<DeviceID>()
         for id in ids where seen.insert(id).inserted {
-            guard let input = cloudExportInput(id), cloud.isExported(input) else { continue }
+            guard let input = exportedInput(id), cloud.isExported(input) else { continue }
             var entry = JSONObject()
             for (key, value) in cloud.queryEntry(input).members where key != "status" && key != "errorCode" {
                 entry.append(key, value)

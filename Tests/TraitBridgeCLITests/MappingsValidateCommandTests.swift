@@ -17,7 +17,9 @@ struct MappingsValidateCommandTests {
         let result = try CommandRunner.run(["mappings", "validate", mappings])
         #expect(result.exitCode == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
-        #expect(result.standardOutput.contains("traits,") && result.standardOutput.hasSuffix("device types, 4 source tables, 0 generic devices)\n"))
+        #expect(
+            result.standardOutput.contains("traits,")
+                && result.standardOutput.hasSuffix("device types, 4 source tables, 0 generic devices)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")
@@ -33,14 +35,21 @@ struct MappingsValidateCommandTests {
         try broken.write(to: file, atomically: true, encoding: .utf8)
         let prefix = broken[..<target.lowerBound]
         let line = prefix.filter { $0 == "\n" }.count + 1
-        let column = prefix.distance(from: prefix.lastIndex(of: "\n").map { prefix.index(after: $0) } ?? prefix.startIndex, to: prefix.endIndex) + 1
+        let column =
+            prefix.distance(
+                from: prefix.lastIndex(of: "\n").map { prefix.index(after: $0) } ?? prefix.startIndex,
+                to: prefix.endIndex) + 1
 
         let result = try CommandRunner.run(["mappings", "validate", folder.path])
         #expect(result.exitCode == 1)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(result.standardOutput)")
-        #expect(lines.first?.hasPrefix("\(file.path):\(line):\(column): deviceTypes[") == true, "\(result.standardOutput)")
-        #expect(lines.first?.hasSuffix("unknown trait 'matter.LevelKontrol'; define it in a catalog file or remove it from the device type") == true)
+        #expect(
+            lines.first?.hasPrefix("\(file.path):\(line):\(column): deviceTypes[") == true, "\(result.standardOutput)")
+        #expect(
+            lines.first?.hasSuffix(
+                "unknown trait 'matter.LevelKontrol'; define it in a catalog file or remove it from the device type")
+                == true)
         #expect(lines.last == "1 problem in \(folder.path)")
     }
 
@@ -50,14 +59,17 @@ struct MappingsValidateCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("cloud/google-c2c.json")
         let text = try String(contentsOf: file, encoding: .utf8)
-        let broken = text.replacingOccurrences(of: "\"deviceType\": \"matter.DoorLock\"", with: "\"deviceType\": \"matter.DoorLokc\"")
+        let broken = text.replacingOccurrences(
+            of: "\"deviceType\": \"matter.DoorLock\"", with: "\"deviceType\": \"matter.DoorLokc\"")
         try broken.write(to: file, atomically: true, encoding: .utf8)
         let offset = try #require(broken.range(of: "\"matter.DoorLokc\""))
         let line = broken[..<offset.lowerBound].filter { $0 == "\n" }.count + 1
         let result = try CommandRunner.run(["mappings", "validate", folder.path])
         #expect(result.exitCode == 1)
         #expect(result.standardOutput.contains("cloud/google-c2c.json:\(line):"), "\(result.standardOutput)")
-        #expect(result.standardOutput.contains("unknown device type 'matter.DoorLokc'; use a device type of mappings/catalog"))
+        #expect(
+            result.standardOutput.contains(
+                "unknown device type 'matter.DoorLokc'; use a device type of mappings/catalog"))
     }
 
     @Test("a source table naming an attribute the trait lacks is reported with its place")
@@ -66,21 +78,27 @@ struct MappingsValidateCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("sources/zigbee2mqtt.json")
         let text = try String(contentsOf: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"attribute\": \"batPercentRemaining\"", with: "\"attribute\": \"batteryPercent\"")
-            .write(to: file, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: "\"attribute\": \"batPercentRemaining\"", with: "\"attribute\": \"batteryPercent\""
+        )
+        .write(to: file, atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["mappings", "validate", folder.path])
         #expect(result.exitCode == 1)
         #expect(result.standardOutput.contains("sources/zigbee2mqtt.json:"), "\(result.standardOutput)")
-        #expect(result.standardOutput.contains("properties.battery.attribute: trait matter.PowerSource has no attribute 'batteryPercent'"))
+        #expect(
+            result.standardOutput.contains(
+                "properties.battery.attribute: trait matter.PowerSource has no attribute 'batteryPercent'"))
     }
 
     @Test("the commented example of generic devices in examples/ is valid")
     func genericExample() throws {
         let folder = try copyOfMappings()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: CommandRunner.repository + "/examples/generic-devices.json",
-                                         toPath: folder.appendingPathComponent("generic/example.json").path)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: CommandRunner.repository + "/examples/generic-devices.json",
+            toPath: folder.appendingPathComponent("generic/example.json").path)
         let result = try CommandRunner.run(["mappings", "validate", folder.path])
         #expect(result.exitCode == 0, "\(result.standardOutput)")
         #expect(result.standardOutput.hasSuffix("3 generic devices)\n"))
@@ -92,10 +110,12 @@ struct MappingsValidateCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("catalog/vendor-example.json")
         let text = try String(contentsOf: file, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"max\": 50", with: "\"max\": 500").write(to: file, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"max\": 50", with: "\"max\": 500").write(
+            to: file, atomically: true, encoding: .utf8)
         let result = try CommandRunner.run(["mappings", "validate", folder.path, "--json"])
         #expect(result.exitCode == 1)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["valid"] as? Bool == false)
         let problems = try #require(object["problems"] as? [[String: Any]])
         #expect(problems.count == 1)
@@ -175,8 +195,8 @@ struct MappingsValidateCommandTests {
                                       responses.
               execute                 Run a Google EXECUTE request through the running
                                       bridge and print the EXECUTE response.
-              cloud                   Manage what Google's account linking left in the
-                                      registry: tokens of linked accounts.
+              cloud                   See what Google is given, and manage the tokens of
+                                      linked accounts.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,

@@ -158,6 +158,15 @@ struct ServeCommandTests {
             ),
             (#"{"zigbee2mqtt": []}"#, "zigbee2mqtt: expected a zigbee2mqtt section, or a list of them"),
             (#"{"zigbee2mqtt": [7]}"#, "zigbee2mqtt[0]: expected an object with baseTopic, instance, locality"),
+            (
+                #"{"export": {"include": {"rooms": ["Hall", 3]}}}"#,
+                "export.include.rooms[1]: expected a non-empty string"
+            ),
+            (
+                #"{"export": {"exclude": {"room": ["Hall"]}}}"#,
+                "export.exclude.room: unknown key 'room'; allowed: ids, rooms, types"
+            ),
+            (#"{"export": {"only": {}}}"#, "export.only: unknown key 'only'; allowed: include, exclude"),
         ] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)
             let refused = try CommandRunner.run(["serve", "--config", config])

@@ -25,9 +25,40 @@ public struct HADiscoveryEntity: Sendable {
     public var notes: [SourceProblem]
     /// `migrate_discovery` was announced: the entity moves to a device config, keep it until then.
     public var isMigrating = false
+    /// The config's own range of an attribute, in the model's unit (a light's `min_mireds`…).
+    public var modelRanges: [String: ClosedRange<Double>] = [:]
+    /// The values the config allows an attribute (a climate's `modes`), in the model's terms.
+    public var modelValidValues: [String: [AttributeValue]] = [:]
 
     /// The source reference of this entity's traits (one per entity: each has its own availability).
     public var source: SourceReference? { deviceType.traits.first?.source }
+
+    /// What the entity feeds at `address`, each attribute once: writable when it has a command,
+    /// its metadata the catalog's narrowed to the config's range. The export and the description
+    /// read these to say what this device (not the cluster) can do.
+    public func bindings(at address: TraitAddress, catalog: Catalog) -> [SourceBinding] {
+        var attributes: [String: Bool] = [:]
+        for channel in channels where channel.address == address {
+            attributes[channel.attribute] = attributes[channel.attribute] ?? false
+        }
+        for command in commands where command.address == address { attributes[command.attribute] = true }
+        return attributes.keys.sorted().compactMap { attribute in
+            guard var metadata = try? catalog.attributeMetadata(address.traitID, attribute) else { return nil }
+            if let range = modelRanges[attribute] {
+                metadata.minimum = max(metadata.minimum ?? -.infinity, range.lowerBound)
+                metadata.maximum = min(metadata.maximum ?? .infinity, range.upperBound)
+            }
+            if let allowed = modelValidValues[attribute] {
+                metadata.validValues = (metadata.validValues ?? allowed.map { ValidValue($0) }).filter {
+                    allowed.contains($0.value)
+                }
+            }
+            return SourceBinding(
+                address: address, attribute: attribute, payloadKey: attribute, pipeline: ValuePipeline(),
+                metadata: metadata,
+                isWritable: attributes[attribute] == true)
+        }
+    }
 
     /// Every topic the entity reads (state and availability).
     public var topics: Set<String> { Set(channels.map(\.topic) + availability.map(\.topic)) }

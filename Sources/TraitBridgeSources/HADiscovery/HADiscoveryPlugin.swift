@@ -43,6 +43,17 @@ public struct HADiscoveryPlugin: SourcePlugin {
 
     public func claims(_ topic: String) -> Bool { topic.hasPrefix(source.prefix + "/") }
 
+    /// What the device's entities at this device type feed and accept (their own ranges).
+    public func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]? {
+        guard let keys = devices[id] else { return nil }
+        var bindings: [SourceBinding] = []
+        for key in keys.sorted() {
+            guard let entity = entities[key], entity.deviceType.key == address.deviceTypeKey else { continue }
+            bindings += entity.bindings(at: address, catalog: source.catalog)
+        }
+        return bindings.isEmpty ? nil : bindings
+    }
+
     public mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent]) {
         if let keys = readers[message.topic] { read(keys, message, into: &events) }
         if claims(message.topic) { config(message, into: &events) }

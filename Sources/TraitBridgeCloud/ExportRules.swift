@@ -1,0 +1,47 @@
+import TraitBridgeModel
+
+/// Which devices Google is given (SYNC, QUERY, EXECUTE, Report State): every device by default;
+/// `include` narrows to the devices it matches, `exclude` then takes some away. A device matches
+/// a rule set by its id (TraitBridge's or the cloud's), its room (ignoring case) or its type (the
+/// Google type, `LIGHT`, or any of its device types, `matter.DimmableLight`).
+public struct ExportRules: Sendable, Hashable {
+    public struct Match: Sendable, Hashable {
+        public var ids: Set<String> = []
+        public var rooms: Set<String> = []
+        public var types: Set<String> = []
+
+        public init(ids: Set<String> = [], rooms: Set<String> = [], types: Set<String> = []) {
+            self.ids = ids
+            self.rooms = Set(rooms.map { $0.lowercased() })
+            self.types = types
+        }
+
+        public var isEmpty: Bool { ids.isEmpty && rooms.isEmpty && types.isEmpty }
+    }
+
+    public var include = Match()
+    public var exclude = Match()
+
+    public init(include: Match = Match(), exclude: Match = Match()) {
+        self.include = include
+        self.exclude = exclude
+    }
+
+    public var isEverything: Bool { include.isEmpty && exclude.isEmpty }
+}
+
+extension GoogleC2C {
+    /// Whether `rules` let Google see the device.
+    public func isIncluded(_ input: CloudExportInput, by rules: ExportRules) -> Bool {
+        if rules.isEverything { return true }
+        func matches(_ match: ExportRules.Match) -> Bool {
+            if match.ids.contains(input.device.id.rawValue) || match.ids.contains(input.c2cID) { return true }
+            if let room = input.roomName, match.rooms.contains(room.lowercased()) { return true }
+            if match.types.isEmpty { return false }
+            let googleType = input.origin?.type ?? Self.typePrefix + exportType(input.device)
+            if match.types.contains(googleType) || match.types.contains(Self.shortName(googleType)) { return true }
+            return input.device.deviceTypes.contains { match.types.contains($0.typeID.description) }
+        }
+        return (rules.include.isEmpty || matches(rules.include)) && !matches(rules.exclude)
+    }
+}
