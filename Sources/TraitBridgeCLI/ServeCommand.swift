@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeMQTT
@@ -124,6 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.limits = settings.limits
         configuration.exportRules = settings.exportRules
+        configuration.challengeRules = settings.http?.challenge ?? ChallengeRules()
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(
             discoveryPrefix: settings.tasmotaDiscoveryPrefix,

@@ -6,6 +6,7 @@ import TraitBridgeJSON
 extension ServeConfiguration {
     static let httpKeys = [
         "listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "homeGraph", "maxBodyBytes",
+        "challenge",
     ]
     static let homeGraphKeys = ["serviceAccountKeyFile", "url", "batchMilliseconds", "requestSyncDelaySeconds"]
     static let oauthKeys = [
@@ -69,6 +70,8 @@ extension ServeConfiguration {
                 settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
             case "homeGraph":
                 settings.homeGraph = try parseHomeGraph(field, at: fieldAt, fail: fail)
+            case "challenge":
+                settings.challenge = try parseChallenge(field, at: fieldAt, fail: fail)
             default:
                 throw fail(fieldAt, "unknown key '\(key)'; allowed: \(httpKeys.joined(separator: ", "))")
             }
@@ -89,26 +92,32 @@ extension ServeConfiguration {
             guard part == "include" || part == "exclude" else {
                 throw fail(partAt, "unknown key '\(part)'; allowed: include, exclude")
             }
-            guard match.kind == .object else { throw fail(partAt, "expected an object with ids, rooms, types") }
-            var lists: [String: Set<String>] = [:]
-            for (key, list) in match.members {
-                let listAt = partAt.appending(key)
-                guard ["ids", "rooms", "types"].contains(key) else {
-                    throw fail(listAt, "unknown key '\(key)'; allowed: ids, rooms, types")
-                }
-                guard list.kind == .array else { throw fail(listAt, "expected a list of strings") }
-                for (index, element) in list.elements.enumerated() {
-                    guard let text = element.string, !text.isEmpty else {
-                        throw fail(listAt.appending(index), "expected a non-empty string")
-                    }
-                    lists[key, default: []].insert(text)
-                }
-            }
-            let rule = ExportRules.Match(
-                ids: lists["ids"] ?? [], rooms: lists["rooms"] ?? [], types: lists["types"] ?? [])
+            let rule = try parseMatch(match, at: partAt, fail: fail)
             if part == "include" { rules.include = rule } else { rules.exclude = rule }
         }
         return rules
+    }
+
+    /// `{"ids": [...], "rooms": [...], "types": [...]}`: which devices a rule names.
+    static func parseMatch(_ match: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> ExportRules.Match
+    {
+        guard match.kind == .object else { throw fail(at, "expected an object with ids, rooms, types") }
+        var lists: [String: Set<String>] = [:]
+        for (key, list) in match.members {
+            let listAt = at.appending(key)
+            guard ["ids", "rooms", "types"].contains(key) else {
+                throw fail(listAt, "unknown key '\(key)'; allowed: ids, rooms, types")
+            }
+            guard list.kind == .array else { throw fail(listAt, "expected a list of strings") }
+            for (index, element) in list.elements.enumerated() {
+                guard let text = element.string, !text.isEmpty else {
+                    throw fail(listAt.appending(index), "expected a non-empty string")
+                }
+                lists[key, default: []].insert(text)
+            }
+        }
+        return ExportRules.Match(ids: lists["ids"] ?? [], rooms: lists["rooms"] ?? [], types: lists["types"] ?? [])
     }
 
     /// `http.homeGraph`: Report State and Request Sync with a service-account key.

@@ -153,10 +153,7 @@ extension GoogleC2C {
     ) {
         switch c2cName {
         case "ColorSetting":
-            guard values["colorMode"] == .int(0), let hue = values["currentHue"]?.numericValue,
-                let saturation = values["currentSaturation"]?.numericValue,
-                let color = ColorConversion.matter(hue: hue, saturation: saturation)
-            else { return }
+            guard let color = Self.spectrumColor(values) else { return }
             if case .string("hsv")? = origin.flatMap({ AttributeValue(json: $0.attributes["colorModel"]) }) {
                 let (h, s) = ColorConversion.toHSV(color)
                 let level = values["currentLevel"]?.numericValue ?? 254
@@ -182,6 +179,23 @@ extension GoogleC2C {
         default:
             return
         }
+    }
+
+    /// The colour a ColorControl shows in hue/saturation: its hue and saturation in mode 0, its
+    /// xy in mode 1; with no mode reported, whichever is known (hue first); `nil` for colour
+    /// temperature.
+    static func spectrumColor(_ values: [String: AttributeValue]) -> ColorConversion.HueSaturation? {
+        let mode = values["colorMode"]
+        if mode == .int(0) || mode == nil, let hue = values["currentHue"]?.numericValue,
+            let saturation = values["currentSaturation"]?.numericValue
+        {
+            return ColorConversion.matter(hue: hue, saturation: saturation)
+        }
+        guard mode == .int(1) || (mode == nil && values["currentHue"] == nil),
+            let x = values["currentX"]?.numericValue, let y = values["currentY"]?.numericValue,
+            let color = ColorSpace.hueSaturation(x: x / 65536, y: y / 65536)
+        else { return nil }
+        return ColorConversion.fromHSV(hue: color.hue, saturation: color.saturation)
     }
 
     private func isIntegerState(_ c2cName: String, _ path: [String]) -> Bool {

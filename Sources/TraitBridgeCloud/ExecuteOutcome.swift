@@ -19,13 +19,19 @@ public struct ExecuteOutcome: Sendable, Equatable {
     public var errorCode: String?
     /// For logs only; Google never shows it to users.
     public var debugString: String?
+    /// With `errorCode: challengeNeeded`: `ackNeeded`, `pinNeeded` or `challengeFailedPinNeeded`.
+    public var challengeNeeded: String?
 
-    public init(c2cID: String, status: Status, states: JSONObject? = nil, errorCode: String? = nil, debugString: String? = nil) {
+    public init(
+        c2cID: String, status: Status, states: JSONObject? = nil, errorCode: String? = nil, debugString: String? = nil,
+        challengeNeeded: String? = nil
+    ) {
         self.c2cID = c2cID
         self.status = status
         self.states = states
         self.errorCode = errorCode
         self.debugString = debugString
+        self.challengeNeeded = challengeNeeded
     }
 }
 
@@ -50,6 +56,7 @@ extension GoogleC2C {
             object.append("status", .string(group.key.status.rawValue))
             if let states = group.key.states { object.append("states", .object(states)) }
             if let code = group.key.errorCode { object.append("errorCode", .string(code)) }
+            if let type = group.key.challengeNeeded { object.append("challengeNeeded", ["type": .string(type)]) }
             return .object(object)
         }
         return ["requestId": .string(requestID), "payload": ["commands": .array(commands)]]

@@ -1,6 +1,6 @@
 public import TraitBridgeJSON
-public import TraitBridgeModel
 import TraitBridgeMapping
+public import TraitBridgeModel
 
 /// An EXECUTE request, read: groups of device ids, each with the executions to run on every one.
 public struct ExecuteRequest: Sendable {
@@ -9,11 +9,16 @@ public struct ExecuteRequest: Sendable {
         public var command: String
         public var params: [String: AttributeValue]
         public var path: JSONPath
+        /// The user's answer to a challenge (`challenge: {ack, pin}`), when Google sends one.
+        public var challenge: ChallengeAnswer?
 
-        public init(command: String, params: [String: AttributeValue], path: JSONPath = .root) {
+        public init(
+            command: String, params: [String: AttributeValue], path: JSONPath = .root, challenge: ChallengeAnswer? = nil
+        ) {
             self.command = command
             self.params = params
             self.path = path
+            self.challenge = challenge
         }
     }
 
@@ -56,30 +61,53 @@ extension GoogleC2C {
         var payload = root
         var payloadPath = JSONPath.root
         if let inputs = root["inputs"], inputs.kind == .array {
-            guard let index = inputs.elements.firstIndex(where: { $0["intent"]?.isString("action.devices.EXECUTE") == true }) else {
-                throw .wrongShape(source: source, path: "inputs", expected: "an input with \"intent\": \"action.devices.EXECUTE\"")
+            guard
+                let index = inputs.elements.firstIndex(where: {
+                    $0["intent"]?.isString("action.devices.EXECUTE") == true
+                })
+            else {
+                throw .wrongShape(
+                    source: source, path: "inputs", expected: "an input with \"intent\": \"action.devices.EXECUTE\"")
             }
             payloadPath = JSONPath("inputs").appending(index).appending("payload")
-            guard let inner = inputs[index]?["payload"] else { throw .wrongShape(source: source, path: payloadPath, expected: "the EXECUTE payload {commands: [...]}") }
+            guard let inner = inputs[index]?["payload"] else {
+                throw .wrongShape(source: source, path: payloadPath, expected: "the EXECUTE payload {commands: [...]}")
+            }
             payload = inner
         }
         guard let commands = payload["commands"], commands.kind == .array else {
-            throw .wrongShape(source: source, path: payloadPath.appending("commands"), expected: "an array of {devices: [{id}], execution: [{command, params}]}")
+            throw .wrongShape(
+                source: source, path: payloadPath.appending("commands"),
+                expected: "an array of {devices: [{id}], execution: [{command, params}]}")
         }
         for (index, command) in commands.elements.enumerated() {
             let path = payloadPath.appending("commands").appending(index)
             let ids = (command["devices"]?.elements ?? []).compactMap { $0["id"]?.string }
-            if ids.isEmpty { request.problems.append(CloudProblem(path.appending("devices"), "expected [{\"id\": …}], at least one device")) }
+            if ids.isEmpty {
+                request.problems.append(
+                    CloudProblem(path.appending("devices"), "expected [{\"id\": …}], at least one device"))
+            }
             var executions: [ExecuteRequest.Execution] = []
             for (executionIndex, execution) in (command["execution"]?.elements ?? []).enumerated() {
                 let executionPath = path.appending("execution").appending(executionIndex)
                 guard let name = execution["command"]?.string, name.hasPrefix(Self.commandPrefix) else {
-                    request.problems.append(CloudProblem(executionPath.appending("command"), "expected \"action.devices.commands.<Name>\""))
+                    request.problems.append(
+                        CloudProblem(executionPath.appending("command"), "expected \"action.devices.commands.<Name>\""))
                     continue
                 }
-                executions.append(.init(command: Self.shortName(name), params: execution["params"].map(Self.states(of:)) ?? [:], path: executionPath))
+                var answer: ChallengeAnswer?
+                if let challenge = execution["challenge"], challenge.kind == .object {
+                    answer = ChallengeAnswer(ack: challenge["ack"]?.bool == true, pin: challenge["pin"]?.string)
+                }
+                executions.append(
+                    .init(
+                        command: Self.shortName(name), params: execution["params"].map(Self.states(of:)) ?? [:],
+                        path: executionPath,
+                        challenge: answer))
             }
-            if executions.isEmpty { request.problems.append(CloudProblem(path.appending("execution"), "no command to execute")) }
+            if executions.isEmpty {
+                request.problems.append(CloudProblem(path.appending("execution"), "no command to execute"))
+            }
             request.groups.append(.init(deviceIDs: ids, executions: executions))
         }
         return request
@@ -88,11 +116,17 @@ extension GoogleC2C {
 
 extension GoogleC2C {
     /// The device ids of a QUERY request (`inputs[].payload.devices[].id`), or of its payload.
-    public func parseQueryRequest(_ bytes: [UInt8], source: String) throws(CloudError) -> (requestID: String?, ids: [String]) {
+    public func parseQueryRequest(_ bytes: [UInt8], source: String) throws(CloudError) -> (
+        requestID: String?, ids: [String]
+    ) {
         let root = try Self.parse(bytes, source: source)
-        let payload = root["inputs"]?.elements.first { $0["intent"]?.isString("action.devices.QUERY") == true }?["payload"] ?? root
+        let payload =
+            root["inputs"]?.elements.first { $0["intent"]?.isString("action.devices.QUERY") == true }?["payload"]
+            ?? root
         guard let devices = payload["devices"], devices.kind == .array else {
-            throw .wrongShape(source: source, path: "inputs[0].payload.devices", expected: "a QUERY request {inputs: [{intent: \"action.devices.QUERY\", payload: {devices: [{id}]}}]}")
+            throw .wrongShape(
+                source: source, path: "inputs[0].payload.devices",
+                expected: "a QUERY request {inputs: [{intent: \"action.devices.QUERY\", payload: {devices: [{id}]}}]}")
         }
         return (root["requestId"]?.string, devices.elements.compactMap { $0["id"]?.string })
     }

@@ -34,14 +34,6 @@ extension GoogleC2C {
     /// Whether `rules` let Google see the device.
     public func isIncluded(_ input: CloudExportInput, by rules: ExportRules) -> Bool {
         if rules.isEverything { return true }
-        func matches(_ match: ExportRules.Match) -> Bool {
-            if match.ids.contains(input.device.id.rawValue) || match.ids.contains(input.c2cID) { return true }
-            if let room = input.roomName, match.rooms.contains(room.lowercased()) { return true }
-            if match.types.isEmpty { return false }
-            let googleType = input.origin?.type ?? Self.typePrefix + exportType(input.device)
-            if match.types.contains(googleType) || match.types.contains(Self.shortName(googleType)) { return true }
-            return input.device.deviceTypes.contains { match.types.contains($0.typeID.description) }
-        }
-        return (rules.include.isEmpty || matches(rules.include)) && !matches(rules.exclude)
+        return (rules.include.isEmpty || matches(input, rules.include)) && !matches(input, rules.exclude)
     }
 }

@@ -39,6 +39,8 @@ public struct BridgeConfiguration: Sendable {
     public var cloudAliases: [String: DeviceID] = [:]
     /// Which devices Google is given (SYNC, QUERY, EXECUTE, Report State; `sync export` too).
     public var exportRules = ExportRules()
+    /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
+    public var challengeRules = ChallengeRules()
     /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
     public var tasmota: TasmotaInstance?
 

@@ -52,10 +52,12 @@ extension BridgeState {
                     local.append(action)
                 }
             }
-            let writes =
+            let writes = adaptColorWrites(
                 local.isEmpty
-                ? []
-                : try plan(UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID)
+                    ? []
+                    : try plan(
+                        UnifiedCommand(correlationID: command.correlationID, actions: local), deviceID: deviceID),
+                on: device)
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let pluginWrites = writes.filter { family($0) != GoogleC2C.family }
@@ -197,7 +199,11 @@ extension BridgeState {
                     return reported == value
                 }
                 guard let wanted = ValuePipeline.fit(value, to: metadata) else { return false }
-                if let a = reported.numericValue, let b = wanted.numericValue { return abs(a - b) <= 1 }
+                if let a = reported.numericValue, let b = wanted.numericValue {
+                    // xy comes back rounded to 4 decimals (zigbee2mqtt, Home Assistant): 0.002 of 65536.
+                    let tolerance: Double = key.attribute == "currentX" || key.attribute == "currentY" ? 131 : 1
+                    return abs(a - b) <= tolerance
+                }
                 return reported == wanted
             }
             if matched { finish(pending, status: "confirmed", device: device, effects: &effects) }

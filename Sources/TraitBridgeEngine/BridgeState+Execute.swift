@@ -57,6 +57,10 @@ extension BridgeState {
                         effects: &effects)
                     continue
                 }
+                if let refusal = challengeRefusal(group.executions, on: deviceID, c2cID: c2cID, now: now) {
+                    finishExecute(jobID, refusal, effects: &effects)
+                    continue
+                }
                 var actions: [UnifiedCommand.Action] = []
                 var failure: ExecuteFailure?
                 for execution in group.executions {
@@ -80,6 +84,37 @@ extension BridgeState {
             }
         }
         if order.isEmpty { finishExecute(jobID, nil, effects: &effects) }
+    }
+
+    /// The outcome that stops a device's executions for want of the user's yes or PIN; `nil`
+    /// when every execution may run. A wrong PIN is counted toward the lockout.
+    mutating func challengeRefusal(
+        _ executions: [ExecuteRequest.Execution], on deviceID: DeviceID, c2cID: String, now: Date
+    ) -> ExecuteOutcome? {
+        let rules = configuration.challengeRules
+        guard !rules.isNone, let cloud, let input = exportedInput(deviceID) else { return nil }
+        pinFailures.removeAll { now.timeIntervalSince($0) >= rules.lockoutSeconds }
+        for execution in executions {
+            guard let kind = cloud.requiredChallenge(execution, on: input, rules: rules) else { continue }
+            switch GoogleC2C.verify(kind, answer: execution.challenge, rules: rules, recentFailures: pinFailures.count)
+            {
+            case .pass: continue
+            case .refused(let code):
+                return ExecuteOutcome(
+                    c2cID: c2cID, status: .error, errorCode: code,
+                    debugString: "\(execution.command) on \(c2cID) needs a PIN challenge")
+            case .needed(let type):
+                if type == "challengeFailedPinNeeded" {
+                    pinFailures.append(now)
+                    if pinFailures.count > rules.maxFailedPins { pinFailures.removeFirst() }
+                }
+                return ExecuteOutcome(
+                    c2cID: c2cID, status: .error, states: kind == .ack ? cloud.executeStates(of: input) : nil,
+                    errorCode: "challengeNeeded", debugString: "\(execution.command) on \(c2cID): \(type)",
+                    challengeNeeded: type)
+            }
+        }
+        return nil
     }
 
     static func unifiedAction(_ action: CloudAction) -> UnifiedCommand.Action {

@@ -58,6 +58,8 @@ public struct BridgeState: Sendable {
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
+    /// When the recent wrong PINs were given (at most `challengeRules.maxFailedPins` kept).
+    var pinFailures: [Date] = []
 
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import TraitBridgeCloud
 
 /// What `serve` needs to be Google's partner cloud over HTTP: where to listen, TLS, who may call
 /// `/smarthome` (static bearer tokens, OAuth account linking) and the bounds on requests.
@@ -24,6 +25,8 @@ public struct FulfillmentSettings: Sendable {
     public var homeGraph: HomeGraphSettings?
     /// The largest request body read; a larger one is answered 413.
     public var maxBodyBytes = 1 << 20
+    /// Which EXECUTE commands need the user's yes or PIN (the engine applies them).
+    public var challenge = ChallengeRules()
 
     public init() {}
 

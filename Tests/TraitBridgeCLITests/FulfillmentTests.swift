@@ -23,7 +23,7 @@ struct FulfillmentTests {
         var client: HTTPClient
     }
 
-    func home(accessTokenSeconds: Int = 2, extra: String = "") throws -> Home {
+    func home(accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "") throws -> Home {
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -35,7 +35,7 @@ struct FulfillmentTests {
         try """
         {"broker": "\(broker.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
          "logLevel": "warning", "commandTimeoutSeconds": 2, \(extra)
-         "http": {"listen": "127.0.0.1:\(port)", "bearerTokensFile": "\(folder)/tokens",
+         "http": {"listen": "127.0.0.1:\(port)", \(httpExtra) "bearerTokensFile": "\(folder)/tokens",
                   "oauth": {"clientId": "google", "clientSecretFile": "\(folder)/client-secret",
                             "redirectUris": ["\(Self.redirect)"], "user": "alice", "passwordFile": "\(folder)/password",
                             "accessTokenSeconds": \(accessTokenSeconds)}}}
@@ -59,8 +59,10 @@ struct FulfillmentTests {
     }
 
     /// Runs `body` on a fresh home and takes it down afterwards, whatever happened.
-    func withHome(accessTokenSeconds: Int = 2, extra: String = "", _ body: (Home) async throws -> Void) async throws {
-        let home = try home(accessTokenSeconds: accessTokenSeconds, extra: extra)
+    func withHome(
+        accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "", _ body: (Home) async throws -> Void
+    ) async throws {
+        let home = try home(accessTokenSeconds: accessTokenSeconds, extra: extra, httpExtra: httpExtra)
         var failure: (any Error)?
         do { try await body(home) } catch { failure = error }
         home.serve.stop()
@@ -228,7 +230,7 @@ struct FulfillmentTests {
         // The bridge is still there.
         let sync = try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: Self.staticToken)
         #expect(sync.status == 200)
-        let log = (try? String(contentsOfFile: home.folder + "/serve.log", encoding: .utf8)) ?? ""
+        let log = TestFiles.text(atPath: home.folder + "/serve.log")
         #expect(!log.contains(Self.staticToken), "no token in the log")
     }
 
@@ -341,7 +343,7 @@ struct FulfillmentTests {
         )
         #expect(try await send(home, .POST, "/smarthome", body: intent("SYNC"), token: second.access).status == 401)
 
-        let log = (try? String(contentsOfFile: home.folder + "/serve.log", encoding: .utf8)) ?? ""
+        let log = TestFiles.text(atPath: home.folder + "/serve.log")
         for secret in [first.access, first.refresh, access, second.access, "client-secret-for-tests", "correct horse"] {
             #expect(!log.contains(secret), "no secret in the log")
         }

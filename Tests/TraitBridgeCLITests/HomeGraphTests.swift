@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TraitBridgeMQTT
 import TraitBridgeTesting
-import _CryptoExtras
 
 /// A local Home Graph in its own process (Fixtures/home-graph-receiver.py): its token endpoint
 /// checks the bridge's JWT with the public half of a key made for the test, and the two Home
@@ -15,16 +14,29 @@ final class HomeGraphReceiver: Sendable {
         var time: Date
     }
 
-    let key: _RSA.Signing.PrivateKey
+    /// The service account's private key, PKCS#8 PEM, made by openssl for this test.
+    let privateKeyPEM: String
     let port: Int
     let folder: String
     let process: ChildProcess
 
     init(folder: String) throws {
         self.folder = folder
-        key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        // openssl makes the throw-away key: swift-crypto's RSA key generation leaks a bignum
+        // (LeakSanitizer), and the bridge only ever reads keys.
+        for arguments in [
+            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", folder + "/private.pem"],
+            ["pkey", "-in", folder + "/private.pem", "-pubout", "-out", folder + "/public.pem"],
+        ] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = arguments
+            try openssl.run()
+            openssl.waitUntilExit()
+            guard openssl.terminationStatus == 0 else { throw ReceiverError(message: "openssl \(arguments[0]) failed") }
+        }
+        privateKeyPEM = TestFiles.text(atPath: folder + "/private.pem")
         port = MosquittoBroker.freeLoopbackPort()
-        try key.publicKey.pemRepresentation.write(toFile: folder + "/public.pem", atomically: true, encoding: .utf8)
         var script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         script.appendPathComponent("Fixtures/home-graph-receiver.py")
         process = try ChildProcess(
@@ -35,9 +47,15 @@ final class HomeGraphReceiver: Sendable {
 
     static let email = "bridge@test-project.iam.gserviceaccount.com"
 
+    struct ReceiverError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
     /// The service-account key file a bridge needs to call this receiver.
     func keyFile() -> String {
-        let escaped = key.pkcs8PEMRepresentation.replacingOccurrences(of: "\n", with: "\\n")
+        let escaped = privateKeyPEM.trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: "\\n")
         return """
             {"type": "service_account", "project_id": "test-project", "private_key_id": "k1",
              "private_key": "\(escaped)", "client_email": "\(Self.email)",
@@ -46,7 +64,7 @@ final class HomeGraphReceiver: Sendable {
     }
 
     func all() -> [Received] {
-        let text = (try? String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)) ?? ""
+        let text = TestFiles.text(atPath: folder + "/events.jsonl")
         return text.split(separator: "\n").compactMap { line in
             guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 let path = event["path"] as? String, let time = event["time"] as? Double
@@ -139,7 +157,7 @@ struct HomeGraphTests {
         #expect(sync?.body["agentUserId"] as? String == "home-user")
         #expect(
             !receiver.checkedAssertions.isEmpty && receiver.checkedAssertions.allSatisfy { $0 }, "every JWT verified")
-        let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
+        let log = TestFiles.text(atPath: folder + "/serve.log")
         #expect(!log.contains("hg-access") && !log.contains("PRIVATE KEY"), "no token or key in the log")
     }
 }

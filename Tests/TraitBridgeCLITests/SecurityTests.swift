@@ -106,7 +106,7 @@ struct SecurityTests {
 
         // No password in any output: serve's log (at debug) and the CLI's.
         serve.stop()
-        let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
+        let log = TestFiles.text(atPath: folder + "/serve.log")
         #expect(log.contains("starting"), "the log was written")
         for password in Self.passwords.values {
             #expect(

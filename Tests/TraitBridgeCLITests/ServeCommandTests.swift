@@ -167,6 +167,22 @@ struct ServeCommandTests {
                 "export.exclude.room: unknown key 'room'; allowed: ids, rooms, types"
             ),
             (#"{"export": {"only": {}}}"#, "export.only: unknown key 'only'; allowed: include, exclude"),
+            (
+                #"{"http": {"challenge": {"pinDevices": {"ids": ["a"]}}}}"#,
+                "http.challenge: a PIN challenge needs the PIN: give pinFile or pinEnv"
+            ),
+            (
+                #"{"http": {"challenge": {"pinEnv": "TRAITBRIDGE_TEST_NO_SUCH_VARIABLE"}}}"#,
+                "http.challenge.pinEnv: environment variable TRAITBRIDGE_TEST_NO_SUCH_VARIABLE is not set"
+            ),
+            (
+                #"{"http": {"challenge": {"pinFile": "\#(config)"}}}"#,  // this very file: not a PIN
+                "http.challenge.pinFile: the PIN must be 4 to 16 digits"
+            ),
+            (
+                #"{"http": {"challenge": {"secureActions": "always"}}}"#,
+                #"http.challenge.secureActions: expected "pin", "ack" or "none""#
+            ),
         ] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)
             let refused = try CommandRunner.run(["serve", "--config", config])

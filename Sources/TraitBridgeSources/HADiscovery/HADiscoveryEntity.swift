@@ -40,6 +40,9 @@ public struct HADiscoveryEntity: Sendable {
         var attributes: [String: Bool] = [:]
         for channel in channels where channel.address == address {
             attributes[channel.attribute] = attributes[channel.attribute] ?? false
+            if case .color(let format) = channel.reading {
+                attributes[format.attributes.1] = attributes[format.attributes.1] ?? false
+            }
         }
         for command in commands where command.address == address { attributes[command.attribute] = true }
         return attributes.keys.sorted().compactMap { attribute in
@@ -87,6 +90,9 @@ public struct HAChannel: Sendable {
         case text
         /// A JSON-schema light state object (`state`, `brightness`, `color_temp`, `color`).
         case jsonLight(HAJSONLight)
+        /// A default-schema light's colour, comma-separated (`h,s`, `x,y` or `r,g,b`): two
+        /// attributes from one message.
+        case color(HAColorFormat)
     }
 
     public var topic: String
@@ -98,6 +104,21 @@ public struct HAChannel: Sendable {
     public var metadata: AttributeMetadata
 }
 
+/// How a default-schema light's colour topic writes a colour, and which model attributes hold it.
+public enum HAColorFormat: String, Sendable, Hashable {
+    /// `hue,saturation` in degrees and percent → currentHue, currentSaturation.
+    case hs
+    /// `x,y` → currentX, currentY.
+    case xy
+    /// `red,green,blue` 0…255 → held as currentX, currentY.
+    case rgb
+
+    /// The two attributes the model holds the colour in.
+    public var attributes: (String, String) {
+        self == .hs ? ("currentHue", "currentSaturation") : ("currentX", "currentY")
+    }
+}
+
 /// What a JSON-schema light reads and writes, and in which scales.
 public struct HAJSONLight: Sendable, Hashable {
     public var deviceTypeKey: String
@@ -106,8 +127,15 @@ public struct HAJSONLight: Sendable, Hashable {
     public var hasColorTemperature: Bool
     /// `color_temp_kelvin`: colour temperatures in Kelvin instead of mireds.
     public var colorTemperatureInKelvin: Bool
+    /// Colour as CIE xy (`xy` mode): `color: {x, y}`.
     public var hasXY: Bool
     public var hasHueSaturation: Bool
+    /// Colour as red, green, blue (`rgb`, `rgbw`, `rgbww` modes): `color: {r, g, b}`, which
+    /// TraitBridge holds as xy (the model's colour) and converts both ways.
+    public var hasRGB = false
+
+    /// The model holds this light's colour as xy (read from `x, y` or from `r, g, b`).
+    public var hasXYModel: Bool { hasXY || hasRGB }
 }
 
 /// A write of one attribute turned into a message on the entity's command topic.
@@ -121,6 +149,8 @@ public struct HACommand: Sendable {
         case word(HACommandTemplate, allowed: [String])
         /// Part of a JSON-schema light command object.
         case jsonLight(HAJSONLight)
+        /// Half of a default-schema light's colour; both halves make one message.
+        case color(HAColorFormat)
     }
 
     public var address: TraitAddress

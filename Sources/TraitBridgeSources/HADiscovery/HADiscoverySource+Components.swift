@@ -59,13 +59,7 @@ extension HADiscoverySource {
                 address: address, attribute: "colorTemperatureMireds",
                 pipeline: pipeline, integral: true, range: nil, into: &draft)
         }
-        for topicKey in [
-            "hs_state_topic", "xy_state_topic", "rgb_state_topic", "hs_command_topic", "xy_command_topic",
-            "rgb_command_topic",
-        ] where config[topicKey] != nil {
-            draft.notes.append(
-                "\(topicKey) is not read: colour of the default light schema is not supported yet (the json schema is)")
-        }
+        colorTopics(config, key: key, features: &features, into: &draft)
         draft.type = table.deviceType(component: "light", features: features)
         return .success(())
     }
@@ -88,11 +82,14 @@ extension HADiscoverySource {
             deviceTypeKey: draft.key, brightnessScale: modes.contains("brightness") ? scale : nil,
             hasColorTemperature: modes.contains("color_temp"),
             colorTemperatureInKelvin: config.bool("color_temp_kelvin") == true,
-            hasXY: !modes.isDisjoint(with: ["xy", "rgb", "rgbw", "rgbww"]), hasHueSaturation: modes.contains("hs"))
+            hasXY: modes.contains("xy"), hasHueSaturation: modes.contains("hs"),
+            hasRGB: !modes.isDisjoint(with: ["rgb", "rgbw", "rgbww"]))
         draft.type = table.deviceType(component: "light", features: modes)
         draft.add(.matter("OnOff"))
         if light.brightnessScale != nil { draft.add(.matter("LevelControl")) }
-        if light.hasColorTemperature || light.hasXY || light.hasHueSaturation { draft.add(.matter("ColorControl")) }
+        if light.hasColorTemperature || light.hasXYModel || light.hasHueSaturation {
+            draft.add(.matter("ColorControl"))
+        }
         if light.hasColorTemperature { draft.modelRanges["colorTemperatureMireds"] = Self.miredsRange(config) }
         let onOff = TraitAddress(deviceTypeKey: draft.key, traitID: .matter("OnOff"))
         if let topic = config.string("state_topic"),
@@ -110,7 +107,9 @@ extension HADiscoverySource {
         var writable: [(TraitID, String)] = [(.matter("OnOff"), "onOff")]
         if light.brightnessScale != nil { writable.append((.matter("LevelControl"), "currentLevel")) }
         if light.hasColorTemperature { writable.append((.matter("ColorControl"), "colorTemperatureMireds")) }
-        if light.hasXY { writable += [(.matter("ColorControl"), "currentX"), (.matter("ColorControl"), "currentY")] }
+        if light.hasXYModel {
+            writable += [(.matter("ColorControl"), "currentX"), (.matter("ColorControl"), "currentY")]
+        }
         if light.hasHueSaturation {
             writable += [(.matter("ColorControl"), "currentHue"), (.matter("ColorControl"), "currentSaturation")]
         }
@@ -121,6 +120,49 @@ extension HADiscoverySource {
                     encoding: .jsonLight(light), pipeline: ValuePipeline()))
         }
         return .success(())
+    }
+
+    /// A default-schema light's colour topics (`hs_*`, `xy_*`, `rgb_*`; HA's default formats
+    /// `h,s`, `x,y`, `r,g,b`). The first of hs, xy, rgb that has a command topic is written.
+    func colorTopics(
+        _ config: HADiscoveryConfig, key: String, features: inout Set<String>, into draft: inout EntityDraft
+    ) {
+        let address = TraitAddress(deviceTypeKey: key, traitID: .matter("ColorControl"))
+        var commanded = false
+        for format in [HAColorFormat.hs, .xy, .rgb] {
+            let name = format.rawValue
+            let state = config.string("\(name)_state_topic")
+            let command = config.string("\(name)_command_topic")
+            guard state != nil || command != nil else { continue }
+            features.insert(name)
+            draft.add(.matter("ColorControl"))
+            let attribute = format.attributes.0
+            if let state, let metadata = try? catalog.attributeMetadata(address.traitID, attribute) {
+                switch HAValueTemplate.parse(config.string("\(name)_value_template")) {
+                case .success(let template):
+                    draft.channels.append(
+                        HAChannel(
+                            topic: state, template: template, reading: .color(format), address: address,
+                            attribute: attribute, pipeline: ValuePipeline(), metadata: metadata))
+                case .failure(let problem):
+                    draft.notes.append(
+                        "\(name)_value_template \(problem.message); the colour is not read from \(state)")
+                }
+            }
+            guard let command, !commanded else { continue }
+            if config["\(name)_command_template"] != nil {
+                draft.notes.append(
+                    "\(name)_command_template is not filled by TraitBridge; colour is not set through \(command)")
+                continue
+            }
+            commanded = true
+            for attribute in [format.attributes.0, format.attributes.1] {
+                draft.commands.append(
+                    HACommand(
+                        address: address, attribute: attribute, topic: command, encoding: .color(format),
+                        pipeline: ValuePipeline()))
+            }
+        }
     }
 
     /// A light's colour-temperature range in mireds: `min_mireds`/`max_mireds`, else
