@@ -98,6 +98,11 @@ extension GoogleC2C {
             }
             guard let name, !result.contains(where: { $0.name == name }) else { continue }
             result.append((name, Self.object(attributes)))
+            for extra in derivedExtraTraits(
+                name, device: device, address: address, narrowed: narrowed, commandable: commandable[address] ?? [])
+            where !result.contains(where: { $0.name == extra.name }) {
+                result.append(extra)
+            }
         }
         if !sensors.isEmpty, !result.contains(where: { $0.name == "SensorState" }) {
             result.append(("SensorState", Self.object(["sensorStatesSupported": .list(sensors)])))
@@ -134,6 +139,12 @@ extension GoogleC2C {
                     CloudValues.set(source, at: state.c2cPath, in: &states)
                 }
                 specialExportStates(rule.c2cName, values: values, origin: input.origin, into: &states)
+                if trait.source?.family != Self.family {
+                    let extras = derivedExtraTraits(
+                        rule.c2cName, device: device, address: address, narrowed: input.metadata[address] ?? [:],
+                        commandable: input.commandable[address] ?? [])
+                    for extra in extras { derivedExtraStates(extra.name, values: values, into: &states) }
+                }
             } else if c2cName(ofGoogleTrait: address.traitID) != nil {
                 for attribute in stateAttributeNames(address.traitID) {
                     if let value = values[attribute] { states[attribute] = value }

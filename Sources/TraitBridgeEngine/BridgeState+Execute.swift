@@ -50,7 +50,7 @@ extension BridgeState {
         for group in request.groups {
             for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
                 guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID],
-                    exportedInput(deviceID) != nil
+                    let input = exportedInput(deviceID)
                 else {
                     finishExecute(
                         jobID, ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: "deviceNotFound"),
@@ -64,7 +64,7 @@ extension BridgeState {
                 var actions: [UnifiedCommand.Action] = []
                 var failure: ExecuteFailure?
                 for execution in group.executions {
-                    switch cloud.actions(for: execution, on: device) {
+                    switch cloud.actions(for: execution, on: device, metadata: input.metadata) {
                     case .success(let cloudActions): actions += cloudActions.map(Self.unifiedAction)
                     case .failure(let error): failure = error
                     }

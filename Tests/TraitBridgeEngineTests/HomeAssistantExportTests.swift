@@ -51,4 +51,72 @@ struct HomeAssistantExportTests {
         let modes = thermostat["attributes"]?["availableThermostatModes"]?.elements.compactMap(\.string)
         #expect(modes == ["off", "heatcool", "cool", "heat"], "\(thermostat)")
     }
+
+    /// A bridge holding one Home Assistant entity, its device online.
+    func home(_ topic: String, _ config: String) throws -> BridgeState {
+        var state = try EngineFixtures.state(withCloud: true, withHomeAssistant: true)
+        _ = state.brokerConnected(now: Date())
+        _ = state.receive(topic, config)
+        return state
+    }
+
+    func query(_ state: BridgeState) throws -> JSON? {
+        let body = Array(
+            #"{"requestId":"q","inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"ha-dev1"}]}}]}"#
+                .utf8)
+        return try JSONDocument.parse(state.smartHomeQuery(body, requestID: "q", source: "test")).root["payload"]?[
+            "devices"]?["ha-dev1"]
+    }
+
+    /// What one EXECUTE publishes to the device, or the immediate answer when it is refused.
+    func execute(_ state: inout BridgeState, _ command: String, _ params: String) -> (sent: [String], answer: String) {
+        let body = Array(
+            #"{"requestId":"e","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"devices":[{"id":"ha-dev1"}],"execution":[{"command":"action.devices.commands.\#(command)","params":\#(params)}]}]}}]}"#
+                .utf8)
+        let effects = state.smartHomeExecute(body, requestID: "e", source: "test", waiter: 1, now: Date())
+        let sent = effects.publications.filter { !$0.topic.hasPrefix("traitbridge/") }.map {
+            "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))"
+        }
+        return (sent, effects.answers.map { String(decoding: $0.payload, as: UTF8.self) }.joined())
+    }
+
+    @Test("a climate that can be off also has OnOff, as Home Assistant gives it: on = not off; on picks heat-cool/auto")
+    func thermostatOnOff() throws {
+        let config =
+            #"{"~":"hvac","curr_temp_t":"~/current","mode_cmd_t":"~/mode/set","mode_stat_t":"~/mode","modes":["off","heat","cool","auto"],"uniq_id":"hvac1",\#(Self.device)}"#
+        var state = try home("homeassistant/climate/dev1/hvac/config", config)
+        let traits = try sync([("homeassistant/climate/dev1/hvac/config", config)])["ha-dev1"]?["traits"]?.elements
+            .compactMap(\.string)
+        #expect(traits?.contains("action.devices.traits.OnOff") == true, "\(traits ?? [])")
+        _ = state.receive("hvac/mode", "off")
+        #expect(try query(state)?["on"]?.bool == false)
+        _ = state.receive("hvac/mode", "heat")
+        #expect(try query(state)?["on"]?.bool == true)
+        #expect(execute(&state, "OnOff", #"{"on":false}"#).sent == ["hvac/mode/set off"])
+        #expect(execute(&state, "OnOff", #"{"on":true}"#).sent == ["hvac/mode/set auto"])
+        let heatOnly = #"{"~":"hvac","curr_temp_t":"~/current","modes":["heat"],"uniq_id":"hvac1",\#(Self.device)}"#
+        let none = try sync([("homeassistant/climate/dev1/hvac/config", heatOnly)])["ha-dev1"]?["traits"]?.elements
+        #expect(none?.compactMap(\.string).contains("action.devices.traits.OnOff") == false, "it cannot be off")
+    }
+
+    @Test("a cover that can stop has StartStop (running while it moves; stop sends payload_stop; start is refused)")
+    func coverStartStop() throws {
+        let config =
+            #"{"~":"blind","cmd_t":"~/set","stat_t":"~/state","pos_t":"~/position","set_pos_t":"~/position/set","uniq_id":"blind1",\#(Self.device)}"#
+        let synced = try sync([("homeassistant/cover/dev1/blind/config", config)])["ha-dev1"]
+        let traits = synced?["traits"]?.elements.compactMap(\.string) ?? []
+        #expect(traits.contains("action.devices.traits.StartStop"), "\(traits)")
+        #expect(synced?["attributes"]?["pausable"]?.bool == false)
+        var state = try home("homeassistant/cover/dev1/blind/config", config)
+        _ = state.receive("blind/state", "opening")
+        #expect(try query(state)?["isRunning"]?.bool == true)
+        _ = state.receive("blind/state", "stopped")
+        #expect(try query(state)?["isRunning"]?.bool == false)
+        #expect(execute(&state, "StartStop", #"{"start":false}"#).sent == ["blind/set STOP"])
+        let start = execute(&state, "StartStop", #"{"start":true}"#)
+        #expect(start.sent.isEmpty && start.answer.contains("notSupported"), "\(start)")
+        let noStop = config.replacingOccurrences(of: #""cmd_t""#, with: #""payload_stop":null,"cmd_t""#)
+        let without = try sync([("homeassistant/cover/dev1/blind/config", noStop)])["ha-dev1"]?["traits"]?.elements
+        #expect(without?.compactMap(\.string).contains("action.devices.traits.StartStop") == false)
+    }
 }

@@ -45,6 +45,15 @@ public struct HADiscoveryEntity: Sendable {
             }
         }
         for command in commands where command.address == address { attributes[command.attribute] = true }
+        // What the config says of an attribute it has no topic for (a climate's `modes`) still
+        // narrows it: a heat-only thermostat is not one that can be off.
+        for attribute in Set(modelValidValues.keys).union(modelRanges.keys) where attributes[attribute] == nil {
+            if deviceType.key == address.deviceTypeKey, deviceType.trait(address.traitID) != nil,
+                (try? catalog.attributeMetadata(address.traitID, attribute)) != nil
+            {
+                attributes[attribute] = false
+            }
+        }
         return attributes.keys.sorted().compactMap { attribute in
             guard var metadata = try? catalog.attributeMetadata(address.traitID, attribute) else { return nil }
             if let range = modelRanges[attribute] {

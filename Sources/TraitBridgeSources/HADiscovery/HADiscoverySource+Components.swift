@@ -1,3 +1,4 @@
+import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 
@@ -280,7 +281,34 @@ extension HADiscoverySource {
                         (.int(10000), config.string("payload_close") ?? "CLOSE"),
                     ]), pipeline: ValuePipeline()))
         }
+        coverMotion(config, address: address, into: &draft)
         return draft.requireTopics(at: "state_topic", "a cover needs a state, position or command topic")
+    }
+
+    /// A cover's movement (Matter operationalStatus: 5 opening, 10 closing, 0 still) from
+    /// `state_topic`, and its stop: `payload_stop` (default `STOP`) on `command_topic`, unless
+    /// the config sets `payload_stop` to null, as Home Assistant reads it.
+    func coverMotion(_ config: HADiscoveryConfig, address: TraitAddress, into draft: inout EntityDraft) {
+        if config.string("state_topic") != nil {
+            let still = [
+                config.string("state_stopped") ?? "stopped", config.string("state_open") ?? "open",
+                config.string("state_closed") ?? "closed",
+            ]
+            var words: [String: AttributeValue] = [
+                config.string("state_opening") ?? "opening": .int(5),
+                config.string("state_closing") ?? "closing": .int(10),
+            ]
+            for word in still { words[word] = .int(0) }
+            channel(
+                config, topicKey: "state_topic", templateKey: "value_template", reading: .words(words, ignored: []),
+                address: address, attribute: "operationalStatus", pipeline: ValuePipeline(), into: &draft)
+        }
+        if case .null? = config["payload_stop"] { return }
+        guard let topic = config.string("command_topic") else { return }
+        draft.commands.append(
+            HACommand(
+                address: address, attribute: "operationalStatus", topic: topic,
+                encoding: .words([(.int(0), config.string("payload_stop") ?? "STOP")]), pipeline: ValuePipeline()))
     }
 
     func buildLock(_ config: HADiscoveryConfig, into draft: inout EntityDraft) -> Result<Void, SourceProblem> {
