@@ -82,6 +82,20 @@ extension GoogleC2C {
                     attributes["thermostatTemperatureUnit"] = .string("C")
                 case "FanSpeed":
                     attributes["supportsFanSpeedPercent"] = .bool(true)
+                case "Modes":
+                    // One mode per rule state (`currentModeSettings.<mode>`), its settings the values
+                    // the device's source allows; Google needs at least one setting.
+                    let modes: [AttributeValue] = rule.states.compactMap { state in
+                        guard state.c2cPath.count == 2, state.c2cPath[0] == "currentModeSettings",
+                            let settings = narrowed[state.attribute]?.validValues?.compactMap({
+                                if case .string(let word) = $0.value { word } else { nil }
+                            }),
+                            !settings.isEmpty
+                        else { return nil }
+                        return Self.mode(state.c2cPath[1], settings: settings)
+                    }
+                    attributes["availableModes"] = .list(modes)
+                    if modes.isEmpty { name = nil }
                 case "OccupancySensing":
                     attributes["occupancySensorConfiguration"] = .list([
                         .structure(["occupancySensorType": .string("PIR")])
@@ -108,6 +122,21 @@ extension GoogleC2C {
             result.append(("SensorState", Self.object(["sensorStatesSupported": .list(sensors)])))
         }
         return result
+    }
+
+    /// A Modes trait's mode: its name and settings, each its own English synonym.
+    static func mode(_ name: String, settings: [String]) -> AttributeValue {
+        func synonyms(_ key: String, _ word: String) -> AttributeValue {
+            .list([.structure([key: .list([.string(word)]), "lang": .string("en")])])
+        }
+        return .structure([
+            "name": .string(name), "name_values": synonyms("name_synonym", name),
+            "settings": .list(
+                settings.map {
+                    .structure(["setting_name": .string($0), "setting_values": synonyms("setting_synonym", $0)])
+                }),
+            "ordered": .bool(false),
+        ])
     }
 
     /// The QUERY states of every trait of the device, then the kept cloud states no trait holds.

@@ -29,7 +29,35 @@ extension HADiscoverySource {
             config, topicKey: "percentage_command_topic", templateKey: "percentage_command_template", address: address,
             attribute: "percentSetting",
             pipeline: percent, integral: true, range: 0...high, into: &draft)
+        presetModes(config, into: &draft)
         return draft.requireTopics(at: "state_topic", "a fan needs a state, percentage or command topic")
+    }
+
+    /// A fan's named presets (`preset_modes`, read and set through the preset-mode topics) as
+    /// the vendor trait `vendor.homeassistant.PresetMode`, narrowed to the config's list.
+    func presetModes(_ config: HADiscoveryConfig, into draft: inout EntityDraft) {
+        let presets = config.strings("preset_modes").filter { !$0.isEmpty && $0.utf8.count <= 64 }
+        guard !presets.isEmpty,
+            config.string("preset_mode_state_topic") != nil || config.string("preset_mode_command_topic") != nil
+        else { return }
+        let trait = TraitID(namespace: .vendor("homeassistant"), name: "PresetMode")
+        let address = TraitAddress(deviceTypeKey: draft.key, traitID: trait)
+        draft.add(trait)
+        draft.modelValidValues["presetMode"] = presets.map { .string($0) }
+        channel(
+            config, topicKey: "preset_mode_state_topic", templateKey: "preset_mode_value_template", reading: .text,
+            address: address, attribute: "presetMode", pipeline: ValuePipeline(), into: &draft)
+        guard let topic = config.string("preset_mode_command_topic") else { return }
+        switch HACommandTemplate.parse(config.string("preset_mode_command_template")) {
+        case .success(let template):
+            draft.commands.append(
+                HACommand(
+                    address: address, attribute: "presetMode", topic: topic,
+                    encoding: .word(template, allowed: presets),
+                    pipeline: ValuePipeline()))
+        case .failure(let problem):
+            draft.notes.append("preset_mode_command_template \(problem.message); the preset cannot be set")
+        }
     }
 
     func buildClimate(_ config: HADiscoveryConfig, into draft: inout EntityDraft) -> Result<Void, SourceProblem> {
