@@ -12,8 +12,10 @@ public struct ChallengeRules: Sendable {
         case pin = "pinNeeded"
     }
 
-    /// What Google's secure actions need; `nil`: nothing.
-    public var secureActions: Kind?
+    /// What Google's secure actions need; `nil`: nothing. By default the PIN, and with no PIN
+    /// set they are refused (`challengeFailedNotSetup`), as Home Assistant refuses them: a bridge
+    /// never unlocks a door for a voice it cannot check unless told to.
+    public var secureActions: Kind? = .pin
     /// Devices any command on which needs the PIN.
     public var pinDevices = ExportRules.Match()
     /// Devices any command on which needs a spoken or tapped yes.
@@ -26,7 +28,7 @@ public struct ChallengeRules: Sendable {
     public var lockoutSeconds: Double = 900
 
     public init(
-        secureActions: Kind? = nil, pinDevices: ExportRules.Match = .init(), ackDevices: ExportRules.Match = .init(),
+        secureActions: Kind? = .pin, pinDevices: ExportRules.Match = .init(), ackDevices: ExportRules.Match = .init(),
         pin: String? = nil
     ) {
         self.secureActions = secureActions

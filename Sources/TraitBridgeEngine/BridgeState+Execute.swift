@@ -58,6 +58,9 @@ extension BridgeState {
                     continue
                 }
                 if let refusal = challengeRefusal(group.executions, on: deviceID, c2cID: c2cID, now: now) {
+                    effects.log(
+                        .notice, "EXECUTE \(refusal.errorCode ?? "refused"): \(refusal.debugString ?? "")",
+                        ["tb.device.id": deviceID.rawValue, "tb.request": source])
                     finishExecute(jobID, refusal, effects: &effects)
                     continue
                 }
@@ -102,7 +105,10 @@ extension BridgeState {
             case .refused(let code):
                 return ExecuteOutcome(
                     c2cID: c2cID, status: .error, errorCode: code,
-                    debugString: "\(execution.command) on \(c2cID) needs a PIN challenge")
+                    debugString: code == "challengeFailedNotSetup"
+                        ? "\(execution.command) on \(c2cID) is a secure action and no PIN is set: give "
+                            + "http.challenge.pinFile, or secureActions \"ack\" or \"none\" to allow it without"
+                        : "\(execution.command) on \(c2cID): too many wrong PINs; wait for the lockout to pass")
             case .needed(let type):
                 if type == "challengeFailedPinNeeded" {
                     pinFailures.append(now)

@@ -43,7 +43,12 @@ struct ChallengeRulesTests {
         let light = try input("color-light")
         let unlock = execution("LockUnlock", ["lock": .bool(false)])
         let on = execution("OnOff", ["on": .bool(true)])
-        #expect(c2c.requiredChallenge(unlock, on: lock, rules: ChallengeRules()) == nil, "nothing configured")
+        #expect(c2c.requiredChallenge(unlock, on: lock, rules: ChallengeRules()) == .pin, "secure by default")
+        #expect(
+            GoogleC2C.verify(.pin, answer: nil, rules: ChallengeRules(), recentFailures: 0)
+                == .refused("challengeFailedNotSetup"), "and refused while no PIN is set")
+        let open = ChallengeRules(secureActions: nil)
+        #expect(c2c.requiredChallenge(unlock, on: lock, rules: open) == nil, "secureActions none")
         let pin = ChallengeRules(secureActions: .pin, ackDevices: .init(types: ["LIGHT"]), pin: "1234")
         #expect(c2c.requiredChallenge(unlock, on: lock, rules: pin) == .pin)
         #expect(c2c.requiredChallenge(execution("LockUnlock", ["lock": .bool(true)]), on: lock, rules: pin) == nil)

@@ -69,7 +69,9 @@ struct HomeAssistantExportTests {
     }
 
     /// What one EXECUTE publishes to the device, or the immediate answer when it is refused.
-    func execute(_ state: inout BridgeState, _ command: String, _ params: String) -> (sent: [String], answer: String) {
+    func execute(_ state: inout BridgeState, _ command: String, _ params: String) -> (
+        sent: [String], answer: String, logs: [String]
+    ) {
         let body = Array(
             #"{"requestId":"e","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"devices":[{"id":"ha-dev1"}],"execution":[{"command":"action.devices.commands.\#(command)","params":\#(params)}]}]}}]}"#
                 .utf8)
@@ -77,7 +79,9 @@ struct HomeAssistantExportTests {
         let sent = effects.publications.filter { !$0.topic.hasPrefix("traitbridge/") }.map {
             "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))"
         }
-        return (sent, effects.answers.map { String(decoding: $0.payload, as: UTF8.self) }.joined())
+        return (
+            sent, effects.answers.map { String(decoding: $0.payload, as: UTF8.self) }.joined(), effects.logs.map(\.message)
+        )
     }
 
     @Test("a climate that can be off also has OnOff, as Home Assistant gives it: on = not off; on picks heat-cool/auto")
@@ -118,5 +122,16 @@ struct HomeAssistantExportTests {
         let noStop = config.replacingOccurrences(of: #""cmd_t""#, with: #""payload_stop":null,"cmd_t""#)
         let without = try sync([("homeassistant/cover/dev1/blind/config", noStop)])["ha-dev1"]?["traits"]?.elements
         #expect(without?.compactMap(\.string).contains("action.devices.traits.StartStop") == false)
+    }
+
+    @Test("with no challenge configured, unlocking through Google is refused (challengeFailedNotSetup); locking runs")
+    func unlockNeedsSetup() throws {
+        let config = #"{"~":"door","cmd_t":"~/set","stat_t":"~/state","uniq_id":"door1",\#(Self.device)}"#
+        var state = try home("homeassistant/lock/dev1/door/config", config)
+        _ = state.receive("door/state", "LOCKED")
+        let unlock = execute(&state, "LockUnlock", #"{"lock":false}"#)
+        #expect(unlock.sent.isEmpty && unlock.answer.contains(#""errorCode":"challengeFailedNotSetup""#), "\(unlock)")
+        #expect(unlock.logs.contains { $0.contains("http.challenge.pinFile") }, "the log says what to configure")
+        #expect(execute(&state, "LockUnlock", #"{"lock":true}"#).sent == ["door/set LOCK"])
     }
 }
