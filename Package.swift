@@ -129,15 +129,19 @@ let package = Package(
         // A private mosquitto on a free loopback port, started and stopped by PID: the demo and the tests.
         .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
         // Simulated devices that speak zigbee2mqtt, Tasmota and Shelly on a broker (`traitbridge simulate`).
-        .target(name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),
+        .target(
+            name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),
         // Test support: the private broker, a test MQTT client, polling helpers, paths.
-        .target(name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT", "TraitBridgeLocalBroker"], swiftSettings: upcoming),
+        .target(
+            name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT", "TraitBridgeLocalBroker"],
+            swiftSettings: upcoming),
         // Every entry point that takes outside bytes, as a function of bytes: run by libFuzzer
         // (Fuzz/, `make fuzz`) and replayed from Fuzz/crashers and the corpora by the tests.
         .target(
             name: "TraitBridgeFuzzing",
             dependencies: [
-                "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCLI",
+                "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
+                "TraitBridgeCLI",
                 "TraitBridgeStore", "TraitBridgeHTTP",
             ],
             swiftSettings: upcoming
@@ -145,28 +149,40 @@ let package = Package(
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
             name: "TraitBridgeBench",
-            dependencies: ["TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeStore"],
+            dependencies: [
+                "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
+                "TraitBridgeStore",
+            ],
             swiftSettings: upcoming
         ),
 
-        .testTarget(name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON", "TraitBridgeTesting"], swiftSettings: upcoming),
-        .testTarget(name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"], swiftSettings: upcoming),
+        .testTarget(
+            name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON", "TraitBridgeTesting"],
+            swiftSettings: upcoming),
+        .testTarget(
+            name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"],
+            swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeSourcesTests",
-            dependencies: ["TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
+            dependencies: [
+                "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting",
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "TraitBridgeEngineTests",
             dependencies: [
-                "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping", "TraitBridgeModel",
+                "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping",
+                "TraitBridgeModel",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "TraitBridgeCloudTests",
-            dependencies: ["TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
+            dependencies: [
+                "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting",
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
@@ -175,7 +191,9 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: upcoming),
-        .testTarget(name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: upcoming),
+        .testTarget(
+            name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: upcoming
+        ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeMappingTests",
@@ -186,11 +204,12 @@ let package = Package(
         .testTarget(
             name: "TraitBridgeCLITests",
             dependencies: [
-                "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeStore",
+                "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
+                "TraitBridgeJSON", "TraitBridgeStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: upcoming

@@ -12,6 +12,11 @@ public final class AccountLinking: Sendable {
     /// Authorization codes not yet exchanged, by hash; bounded, oldest dropped first.
     private let codes = Mutex<[String: PendingCode]>([:])
     static let maxPendingCodes = 256
+    /// When the recent wrong logins were; `maxFailedLogins` within `loginLockout` lock the login
+    /// page until the oldest of them is that old (one configured user: the lock is the page's).
+    private let failedLogins = Mutex<[Date]>([])
+    static let maxFailedLogins = 5
+    static let loginLockout: TimeInterval = 900
 
     struct PendingCode: Sendable {
         var clientID: String
@@ -105,9 +110,21 @@ public final class AccountLinking: Sendable {
         case .success(let checked): request = checked
         case .failure(let error): return .failure(error)
         }
+        let recent = failedLogins.withLock { failures in
+            failures.removeAll { now.timeIntervalSince($0) >= Self.loginLockout }
+            return failures
+        }
+        if recent.count >= Self.maxFailedLogins, let oldest = recent.first {
+            let minutes = max(1, Int((Self.loginLockout - now.timeIntervalSince(oldest)) / 60 + 1))
+            return .failure(.init("too many wrong passwords; try again in \(minutes) minutes", isLoginFailure: true))
+        }
         guard let oauth, Secrets.matches(fields["username"] ?? "", oauth.user),
             Secrets.matches(fields["password"] ?? "", oauth.password)
-        else { return .failure(.init("wrong user name or password", isLoginFailure: true)) }
+        else {
+            failedLogins.withLock { $0.append(now) }
+            return .failure(.init("wrong user name or password", isLoginFailure: true))
+        }
+        failedLogins.withLock { $0.removeAll() }
         let code = Secrets.makeToken(prefix: "tbc_")
         codes.withLock { codes in
             codes = codes.filter { $0.value.expiresAt > now }

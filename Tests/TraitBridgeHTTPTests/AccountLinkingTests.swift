@@ -39,6 +39,28 @@ struct AccountLinkingTests {
         return fields
     }
 
+    @Test("five wrong passwords lock the login page for 15 minutes, even for the right one; then it opens again")
+    func loginLockout() throws {
+        let folder = folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let linking = try linking(folder)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let query = "client_id=google&redirect_uri=\(Self.redirect)&response_type=code&state=x&username=alice"
+        for minute in 0..<5 {
+            let wrong = linking.login(form(query + "&password=guess\(minute)"), now: start + Double(minute * 60))
+            #expect((try? wrong.get()) == nil)
+        }
+        let locked = linking.login(form(query + "&password=pw"), now: start + 300)
+        guard case .failure(let error) = locked else {
+            Issue.record("the right password got in during the lockout")
+            return
+        }
+        #expect(error.message.hasPrefix("too many wrong passwords; try again in"), "\(error.message)")
+        #expect(error.isLoginFailure, "the form is shown again")
+        #expect(
+            (try? linking.login(form(query + "&password=pw"), now: start + 900).get()) != nil, "the oldest aged out")
+    }
+
     @Test("an access token works until it expires; a refresh token is not an access token, nor the reverse")
     func lifetimes() throws {
         let path = folder()
