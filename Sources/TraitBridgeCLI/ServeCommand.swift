@@ -75,6 +75,9 @@ struct ServeCommand: AsyncParsableCommand {
             .init(service: BridgeService(bridge: bridge), successTerminationBehavior: .gracefullyShutdownGroup)
         ]
         // Listed after the bridge, so it stops first: no request arrives at a stopped bridge.
+        for link in settings.cloudLinks {
+            services.append(.init(service: try CloudLink(settings: link, bridge: bridge, logger: logger)))
+        }
         if let http = settings.http {
             services += try Self.makeFulfillment(http, bridge: bridge, logger: logger).map { .init(service: $0) }
         }
@@ -126,6 +129,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits = settings.limits
         configuration.exportRules = settings.exportRules
         configuration.challengeRules = settings.http?.challenge ?? ChallengeRules()
+        configuration.cloudLinks = Set(settings.cloudLinks.map(\.name))
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         configuration.tasmota = .init(
             discoveryPrefix: settings.tasmotaDiscoveryPrefix,

@@ -55,6 +55,8 @@ struct ServeConfiguration: Sendable {
     var http: FulfillmentSettings?
     /// `export`: which devices Google is given.
     var exportRules = ExportRules()
+    /// `cloudLinks`: partner clouds the bridge calls for their devices.
+    var cloudLinks: [CloudLinkSettings] = []
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
@@ -62,7 +64,7 @@ struct ServeConfiguration: Sendable {
         "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
         "cloudAliases",
-        "limits", "http", "export",
+        "limits", "http", "export", "cloudLinks",
     ]
 
     /// Reads a config file; the error names the place.
@@ -299,6 +301,8 @@ struct ServeConfiguration: Sendable {
                 configuration.http = try parseHTTP(value, at: at, fail: fail)
             case "export":
                 configuration.exportRules = try parseExport(value, at: at, fail: fail)
+            case "cloudLinks":
+                configuration.cloudLinks = try parseCloudLinks(value, at: at, fail: fail)
             default:
                 throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
             }

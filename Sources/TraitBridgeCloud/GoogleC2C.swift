@@ -1,6 +1,6 @@
-public import TraitBridgeModel
-public import TraitBridgeMapping
 import TraitBridgeJSON
+public import TraitBridgeMapping
+public import TraitBridgeModel
 
 /// Google Cloud-to-cloud for TraitBridge: SYNC and QUERY import and export, EXECUTE translation.
 ///
@@ -16,8 +16,8 @@ public struct GoogleC2C: Sendable {
 
     public let catalog: Catalog
     public let table: GoogleC2CTable
-    /// The source instance name (one bridge may import from several cloud accounts later).
-    public let instance: String
+    /// The source instance name: `default` for SYNC files, a cloud link's name for its devices.
+    public var instance: String
     /// Short C2C type name (`LIGHT`) → the generated `google` device type.
     let googleTypes: [String: DeviceTypeID]
     /// Short C2C trait name (`OpenClose`) → the generated `google` trait.
@@ -37,11 +37,13 @@ public struct GoogleC2C: Sendable {
         // (scripts/generate-c2c-catalog.py); that is how a C2C name finds its google id.
         let marker = " (Cloud-to-cloud)"
         var types: [String: DeviceTypeID] = [:]
-        for (id, definition) in catalog.deviceTypes where id.namespace == .google && definition.displayName.hasSuffix(marker) {
+        for (id, definition) in catalog.deviceTypes
+        where id.namespace == .google && definition.displayName.hasSuffix(marker) {
             types[String(definition.displayName.dropLast(marker.count))] = id
         }
         var traits: [String: TraitID] = [:]
-        for (id, definition) in catalog.traits where id.namespace == .google && definition.displayName.hasSuffix(marker) {
+        for (id, definition) in catalog.traits where id.namespace == .google && definition.displayName.hasSuffix(marker)
+        {
             traits[String(definition.displayName.dropLast(marker.count))] = id
         }
         googleTypes = types
@@ -103,7 +105,9 @@ public struct GoogleC2C: Sendable {
         if table.rule(forTrait: address.traitID) == nil { return rules }
         guard let type = device.deviceType(key: address.deviceTypeKey)?.typeID else { return [] }
         let conditions = Set(rules.map { "SensorState:\($0.name)" })
-        let chosenBySensor = table.types.values.joined().contains { $0.deviceType == type && $0.when.contains(where: conditions.contains) }
+        let chosenBySensor = table.types.values.joined().contains {
+            $0.deviceType == type && $0.when.contains(where: conditions.contains)
+        }
         return chosenBySensor ? rules : []
     }
 }

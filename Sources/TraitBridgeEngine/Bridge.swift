@@ -25,6 +25,8 @@ public final class Bridge: Sendable {
     /// Told of every batch of changed devices (Report State, Request Sync), inside the lock: each
     /// must only take note and return.
     private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
+    /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
+    private let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
@@ -103,6 +105,35 @@ public final class Bridge: Sendable {
     ) {
         observers.withLock { $0.append(observer) }
     }
+
+    // MARK: Cloud links
+
+    /// Registers the client that sends `link`'s EXECUTE requests (called inside the state lock:
+    /// it must only hand the request on).
+    public func sendLinkRequests(for link: String, with sender: @escaping @Sendable (LinkRequest) -> Void) {
+        linkSenders.withLock { $0[link] = sender }
+    }
+
+    /// A link's SYNC answer arrived (see ``BridgeState/importLinkSync(_:link:now:)``).
+    public func linkSynced(_ body: [UInt8], link: String) {
+        state.withLock { perform($0.importLinkSync(body, link: link, now: Date())) }
+    }
+
+    /// A link's QUERY or EXECUTE answer arrived.
+    public func linkAnswered(_ body: [UInt8], link: String) {
+        state.withLock { perform($0.applyLinkAnswer(body, link: link, now: Date())) }
+    }
+
+    /// A link's request failed; its devices' traits take `state` with the link's reason.
+    public func linkFailed(_ link: String, error: String, state connectivity: TraitConnectivityState) {
+        state.withLock { perform($0.linkFailed(link, error: error, state: connectivity, now: Date())) }
+    }
+
+    /// Whether ``start()`` ran and ``stop()`` has not.
+    public var isRunning: Bool { ticker.withLock { $0.isRunning } }
+
+    /// The cloud ids of a link's devices.
+    public func linkDeviceIDs(_ link: String) -> [String] { state.withLock { $0.linkDeviceIDs(link) } }
 
     // MARK: Smart-home fulfillment
 
@@ -240,6 +271,13 @@ public final class Bridge: Sendable {
         }
         for (id, payload) in effects.answers {
             waiters.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: payload)
+        }
+        for request in effects.linkRequests {
+            if let send = linkSenders.withLock({ $0[request.link] }) {
+                send(request)
+            } else {
+                logger.warning("no client for cloud link \(request.link): EXECUTE not sent")
+            }
         }
     }
 

@@ -39,6 +39,9 @@ public struct BridgeConfiguration: Sendable {
     public var cloudAliases: [String: DeviceID] = [:]
     /// Which devices Google is given (SYNC, QUERY, EXECUTE, Report State; `sync export` too).
     public var exportRules = ExportRules()
+    /// The names of the cloud links (partner fulfillment URLs the bridge calls): their devices'
+    /// commands become EXECUTE requests for the link instead of messages for an MQTT relay.
+    public var cloudLinks: Set<String> = []
     /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
     public var challengeRules = ChallengeRules()
     /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
@@ -205,6 +208,8 @@ public struct BridgeEffects: Sendable {
     public var changedDescriptions: [DeviceID] = []
     /// Answers for callers waiting in this process (``ResponseSink/waiter(_:)``).
     public var answers: [(waiter: Int, payload: [UInt8])] = []
+    /// EXECUTE requests for cloud links, each for its link's client to send.
+    public var linkRequests: [LinkRequest] = []
 
     public init() {}
 
@@ -230,6 +235,17 @@ public struct BridgeEffects: Sendable {
 
     mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {
         logs.append(BridgeLogLine(level, message, metadata))
+    }
+}
+
+/// An EXECUTE request body (Google's shape) for the cloud link `link`.
+public struct LinkRequest: Sendable, Hashable {
+    public var link: String
+    public var body: [UInt8]
+
+    public init(link: String, body: [UInt8]) {
+        self.link = link
+        self.body = body
     }
 }
 

@@ -31,7 +31,9 @@ extension BridgeState {
     /// Takes the devices of a SYNC import: each joins the local device of the same identity (or
     /// config alias) or stands alone in the room of its `roomHint`; a device imported again
     /// replaces its earlier import. Returns a summary for the CLI.
-    mutating func importCloud(_ result: SyncImport, now: Date, effects: inout BridgeEffects) -> JSONObject {
+    mutating func importCloud(
+        _ result: SyncImport, now: Date, persist: Bool = true, effects: inout BridgeEffects
+    ) -> JSONObject {
         var imported: [JSONValue] = []
         var rooms: [String: RoomID] = [:]
         for item in result.devices {
@@ -52,7 +54,7 @@ extension BridgeState {
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
             self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
             applyPlacement(standalone.id, effects: &effects)
-            if let cloud, let entry = cloud.syncEntryBytes(for: item) {
+            if persist, let cloud, let entry = cloud.syncEntryBytes(for: item) {
                 effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry))
             }
             var summary = JSONObject()
@@ -189,9 +191,9 @@ extension BridgeState {
     /// A QUERY response, EXECUTE response or Report State from the cloud: values and connectivity
     /// of the cloud traits. Returns a summary for the CLI.
     @discardableResult
-    mutating func handleCloudReports(_ payload: [UInt8], source: String, now: Date, effects: inout BridgeEffects)
-        -> JSONObject
-    {
+    mutating func handleCloudReports(
+        _ payload: [UInt8], source: String, instance: String? = nil, now: Date, effects: inout BridgeEffects
+    ) -> JSONObject {
         var summary = JSONObject()
         guard let cloud else { return summary }
         let result: CloudReportImport
@@ -205,7 +207,8 @@ extension BridgeState {
         var unknown: [JSONValue] = []
         var problems: [JSONValue] = result.problems.map { .string($0.description) }
         for report in result.reports {
-            guard var runtime = cloudDevices[report.c2cID] else {
+            guard var runtime = cloudDevices[report.c2cID], instance == nil || runtime.source.instance == instance
+            else {
                 unknown.append(.string(report.c2cID))
                 continue
             }

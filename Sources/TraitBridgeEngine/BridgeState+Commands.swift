@@ -61,7 +61,9 @@ extension BridgeState {
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let pluginWrites = writes.filter { family($0) != GoogleC2C.family }
-            var outgoing = try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
+            let relayedCommands = try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
+            var outgoing = relayedCommands.outgoing
+            effects.linkRequests += relayedCommands.links
             outgoing += try sourceCommands(pluginWrites, on: deviceID)
             effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]

@@ -177,18 +177,28 @@ extension BridgeState {
     func cloudCommands(
         _ writes: [AttributeUpdate],
         invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID
-    ) throws(CommandFailure) -> [Outgoing] {
-        guard !writes.isEmpty || !invocations.isEmpty else { return [] }
+    ) throws(CommandFailure) -> (outgoing: [Outgoing], links: [LinkRequest]) {
+        guard !writes.isEmpty || !invocations.isEmpty else { return ([], []) }
         guard let cloud, let device = graph.devices[id] else {
             throw CommandFailure(.notSupported, "no Cloud-to-cloud table is loaded")
         }
         var outgoing: [Outgoing] = []
+        var links: [LinkRequest] = []
         func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
             let source = device.trait(at: address)?.source
             guard let runtime = cloudDevices.values.first(where: { $0.source == source }) else {
                 throw CommandFailure(.notSupported, "\(address) comes from a cloud device this bridge no longer holds")
             }
             return runtime.origin
+        }
+        // A cloud link's device is sent its EXECUTE over the link; others go to the MQTT relay.
+        func send(_ request: JSONValue, _ address: TraitAddress) {
+            let body = request.serializedBytes()
+            if let link = device.trait(at: address)?.source?.instance, configuration.cloudLinks.contains(link) {
+                links.append(LinkRequest(link: link, body: body))
+            } else {
+                outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: body, isRetained: false, qos: 1))
+            }
         }
         var byAddress: [TraitAddress: [String: AttributeValue]] = [:]
         for write in writes { byAddress[write.address, default: [:]][write.attribute] = write.value }
@@ -204,16 +214,14 @@ extension BridgeState {
             let request = cloud.relayRequest(
                 origin: try origin(address), command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)"
             )
-            outgoing.append(
-                Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+            send(request, address)
         }
         for invocation in invocations {
             let request = cloud.relayRequest(
                 origin: try origin(invocation.address), command: invocation.command, params: invocation.arguments,
                 requestID: "tb-\(id.rawValue)-\(invocation.command)")
-            outgoing.append(
-                Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
+            send(request, invocation.address)
         }
-        return outgoing
+        return (outgoing, links)
     }
 }

@@ -22,6 +22,8 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
     case cloudReported(isOnline: Bool, status: String, errorCode: String?)
     /// A Cloud-to-cloud SYNC imported the trait; nothing is known of its state yet.
     case cloudImported
+    /// A cloud link's requests fail (connection refused, TLS, timeout, 5xx, token rejected).
+    case linkFailed(link: String, error: String, since: Date)
     /// Set by hand or by a test.
     case manual(String)
 
@@ -36,6 +38,7 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         case .stale: "stale"
         case .cloudReported: "cloudReported"
         case .cloudImported: "cloudImported"
+        case .linkFailed: "linkFailed"
         case .manual: "manual"
         }
     }
@@ -46,13 +49,15 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         case .neverHeard: "nothing heard yet"
         case .brokerDisconnected(let broker): "broker \(broker) disconnected"
         case .sourceBridgeOffline(let topic): "\(topic) said offline"
-        case .availability(let topic, let isOnline): "availability topic \(topic) said \(isOnline ? "online" : "offline")"
+        case .availability(let topic, let isOnline):
+            "availability topic \(topic) said \(isOnline ? "online" : "offline")"
         case .messageReceived(let topic): "message on \(topic)"
         case .stale(let lastSeen, let budget):
             "no message since \(lastSeen.formatted(.iso8601)), budget \(Self.formatDuration(budget))"
         case .cloudReported(let isOnline, let status, let errorCode):
             "QUERY said online:\(isOnline) status \(status)" + (errorCode.map { " errorCode \($0)" } ?? "")
         case .cloudImported: "imported by SYNC; no QUERY yet"
+        case .linkFailed(let link, let error, let since): "link \(link): \(error) since \(since.formatted(.iso8601))"
         case .manual(let text): text
         }
     }

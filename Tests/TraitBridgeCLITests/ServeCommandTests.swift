@@ -179,6 +179,19 @@ struct ServeCommandTests {
                 #"{"http": {"challenge": {"pinFile": "\#(config)"}}}"#,  // this very file: not a PIN
                 "http.challenge.pinFile: the PIN must be 4 to 16 digits"
             ),
+            (#"{"cloudLinks": {}}"#, #"cloudLinks: expected a list of {"name", "url", "tokenFile"}"#),
+            (
+                #"{"cloudLinks": [{"name": "default", "url": "https://b/smarthome", "tokenEnv": "HOME"}]}"#,
+                "cloudLinks[0].name: expected up to 32 lowercase letters, digits and -, not 'default'"
+            ),
+            (
+                #"{"cloudLinks": [{"name": "b", "url": "ftp://b", "tokenEnv": "HOME"}]}"#,
+                "cloudLinks[0].url: expected the partner's fulfillment URL, https://host/path"
+            ),
+            (
+                #"{"cloudLinks": [{"name": "b", "url": "https://b/smarthome"}]}"#,
+                "cloudLinks[0]: a cloud link needs name, url and tokenFile (or tokenEnv)"
+            ),
             (
                 #"{"http": {"challenge": {"secureActions": "always"}}}"#,
                 #"http.challenge.secureActions: expected "pin", "ack" or "none""#

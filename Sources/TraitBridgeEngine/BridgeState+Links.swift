@@ -1,0 +1,86 @@
+public import FoundationEssentials
+import TraitBridgeCloud
+import TraitBridgeJSON
+public import TraitBridgeModel
+
+/// Cloud links: partner clouds whose fulfillment URL the bridge calls (SYNC, QUERY, EXECUTE). Their
+/// devices are imported like a SYNC file's, under the link's name as the source instance, so the
+/// chain is link → device → trait; the HTTP client lives outside the engine and hands it answers.
+extension BridgeState {
+    /// A link's SYNC answer: its devices appear, change, and those it no longer lists disappear.
+    /// A device id another link (or a SYNC file) already holds is refused, with the reason.
+    public mutating func importLinkSync(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        guard var cloud else { return effects }
+        cloud.instance = link
+        var result: SyncImport
+        do {
+            result = try cloud.importSync(body, source: "link \(link) SYNC", now: now)
+        } catch {
+            linkFailed(link, error: "SYNC answer refused: \(error)", state: .unknown, now: now, effects: &effects)
+            return effects
+        }
+        result.devices.removeAll { item in
+            guard let held = cloudDevices[item.origin.c2cID], held.source.instance != link else { return false }
+            effects.log(
+                .warning,
+                "link \(link): device id '\(item.origin.c2cID)' is already held by \(held.source.instance); not imported",
+                ["tb.link": link])
+            return true
+        }
+        let listed = Set(result.devices.map(\.origin.c2cID))
+        for (c2cID, runtime) in cloudDevices.sorted(by: { $0.key < $1.key })
+        where runtime.source.instance == link && !listed.contains(c2cID) {
+            setCloudRuntime(c2cID, nil)
+            detachCloud(runtime, effects: &effects)
+            if !runtime.isStandalone {
+                refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
+            }
+            effects.log(.info, "link \(link): \(c2cID) is gone from its SYNC", ["tb.link": link])
+        }
+        _ = importCloud(result, now: now, persist: false, effects: &effects)
+        for problem in result.problems.prefix(20) {
+            effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
+        }
+        linkFailures[link] = nil
+        return effects
+    }
+
+    /// A link's QUERY or EXECUTE answer: values and connectivity of that link's devices only.
+    public mutating func applyLinkAnswer(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
+        if summary["status"] == .string("ok") { linkFailures[link] = nil }
+        return effects
+    }
+
+    /// A link's request failed: every trait of its devices is `state` (offline when the partner
+    /// refused or is gone, unknown when it did not answer in time), saying the link, the error and
+    /// since when it has failed.
+    public mutating func linkFailed(
+        _ link: String, error: String, state: TraitConnectivityState, now: Date
+    ) -> BridgeEffects {
+        var effects = BridgeEffects()
+        linkFailed(link, error: error, state: state, now: now, effects: &effects)
+        return effects
+    }
+
+    mutating func linkFailed(
+        _ link: String, error: String, state: TraitConnectivityState, now: Date, effects: inout BridgeEffects
+    ) {
+        let since = linkFailures[link] ?? now
+        linkFailures[link] = since
+        let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
+        for runtime in cloudDevices.values where runtime.source.instance == link {
+            let changed = try? graph.modifyDevice(runtime.target) { device in
+                device.setConnectivity(state, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
+            }
+            if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
+        }
+    }
+
+    /// The cloud ids of a link's devices, for its QUERY.
+    public func linkDeviceIDs(_ link: String) -> [String] {
+        cloudDevices.filter { $0.value.source.instance == link }.keys.sorted()
+    }
+}

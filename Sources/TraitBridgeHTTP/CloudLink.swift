@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+public import FoundationEssentials
+public import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+public import ServiceLifecycle
+import Synchronization
+public import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// One partner cloud the bridge calls the way Google calls a partner: its fulfillment URL and a
+/// bearer token, how often it is asked for its devices and their states.
+public struct CloudLinkSettings: Sendable, Hashable {
+    public var name: String
+    /// The partner's fulfillment URL (`https://…/smarthome`, or `/api/google_assistant`).
+    public var url: String
+    /// The bearer token (read from `tokenFile` or `tokenEnv`; never printed).
+    public var token: String
+    public var pollInterval: Duration = .seconds(10)
+    public var syncInterval: Duration = .seconds(300)
+    public var timeout: Duration = .seconds(10)
+    /// CA certificates (PEM) that sign the partner's certificate, when not the system's.
+    public var caFile: String?
+    /// The largest answer read; a larger one is refused (a hostile partner cannot fill memory).
+    public var maxAnswerBytes = 16 << 20
+    /// Devices per QUERY request.
+    public var queryBatch = 200
+
+    public init(name: String, url: String, token: String) {
+        self.name = name
+        self.url = url
+        self.token = token
+    }
+}
+
+/// A cloud link at run time: SYNC at start and every `syncInterval`, QUERY every `pollInterval`,
+/// EXECUTE whenever the bridge hands it a command for the link's devices. A failure (refused
+/// connection, TLS, timeout, HTTP error, a rejected token) marks the link's traits with the
+/// reason and is retried with backoff; the next good answer clears it.
+public final class CloudLink: Service, Sendable {
+    let settings: CloudLinkSettings
+    let bridge: Bridge
+    let logger: Logger
+    let client: HTTPClient
+    private let executions: AsyncStream<LinkRequest>
+    private let continuation: AsyncStream<LinkRequest>.Continuation
+
+    public init(settings: CloudLinkSettings, bridge: Bridge, logger: Logger) throws {
+        self.settings = settings
+        self.bridge = bridge
+        self.logger = logger
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = settings.caFile { tls.trustRoots = .file(caFile) }
+        self.client = HTTPClient(
+            configuration: .init(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(5), read: settings.timeout.timeAmount)))
+        // Bounded: commands beyond 256 waiting are dropped (and answered by the command timeout).
+        (executions, continuation) = AsyncStream.makeStream(
+            of: LinkRequest.self, bufferingPolicy: .bufferingNewest(256))
+        let continuation = self.continuation
+        bridge.sendLinkRequests(for: settings.name) { continuation.yield($0) }
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.poll() }
+                group.addTask {
+                    for await request in self.executions {
+                        if Task.isCancelled { break }
+                        if let answer = await self.post(request.body, intent: "EXECUTE") {
+                            self.bridge.linkAnswered(answer, link: self.settings.name)
+                        }
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        continuation.finish()
+        try await client.shutdown()
+    }
+
+    /// SYNC, then QUERY on the poll interval and SYNC again on the sync interval; after a failure
+    /// the next try waits 1 s, doubling to the poll interval's tenfold.
+    func poll() async {
+        var lastSync: ContinuousClock.Instant?
+        var delay = Duration.seconds(1)
+        // The bridge starts beside the link; its first answers are for a running bridge (≤ 30 s).
+        for _ in 0..<300 where !bridge.isRunning && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+        while !Task.isCancelled {
+            let now = ContinuousClock.now
+            var ok = true
+            if lastSync.map({ now - $0 >= settings.syncInterval }) ?? true {
+                if let answer = await post(Self.intent("SYNC"), intent: "SYNC") {
+                    bridge.linkSynced(answer, link: settings.name)
+                    lastSync = now
+                } else {
+                    ok = false
+                }
+            }
+            if ok { ok = await query() }
+            delay = ok ? settings.pollInterval : min(delay * 2, settings.pollInterval * 10)
+            try? await Task.sleep(for: ok ? settings.pollInterval : delay)
+            if ok { delay = .seconds(1) }
+        }
+    }
+
+    /// QUERY of every device of the link, in batches.
+    func query() async -> Bool {
+        let ids = bridge.linkDeviceIDs(settings.name)
+        var start = 0
+        while start < ids.count {
+            let batch = ids[start..<min(ids.count, start + settings.queryBatch)]
+            start += settings.queryBatch
+            let devices: JSONValue = .array(batch.map { ["id": .string($0)] })
+            guard let answer = await post(Self.intent("QUERY", payload: ["devices": devices]), intent: "QUERY") else {
+                return false
+            }
+            bridge.linkAnswered(answer, link: settings.name)
+        }
+        return true
+    }
+
+    static func intent(_ name: String, payload: JSONValue? = nil) -> [UInt8] {
+        var input: JSONObject = ["intent": .string("action.devices." + name)]
+        if let payload { input.append("payload", payload) }
+        let request: JSONValue = ["requestId": .string(UUID().uuidString), "inputs": [.object(input)]]
+        return request.serializedBytes()
+    }
+
+    /// POSTs one intent; the answer's bytes, or `nil` after telling the bridge why it failed.
+    func post(_ body: [UInt8], intent: String) async -> [UInt8]? {
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(settings.token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let failure: (String, TraitConnectivityState)
+        do {
+            let response = try await client.execute(request, timeout: settings.timeout.timeAmount)
+            let bytes: ByteBuffer
+            do {
+                bytes = try await response.body.collect(upTo: settings.maxAnswerBytes)
+            } catch {
+                failure = ("\(intent) answer over \(settings.maxAnswerBytes) bytes", .offline)
+                return fail(failure)
+            }
+            switch response.status.code {
+            case 200:
+                let answer = Array(bytes.readableBytesView)
+                if let code = Self.transactionError(answer) {
+                    failure = ("\(intent) answered errorCode \(code)", .offline)
+                    return fail(failure)
+                }
+                return answer
+            case 401, 403:
+                failure = ("token rejected (HTTP \(response.status.code)): give the link a new token", .offline)
+            default:
+                failure = ("\(intent) answered HTTP \(response.status.code)", .offline)
+            }
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            failure = ("\(intent) got no answer within \(settings.timeout)", .unknown)
+        } catch {
+            failure = ("\(intent) failed: \(Self.describe(error))", .offline)
+        }
+        return fail(failure)
+    }
+
+    private func fail(_ failure: (String, TraitConnectivityState)) -> [UInt8]? {
+        logger.warning("cloud link \(settings.name) (\(settings.url)): \(failure.0)")
+        bridge.linkFailed(settings.name, error: failure.0, state: failure.1)
+        return nil
+    }
+
+    /// A whole-transaction `payload.errorCode` (authFailure, protocolError…), when the answer has one.
+    static func transactionError(_ answer: [UInt8]) -> String? {
+        guard let root = try? JSONDocument.parse(answer).root else { return nil }
+        return root["payload"]?["errorCode"]?.string
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("NIOSSL") || text.contains("handshake") { return "TLS: \(text)" }
+        return text
+    }
+}
+
+extension Duration {
+    var timeAmount: TimeAmount {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
