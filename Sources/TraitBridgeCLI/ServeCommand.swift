@@ -75,11 +75,23 @@ struct ServeCommand: AsyncParsableCommand {
             .init(service: BridgeService(bridge: bridge), successTerminationBehavior: .gracefullyShutdownGroup)
         ]
         // Listed after the bridge, so it stops first: no request arrives at a stopped bridge.
+        let homeGraph: LinkHomeGraph
+        do { homeGraph = try LinkHomeGraph(links: settings.cloudLinks, bridge: bridge) } catch {
+            throw ValidationError("\(error)")
+        }
         for link in settings.cloudLinks {
-            services.append(.init(service: try CloudLink(settings: link, bridge: bridge, logger: logger)))
+            let client = try CloudLink(settings: link, bridge: bridge, logger: logger)
+            homeGraph.attach(client)
+            services.append(.init(service: client))
+        }
+        if !homeGraph.isEmpty && settings.http == nil {
+            logger.warning(
+                "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")
         }
         if let http = settings.http {
-            services += try Self.makeFulfillment(http, bridge: bridge, logger: logger).map { .init(service: $0) }
+            services += try Self.makeFulfillment(http, bridge: bridge, homeGraph: homeGraph, logger: logger).map {
+                .init(service: $0)
+            }
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -180,7 +192,9 @@ struct ServeCommand: AsyncParsableCommand {
 extension ServeCommand {
     /// The HTTP listener of the `http` section, and the Home Graph reporter when it has a key; a
     /// file that cannot be read or a bad certificate or key stops `serve` before it starts, with the path.
-    static func makeFulfillment(_ http: FulfillmentSettings, bridge: Bridge, logger: Logger) throws -> [any Service] {
+    static func makeFulfillment(
+        _ http: FulfillmentSettings, bridge: Bridge, homeGraph: LinkHomeGraph? = nil, logger: Logger
+    ) throws -> [any Service] {
         do {
             let tokens =
                 try http.bearerTokensFile.map {
@@ -195,7 +209,7 @@ extension ServeCommand {
                 try HomeGraphReporter(settings: $0, bridge: bridge, linking: linking, logger: logger)
             }
             let server = try FulfillmentServer.application(
-                settings: http, bridge: bridge, linking: linking, logger: logger,
+                settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"

@@ -5,6 +5,7 @@ import TraitBridgeJSON
 extension ServeConfiguration {
     static let cloudLinkKeys = [
         "name", "url", "tokenFile", "tokenEnv", "pollSeconds", "syncSeconds", "timeoutSeconds", "caFile",
+        "pushPublicKeyFile", "pushIssuer",
     ]
 
     /// `cloudLinks`: `[{"name": "b", "url": "https://…/smarthome", "tokenFile": "…"}]`. Names are
@@ -24,6 +25,7 @@ extension ServeConfiguration {
             var token: String?
             var numbers: [String: Int] = [:]
             var caFile: String?
+            var push: (key: String?, issuer: String?) = (nil, nil)
             for (key, field) in entry.members {
                 let fieldAt = entryAt.appending(key)
                 switch key {
@@ -64,6 +66,8 @@ extension ServeConfiguration {
                     }
                     token = variable
                 case "caFile": caFile = text
+                case "pushPublicKeyFile": push.key = text
+                case "pushIssuer": push.issuer = text
                 default:
                     throw fail(fieldAt, "unknown key '\(key)'; allowed: \(cloudLinkKeys.joined(separator: ", "))")
                 }
@@ -73,6 +77,8 @@ extension ServeConfiguration {
             }
             var link = CloudLinkSettings(name: name, url: url, token: token)
             link.caFile = caFile
+            link.pushPublicKeyFile = push.key
+            link.pushIssuer = push.issuer
             if let seconds = numbers["pollSeconds"] { link.pollInterval = .seconds(seconds) }
             if let seconds = numbers["syncSeconds"] { link.syncInterval = .seconds(seconds) }
             if let seconds = numbers["timeoutSeconds"] { link.timeout = .seconds(seconds) }

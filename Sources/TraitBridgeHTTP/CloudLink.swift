@@ -27,6 +27,11 @@ public struct CloudLinkSettings: Sendable, Hashable {
     public var maxAnswerBytes = 16 << 20
     /// Devices per QUERY request.
     public var queryBatch = 200
+    /// The partner's service-account public key (PEM): it may push Report State and Request Sync
+    /// to this bridge's local Home Graph (`/token`, `/v1/devices:…`) with JWTs signed by its key.
+    public var pushPublicKeyFile: String?
+    /// The `iss` (client_email) its JWTs must carry, when given.
+    public var pushIssuer: String?
 
     public init(name: String, url: String, token: String) {
         self.name = name
@@ -46,6 +51,10 @@ public final class CloudLink: Service, Sendable {
     let client: HTTPClient
     private let executions: AsyncStream<LinkRequest>
     private let continuation: AsyncStream<LinkRequest>.Continuation
+    /// A Request Sync waiting, and when the partner last pushed Report State.
+    private let pushes = Mutex<(syncRequested: Bool, lastPush: ContinuousClock.Instant?)>((false, nil))
+    /// While the partner pushes its states, polling is only a safety net at this interval.
+    var safetyNetInterval: Duration { max(settings.pollInterval * 6, .seconds(60)) }
 
     public init(settings: CloudLinkSettings, bridge: Bridge, logger: Logger) throws {
         self.settings = settings
@@ -84,8 +93,23 @@ public final class CloudLink: Service, Sendable {
         try await client.shutdown()
     }
 
-    /// SYNC, then QUERY on the poll interval and SYNC again on the sync interval; after a failure
-    /// the next try waits 1 s, doubling to the poll interval's tenfold.
+    /// The partner pushed Report State (polling slows to a safety net for ten minutes).
+    func notePush() { pushes.withLock { $0.lastPush = .now } }
+
+    /// The partner asked for a SYNC (Request Sync): it is sent within 100 ms.
+    func requestSync() { pushes.withLock { $0.syncRequested = true } }
+
+    /// Waits `duration`, or less when a Request Sync arrives.
+    private func wait(_ duration: Duration) async {
+        let end = ContinuousClock.now + duration
+        while ContinuousClock.now < end, !Task.isCancelled {
+            if pushes.withLock({ $0.syncRequested }) { return }
+            try? await Task.sleep(for: min(.milliseconds(100), end - .now))
+        }
+    }
+
+    /// SYNC, then QUERY on the poll interval and SYNC again on the sync interval (or when the
+    /// partner asks); after a failure the next try waits 1 s, doubling to the poll interval's tenfold.
     func poll() async {
         var lastSync: ContinuousClock.Instant?
         var delay = Duration.seconds(1)
@@ -94,7 +118,11 @@ public final class CloudLink: Service, Sendable {
         while !Task.isCancelled {
             let now = ContinuousClock.now
             var ok = true
-            if lastSync.map({ now - $0 >= settings.syncInterval }) ?? true {
+            let requested = pushes.withLock { pushes in
+                defer { pushes.syncRequested = false }
+                return pushes.syncRequested
+            }
+            if requested || (lastSync.map({ now - $0 >= settings.syncInterval }) ?? true) {
                 if let answer = await post(Self.intent("SYNC"), intent: "SYNC") {
                     bridge.linkSynced(answer, link: settings.name)
                     lastSync = now
@@ -103,8 +131,10 @@ public final class CloudLink: Service, Sendable {
                 }
             }
             if ok { ok = await query() }
-            delay = ok ? settings.pollInterval : min(delay * 2, settings.pollInterval * 10)
-            try? await Task.sleep(for: ok ? settings.pollInterval : delay)
+            let pushed = pushes.withLock { $0.lastPush.map { ContinuousClock.now - $0 < .seconds(600) } ?? false }
+            let interval = pushed ? safetyNetInterval : settings.pollInterval
+            delay = ok ? interval : min(delay * 2, settings.pollInterval * 10)
+            await wait(ok ? interval : delay)
             if ok { delay = .seconds(1) }
         }
     }

@@ -19,7 +19,7 @@ public enum FulfillmentServer {
     /// base URL once the socket is bound.
     public static func application(
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
-        onListening: @escaping @Sendable (String) -> Void = { _ in }
+        homeGraph: LinkHomeGraph? = nil, onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router()
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
@@ -28,6 +28,11 @@ public enum FulfillmentServer {
         router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
         router.post("oauth/authorize") { request, _ in await pages.login(request) }
         router.post("oauth/token") { request, _ in await pages.token(request) }
+        if let homeGraph, !homeGraph.isEmpty {
+            router.post("token") { request, _ in await homeGraph.token(request) }
+            router.post("v1/devices:reportStateAndNotification") { request, _ in await homeGraph.reportState(request) }
+            router.post("v1/devices:requestSync") { request, _ in await homeGraph.requestSync(request) }
+        }
         let configuration = ApplicationConfiguration(
             address: .hostname(settings.host, port: settings.port), serverName: "TraitBridge")
         let server: HTTPServerBuilder

@@ -23,7 +23,8 @@ struct FulfillmentTests {
         var client: HTTPClient
     }
 
-    func home(accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "") throws -> Home {
+    func home(accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "", port: Int? = nil) throws -> Home
+    {
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -31,7 +32,7 @@ struct FulfillmentTests {
             toFile: folder + "/tokens", atomically: true, encoding: .utf8)
         try "client-secret-for-tests\n".write(toFile: folder + "/client-secret", atomically: true, encoding: .utf8)
         try "correct horse\n".write(toFile: folder + "/password", atomically: true, encoding: .utf8)
-        let port = MosquittoBroker.freeLoopbackPort()
+        let port = port ?? MosquittoBroker.freeLoopbackPort()
         try """
         {"broker": "\(broker.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
          "logLevel": "warning", "commandTimeoutSeconds": 2, \(extra)
@@ -60,9 +61,10 @@ struct FulfillmentTests {
 
     /// Runs `body` on a fresh home and takes it down afterwards, whatever happened.
     func withHome(
-        accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "", _ body: (Home) async throws -> Void
+        accessTokenSeconds: Int = 2, extra: String = "", httpExtra: String = "", port: Int? = nil,
+        _ body: (Home) async throws -> Void
     ) async throws {
-        let home = try home(accessTokenSeconds: accessTokenSeconds, extra: extra, httpExtra: httpExtra)
+        let home = try home(accessTokenSeconds: accessTokenSeconds, extra: extra, httpExtra: httpExtra, port: port)
         var failure: (any Error)?
         do { try await body(home) } catch { failure = error }
         home.serve.stop()
