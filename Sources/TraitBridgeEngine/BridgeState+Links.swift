@@ -50,7 +50,14 @@ extension BridgeState {
     public mutating func applyLinkAnswer(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
-        if summary["status"] == .string("ok") { linkFailures[link] = nil }
+        if summary["status"] == .string("ok") {
+            linkFailures[link] = nil
+        } else {
+            // An answer that cannot be read is a link that does not work: its devices are unknown.
+            let message = summary["message"].flatMap { if case .string(let text) = $0 { text } else { nil } }
+            linkFailed(
+                link, error: "answer refused: \(message ?? "unreadable")", state: .unknown, now: now, effects: &effects)
+        }
         return effects
     }
 
@@ -70,6 +77,7 @@ extension BridgeState {
     ) {
         let since = linkFailures[link] ?? now
         linkFailures[link] = since
+        effects.log(.warning, "cloud link \(link): \(error)", ["tb.link": link])
         let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
         for runtime in cloudDevices.values where runtime.source.instance == link {
             let changed = try? graph.modifyDevice(runtime.target) { device in

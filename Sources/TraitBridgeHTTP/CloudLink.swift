@@ -193,16 +193,16 @@ public final class CloudLink: Service, Sendable {
                 failure = ("\(intent) answered HTTP \(response.status.code)", .offline)
             }
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            failure = ("\(intent) got no answer within \(settings.timeout)", .unknown)
+            failure = ("\(intent) got no answer within \(settings.timeout.components.seconds) s", .unknown)
         } catch {
             failure = ("\(intent) failed: \(Self.describe(error))", .offline)
         }
         return fail(failure)
     }
 
+    /// The bridge logs the failure (with the link's name) and marks the link's traits.
     private func fail(_ failure: (String, TraitConnectivityState)) -> [UInt8]? {
-        logger.warning("cloud link \(settings.name) (\(settings.url)): \(failure.0)")
-        bridge.linkFailed(settings.name, error: failure.0, state: failure.1)
+        bridge.linkFailed(settings.name, error: "\(failure.0) (\(settings.url))", state: failure.1)
         return nil
     }
 
