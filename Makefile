@@ -27,10 +27,12 @@ test-asan: deps
 ## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, the cloud's view merged in):
 ## status, then changes until Ctrl-C. `make demo ARGS=--once` prints the status and exits.
 ## Everything it starts is stopped at the end.
+## CONFIG=debug reuses the test build (CI does, to stay well under its time budget).
 ARGS ?=
+CONFIG ?= release
 demo: deps
-	$(SWIFT) build -c release --product traitbridge
-	.build/release/traitbridge demo $(ARGS)
+	$(SWIFT) build -c $(CONFIG) --product traitbridge
+	.build/$(CONFIG)/traitbridge demo $(ARGS)
 
 bench: deps
 	$(SWIFT) run -c release TraitBridgeBench
