@@ -80,3 +80,36 @@ extension FulfillmentTests {
         brokerA.stop()
     }
 }
+
+extension FulfillmentTests {
+    @Test("cloud link merge: a device A bridges itself and B shares (same IEEE address) is one device on A, mixed")
+    func cloudLinkMerge() async throws {
+        try await withHome { bridgeB in
+            let brokerA = try MosquittoBroker()
+            defer { brokerA.stop() }
+            let folder = bridgeB.folder + "/a"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try "\(Self.staticToken)\n".write(toFile: folder + "/token", atomically: true, encoding: .utf8)
+            try """
+            {"broker": "\(brokerA.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
+             "cloudLinks": [{"name": "b", "url": "\(bridgeB.base)/smarthome", "tokenFile": "\(folder)/token",
+                             "pollSeconds": 1}]}
+            """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+            // A's own zigbee2mqtt sees the same Hall light (the same IEEE address) as B's.
+            let z2mA = try TestMQTTClient(brokerA, subscribe: ["traitbridge/devices/+/state", "traitbridge/devices/+"])
+            let devices = try String(
+                contentsOfFile: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json", encoding: .utf8)
+            try z2mA.publish("zigbee2mqtt/bridge/devices", devices, retain: true)
+            try z2mA.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#, retain: true)
+            let serveA = try ChildProcess(
+                [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
+                logFile: folder + "/serve.log")
+            defer { serveA.stop() }
+            let own = "traitbridge/devices/z2m-0x00158d0001000001/state"
+            let merged = z2mA.waitFor(own, timeout: .seconds(20)) { $0.payloadText.contains(#""mixed""#) }
+            #expect(merged != nil, "A's own Hall light holds B's traits too: \(z2mA.waitFor(own)?.payloadText ?? "")")
+            let second = z2mA.messages.all.last { $0.topic == "traitbridge/devices/c2c-z2m-0x00158d0001000001/state" }
+            #expect(second == nil || second?.payload.isEmpty == true, "no second device for it (or it was cleared)")
+        }
+    }
+}
