@@ -11,7 +11,8 @@ struct CloudLinkHostileTests {
 
     @Test("huge, slow, garbage, wrong shape, 401, errorCode, 10 000 devices, a QUERY gone sour")
     func hostile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hostile-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hostile-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let port = MosquittoBroker.freeLoopbackPort()
@@ -34,11 +35,15 @@ struct CloudLinkHostileTests {
          "logLevel": "info", "cloudLinks": [\(links.joined(separator: ", "))]}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
         let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"], logFile: folder + "/serve.log")
+            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
+            logFile: folder + "/serve.log")
         defer { serve.stop() }
         let watcher = try TestMQTTClient(
-            broker, subscribe: ["traitbridge/bridge/state", "traitbridge/devices/c2c-many-light-9999/state",
-                                "traitbridge/devices/c2c-sour-light-0/state"])
+            broker,
+            subscribe: [
+                "traitbridge/bridge/state", "traitbridge/devices/c2c-many-light-9999/state",
+                "traitbridge/devices/c2c-sour-light-0/state",
+            ])
 
         // The good link's 10 000 devices arrive in spite of the others.
         #expect(
@@ -64,7 +69,10 @@ struct CloudLinkHostileTests {
             log = TestFiles.text(atPath: folder + "/serve.log")
             return expected.allSatisfy { log.contains($0) }
         }
-        #expect(all, "missing: \(expected.filter { !log.contains($0) })\n\(log.split(separator: "\n").filter { $0.contains("slow") }.prefix(5))")
+        #expect(
+            all,
+            "missing: \(expected.filter { !log.contains($0) })\n\(log.split(separator: "\n").filter { $0.contains("slow") }.prefix(5))"
+        )
         #expect(log.contains("payload.devices"), "the wrong shape is named by its JSON path")
         #expect(!log.contains("partner-token-0123456789abcdef"), "the token is never logged")
         #expect(serve.isRunning, "nothing a partner answers stops the bridge")
