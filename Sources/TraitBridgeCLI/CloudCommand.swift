@@ -4,8 +4,8 @@ import ArgumentParser
 struct CloudCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "See what Google is given, and manage the tokens of linked accounts.",
-        subcommands: [CloudPreviewCommand.self, CloudTokensCommand.self]
+        abstract: "See what Google is given, manage linked accounts' tokens, and test cloud links.",
+        subcommands: [CloudPreviewCommand.self, CloudTokensCommand.self, CloudLinkCommand.self]
     )
 }
 

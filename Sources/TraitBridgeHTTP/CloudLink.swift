@@ -48,7 +48,7 @@ public final class CloudLink: Service, Sendable {
     let settings: CloudLinkSettings
     let bridge: Bridge
     let logger: Logger
-    let client: HTTPClient
+    let transport: LinkTransport
     private let executions: AsyncStream<LinkRequest>
     private let continuation: AsyncStream<LinkRequest>.Continuation
     /// A Request Sync waiting, and when the partner last pushed Report State.
@@ -60,12 +60,7 @@ public final class CloudLink: Service, Sendable {
         self.settings = settings
         self.bridge = bridge
         self.logger = logger
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = settings.caFile { tls.trustRoots = .file(caFile) }
-        self.client = HTTPClient(
-            configuration: .init(
-                tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(5), read: settings.timeout.timeAmount)))
+        self.transport = LinkTransport(settings: settings)
         // Bounded: commands beyond 256 waiting are dropped (and answered by the command timeout).
         (executions, continuation) = AsyncStream.makeStream(
             of: LinkRequest.self, bufferingPolicy: .bufferingNewest(256))
@@ -90,7 +85,7 @@ public final class CloudLink: Service, Sendable {
             }
         }
         continuation.finish()
-        try await client.shutdown()
+        await transport.shutdown()
     }
 
     /// The partner pushed Report State (polling slows to a safety net for ten minutes).
@@ -123,7 +118,7 @@ public final class CloudLink: Service, Sendable {
                 return pushes.syncRequested
             }
             if requested || (lastSync.map({ now - $0 >= settings.syncInterval }) ?? true) {
-                if let answer = await post(Self.intent("SYNC"), intent: "SYNC") {
+                if let answer = await post(LinkTransport.intent("SYNC"), intent: "SYNC") {
                     bridge.linkSynced(answer, link: settings.name)
                     lastSync = now
                 } else {
@@ -147,7 +142,8 @@ public final class CloudLink: Service, Sendable {
             let batch = ids[start..<min(ids.count, start + settings.queryBatch)]
             start += settings.queryBatch
             let devices: JSONValue = .array(batch.map { ["id": .string($0)] })
-            guard let answer = await post(Self.intent("QUERY", payload: ["devices": devices]), intent: "QUERY") else {
+            guard let answer = await post(LinkTransport.intent("QUERY", payload: ["devices": devices]), intent: "QUERY")
+            else {
                 return false
             }
             bridge.linkAnswered(answer, link: settings.name)
@@ -155,68 +151,15 @@ public final class CloudLink: Service, Sendable {
         return true
     }
 
-    static func intent(_ name: String, payload: JSONValue? = nil) -> [UInt8] {
-        var input: JSONObject = ["intent": .string("action.devices." + name)]
-        if let payload { input.append("payload", payload) }
-        let request: JSONValue = ["requestId": .string(UUID().uuidString), "inputs": [.object(input)]]
-        return request.serializedBytes()
-    }
-
-    /// POSTs one intent; the answer's bytes, or `nil` after telling the bridge why it failed.
+    /// POSTs one intent; the answer's bytes, or `nil` after telling the bridge why it failed
+    /// (the bridge logs it with the link's name and marks the link's traits).
     func post(_ body: [UInt8], intent: String) async -> [UInt8]? {
-        var request = HTTPClientRequest(url: settings.url)
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(settings.token)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let failure: (String, TraitConnectivityState)
-        do {
-            let response = try await client.execute(request, timeout: settings.timeout.timeAmount)
-            let bytes: ByteBuffer
-            do {
-                bytes = try await response.body.collect(upTo: settings.maxAnswerBytes)
-            } catch {
-                failure = ("\(intent) answer over \(settings.maxAnswerBytes) bytes", .offline)
-                return fail(failure)
-            }
-            switch response.status.code {
-            case 200:
-                let answer = Array(bytes.readableBytesView)
-                if let code = Self.transactionError(answer) {
-                    failure = ("\(intent) answered errorCode \(code)", .offline)
-                    return fail(failure)
-                }
-                return answer
-            case 401, 403:
-                failure = ("token rejected (HTTP \(response.status.code)): give the link a new token", .offline)
-            default:
-                failure = ("\(intent) answered HTTP \(response.status.code)", .offline)
-            }
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            failure = ("\(intent) got no answer within \(settings.timeout.components.seconds) s", .unknown)
-        } catch {
-            failure = ("\(intent) failed: \(Self.describe(error))", .offline)
+        switch await transport.send(body, intent: intent) {
+        case .success(let answer): return answer
+        case .failure(let failure):
+            bridge.linkFailed(settings.name, error: "\(failure.message) (\(settings.url))", state: failure.state)
+            return nil
         }
-        return fail(failure)
-    }
-
-    /// The bridge logs the failure (with the link's name) and marks the link's traits.
-    private func fail(_ failure: (String, TraitConnectivityState)) -> [UInt8]? {
-        bridge.linkFailed(settings.name, error: "\(failure.0) (\(settings.url))", state: failure.1)
-        return nil
-    }
-
-    /// A whole-transaction `payload.errorCode` (authFailure, protocolError…), when the answer has one.
-    static func transactionError(_ answer: [UInt8]) -> String? {
-        guard let root = try? JSONDocument.parse(answer).root else { return nil }
-        return root["payload"]?["errorCode"]?.string
-    }
-
-    static func describe(_ error: any Error) -> String {
-        let text = "\(error)"
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("NIOSSL") || text.contains("handshake") { return "TLS: \(text)" }
-        return text
     }
 }
 

@@ -195,8 +195,8 @@ struct MappingsValidateCommandTests {
                                       responses.
               execute                 Run a Google EXECUTE request through the running
                                       bridge and print the EXECUTE response.
-              cloud                   See what Google is given, and manage the tokens of
-                                      linked accounts.
+              cloud                   See what Google is given, manage linked accounts'
+                                      tokens, and test cloud links.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,

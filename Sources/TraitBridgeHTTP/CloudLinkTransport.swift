@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import FoundationEssentials
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+public import TraitBridgeJSON
+public import TraitBridgeModel
+
+/// How a cloud link speaks HTTP: one POST per intent with the link's bearer token, bounded in size
+/// and time, every failure named in words a user can act on (and with the connectivity it means).
+public struct LinkTransport: Sendable {
+    /// Why a request got no usable answer, and what that makes the link's traits.
+    public struct Failure: Error, Sendable, Hashable {
+        public var message: String
+        public var state: TraitConnectivityState
+    }
+
+    let settings: CloudLinkSettings
+    let client: HTTPClient
+
+    public init(settings: CloudLinkSettings) {
+        self.settings = settings
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = settings.caFile { tls.trustRoots = .file(caFile) }
+        self.client = HTTPClient(
+            configuration: .init(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(5), read: settings.timeout.timeAmount)))
+    }
+
+    public func shutdown() async { try? await client.shutdown() }
+
+    /// POSTs `body` (an intent request); the answer's bytes, or why there is none.
+    public func send(_ body: [UInt8], intent: String) async -> Result<[UInt8], Failure> {
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(settings.token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        func failure(_ message: String, _ state: TraitConnectivityState = .offline) -> Result<[UInt8], Failure> {
+            .failure(Failure(message: message, state: state))
+        }
+        do {
+            let response = try await client.execute(request, timeout: settings.timeout.timeAmount)
+            let bytes: ByteBuffer
+            do {
+                bytes = try await response.body.collect(upTo: settings.maxAnswerBytes)
+            } catch {
+                return failure("\(intent) answer over \(settings.maxAnswerBytes) bytes")
+            }
+            switch response.status.code {
+            case 200:
+                let answer = Array(bytes.readableBytesView)
+                if let code = Self.transactionError(answer) { return failure("\(intent) answered errorCode \(code)") }
+                return .success(answer)
+            case 401, 403:
+                return failure("token rejected (HTTP \(response.status.code)): give the link a new token")
+            default:
+                return failure("\(intent) answered HTTP \(response.status.code)")
+            }
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            return failure("\(intent) got no answer within \(settings.timeout.components.seconds) s", .unknown)
+        } catch {
+            return failure("\(intent) failed: \(Self.describe(error))")
+        }
+    }
+
+    /// `{requestId, inputs: [{intent: "action.devices.<name>", payload}]}`.
+    public static func intent(_ name: String, payload: JSONValue? = nil) -> [UInt8] {
+        var input: JSONObject = ["intent": .string("action.devices." + name)]
+        if let payload { input.append("payload", payload) }
+        let request: JSONValue = ["requestId": .string(UUID().uuidString), "inputs": [.object(input)]]
+        return request.serializedBytes()
+    }
+
+    /// A whole-transaction `payload.errorCode` (authFailure, protocolError…), when the answer has one.
+    static func transactionError(_ answer: [UInt8]) -> String? {
+        guard let root = try? JSONDocument.parse(answer).root else { return nil }
+        return root["payload"]?["errorCode"]?.string
+    }
+
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("NIOSSL") || text.contains("handshake") { return "TLS: \(text)" }
+        return text
+    }
+}
