@@ -19,7 +19,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// query, execute).
     case requests
     /// Cloud-to-cloud readers: a SYNC response, a QUERY/EXECUTE response or Report State, an
-    /// EXECUTE or QUERY request.
+    /// EXECUTE or QUERY request; the SYNC and QUERY answers also as a cloud link's partner sends them.
     case cloudSync = "cloud-sync"
     case cloudQuery = "cloud-query"
     case cloudExecute = "cloud-execute"
@@ -43,8 +43,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .requests:
             world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
-        case .cloudSync: world.importSync(bytes)
-        case .cloudQuery: world.importReports(bytes)
+        case .cloudSync:
+            world.importSync(bytes)
+            world.linkAnswer(bytes)
+        case .cloudQuery:
+            world.importReports(bytes)
+            world.linkAnswer(bytes)
         case .cloudExecute:
             _ = try? world.cloud.parseExecuteRequest(bytes, source: "fuzz")
             _ = try? world.cloud.parseQueryRequest(bytes, source: "fuzz")

@@ -3,8 +3,19 @@ import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeJSON
+import TraitBridgeModel
 
 extension FuzzWorld {
+    /// A cloud link's SYNC and then QUERY answers (the same bytes as both) into a copy of the
+    /// prepared bridge: whatever a partner answers, every publication stays JSON and the link's
+    /// failure marks only its own devices.
+    func linkAnswer(_ bytes: [UInt8]) {
+        var state = prepared
+        Self.check(state.importLinkSync(bytes, link: "fuzz", now: start))
+        Self.check(state.applyLinkAnswer(bytes, link: "fuzz", now: start))
+        Self.check(state.linkFailed("fuzz", error: "fuzz", state: .offline, now: start))
+    }
+
     static let oauth = OAuthSettings(
         clientID: "google", clientSecret: "secret",
         redirectURIs: ["https://oauth-redirect.googleusercontent.com/r/p"], user: "alice", password: "pw")
@@ -13,6 +24,8 @@ extension FuzzWorld {
     /// that echoes the request id, and an EXECUTE is answered exactly once by the time its
     /// commands time out. The same bytes also go through the account-linking readers.
     func fulfill(_ bytes: [UInt8]) {
+        // A JWT a partner presents at the local Home Graph's /token.
+        _ = LinkHomeGraph.parseJWT(String(decoding: bytes, as: UTF8.self))
         let fields = FormFields(bytes)
         precondition(fields.pairs.count <= FormFields.maxFields, "form fields are bounded")
         let linking = AccountLinking(oauth: Self.oauth, staticTokens: StaticTokens(), store: nil)

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import Synchronization
 public import TraitBridgeEngine
-import TraitBridgeJSON
+public import TraitBridgeJSON
 import _CryptoExtras
 
 /// A local Home Graph: the partner clouds this bridge links to push Report State and Request Sync
@@ -128,16 +128,10 @@ public final class LinkHomeGraph: Sendable {
 
     /// The link whose partner signed `jwt` (RS256, not expired, issued by the configured issuer).
     func verify(_ jwt: String, now: Date) -> String? {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard jwt.utf8.count <= 16 * 1024, parts.count == 3,
-            let headerBytes = Self.base64URLDecode(parts[0]), let claimBytes = Self.base64URLDecode(parts[1]),
-            let signature = Self.base64URLDecode(parts[2]),
-            let header = try? JSONDocument.parse(headerBytes).root, header["alg"]?.string == "RS256",
-            let claims = try? JSONDocument.parse(claimBytes).root,
+        guard let (signed, signature, claims) = Self.parseJWT(jwt),
             let expires = claims["exp"]?.double, expires > now.timeIntervalSince1970
         else { return nil }
         if let issued = claims["iat"]?.double, issued > now.timeIntervalSince1970 + 300 { return nil }
-        let signed = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         for partner in partners {
             if let issuer = partner.issuer, claims["iss"]?.string != issuer { continue }
             let valid = partner.key.isValidSignature(
@@ -145,6 +139,19 @@ public final class LinkHomeGraph: Sendable {
             if valid { return partner.link }
         }
         return nil
+    }
+
+    /// An RS256 JWT taken apart: the signed bytes, the signature and the claims; `nil` for
+    /// anything else (at most 16 KiB is read).
+    public static func parseJWT(_ jwt: String) -> (signed: [UInt8], signature: [UInt8], claims: JSON)? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard jwt.utf8.count <= 16 * 1024, parts.count == 3,
+            let headerBytes = Self.base64URLDecode(parts[0]), let claimBytes = Self.base64URLDecode(parts[1]),
+            let signature = Self.base64URLDecode(parts[2]),
+            let header = try? JSONDocument.parse(headerBytes).root, header["alg"]?.string == "RS256",
+            let claims = try? JSONDocument.parse(claimBytes).root, claims.kind == .object
+        else { return nil }
+        return (Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)), signature, claims)
     }
 
     static func base64URLDecode(_ text: Substring) -> [UInt8]? {
