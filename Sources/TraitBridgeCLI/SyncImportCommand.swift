@@ -1,27 +1,34 @@
 import ArgumentParser
 import Foundation
 import TraitBridgeCloud
+import TraitBridgeHTTP
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 
-/// `traitbridge sync import FILE|-`.
-struct SyncImportCommand: ParsableCommand {
+/// `traitbridge sync import FILE|-`, or `--from-link NAME --config FILE`.
+struct SyncImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import the devices of a SYNC response into the running bridge (or check them with --dry-run).",
         discussion: """
-            Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array. A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
+            Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array; with \
+            --from-link, the SYNC a config's cloud link answers now (a one-shot import: the running link keeps its own). A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
 
             Examples:
               traitbridge sync import home-sync.json
               traitbridge sync import --dry-run --json examples/demo-cloud-sync.json
               curl -s … | traitbridge sync import -
+              traitbridge sync import --dry-run --from-link upstairs --config tb.json
             """
     )
 
     @Argument(help: "The SYNC file, or - for standard input.")
-    var file: String
+    var file: String?
+    @Option(help: "Ask the cloud link of this name (in --config) for its SYNC instead of reading a file.")
+    var fromLink: String?
+    @Option(help: "The config file that defines --from-link's link.")
+    var config: String?
     @Flag(help: "Do not talk to a bridge: translate the file and print the devices and problems.")
     var dryRun = false
     @Flag(help: "Print JSON instead of text.")
@@ -30,8 +37,15 @@ struct SyncImportCommand: ParsableCommand {
     var mappings = "mappings"
     @OptionGroup var connection: ConnectionOptions
 
-    func run() throws {
-        let bytes = try BridgeRequest.input(file)
+    func validate() throws {
+        guard (file == nil) != (fromLink == nil) else {
+            throw ValidationError("give a SYNC file (or -), or --from-link NAME --config FILE")
+        }
+        if fromLink != nil && config == nil { throw ValidationError("--from-link needs --config FILE") }
+    }
+
+    func run() async throws {
+        let bytes = try await input()
         if dryRun { return try dryRunImport(bytes) }
         let (answer, root) = try BridgeRequest.json("sync-import", payload: bytes, connection: connection)
         if json {
@@ -45,14 +59,34 @@ struct SyncImportCommand: ParsableCommand {
                 print("\(problem["path"]?.string ?? "$"): \(problem["message"]?.string ?? "")")
             }
         }
-        if (root["problems"]?.elements ?? []).contains(where: { $0["deviceRejected"]?.bool == true }) { throw ExitCode.failure }
+        if (root["problems"]?.elements ?? []).contains(where: { $0["deviceRejected"]?.bool == true }) {
+            throw ExitCode.failure
+        }
+    }
+
+    /// The file's bytes, or the link's SYNC answer.
+    private func input() async throws -> [UInt8] {
+        guard let name = fromLink, let config else { return try BridgeRequest.input(file ?? "-") }
+        guard let link = try CloudLinkCommand.links(config).first(where: { $0.name == name }) else {
+            printError("error: \(config) has no cloud link named '\(name)'")
+            throw ExitCode(2)
+        }
+        let transport = LinkTransport(settings: link)
+        let answer = await transport.send(LinkTransport.intent("SYNC"), intent: "SYNC")
+        await transport.shutdown()
+        switch answer {
+        case .success(let bytes): return bytes
+        case .failure(let failure):
+            printError("error: link \(name): \(failure.message) (\(link.url))")
+            throw ExitCode.failure
+        }
     }
 
     private func dryRunImport(_ bytes: [UInt8]) throws {
         let c2c = try CloudCLI.load(mappings)
         let result: SyncImport
         do {
-            result = try c2c.importSync(bytes, source: file, now: Date())
+            result = try c2c.importSync(bytes, source: file ?? "link \(fromLink ?? "")", now: Date())
         } catch {
             printError("error: \(error)")
             throw ExitCode.failure
@@ -65,18 +99,29 @@ struct SyncImportCommand: ParsableCommand {
                 object.append("c2cId", .string(imported.origin.c2cID))
                 object.append("name", .string(imported.device.name))
                 object.setIfPresent("roomHint", imported.origin.roomHint.map { .string($0) })
-                object.append("types", .array(imported.device.deviceTypes.map { type in
-                    ["key": .string(type.key), "type": .string(type.typeID.description), "traits": .array(type.traits.map { .string($0.traitID.description) })]
-                }))
+                object.append(
+                    "types",
+                    .array(
+                        imported.device.deviceTypes.map { type in
+                            [
+                                "key": .string(type.key), "type": .string(type.typeID.description),
+                                "traits": .array(type.traits.map { .string($0.traitID.description) }),
+                            ]
+                        }))
                 devices.append(.object(object))
             }
             let problems: [JSONValue] = result.problems.map {
-                ["path": .string($0.path.description), "message": .string($0.message), "deviceRejected": .bool($0.rejectsDevice)]
+                [
+                    "path": .string($0.path.description), "message": .string($0.message),
+                    "deviceRejected": .bool($0.rejectsDevice),
+                ]
             }
             print(JSONValue.object(["devices": .array(devices), "problems": .array(problems)]).serialized(.pretty))
         } else {
             for imported in result.devices {
-                let types = imported.device.deviceTypes.map { "\($0.typeID) [\($0.traits.map(\.traitID.description).joined(separator: ", "))]" }
+                let types = imported.device.deviceTypes.map {
+                    "\($0.typeID) [\($0.traits.map(\.traitID.description).joined(separator: ", "))]"
+                }
                 let room = imported.origin.roomHint.map { " in \($0)" } ?? ""
                 print("\(imported.device.id)  \(imported.device.name)\(room): \(types.joined(separator: "; "))")
             }
