@@ -38,7 +38,7 @@ bench: deps
 	$(SWIFT) run -c release TraitBridgeBench
 
 ## Coverage-guided fuzzing (libFuzzer + AddressSanitizer) of every entry point that takes outside
-## bytes, FUZZ_SECONDS per target (CI: 30). Corpora and crashers are kept in Fuzz/; see Fuzz/README.md.
+## bytes, FUZZ_SECONDS per target (CI: 20). Corpora and crashers are kept in Fuzz/; see Fuzz/README.md.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 fuzz: deps

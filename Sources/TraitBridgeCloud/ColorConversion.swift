@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TraitBridgeModel
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Google's spectrum colours (`spectrumRgb` 0xRRGGBB, `spectrumHsv` degrees and 0…1) and Matter's
 /// hue and saturation (0…254). Code, not table data: the conversion is arithmetic on three channels.
@@ -16,7 +17,8 @@ enum ColorConversion {
     /// Matter hue and saturation from model numbers, clamped to 0…254; `nil` for NaN or ±infinity.
     static func matter(hue: Double, saturation: Double) -> HueSaturation? {
         guard hue.isFinite, saturation.isFinite else { return nil }
-        return HueSaturation(hue: Int64(min(254, max(0, hue)).rounded()), saturation: Int64(min(254, max(0, saturation)).rounded()))
+        return HueSaturation(
+            hue: Int64(min(254, max(0, hue)).rounded()), saturation: Int64(min(254, max(0, saturation)).rounded()))
     }
 
     /// `nil` for NaN or ±infinity (a SYNC or EXECUTE can carry 1e400).
@@ -29,26 +31,18 @@ enum ColorConversion {
 
     /// Google's `spectrumRgb` as a number from outside: `nil` unless it is a whole 0…0xFFFFFF.
     static func fromRGB(number: Double) -> HueSaturation? {
-        guard let rgb = FiniteNumber.int64(rounding: number), rgb == Int64(exactly: number), (0...0xFF_FFFF).contains(rgb) else {
+        guard let rgb = FiniteNumber.int64(rounding: number), rgb == Int64(exactly: number),
+            (0...0xFF_FFFF).contains(rgb)
+        else {
             return nil
         }
         return fromRGB(rgb)
     }
 
     static func fromRGB(_ rgb: Int64) -> HueSaturation {
-        let r = Double((rgb >> 16) & 0xFF) / 255, g = Double((rgb >> 8) & 0xFF) / 255, b = Double(rgb & 0xFF) / 255
-        let high = max(r, g, b), low = min(r, g, b), delta = high - low
-        var hue = 0.0
-        if delta > 0 {
-            if high == r {
-                hue = 60 * ((g - b) / delta).truncatingRemainder(dividingBy: 6)
-            } else if high == g {
-                hue = 60 * ((b - r) / delta + 2)
-            } else {
-                hue = 60 * ((r - g) / delta + 4)
-            }
-        }
-        return fromHSV(hue: hue, saturation: high == 0 ? 0 : delta / high) ?? HueSaturation(hue: 0, saturation: 0)  // finite here
+        let color = ColorSpace.hueSaturation(
+            red: Double((rgb >> 16) & 0xFF), green: Double((rgb >> 8) & 0xFF), blue: Double(rgb & 0xFF))
+        return color.flatMap { fromHSV(hue: $0.hue, saturation: $0.saturation) } ?? HueSaturation(hue: 0, saturation: 0)
     }
 
     /// Degrees and 0…1 saturation of Matter hue and saturation.
@@ -59,17 +53,8 @@ enum ColorConversion {
     /// 0xRRGGBB at full value.
     static func toRGB(_ color: HueSaturation) -> Int64 {
         let (hue, saturation) = toHSV(color)
-        let c = saturation, x = c * (1 - abs((hue / 60).truncatingRemainder(dividingBy: 2) - 1)), m = 1 - c
-        let (r, g, b): (Double, Double, Double)
-        switch hue {
-        case ..<60: (r, g, b) = (c, x, 0)
-        case ..<120: (r, g, b) = (x, c, 0)
-        case ..<180: (r, g, b) = (0, c, x)
-        case ..<240: (r, g, b) = (0, x, c)
-        case ..<300: (r, g, b) = (x, 0, c)
-        default: (r, g, b) = (c, 0, x)
-        }
-        let channel = { (v: Double) in Int64(((v + m) * 255).rounded()) }
+        guard let (r, g, b) = ColorSpace.rgb(.init(hue: hue, saturation: saturation)) else { return 0 }
+        let channel = { (v: Double) in FiniteNumber.int64(rounding: v * 255) ?? 0 }
         return channel(r) << 16 | channel(g) << 8 | channel(b)
     }
 }

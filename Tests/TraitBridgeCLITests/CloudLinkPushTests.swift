@@ -11,28 +11,12 @@ import TraitBridgeTesting
 /// makes A ask for a SYNC at once. B authenticates with a service-account JWT that A checks with
 /// the public key its link names.
 extension FulfillmentTests {
-    /// An RSA key pair made by openssl: `name`.pem (private, PKCS#8) and `name`.pub.pem.
-    func makeKeyPair(_ name: String, in folder: String) throws {
-        for arguments in [
-            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(folder)/\(name).pem"],
-            ["pkey", "-in", "\(folder)/\(name).pem", "-pubout", "-out", "\(folder)/\(name).pub.pem"],
-        ] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = arguments
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            #expect(openssl.terminationStatus == 0, "openssl \(arguments[0])")
-        }
-    }
-
     @Test("cloud link push: B's Report State updates A at once; B's Request Sync brings its new device to A")
     func cloudLinkPush() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-push-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try makeKeyPair("b", in: folder)
+        try TestTools.makeKeyPair("b", in: folder)
         let (portA, portB) = (MosquittoBroker.freeLoopbackPort(), MosquittoBroker.freeLoopbackPort())
         let privateKey = TestFiles.text(atPath: folder + "/b.pem").trimmingCharacters(in: .whitespacesAndNewlines)
         try """

@@ -9,26 +9,12 @@ import TraitBridgeTesting
 /// Google calls only https: `serve` with `http.tls` answers over TLS with the configured
 /// certificate (made by openssl for the test, trusted by the test's client) and not in cleartext.
 extension FulfillmentTests {
-    /// A self-signed certificate for 127.0.0.1 and its key, in `folder`.
-    func makeCertificate(in folder: String) throws {
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        #expect(openssl.terminationStatus == 0, "openssl made the certificate")
-    }
-
     @Test("https: SYNC over TLS with the configured certificate; cleartext on that port gets no answer")
     func tls() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try makeCertificate(in: folder)
+        try TestTools.makeCertificate(in: folder)
         let section = #""tls": {"certFile": "\#(folder)/cert.pem", "keyFile": "\#(folder)/key.pem"},"#
         try await withHome(httpExtra: section) { home in
             var configuration = TLSConfiguration.makeClientConfiguration()

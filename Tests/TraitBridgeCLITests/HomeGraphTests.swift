@@ -24,33 +24,21 @@ final class HomeGraphReceiver: Sendable {
         self.folder = folder
         // openssl makes the throw-away key: swift-crypto's RSA key generation leaks a bignum
         // (LeakSanitizer), and the bridge only ever reads keys.
-        for arguments in [
-            ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", folder + "/private.pem"],
-            ["pkey", "-in", folder + "/private.pem", "-pubout", "-out", folder + "/public.pem"],
-        ] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            openssl.arguments = arguments
-            try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw ReceiverError(message: "openssl \(arguments[0]) failed") }
-        }
+        try TestTools.makeKeyPair("private", in: folder)
         privateKeyPEM = TestFiles.text(atPath: folder + "/private.pem")
         port = MosquittoBroker.freeLoopbackPort()
         var script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         script.appendPathComponent("Fixtures/home-graph-receiver.py")
         process = try ChildProcess(
-            ["/usr/bin/python3", script.path, "\(port)", folder + "/public.pem", Self.email, folder + "/events.jsonl"],
+            [
+                "/usr/bin/python3", script.path, "\(port)", folder + "/private.pub.pem", Self.email,
+                folder + "/events.jsonl",
+            ],
             logFile: folder + "/receiver.log")
         #expect(eventually { MosquittoBroker.canConnect(port: port) }, "the receiver listens")
     }
 
     static let email = "bridge@test-project.iam.gserviceaccount.com"
-
-    struct ReceiverError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
-    }
 
     /// The service-account key file a bridge needs to call this receiver.
     func keyFile() -> String {

@@ -64,16 +64,7 @@ enum CloudHome {
     /// Runs ../shared/tools/c2c-validate with `arguments`; the exit status and output.
     static func validate(_ arguments: [String]) throws -> (status: Int32, output: String) {
         guard let shared = CloudFixtures.paths.shared else { return (-1, "no ../shared") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [shared + "/tools/c2c-validate"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        return try TestTools.c2cValidate(shared, arguments)
     }
 
     static func write(_ bytes: [UInt8], name: String) throws -> String {

@@ -103,16 +103,8 @@ struct HomeAssistantParityTests {
         for arguments in [
             ["sync", folder + "/sync.json"], ["query", folder + "/query.json", "--sync", folder + "/sync.json"],
         ] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [shared + "/tools/c2c-validate"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(arguments[0]): \(output)")
+            let (status, output) = try TestTools.c2cValidate(shared, arguments)
+            #expect(status == 0, "\(arguments[0]): \(output)")
         }
     }
 
