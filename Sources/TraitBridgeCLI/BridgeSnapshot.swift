@@ -17,6 +17,8 @@ struct BridgeSnapshot: Sendable {
     var states: [String: JSON]
     /// Device id → its description payload.
     var descriptions: [String: JSON]
+    /// The cloud links on `<prefix>/bridge/health`, by name: devices, state, since, error.
+    var links: [(name: String, health: JSON)] = []
 
     enum ReadError: Error, CustomStringConvertible {
         case unreachable(String, String)
@@ -24,8 +26,10 @@ struct BridgeSnapshot: Sendable {
 
         var description: String {
             switch self {
-            case .unreachable(let broker, let reason): "cannot reach the broker at \(broker): \(reason); check --broker (and that it runs)"
-            case .incomplete(let broker): "the broker at \(broker) did not deliver the retained state in time; try again"
+            case .unreachable(let broker, let reason):
+                "cannot reach the broker at \(broker): \(reason); check --broker (and that it runs)"
+            case .incomplete(let broker):
+                "the broker at \(broker) did not deliver the retained state in time; try again"
             }
         }
     }
@@ -41,6 +45,8 @@ struct BridgeSnapshot: Sendable {
         for (topic, payload) in messages where !payload.isEmpty {
             if topic == prefix + "/bridge/state" {
                 bridgeState = String(decoding: payload, as: UTF8.self)
+            } else if topic == prefix + "/bridge/health", let json = try? JSONDocument.parse(payload).root {
+                links = (json["links"]?.members ?? []).map { ($0.key, $0.value) }
             } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
                 let rest = String(topic.dropFirst(devices.count))
                 if rest.hasSuffix("/state") {
@@ -55,8 +61,10 @@ struct BridgeSnapshot: Sendable {
     /// Reads the snapshot, or prints why not and exits 3 (broker not reachable).
     static func readOrExit(_ connection: ConnectionOptions) throws -> BridgeSnapshot {
         do {
-            return try read(connection.clientConfiguration(clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
-                            prefix: connection.prefix, timeout: .seconds(connection.timeout))
+            return try read(
+                connection.clientConfiguration(
+                    clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+                prefix: connection.prefix, timeout: .seconds(connection.timeout))
         } catch let error as ReadError {
             printError("error: \(error)")
             throw ExitCode(3)
@@ -68,7 +76,9 @@ struct BridgeSnapshot: Sendable {
     /// exit 4 — also when a name fits several devices.
     func deviceID(_ device: String, prefix: String) throws -> String {
         let ids = states.keys.sorted()
-        if let id = ids.first(where: { $0 == device }) ?? ids.first(where: { states[$0]?["name"]?.string == device }) { return id }
+        if let id = ids.first(where: { $0 == device }) ?? ids.first(where: { states[$0]?["name"]?.string == device }) {
+            return id
+        }
         let wanted = NameRules.comparisonKey(device)
         let loose = ids.filter { NameRules.comparisonKey(states[$0]?["name"]?.string ?? "") == wanted }
         if loose.count == 1 { return loose[0] }
@@ -83,25 +93,42 @@ struct BridgeSnapshot: Sendable {
     static func read(broker: String, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
         let url: BrokerURL
         do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
-        return try read(MQTTClientConfiguration(broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
-                        prefix: prefix, timeout: timeout)
+        return try read(
+            MQTTClientConfiguration(
+                broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+            prefix: prefix, timeout: timeout)
     }
 
-    static func read(_ configuration: MQTTClientConfiguration, prefix: String, timeout: Duration = .seconds(5)) throws -> BridgeSnapshot {
+    static func read(_ configuration: MQTTClientConfiguration, prefix: String, timeout: Duration = .seconds(5)) throws
+        -> BridgeSnapshot
+    {
         let url = configuration.broker
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "status"))"
         let collected = Collected()
         let client = try MQTTClient(
             configuration: configuration,
             onMessage: { collected.add($0, marker: marker) },
-            onEvent: { event in if case .connectFailed(let reason, _) = event { collected.fail(reason) } else if case .refused(let reason) = event { collected.fail(reason) } })
-        for filter in ["\(prefix)/bridge/state", "\(prefix)/devices/+", "\(prefix)/devices/+/state", marker] { client.subscribe(filter, qos: 1) }
+            onEvent: { event in
+                if case .connectFailed(let reason, _) = event {
+                    collected.fail(reason)
+                } else if case .refused(let reason) = event {
+                    collected.fail(reason)
+                }
+            })
+        for filter in [
+            "\(prefix)/bridge/state", "\(prefix)/bridge/health", "\(prefix)/devices/+", "\(prefix)/devices/+/state",
+            marker,
+        ] {
+            client.subscribe(filter, qos: 1)
+        }
         client.start()
         defer { client.stop() }
         let deadline = ContinuousClock.now + timeout
         while !client.isConnected {
             if let failure = collected.failure { throw ReadError.unreachable(url.description, failure) }
-            guard ContinuousClock.now < deadline else { throw ReadError.unreachable(url.description, "no answer within \(timeout)") }
+            guard ContinuousClock.now < deadline else {
+                throw ReadError.unreachable(url.description, "no answer within \(timeout)")
+            }
             Thread.sleep(forTimeInterval: 0.01)
         }
         _ = try? client.publish(marker, text: "done", qos: 1)

@@ -20,7 +20,10 @@ struct StatusCommand: ParsableCommand {
     @Argument(help: "Device ids or names (default: every device).")
     var devices: [String] = []
     @OptionGroup var connection: ConnectionOptions
-    @Flag(help: "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}}.")
+    @Flag(
+        help:
+            "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}}."
+    )
     var json = false
 
     func run() throws {
@@ -32,9 +35,28 @@ struct StatusCommand: ParsableCommand {
             rows = rows.filter { wanted.contains($0.id) }
         }
         if json {
-            print(StatusRow.json(rows, bridge: snapshot.bridgeState).serialized(.pretty), terminator: "")
+            var root = StatusRow.json(rows, bridge: snapshot.bridgeState)
+            if !snapshot.links.isEmpty, case .object(var object) = root {
+                var links = JSONObject()
+                for (name, health) in snapshot.links { links.append(name, health.value) }
+                object.append("links", .object(links))
+                root = .object(object)
+            }
+            print(root.serialized(.pretty), terminator: "")
         } else {
-            print(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: prefix, style: .standardOutput), terminator: "")
+            print(
+                StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: prefix, style: .standardOutput),
+                terminator: "")
+            for (name, health) in snapshot.links { print(Self.linkLine(name, health)) }
         }
+    }
+
+    /// `cloud link b: 3 devices, ok` or `cloud link b: 3 devices, FAILING since …: error`.
+    static func linkLine(_ name: String, _ health: JSON) -> String {
+        let count = health["devices"]?.int64 ?? 0
+        let devices = "\(count) device\(count == 1 ? "" : "s")"
+        guard health["state"]?.string == "failing" else { return "cloud link \(name): \(devices), ok" }
+        let since = health["since"]?.string ?? "?"
+        return "cloud link \(name): \(devices), FAILING since \(since): \(health["error"]?.string ?? "no reason given")"
     }
 }

@@ -92,7 +92,7 @@ extension BridgeState {
     }
 
     /// `<prefix>/bridge/health` (retained): the limits, what each refused since start, and how
-    /// many devices each source holds.
+    /// many devices each source holds, and each cloud link's health.
     public func healthPayload() -> [UInt8] {
         var limits = JSONObject()
         for (name, value) in configuration.limits.named { limits.append(name, .int(Int64(value))) }
@@ -109,10 +109,11 @@ extension BridgeState {
         pending.append("messages", .int(Int64(self.pending.count)))
         pending.append("bytes", .int(Int64(self.pending.bytes)))
         pending.append("commands", .int(Int64(pendingCommands.count)))
-        let root: JSONObject = [
+        var root: JSONObject = [
             "limits": .object(limits), "refused": .object(refused), "devices": .object(devices),
             "pending": .object(pending),
         ]
+        if !configuration.cloudLinks.isEmpty { root.append("links", .object(linkHealth())) }
         return JSONValue.object(root).serializedBytes()
     }
 

@@ -42,7 +42,8 @@ extension BridgeState {
         for problem in result.problems.prefix(20) {
             effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
         }
-        linkFailures[link] = nil
+        if linkFailures.removeValue(forKey: link) != nil || !result.devices.isEmpty { isHealthChanged = true }
+        publishHealthIfChanged(effects: &effects)
         return effects
     }
 
@@ -51,7 +52,10 @@ extension BridgeState {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
-            linkFailures[link] = nil
+            if linkFailures.removeValue(forKey: link) != nil {
+                isHealthChanged = true
+                publishHealthIfChanged(effects: &effects)
+            }
         } else {
             // An answer that cannot be read is a link that does not work: its devices are unknown.
             let message = summary["message"].flatMap { if case .string(let text) = $0 { text } else { nil } }
@@ -75,8 +79,9 @@ extension BridgeState {
     mutating func linkFailed(
         _ link: String, error: String, state: TraitConnectivityState, now: Date, effects: inout BridgeEffects
     ) {
-        let since = linkFailures[link] ?? now
-        linkFailures[link] = since
+        let since = linkFailures[link]?.since ?? now
+        if linkFailures[link]?.error != error { isHealthChanged = true }
+        linkFailures[link] = (since, error)
         effects.log(.warning, "cloud link \(link): \(error)", ["tb.link": link])
         let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
         for runtime in cloudDevices.values where runtime.source.instance == link {
@@ -85,6 +90,25 @@ extension BridgeState {
             }
             if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
         }
+        publishHealthIfChanged(effects: &effects)
+    }
+
+    /// Each configured link on the health topic: its devices, and whether it fails, since when, why.
+    func linkHealth() -> JSONObject {
+        var links = JSONObject()
+        for link in configuration.cloudLinks.sorted() {
+            var entry = JSONObject()
+            entry.append("devices", .int(Int64(cloudDevices.values.filter { $0.source.instance == link }.count)))
+            if let failure = linkFailures[link] {
+                entry.append("state", "failing")
+                entry.append("since", .string(failure.since.formatted(.iso8601)))
+                entry.append("error", .string(failure.error))
+            } else {
+                entry.append("state", "ok")
+            }
+            links.append(link, .object(entry))
+        }
+        return links
     }
 
     /// The cloud ids of a link's devices, for its QUERY.

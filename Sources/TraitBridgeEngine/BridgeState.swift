@@ -50,8 +50,8 @@ public struct BridgeState: Sendable {
     var pendingCommands: [PendingCommand] = []
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
-    /// Since when each failing cloud link has failed (cleared by its next good answer).
-    var linkFailures: [String: Date] = [:]
+    /// Since when each failing cloud link has failed, and its last error (cleared by its next good answer).
+    var linkFailures: [String: (since: Date, error: String)] = [:]
     /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
     /// ``CloudRuntime/target`` inverted, kept in step by `setCloudRuntime`.
     var cloudByTarget: [DeviceID: Set<String>] = [:]

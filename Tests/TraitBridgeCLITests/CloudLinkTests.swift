@@ -42,6 +42,9 @@ extension FulfillmentTests {
         }
         #expect(state?.payloadText.contains(#""remote""#) == true, "\(state?.payloadText ?? "no state")")
 
+        let healthy = try CommandRunner.run(["status", "--broker", brokerA.url])
+        #expect(healthy.standardOutput.contains("cloud link b: 3 devices, ok"), "\(healthy.standardOutput)")
+
         // A command on A reaches the device behind B; B's pretend zigbee2mqtt answers; A confirms.
         try watcher.publish(
             "traitbridge/devices/\(light)/set", #"{"id":"link-1","trait":"matter.OnOff","command":"on"}"#)
@@ -61,6 +64,11 @@ extension FulfillmentTests {
             offline?.payloadText.contains("link b: SYNC failed: connection refused") == true
                 || offline?.payloadText.contains("link b: QUERY failed: connection refused") == true,
             "\(offline?.payloadText ?? "still not offline")")
+        let failing = try CommandRunner.run(["status", "--broker", brokerA.url])
+        #expect(
+            failing.standardOutput.contains("cloud link b: 3 devices, FAILING since")
+                && failing.standardOutput.contains("connection refused"), "\(failing.standardOutput)")
+
         // B restarted: the link's next good answer brings the light back.
         let restartedB = try ChildProcess(
             [CommandRunner.executable.path, "serve", "--config", bridgeB.folder + "/config.json"],
