@@ -22,7 +22,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Flag(
         help:
-            "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}}."
+            "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}, and \"links\": {name: health} when the bridge has cloud links}."
     )
     var json = false
 

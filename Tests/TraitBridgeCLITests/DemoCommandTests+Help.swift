@@ -78,7 +78,8 @@ extension DemoCommandTests {
           --json                  Print JSON: {"bridge": …, "devices": [{"id", "name",
                                   "room", "type", "connectivityState",
                                   "dataSourceLocality", "lastUpdate", "reason"}],
-                                  "summary": {…}}.
+                                  "summary": {…}, and "links": {name: health} when the
+                                  bridge has cloud links}.
           --version               Show the version.
           -h, --help              Show help information.
 
