@@ -20,15 +20,17 @@ extension BridgeState {
             linkFailed(link, error: "SYNC answer refused: \(error)", state: .unknown, now: now, effects: &effects)
             return effects
         }
+        let listed = Set(result.devices.map(\.origin.c2cID))
         result.devices.removeAll { item in
-            guard let held = cloudDevices[item.origin.c2cID], held.source.instance != link else { return false }
+            guard let held = cloudDevices[item.origin.c2cID] else { return false }
+            // Said again as it was (every scheduled SYNC): kept as it is, values and connectivity too.
+            if held.source.instance == link { return held.origin == item.origin }
             effects.log(
                 .warning,
                 "link \(link): device id '\(item.origin.c2cID)' is already held by \(held.source.instance); not imported",
                 ["tb.link": link])
             return true
         }
-        let listed = Set(result.devices.map(\.origin.c2cID))
         for (c2cID, runtime) in cloudDevices.sorted(by: { $0.key < $1.key })
         where runtime.source.instance == link && !listed.contains(c2cID) {
             setCloudRuntime(c2cID, nil)
@@ -37,6 +39,7 @@ extension BridgeState {
                 refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
             }
             effects.log(.info, "link \(link): \(c2cID) is gone from its SYNC", ["tb.link": link])
+            isHealthChanged = true
         }
         _ = importCloud(result, now: now, persist: false, effects: &effects)
         for problem in result.problems.prefix(20) {
