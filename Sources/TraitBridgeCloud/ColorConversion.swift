@@ -18,7 +18,8 @@ enum ColorConversion {
     static func matter(hue: Double, saturation: Double) -> HueSaturation? {
         guard hue.isFinite, saturation.isFinite else { return nil }
         return HueSaturation(
-            hue: Int64(min(254, max(0, hue)).rounded()), saturation: Int64(min(254, max(0, saturation)).rounded()))
+            hue: FiniteNumber.int64(rounding: min(254, max(0, hue))) ?? 0,
+            saturation: FiniteNumber.int64(rounding: min(254, max(0, saturation))) ?? 0)
     }
 
     /// `nil` for NaN or ±infinity (a SYNC or EXECUTE can carry 1e400).
@@ -26,7 +27,9 @@ enum ColorConversion {
         guard degrees.isFinite, saturation.isFinite else { return nil }
         let wrapped = degrees.truncatingRemainder(dividingBy: 360)
         let hue = (wrapped < 0 ? wrapped + 360 : wrapped) / 360 * 254
-        return HueSaturation(hue: Int64(hue.rounded()), saturation: Int64((min(1, max(0, saturation)) * 254).rounded()))
+        return HueSaturation(
+            hue: FiniteNumber.int64(rounding: hue) ?? 0,
+            saturation: FiniteNumber.int64(rounding: min(1, max(0, saturation)) * 254) ?? 0)
     }
 
     /// Google's `spectrumRgb` as a number from outside: `nil` unless it is a whole 0…0xFFFFFF.
