@@ -160,16 +160,28 @@ extension GoogleC2C {
         return nil
     }
 
-    /// The EXECUTE request for one command on a cloud device, for an external relay to deliver.
+    /// Google's commands whose params may carry a `followUpToken` (their schemas say so): a
+    /// partner may answer PENDING and report the outcome later in a Report State notification.
+    public static let followUpCommands: Set<String> = ["OpenClose", "LockUnlock", "ArmDisarm", "TestNetworkSpeed"]
+
+    /// The EXECUTE request for one command on a cloud device, for an external relay or a cloud link
+    /// to deliver; `challenge` is the user's answer to the partner's challenge, `followUpToken`
+    /// names the command in a follow-up (only for ``followUpCommands``).
     public func relayRequest(
-        origin: CloudDeviceOrigin, command: String, params: [String: AttributeValue], requestID: String
+        origin: CloudDeviceOrigin, command: String, params: [String: AttributeValue], requestID: String,
+        challenge: JSONValue? = nil, followUpToken: String? = nil
     ) -> JSONValue {
         var device = JSONObject()
         device.append("id", .string(origin.c2cID))
         if let custom = origin.customData { device.append("customData", custom) }
         var execution = JSONObject()
         execution.append("command", .string(Self.commandPrefix + command))
-        execution.append("params", .object(Self.object(params)))
+        var parameters = Self.object(params)
+        if let followUpToken, Self.followUpCommands.contains(command) {
+            parameters.append("followUpToken", .string(followUpToken))
+        }
+        execution.append("params", .object(parameters))
+        if let challenge { execution.append("challenge", challenge) }
         let payload: JSONValue = ["commands": [["devices": [.object(device)], "execution": [.object(execution)]]]]
         return ["requestId": .string(requestID), "inputs": [["intent": "action.devices.EXECUTE", "payload": payload]]]
     }

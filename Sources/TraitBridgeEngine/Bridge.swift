@@ -124,6 +124,21 @@ public final class Bridge: Sendable {
         state.withLock { perform($0.applyLinkAnswer(body, link: link, now: Date())) }
     }
 
+    /// A link's answer to the EXECUTE request `requestID` arrived: it settles that command.
+    public func linkExecuted(_ body: [UInt8], link: String, requestID: String) {
+        state.withLock { perform($0.applyLinkExecute(body, link: link, requestID: requestID, now: Date())) }
+    }
+
+    /// A link's EXECUTE request got no answer: its command ends with `error`.
+    public func linkRequestFailed(_ requestID: String, link: String, error: String) {
+        state.withLock { perform($0.linkRequestFailed(requestID, link: link, error: error, now: Date())) }
+    }
+
+    /// The links now configured (added or removed while the bridge runs).
+    public func setCloudLinks(_ links: Set<String>) {
+        state.withLock { perform($0.setCloudLinks(links, now: Date())) }
+    }
+
     /// A link's request failed; its devices' traits take `state` with the link's reason.
     public func linkFailed(_ link: String, error: String, state connectivity: TraitConnectivityState) {
         state.withLock { perform($0.linkFailed(link, error: error, state: connectivity, now: Date())) }

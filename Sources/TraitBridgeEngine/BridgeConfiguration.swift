@@ -28,6 +28,9 @@ public struct BridgeConfiguration: Sendable {
     }
     /// How long a command waits for the device's echo before it is reported `assumed`.
     public var commandTimeout: Duration
+    /// How long a command a partner cloud answered PENDING waits for its follow-up (a garage
+    /// door takes its time) before it is reported `assumed`.
+    public var followUpTimeout: Duration = .seconds(60)
     /// Bounds on what outside input can make the bridge hold (devices, bytes, pending work).
     public var limits = BridgeLimits()
     /// How many messages for not-yet-discovered topics are kept (the newest per topic).
@@ -238,13 +241,16 @@ public struct BridgeEffects: Sendable {
     }
 }
 
-/// An EXECUTE request body (Google's shape) for the cloud link `link`.
+/// An EXECUTE request body (Google's shape) for the cloud link `link`; its answer goes back to
+/// the bridge with `requestID` (``Bridge/linkExecuted(_:link:requestID:)``).
 public struct LinkRequest: Sendable, Hashable {
     public var link: String
+    public var requestID: String
     public var body: [UInt8]
 
-    public init(link: String, body: [UInt8]) {
+    public init(link: String, requestID: String, body: [UInt8]) {
         self.link = link
+        self.requestID = requestID
         self.body = body
     }
 }

@@ -61,17 +61,21 @@ extension BridgeState {
             let family = { (write: AttributeUpdate) in device?.trait(at: write.address)?.source?.family }
             let cloudWrites = writes.filter { family($0) == GoogleC2C.family }
             let pluginWrites = writes.filter { family($0) != GoogleC2C.family }
-            let relayedCommands = try cloudCommands(cloudWrites, invocations: relayed, on: deviceID)
+            let relayedCommands = try cloudCommands(
+                cloudWrites, invocations: relayed, on: deviceID, challenge: command.challenge)
             var outgoing = relayedCommands.outgoing
-            effects.linkRequests += relayedCommands.links
             outgoing += try sourceCommands(pluginWrites, on: deviceID)
+            effects.linkRequests += relayedCommands.links.map(\.request)
             effects.publications += outgoing
             var expected: [PendingCommand.AttributeUpdateKey: AttributeValue] = [:]
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }
-            let pending = PendingCommand(
+            var pending = PendingCommand(
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
                 deadline: .now + configuration.commandTimeout, sink: sink)
-            if expected.isEmpty {
+            for planned in relayedCommands.links {
+                pending.openLinkRequests[planned.request.requestID] = planned.covers
+            }
+            if expected.isEmpty && pending.openLinkRequests.isEmpty {
                 finish(pending, status: "assumed", device: device, effects: &effects)  // nothing to echo (a relayed google command)
             } else {
                 pendingCommands.append(pending)
@@ -195,13 +199,21 @@ extension BridgeState {
         var remaining = pendingCommands
         remaining.removeAll { pending in
             guard pending.deviceID == id else { return false }
+            // A command of google invocations only (nothing to echo) ends with its link's answer.
+            if pending.expected.isEmpty { return false }
+            // Over a cloud link the partner's answer decides (a state from before it is stale),
+            // unless it answered PENDING: then the state that follows is as good as the follow-up.
+            if !pending.openLinkRequests.isEmpty && !pending.awaitsFollowUp { return false }
             let matched = pending.expected.allSatisfy { key, value in
+                if pending.vouched.contains(key) { return true }
                 guard let reported = device.trait(at: key.address)?.attributes[key.attribute] else { return false }
                 guard let metadata = try? catalog.attributeMetadata(key.address.traitID, key.attribute) else {
                     return reported == value
                 }
                 guard let wanted = ValuePipeline.fit(value, to: metadata) else { return false }
-                if let a = reported.numericValue, let b = wanted.numericValue {
+                if let a = reported.numericValue, let b = wanted.numericValue,
+                    metadata.format != .enumeration && metadata.format != .bitmap
+                {
                     // xy comes back rounded to 4 decimals (zigbee2mqtt, Home Assistant): 0.002 of 65536.
                     let tolerance: Double = key.attribute == "currentX" || key.attribute == "currentY" ? 131 : 1
                     return abs(a - b) <= tolerance
@@ -221,15 +233,19 @@ extension BridgeState {
         var remaining = pendingCommands
         remaining.removeAll { pending in
             guard pending.deadline <= instant else { return false }
-            finish(pending, status: "assumed", device: graph.devices[pending.deviceID], effects: &effects)
+            let note =
+                pending.awaitsFollowUp
+                ? "the partner cloud answered PENDING and sent no follow-up within "
+                    + "\(configuration.followUpTimeout.components.seconds) s" : nil
+            finish(pending, status: "assumed", device: graph.devices[pending.deviceID], note: note, effects: &effects)
             return true
         }
         pendingCommands = remaining
     }
 
     /// A command ended (confirmed or assumed): its result on the MQTT result topic, or its EXECUTE outcome.
-    private mutating func finish(
-        _ pending: PendingCommand, status: String, device: Device?, effects: inout BridgeEffects
+    mutating func finish(
+        _ pending: PendingCommand, status: String, device: Device?, note: String? = nil, effects: inout BridgeEffects
     ) {
         guard case .resultTopic(let topic) = pending.sink else {
             if case .execute(let job, let c2cID) = pending.sink {
@@ -242,6 +258,7 @@ extension BridgeState {
         var result = JSONObject()
         result.setIfPresent("id", pending.correlationID.map { .string($0) })
         result["status"] = .string(status)
+        result.setIfPresent("message", note.map { .string($0) })
         var values = JSONObject()
         var requested = JSONObject()
         for (key, value) in pending.expected.sorted(by: {
@@ -258,7 +275,7 @@ extension BridgeState {
     }
 
     /// A command was refused: an error result, or an EXECUTE outcome with Google's errorCode.
-    private mutating func finish(
+    mutating func finish(
         _ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure,
         effects: inout BridgeEffects
     ) {
@@ -275,6 +292,8 @@ extension BridgeState {
         result["status"] = .string("error")
         result["code"] = .string(failure.code.rawValue)
         result["message"] = .string(failure.message)
+        result.setIfPresent("errorCode", failure.errorCode.map { .string($0) })
+        result.setIfPresent("challenge", failure.challenge.map { .string($0) })
         effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
         effects.log(
             .notice, "refused command: \(failure.message)",

@@ -158,10 +158,12 @@ extension BridgeState {
                 case .valueOutOfRange: "valueOutOfRange"
                 case .notSupported: "functionNotSupported"
                 case .protocolError, .invalidValue: "protocolError"
+                case .challengeNeeded: "challengeNeeded"
+                case .partnerError: failure.errorCode ?? "hardError"
                 }
             return ExecuteOutcome(
                 c2cID: c2cID, status: failure.code == .deviceOffline ? .offline : .error, errorCode: code,
-                debugString: failure.message)
+                debugString: failure.message, challengeNeeded: failure.challenge)
         }
         guard status == "confirmed", let cloud, let input = cloudExportInput(deviceID) else {
             return ExecuteOutcome(c2cID: c2cID, status: .pending)
@@ -170,20 +172,28 @@ extension BridgeState {
     }
 }
 
+/// An EXECUTE request for a cloud link, with the values of the command it covers.
+struct PlannedLinkRequest {
+    var request: LinkRequest
+    var covers: Set<PendingCommand.AttributeUpdateKey>
+}
+
 extension BridgeState {
-    /// Writes on traits the cloud feeds, and google commands, as EXECUTE requests on
-    /// `<prefix>/cloud/execute` for an external relay to deliver (its answer comes back on
-    /// `<prefix>/cloud/response` and confirms the command like any state report).
-    func cloudCommands(
+    /// Writes on traits the cloud feeds, and google commands, as EXECUTE requests: over the
+    /// device's cloud link when it came from one (each request numbered; its answer settles the
+    /// command), else on `<prefix>/cloud/execute` for an external relay to deliver (its answer
+    /// comes back on `<prefix>/cloud/response` and confirms the command like any state report).
+    mutating func cloudCommands(
         _ writes: [AttributeUpdate],
-        invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID
-    ) throws(CommandFailure) -> (outgoing: [Outgoing], links: [LinkRequest]) {
+        invocations: [(address: TraitAddress, command: String, arguments: [String: AttributeValue])], on id: DeviceID,
+        challenge: JSONValue? = nil
+    ) throws(CommandFailure) -> (outgoing: [Outgoing], links: [PlannedLinkRequest]) {
         guard !writes.isEmpty || !invocations.isEmpty else { return ([], []) }
         guard let cloud, let device = graph.devices[id] else {
             throw CommandFailure(.notSupported, "no Cloud-to-cloud table is loaded")
         }
         var outgoing: [Outgoing] = []
-        var links: [LinkRequest] = []
+        var links: [PlannedLinkRequest] = []
         func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
             let source = device.trait(at: address)?.source
             guard let runtime = cloudDevices.values.first(where: { $0.source == source }) else {
@@ -191,13 +201,26 @@ extension BridgeState {
             }
             return runtime.origin
         }
-        // A cloud link's device is sent its EXECUTE over the link; others go to the MQTT relay.
-        func send(_ request: JSONValue, _ address: TraitAddress) {
-            let body = request.serializedBytes()
+        typealias Key = PendingCommand.AttributeUpdateKey
+        func send(_ address: TraitAddress, _ command: String, _ params: [String: AttributeValue], covers: Set<Key>)
+            throws(CommandFailure)
+        {
+            let origin = try origin(address)
             if let link = device.trait(at: address)?.source?.instance, configuration.cloudLinks.contains(link) {
-                links.append(LinkRequest(link: link, body: body))
+                nextLinkRequest += 1
+                let requestID = "tb-link-\(nextLinkRequest)"
+                let request = cloud.relayRequest(
+                    origin: origin, command: command, params: params, requestID: requestID, challenge: challenge,
+                    followUpToken: requestID)
+                links.append(
+                    PlannedLinkRequest(
+                        request: LinkRequest(link: link, requestID: requestID, body: request.serializedBytes()),
+                        covers: covers))
             } else {
-                outgoing.append(Outgoing(topic: cloudExecuteTopic, payload: body, isRetained: false, qos: 1))
+                let request = cloud.relayRequest(
+                    origin: origin, command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)")
+                outgoing.append(
+                    Outgoing(topic: cloudExecuteTopic, payload: request.serializedBytes(), isRetained: false, qos: 1))
             }
         }
         var byAddress: [TraitAddress: [String: AttributeValue]] = [:]
@@ -211,16 +234,10 @@ extension BridgeState {
                     .notSupported,
                     "no Cloud-to-cloud command sets \(values.keys.sorted().joined(separator: ", ")) on \(address)")
             }
-            let request = cloud.relayRequest(
-                origin: try origin(address), command: command, params: params, requestID: "tb-\(id.rawValue)-\(command)"
-            )
-            send(request, address)
+            try send(address, command, params, covers: Set(values.keys.map { Key(address: address, attribute: $0) }))
         }
         for invocation in invocations {
-            let request = cloud.relayRequest(
-                origin: try origin(invocation.address), command: invocation.command, params: invocation.arguments,
-                requestID: "tb-\(id.rawValue)-\(invocation.command)")
-            send(request, invocation.address)
+            try send(invocation.address, invocation.command, invocation.arguments, covers: [])
         }
         return (outgoing, links)
     }

@@ -31,16 +31,7 @@ extension BridgeState {
                 ["tb.link": link])
             return true
         }
-        for (c2cID, runtime) in cloudDevices.sorted(by: { $0.key < $1.key })
-        where runtime.source.instance == link && !listed.contains(c2cID) {
-            setCloudRuntime(c2cID, nil)
-            detachCloud(runtime, effects: &effects)
-            if !runtime.isStandalone {
-                refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
-            }
-            effects.log(.info, "link \(link): \(c2cID) is gone from its SYNC", ["tb.link": link])
-            isHealthChanged = true
-        }
+        dropLinkDevices(link, keeping: listed, why: "is gone from its SYNC", now: now, effects: &effects)
         _ = importCloud(result, now: now, persist: false, effects: &effects)
         for problem in result.problems.prefix(20) {
             effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
@@ -50,10 +41,42 @@ extension BridgeState {
         return effects
     }
 
+    /// The devices of `link` that are not in `keeping` go (the partner no longer lists them, or
+    /// the link itself went).
+    mutating func dropLinkDevices(
+        _ link: String, keeping: Set<String>, why: String, now: Date, effects: inout BridgeEffects
+    ) {
+        for (c2cID, runtime) in cloudDevices.sorted(by: { $0.key < $1.key })
+        where runtime.source.instance == link && !keeping.contains(c2cID) {
+            setCloudRuntime(c2cID, nil)
+            detachCloud(runtime, effects: &effects)
+            if !runtime.isStandalone {
+                refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
+            }
+            effects.log(.info, "link \(link): \(c2cID) \(why)", ["tb.link": link])
+            isHealthChanged = true
+        }
+    }
+
+    /// The links the bridge now has (links added or removed while it runs): a removed link's
+    /// devices go, and its commands are no longer sent.
+    public mutating func setCloudLinks(_ links: Set<String>, now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        for gone in configuration.cloudLinks.subtracting(links).sorted() {
+            dropLinkDevices(gone, keeping: [], why: "went with its link", now: now, effects: &effects)
+            linkFailures.removeValue(forKey: gone)
+        }
+        if configuration.cloudLinks != links { isHealthChanged = true }
+        configuration.cloudLinks = links
+        publishHealthIfChanged(effects: &effects)
+        return effects
+    }
+
     /// A link's QUERY or EXECUTE answer: values and connectivity of that link's devices only.
     public mutating func applyLinkAnswer(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
+        handleLinkNotifications(body, link: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
             if linkFailures.removeValue(forKey: link) != nil {
                 isHealthChanged = true

@@ -13,7 +13,7 @@ import TraitBridgeStore
 /// (swift-nio's state-machine style). So every rule of the bridge is tested without a broker,
 /// and the runtime only adds threads and sockets.
 public struct BridgeState: Sendable {
-    public let configuration: BridgeConfiguration
+    public internal(set) var configuration: BridgeConfiguration
     public let catalog: Catalog
     /// The source plug-ins, in claim order; a route or a trait's source names one by index.
     var plugins: [any SourcePlugin]
@@ -60,6 +60,8 @@ public struct BridgeState: Sendable {
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
+    /// Numbers the EXECUTE requests sent over cloud links (request id and follow-up token).
+    var nextLinkRequest = 0
     /// When the recent wrong PINs were given (at most `challengeRules.maxFailedPins` kept).
     var pinFailures: [Date] = []
 

@@ -1,4 +1,4 @@
-import TraitBridgeJSON
+public import TraitBridgeJSON
 public import TraitBridgeModel
 import TraitBridgeMapping
 
@@ -12,7 +12,8 @@ import TraitBridgeMapping
 ///             {"trait": "matter.LevelControl", "attribute": "currentLevel", "value": 200}]}
 /// ```
 /// `deviceType` is needed only when two device types hold the trait. Several writes in one
-/// command become one message to the device.
+/// command become one message to the device. `"challenge": {"ack": true}` or `{"pin": "1234"}`
+/// answers a partner cloud that asked for the user's yes or PIN (it travels in the link's EXECUTE).
 public struct UnifiedCommand: Sendable {
     public enum Action: Sendable {
         case invoke(trait: TraitID, deviceTypeKey: String?, command: String, arguments: [String: AttributeValue])
@@ -22,10 +23,13 @@ public struct UnifiedCommand: Sendable {
     /// The caller's correlation id, echoed in the result.
     public var correlationID: String?
     public var actions: [Action]
+    /// The user's answer to a partner's challenge: Google's `challenge` object, `{ack}` or `{pin}`.
+    public var challenge: JSONValue?
 
-    public init(correlationID: String?, actions: [Action]) {
+    public init(correlationID: String?, actions: [Action], challenge: JSONValue? = nil) {
         self.correlationID = correlationID
         self.actions = actions
+        self.challenge = challenge
     }
 
     /// Parses a command; the error is a sentence for the result's `message`.
@@ -61,7 +65,18 @@ public struct UnifiedCommand: Sendable {
             }
         }
         guard !actions.isEmpty else { return .failure(CommandFailure(.protocolError, "\"writes\" is empty", correlationID)) }
-        return .success(UnifiedCommand(correlationID: correlationID, actions: actions))
+        var challenge: JSONValue?
+        if let given = root["challenge"] {
+            if given["ack"]?.bool == true, given.members.count == 1 {
+                challenge = ["ack": true]
+            } else if let pin = given["pin"]?.string, given.members.count == 1, (1...32).contains(pin.utf8.count) {
+                challenge = ["pin": .string(pin)]
+            } else {
+                let message = "\"challenge\" must be {\"ack\": true} or {\"pin\": \"<1 to 32 characters>\"}"
+                return .failure(CommandFailure(.protocolError, message, correlationID))
+            }
+        }
+        return .success(UnifiedCommand(correlationID: correlationID, actions: actions, challenge: challenge))
     }
 }
 
@@ -69,11 +84,19 @@ public struct UnifiedCommand: Sendable {
 public struct CommandFailure: Error, Sendable, Hashable {
     public enum Code: String, Sendable {
         case notSupported, valueOutOfRange, deviceOffline, deviceNotFound, protocolError, invalidValue
+        /// A partner cloud wants the user's yes (`ackNeeded`) or PIN first: send again with `challenge`.
+        case challengeNeeded
+        /// A partner cloud refused the command with an errorCode of Google's (in `errorCode`).
+        case partnerError
     }
 
     public var code: Code
     public var message: String
     public var correlationID: String?
+    /// The partner's errorCode (Google's words), when a partner cloud refused.
+    public var errorCode: String?
+    /// With `challengeNeeded`: `ackNeeded`, `pinNeeded` or `challengeFailedPinNeeded`.
+    public var challenge: String?
 
     public init(_ code: Code, _ message: String, _ correlationID: String? = nil) {
         self.code = code
@@ -89,6 +112,13 @@ struct PendingCommand: Sendable {
     var expected: [AttributeUpdateKey: AttributeValue]
     var deadline: ContinuousClock.Instant
     var sink: CommandSink
+    /// EXECUTE requests sent over cloud links and not yet answered SUCCESS, by request id (also
+    /// the follow-up token), with the values each one covers.
+    var openLinkRequests: [String: Set<AttributeUpdateKey>] = [:]
+    /// Values a partner's SUCCESS vouched for (its states may not carry them).
+    var vouched: Set<AttributeUpdateKey> = []
+    /// A partner answered PENDING: the result waits for its follow-up (or the follow-up timeout).
+    var awaitsFollowUp = false
 
     struct AttributeUpdateKey: Sendable, Hashable {
         var address: TraitAddress

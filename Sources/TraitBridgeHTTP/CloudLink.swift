@@ -75,9 +75,7 @@ public final class CloudLink: Service, Sendable {
                 group.addTask {
                     for await request in self.executions {
                         if Task.isCancelled { break }
-                        if let answer = await self.post(request.body, intent: "EXECUTE") {
-                            self.bridge.linkAnswered(answer, link: self.settings.name)
-                        }
+                        await self.execute(request)
                     }
                 }
                 await group.next()
@@ -149,6 +147,18 @@ public final class CloudLink: Service, Sendable {
             bridge.linkAnswered(answer, link: settings.name)
         }
         return true
+    }
+
+    /// One EXECUTE: its answer settles the command; no answer ends it with the reason (and
+    /// marks the link's traits as any failed request does).
+    func execute(_ request: LinkRequest) async {
+        switch await transport.send(request.body, intent: "EXECUTE") {
+        case .success(let answer):
+            bridge.linkExecuted(answer, link: settings.name, requestID: request.requestID)
+        case .failure(let failure):
+            bridge.linkRequestFailed(request.requestID, link: settings.name, error: failure.message)
+            bridge.linkFailed(settings.name, error: "\(failure.message) (\(settings.url))", state: failure.state)
+        }
     }
 
     /// POSTs one intent; the answer's bytes, or `nil` after telling the bridge why it failed
