@@ -26,6 +26,7 @@ struct CommandCommand: ParsableCommand {
     var arguments: [String] = []
     @Option(help: "The device type key, when several device types hold the trait.")
     var deviceType: String?
+    @OptionGroup var challenge: ChallengeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
@@ -44,6 +45,6 @@ struct CommandCommand: ParsableCommand {
             values[String(argument[..<equals])] = CommandSender.value(String(argument[argument.index(after: equals)...]))
         }
         object["arguments"] = .object(values)
-        try CommandSender.send(object, to: device, connection: connection)
+        try CommandSender.send(object, to: device, challenge: challenge, connection: connection)
     }
 }

@@ -9,8 +9,38 @@ enum CommandSender {
         (try? JSONDocument.parse(text).root.value) ?? .string(text)
     }
 
-    static func send(_ command: JSONObject, to device: String, connection: ConnectionOptions) throws {
+    static func send(
+        _ command: JSONObject, to device: String, challenge: ChallengeOptions, connection: ConnectionOptions
+    ) throws {
         let id = try BridgeSnapshot.readOrExit(connection).deviceID(device, prefix: connection.prefix)
+        var command = command
+        command.setIfPresent("challenge", challenge.challenge)
+        var outcome = try sendOnce(command, to: id, connection: connection)
+        // A partner cloud that wants the user's yes or PIN: asked once at a terminal, then sent again.
+        if outcome["code"]?.string == "challengeNeeded", let type = outcome["challenge"]?.string,
+            let answer = ChallengeOptions.ask(type, what: device)
+        {
+            command["challenge"] = answer
+            outcome = try sendOnce(command, to: id, connection: connection)
+        }
+        let status = outcome["status"]?.string ?? "?"
+        if status == "error" {
+            let code = outcome["code"]?.string ?? "error"
+            printError("\(code): \(outcome["message"]?.string ?? "")")
+            throw code == "deviceNotFound" ? ExitCode(4) : ExitCode.failure
+        }
+        let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
+        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
+        switch status {
+        case "confirmed": print("confirmed: \(values)")
+        default:
+            let why = outcome["message"]?.string ?? "the device has not echoed it yet"
+            print("assumed: sent \(values); \(why)")
+        }
+    }
+
+    /// Publishes the command once and waits for its outcome.
+    private static func sendOnce(_ command: JSONObject, to id: String, connection: ConnectionOptions) throws -> JSON {
         var command = command
         let correlation = MQTTClientConfiguration.uniqueClientID(prefix: "cli")
         command["id"] = .string(correlation)
@@ -21,7 +51,7 @@ enum CommandSender {
         client.subscribe(resultTopic, qos: 1)
         client.start()
         defer { client.stop() }
-        let deadline = ContinuousClock.now + .seconds(connection.timeout)
+        var deadline = ContinuousClock.now + .seconds(connection.timeout)
         while !client.isConnected && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         guard client.isConnected else {
             printError("error: cannot reach the broker \(connection.brokerForDisplay) within \(connection.timeout) s")
@@ -37,24 +67,23 @@ enum CommandSender {
                 throw ExitCode.failure
             }
             outcome = results.find(correlation)
+            // PENDING from a partner cloud: the outcome comes with its follow-up, later.
+            if let interim = outcome, interim["status"]?.string == "pending" {
+                if !results.notedPending {
+                    results.notedPending = true
+                    printError("pending: \(interim["message"]?.string ?? "")")
+                    let wait = Int(interim["waitSeconds"]?.int64.map { min(max($0, 0), 3600) } ?? 60)
+                    deadline = max(deadline, ContinuousClock.now + .seconds(wait + 5))
+                }
+                outcome = nil
+            }
             if outcome == nil { Thread.sleep(forTimeInterval: 0.01) }
         }
         guard let outcome else {
             printError("error: no outcome within \(connection.timeout) s; is the bridge running (traitbridge status)?")
             throw ExitCode(3)
         }
-        let status = outcome["status"]?.string ?? "?"
-        if status == "error" {
-            let code = outcome["code"]?.string ?? "error"
-            printError("\(code): \(outcome["message"]?.string ?? "")")
-            throw code == "deviceNotFound" ? ExitCode(4) : ExitCode.failure
-        }
-        let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
-        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
-        switch status {
-        case "confirmed": print("confirmed: \(values)")
-        default: print("assumed: sent \(values); the device has not echoed it yet")
-        }
+        return outcome
     }
 
     private final class Results: @unchecked Sendable {
@@ -63,9 +92,14 @@ enum CommandSender {
 
         func add(_ message: MQTTMessage) { lock.withLock { payloads.append(message.payload) } }
 
+        var notedPending = false
+
+        /// The final outcome for `correlation` when there is one, else a `pending` note, else `nil`.
         func find(_ correlation: String) -> JSON? {
             lock.withLock {
-                payloads.lazy.compactMap { try? JSONDocument.parse($0).root }.first { $0["id"]?.isString(correlation) == true }
+                let mine = payloads.lazy.compactMap { try? JSONDocument.parse($0).root }
+                    .filter { $0["id"]?.isString(correlation) == true }
+                return mine.first { $0["status"]?.string != "pending" } ?? mine.first
             }
         }
     }

@@ -23,6 +23,7 @@ struct SetCommand: ParsableCommand {
     var assignment: String
     @Option(help: "The device type key, when several device types hold the trait.")
     var deviceType: String?
+    @OptionGroup var challenge: ChallengeOptions
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
@@ -36,6 +37,6 @@ struct SetCommand: ParsableCommand {
         object["trait"] = .string(String(assignment[..<dot]))
         object["attribute"] = .string(String(assignment[assignment.index(after: dot)..<equals]))
         object["value"] = CommandSender.value(String(assignment[assignment.index(after: equals)...]))
-        try CommandSender.send(object, to: device, connection: connection)
+        try CommandSender.send(object, to: device, challenge: challenge, connection: connection)
     }
 }

@@ -45,6 +45,16 @@ extension BridgeState {
                 pending.sink, deviceID: pending.deviceID, correlationID: pending.correlationID, failure: failure,
                 effects: &effects)
         case .pending:
+            if !pending.awaitsFollowUp, case .resultTopic(let topic) = pending.sink {
+                // Said once, so a waiting caller knows to wait for the follow-up.
+                var interim = JSONObject()
+                interim.setIfPresent("id", pending.correlationID.map { .string($0) })
+                interim.append("status", "pending")
+                let seconds = configuration.followUpTimeout.components.seconds
+                interim.append("message", .string("the partner cloud is carrying it out; the outcome follows (≤ \(seconds) s)"))
+                interim.append("waitSeconds", .int(seconds))
+                effects.publish(topic, JSONValue.object(interim).serializedBytes(), retain: false)
+            }
             pending.awaitsFollowUp = true
             pending.deadline = max(pending.deadline, .now + configuration.followUpTimeout)
             pendingCommands[index] = pending

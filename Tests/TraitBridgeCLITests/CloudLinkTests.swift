@@ -13,7 +13,10 @@ extension FulfillmentTests {
         try await withHome { bridgeB in try await cloudLink(bridgeB) }
     }
 
-    func cloudLink(_ bridgeB: Home) async throws {
+    /// Bridge A: its own broker, linked to B (`link` adds fields to the link's entry).
+    func startA(linkedTo bridgeB: Home, link: String = "") throws -> (
+        broker: MosquittoBroker, serve: ChildProcess, folder: String
+    ) {
         let brokerA = try MosquittoBroker()
         let folder = bridgeB.folder + "/a"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -22,11 +25,16 @@ extension FulfillmentTests {
         {"broker": "\(brokerA.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
          "logLevel": "info", "commandTimeoutSeconds": 5,
          "cloudLinks": [{"name": "b", "url": "\(bridgeB.base)/smarthome", "tokenFile": "\(folder)/token",
-                         "pollSeconds": 1, "timeoutSeconds": 3}]}
+                         "pollSeconds": 1, "timeoutSeconds": 8 \(link)}]}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
         let serveA = try ChildProcess(
             [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
             logFile: folder + "/serve.log")
+        return (brokerA, serveA, folder)
+    }
+
+    func cloudLink(_ bridgeB: Home) async throws {
+        let (brokerA, serveA, folder) = try startA(linkedTo: bridgeB)
         defer { serveA.stop() }
         let watcher = try TestMQTTClient(
             brokerA,

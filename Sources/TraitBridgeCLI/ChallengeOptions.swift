@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeJSON
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--ack` and `--pin`: the user's answer when a partner cloud asks for a confirmation or a PIN
+/// before it runs a command (Google's secondary user verification). Without them, a terminal
+/// is asked; anything else is told which flag to add.
+struct ChallengeOptions: ParsableArguments {
+    @Flag(help: "Confirm a command the partner cloud asks the user to confirm (ackNeeded).")
+    var ack = false
+    @Option(help: "The PIN a partner cloud asks for (pinNeeded). A terminal is asked when it is not given.")
+    var pin: String?
+
+    /// The `challenge` object for the command, if a flag gave one.
+    var challenge: JSONValue? {
+        if let pin { return ["pin": .string(pin)] }
+        return ack ? ["ack": true] : nil
+    }
+
+    /// Asks the terminal for the answer to `type` (`ackNeeded`, `pinNeeded`,
+    /// `challengeFailedPinNeeded`); `nil` when there is no terminal or the user declines.
+    static func ask(_ type: String, what: String) -> JSONValue? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        if type == "ackNeeded" {
+            FileHandle.standardError.write(Data("\(what): the partner asks you to confirm. Go ahead? [y/N] ".utf8))
+            guard let line = readLine(), ["y", "yes"].contains(line.lowercased()) else { return nil }
+            return ["ack": true]
+        }
+        let prompt = type == "challengeFailedPinNeeded" ? "Wrong PIN; PIN for \(what): " : "PIN for \(what): "
+        guard let entered = getpass(prompt), let pin = String(validatingCString: entered), !pin.isEmpty else { return nil }
+        return ["pin": .string(pin)]
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+/// A partner's secondary user verification and PENDING answers, end to end: A's CLI commands B's
+/// lock through the link; B asks for the PIN, the CLI says to add `--pin`; with it B runs the
+/// command and answers PENDING (its pretend lock is slow), and A confirms when the lock's new
+/// state reaches it.
+extension FulfillmentTests {
+    @Test("cloud link challenge: the partner's pinNeeded → the CLI asks for --pin; PENDING → confirmed later")
+    func cloudLinkChallenge() async throws {
+        let pinFile = FileManager.default.temporaryDirectory.appendingPathComponent("tb-pin-\(UUID().uuidString)").path
+        try "\(Self.pin)\n".write(toFile: pinFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: pinFile) }
+        try await withHome(httpExtra: #""challenge": {"pinFile": "\#(pinFile)"},"#) { bridgeB in
+            let z2m = try addLock(bridgeB)
+            let (brokerA, serveA, folder) = try startA(linkedTo: bridgeB)
+            defer {
+                serveA.stop()
+                brokerA.stop()
+            }
+            let lock = "c2c-\(Self.lock)"
+            let watcher = try TestMQTTClient(brokerA, subscribe: ["traitbridge/devices/\(lock)/state"])
+            #expect(
+                watcher.waitFor("traitbridge/devices/\(lock)/state", timeout: .seconds(20)) {
+                    $0.payloadText.contains(#""connectivityState":"online""#)
+                } != nil, "A bridges B's lock")
+
+            let asked = try CommandRunner.run([
+                "command", lock, "matter.DoorLock.unlockDoor", "--broker", brokerA.url, "--timeout", "20",
+            ])
+            #expect(asked.exitCode == 1, "\(asked.standardOutput)\(asked.standardError)")
+            #expect(
+                asked.standardError.contains("challengeNeeded: cloud link b asks for the PIN")
+                    && asked.standardError.contains("--pin"), "\(asked.standardError)")
+            let sets = { z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Front door lock/set" }.count }
+            #expect(sets() == 0, "nothing reached the lock without the PIN")
+
+            // The pretend lock turns only after B has answered PENDING (B's command timeout is 2 s).
+            let turner = Task {
+                guard z2m.waitFor("zigbee2mqtt/Front door lock/set", timeout: .seconds(20)) != nil else { return }
+                try await Task.sleep(for: .seconds(3))
+                try z2m.publish(
+                    "zigbee2mqtt/Front door lock", #"{"state":"UNLOCK","lock_state":"unlocked"}"#, retain: true)
+            }
+            let unlocked = try CommandRunner.run([
+                "command", lock, "matter.DoorLock.unlockDoor", "--pin", Self.pin, "--broker", brokerA.url,
+                "--timeout", "20",
+            ])
+            try await turner.value
+            #expect(unlocked.exitCode == 0, "\(unlocked.standardOutput)\(unlocked.standardError)")
+            #expect(unlocked.standardError.contains("pending: the partner cloud is carrying it out"))
+            #expect(unlocked.standardOutput.contains("confirmed:"), "\(unlocked.standardOutput)")
+            #expect(sets() == 1)
+            let log = TestFiles.text(atPath: folder + "/serve.log")
+            #expect(!log.contains(Self.pin), "the PIN is never logged on A")
+        }
+    }
+}
