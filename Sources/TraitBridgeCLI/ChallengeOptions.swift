@@ -31,7 +31,9 @@ struct ChallengeOptions: ParsableArguments {
             return ["ack": true]
         }
         let prompt = type == "challengeFailedPinNeeded" ? "Wrong PIN; PIN for \(what): " : "PIN for \(what): "
-        guard let entered = getpass(prompt), let pin = String(validatingCString: entered), !pin.isEmpty else { return nil }
+        guard let entered = getpass(prompt), let pin = String(validatingCString: entered), !pin.isEmpty else {
+            return nil
+        }
         return ["pin": .string(pin)]
     }
 }

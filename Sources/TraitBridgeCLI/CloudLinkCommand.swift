@@ -3,54 +3,99 @@ import Foundation
 import TraitBridgeCloud
 import TraitBridgeHTTP
 import TraitBridgeJSON
+import TraitBridgeStore
 
-/// `traitbridge cloud link list|test`: the partner clouds a config file links to, and whether one
-/// answers as Google's partners must.
+/// `traitbridge cloud link add|list|show|remove|test`: the partner clouds the bridge links to —
+/// kept in the registry (added and removed while `serve` runs) or written in a config file.
 struct CloudLinkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "link",
-        abstract: "List the cloud links of a config file, or test one (SYNC and QUERY, with timings).",
-        subcommands: [CloudLinkListCommand.self, CloudLinkTestCommand.self]
+        abstract: "Add, list, show, remove or test the partner clouds the bridge links to.",
+        subcommands: [
+            CloudLinkAddCommand.self, CloudLinkListCommand.self, CloudLinkShowCommand.self,
+            CloudLinkRemoveCommand.self, CloudLinkTestCommand.self,
+        ]
     )
 
-    static func links(_ path: String) throws -> [CloudLinkSettings] {
-        do { return try ServeConfiguration.load(path: path).cloudLinks } catch {
-            printError("error: \(error)")
-            throw ExitCode(2)
+    /// A link and where it is defined.
+    struct Found {
+        var settings: CloudLinkSettings
+        var origin: String
+    }
+
+    /// The config file's links (when given), then the registry's that the config does not name.
+    static func links(config: String?, dataDir: String?) throws -> [Found] {
+        var found: [Found] = []
+        if let config {
+            do {
+                found = try ServeConfiguration.load(path: config).cloudLinks.map { Found(settings: $0, origin: config) }
+            } catch {
+                printError("error: \(error)")
+                throw ExitCode(2)
+            }
         }
+        let store = try CloudTokensListCommand.openStore(dataDir)
+        let rows: [(name: String, settings: [UInt8])]
+        do { rows = try store.cloudLinks() } catch {
+            printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        for row in rows where !found.contains(where: { $0.settings.name == row.name }) {
+            do {
+                found.append(
+                    Found(settings: try CloudLinkSettings(name: row.name, stored: row.settings), origin: "registry"))
+            } catch {
+                printError("warning: \(error)")
+            }
+        }
+        return found
+    }
+
+    static func link(_ name: String, config: String?, dataDir: String?) throws -> Found {
+        guard let found = try links(config: config, dataDir: dataDir).first(where: { $0.settings.name == name }) else {
+            let place = config.map { "\($0) or the registry" } ?? "the registry"
+            printError("error: \(place) has no cloud link named '\(name)' (traitbridge cloud link list)")
+            throw ExitCode(4)
+        }
+        return found
     }
 }
 
-/// `traitbridge cloud link list --config FILE`.
+/// `traitbridge cloud link list [--config FILE] [--data-dir DIR]`.
 struct CloudLinkListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the cloud links of a config file: name, URL, poll and sync intervals, pushes.",
+        abstract: "List the cloud links: name, URL, poll and sync intervals, pushes, and where each is defined.",
         discussion: """
             Examples:
+              traitbridge cloud link list
               traitbridge cloud link list --config /etc/traitbridge.json
             """
     )
 
-    @Option(help: "The config file whose cloudLinks are listed.")
-    var config: String
+    @Option(help: "A config file whose cloudLinks are listed too.")
+    var config: String?
+    @Option(help: "Folder of the registry database (default: as serve's).")
+    var dataDir: String?
 
     func run() throws {
-        let links = try CloudLinkCommand.links(config)
+        let links = try CloudLinkCommand.links(config: config, dataDir: dataDir)
         guard !links.isEmpty else {
-            print("no cloud links in \(config)")
+            print("no cloud links (add one: traitbridge cloud link add NAME --url URL --token-file FILE)")
             return
         }
-        for link in links {
+        for found in links {
+            let link = found.settings
             let push = link.pushPublicKeyFile == nil ? "polled" : "pushes to this bridge"
+            let auth = link.oauth == nil ? "token" : "OAuth"
             print(
                 "\(link.name)  \(link.url)  every \(link.pollInterval.components.seconds) s, "
-                    + "SYNC every \(link.syncInterval.components.seconds) s, \(push)")
+                    + "SYNC every \(link.syncInterval.components.seconds) s, \(push), \(auth), \(found.origin)")
         }
     }
 }
 
-/// `traitbridge cloud link test NAME --config FILE`: SYNC, then QUERY of what the SYNC listed.
+/// `traitbridge cloud link test NAME`: SYNC, then QUERY of what the SYNC listed.
 struct CloudLinkTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
@@ -60,24 +105,32 @@ struct CloudLinkTestCommand: AsyncParsableCommand {
             Exit 1 when the partner does not answer both, or its SYNC rejects a device.
 
             Examples:
+              traitbridge cloud link test upstairs
               traitbridge cloud link test upstairs --config /etc/traitbridge.json
             """
     )
 
-    @Argument(help: "The link's name in the config file.")
+    @Argument(help: "The link's name.")
     var name: String
-    @Option(help: "The config file that defines the link.")
-    var config: String
+    @Option(help: "A config file that defines the link (else the registry's).")
+    var config: String?
+    @Option(help: "Folder of the registry database (default: as serve's).")
+    var dataDir: String?
     @Option(help: "The mappings folder (to read the SYNC).")
     var mappings = "mappings"
 
     func run() async throws {
-        guard let link = try CloudLinkCommand.links(config).first(where: { $0.name == name }) else {
-            printError("error: \(config) has no cloud link named '\(name)'")
-            throw ExitCode(2)
-        }
+        let found = try CloudLinkCommand.link(name, config: config, dataDir: dataDir)
+        let link = found.settings
         let c2c = try CloudCLI.load(mappings)
-        let transport = LinkTransport(settings: link)
+        // A refresh bought here is kept, as serve would keep it (a partner may rotate refresh tokens).
+        let store = found.origin == "registry" ? try CloudTokensListCommand.openStore(dataDir) : nil
+        let transport = LinkTransport(settings: link) { token, grant in
+            var renewed = link
+            renewed.token = token
+            renewed.oauth = grant
+            try? store?.saveCloudLink(name: link.name, settings: renewed.stored.serializedBytes(), now: Date())
+        }
         let (sync, syncTime) = await timed { await transport.send(LinkTransport.intent("SYNC"), intent: "SYNC") }
         let imported: SyncImport
         switch sync {

@@ -79,11 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
         do { homeGraph = try LinkHomeGraph(links: settings.cloudLinks, bridge: bridge) } catch {
             throw ValidationError("\(error)")
         }
-        for link in settings.cloudLinks {
-            let client = try CloudLink(settings: link, bridge: bridge, logger: logger)
-            homeGraph.attach(client)
-            services.append(.init(service: client))
-        }
+        // The config file's links and the registry's (`cloud link add`, seen while serve runs).
+        services.append(
+            .init(
+                service: CloudLinks(
+                    configured: settings.cloudLinks, bridge: bridge, store: bridge.store, homeGraph: homeGraph,
+                    logger: logger)))
         if !homeGraph.isEmpty && settings.http == nil {
             logger.warning(
                 "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")

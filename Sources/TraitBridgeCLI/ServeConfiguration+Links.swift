@@ -8,6 +8,12 @@ extension ServeConfiguration {
         "pushPublicKeyFile", "pushIssuer",
     ]
 
+    /// A link's name is its devices' source instance: lowercase letters, digits and `-`, not `default`.
+    static func isLinkName(_ text: String) -> Bool {
+        !text.isEmpty && text != "default" && text.count <= 32
+            && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
     /// `cloudLinks`: `[{"name": "b", "url": "https://…/smarthome", "tokenFile": "…"}]`. Names are
     /// the links' source instances: lowercase letters, digits and `-`, unique, not `default`.
     static func parseCloudLinks(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
@@ -41,11 +47,7 @@ extension ServeConfiguration {
                 guard let text = field.string, !text.isEmpty else { throw fail(fieldAt, "expected a non-empty string") }
                 switch key {
                 case "name":
-                    guard text != "default", text.count <= 32,
-                        text.unicodeScalars.allSatisfy({
-                            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
-                        })
-                    else { throw fail(fieldAt, "expected up to 32 lowercase letters, digits and -, not 'default'") }
+                    guard isLinkName(text) else { throw fail(fieldAt, "expected up to 32 lowercase letters, digits and -, not 'default'") }
                     guard !links.contains(where: { $0.name == text }) else {
                         throw fail(fieldAt, "another link is named '\(text)'")
                     }

@@ -6,14 +6,14 @@ import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 
-/// `traitbridge sync import FILE|-`, or `--from-link NAME --config FILE`.
+/// `traitbridge sync import FILE|-`, or `--from-link NAME`.
 struct SyncImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import the devices of a SYNC response into the running bridge (or check them with --dry-run).",
         discussion: """
             Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array; with \
-            --from-link, the SYNC a config's cloud link answers now (a one-shot import: the running link keeps its own). A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
+            --from-link, the SYNC a cloud link (the registry's or a config's) answers now (a one-shot import: the running link keeps its own). A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
 
             Examples:
               traitbridge sync import home-sync.json
@@ -25,10 +25,12 @@ struct SyncImportCommand: AsyncParsableCommand {
 
     @Argument(help: "The SYNC file, or - for standard input.")
     var file: String?
-    @Option(help: "Ask the cloud link of this name (in --config) for its SYNC instead of reading a file.")
+    @Option(help: "Ask the cloud link of this name (the registry's, or --config's) for its SYNC instead of a file.")
     var fromLink: String?
-    @Option(help: "The config file that defines --from-link's link.")
+    @Option(help: "A config file that defines --from-link's link.")
     var config: String?
+    @Option(help: "Folder of the registry database, for --from-link (default: as serve's).")
+    var dataDir: String?
     @Flag(help: "Do not talk to a bridge: translate the file and print the devices and problems.")
     var dryRun = false
     @Flag(help: "Print JSON instead of text.")
@@ -39,9 +41,8 @@ struct SyncImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (file == nil) != (fromLink == nil) else {
-            throw ValidationError("give a SYNC file (or -), or --from-link NAME --config FILE")
+            throw ValidationError("give a SYNC file (or -), or --from-link NAME")
         }
-        if fromLink != nil && config == nil { throw ValidationError("--from-link needs --config FILE") }
     }
 
     func run() async throws {
@@ -66,11 +67,8 @@ struct SyncImportCommand: AsyncParsableCommand {
 
     /// The file's bytes, or the link's SYNC answer.
     private func input() async throws -> [UInt8] {
-        guard let name = fromLink, let config else { return try BridgeRequest.input(file ?? "-") }
-        guard let link = try CloudLinkCommand.links(config).first(where: { $0.name == name }) else {
-            printError("error: \(config) has no cloud link named '\(name)'")
-            throw ExitCode(2)
-        }
+        guard let name = fromLink else { return try BridgeRequest.input(file ?? "-") }
+        let link = try CloudLinkCommand.link(name, config: config, dataDir: dataDir).settings
         let transport = LinkTransport(settings: link)
         let answer = await transport.send(LinkTransport.intent("SYNC"), intent: "SYNC")
         await transport.shutdown()

@@ -26,15 +26,17 @@ extension BridgeState {
 
     /// A link's EXECUTE request got no answer (refused, timed out, token rejected): its command
     /// ends with the reason; the link's traits are marked by ``linkFailed(_:error:state:now:)``.
-    public mutating func linkRequestFailed(_ requestID: String, link: String, error: String, now: Date) -> BridgeEffects {
+    public mutating func linkRequestFailed(_ requestID: String, link: String, error: String, now: Date) -> BridgeEffects
+    {
         var effects = BridgeEffects()
         let failure = CommandFailure(.deviceOffline, "cloud link \(link): \(error)")
         settleLinkRequest(requestID, .failure(failure), now: now, effects: &effects)
         return effects
     }
 
-    mutating func settleLinkRequest(_ requestID: String, _ outcome: LinkOutcome, now: Date, effects: inout BridgeEffects)
-    {
+    mutating func settleLinkRequest(
+        _ requestID: String, _ outcome: LinkOutcome, now: Date, effects: inout BridgeEffects
+    ) {
         guard let index = pendingCommands.firstIndex(where: { $0.openLinkRequests[requestID] != nil }) else { return }
         var pending = pendingCommands[index]
         switch outcome {
@@ -51,7 +53,8 @@ extension BridgeState {
                 interim.setIfPresent("id", pending.correlationID.map { .string($0) })
                 interim.append("status", "pending")
                 let seconds = configuration.followUpTimeout.components.seconds
-                interim.append("message", .string("the partner cloud is carrying it out; the outcome follows (≤ \(seconds) s)"))
+                interim.append(
+                    "message", .string("the partner cloud is carrying it out; the outcome follows (≤ \(seconds) s)"))
                 interim.append("waitSeconds", .int(seconds))
                 effects.publish(topic, JSONValue.object(interim).serializedBytes(), retain: false)
             }
@@ -137,7 +140,8 @@ extension BridgeState {
         else { return }
         for (c2cID, traits) in notifications.members.prefix(1000) where traits.kind == .object {
             guard let runtime = cloudDevices[c2cID], runtime.source.instance == link else {
-                effects.log(.notice, "link \(link): a notification for '\(c2cID.prefix(64))', never synced", ["tb.link": link])
+                effects.log(
+                    .notice, "link \(link): a notification for '\(c2cID.prefix(64))', never synced", ["tb.link": link])
                 continue
             }
             for (trait, notification) in traits.members.prefix(50) where notification.kind == .object {
@@ -146,7 +150,8 @@ extension BridgeState {
                         followUp["status"]?.string == "SUCCESS"
                         ? .success
                         : .failure(
-                            Self.partnerFailure(followUp["errorCode"]?.string ?? "unknownError", challenge: nil, link: link))
+                            Self.partnerFailure(
+                                followUp["errorCode"]?.string ?? "unknownError", challenge: nil, link: link))
                     settleLinkRequest(token, outcome, now: now, effects: &effects)
                     continue
                 }

@@ -32,6 +32,9 @@ public struct CloudLinkSettings: Sendable, Hashable {
     public var pushPublicKeyFile: String?
     /// The `iss` (client_email) its JWTs must carry, when given.
     public var pushIssuer: String?
+    /// Set when the link was made with the OAuth flow: `token` is then an access token that is
+    /// refreshed before it runs out, and after a 401.
+    public var oauth: OAuthGrant?
 
     public init(name: String, url: String, token: String) {
         self.name = name
@@ -56,11 +59,15 @@ public final class CloudLink: Service, Sendable {
     /// While the partner pushes its states, polling is only a safety net at this interval.
     var safetyNetInterval: Duration { max(settings.pollInterval * 6, .seconds(60)) }
 
-    public init(settings: CloudLinkSettings, bridge: Bridge, logger: Logger) throws {
+    /// `onRefresh` is told each access token an OAuth link buys (the registry keeps it).
+    public init(
+        settings: CloudLinkSettings, bridge: Bridge, logger: Logger,
+        onRefresh: @escaping @Sendable (String, OAuthGrant) -> Void = { _, _ in }
+    ) throws {
         self.settings = settings
         self.bridge = bridge
         self.logger = logger
-        self.transport = LinkTransport(settings: settings)
+        self.transport = LinkTransport(settings: settings, onRefresh: onRefresh)
         // Bounded: commands beyond 256 waiting are dropped (and answered by the command timeout).
         (executions, continuation) = AsyncStream.makeStream(
             of: LinkRequest.self, bufferingPolicy: .bufferingNewest(256))

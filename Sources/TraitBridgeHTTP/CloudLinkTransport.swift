@@ -13,13 +13,20 @@ public struct LinkTransport: Sendable {
     public struct Failure: Error, Sendable, Hashable {
         public var message: String
         public var state: TraitConnectivityState
+
+        var isTokenRejected: Bool { message.hasPrefix("token rejected (HTTP") }
     }
 
     let settings: CloudLinkSettings
     let client: HTTPClient
+    let credentials: LinkCredentials
 
-    public init(settings: CloudLinkSettings) {
+    /// `onRefresh` is told each access token an OAuth link's refresh buys (to keep it in the registry).
+    public init(
+        settings: CloudLinkSettings, onRefresh: @escaping @Sendable (String, OAuthGrant) -> Void = { _, _ in }
+    ) {
         self.settings = settings
+        self.credentials = LinkCredentials(settings: settings, onRefresh: onRefresh)
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = settings.caFile { tls.trustRoots = .file(caFile) }
         self.client = HTTPClient(
@@ -32,9 +39,26 @@ public struct LinkTransport: Sendable {
 
     /// POSTs `body` (an intent request); the answer's bytes, or why there is none.
     public func send(_ body: [UInt8], intent: String) async -> Result<[UInt8], Failure> {
+        let token: String
+        switch await credentials.current(client: client) {
+        case .success(let current): token = current
+        case .failure(let failure): return .failure(failure)
+        }
+        let answer = await send(body, intent: intent, token: token)
+        // An OAuth link's token was refused: one refresh, one more try.
+        if case .failure(let failure) = answer, failure.isTokenRejected, await credentials.canRefresh {
+            switch await credentials.replacing(token, client: client) {
+            case .success(let renewed): return await send(body, intent: intent, token: renewed)
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        return answer
+    }
+
+    private func send(_ body: [UInt8], intent: String, token: String) async -> Result<[UInt8], Failure> {
         var request = HTTPClientRequest(url: settings.url)
         request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(settings.token)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
         func failure(_ message: String, _ state: TraitConnectivityState = .offline) -> Result<[UInt8], Failure> {
@@ -54,7 +78,9 @@ public struct LinkTransport: Sendable {
                 if let code = Self.transactionError(answer) { return failure("\(intent) answered errorCode \(code)") }
                 return .success(answer)
             case 401, 403:
-                return failure("token rejected (HTTP \(response.status.code)): give the link a new token")
+                return failure(
+                    "token rejected (HTTP \(response.status.code)): give the link a new token "
+                        + "(traitbridge cloud link add \(settings.name) …, or the config's tokenFile)")
             default:
                 return failure("\(intent) answered HTTP \(response.status.code)")
             }

@@ -20,7 +20,7 @@ public final class LinkHomeGraph: Sendable {
         var issuer: String?
     }
 
-    let partners: [Partner]
+    private let partners = Mutex<[Partner]>([])
     let bridge: Bridge
     /// Access tokens by SHA-256, each for one link, for an hour; bounded.
     private let tokens = Mutex<[String: (link: String, expiresAt: Date)]>([:])
@@ -32,6 +32,13 @@ public final class LinkHomeGraph: Sendable {
     /// The links that accept pushes (those with `pushPublicKeyFile`); a key that cannot be read
     /// stops `serve` before it starts, naming the file.
     public init(links: [CloudLinkSettings], bridge: Bridge) throws(FulfillmentSetupError) {
+        self.bridge = bridge
+        try update(links)
+    }
+
+    /// The links now (added or removed while the bridge runs): a removed link's partner can no
+    /// longer get or use a token.
+    public func update(_ links: [CloudLinkSettings]) throws(FulfillmentSetupError) {
         var partners: [Partner] = []
         for link in links {
             guard let path = link.pushPublicKeyFile else { continue }
@@ -47,11 +54,13 @@ public final class LinkHomeGraph: Sendable {
                 throw .badKey(path: path, reason: "not an RSA public key in PEM: \(error)")
             }
         }
-        self.partners = partners
-        self.bridge = bridge
+        let names = Set(links.map(\.name))
+        self.partners.withLock { $0 = partners }
+        tokens.withLock { tokens in tokens = tokens.filter { names.contains($0.value.link) } }
+        self.links.withLock { attached in attached = attached.filter { names.contains($0.key) } }
     }
 
-    public var isEmpty: Bool { partners.isEmpty }
+    public var isEmpty: Bool { partners.withLock { $0.isEmpty } }
 
     /// Lets pushes for `link` reach its client (Request Sync, and the slower poll while pushed to).
     public func attach(_ link: CloudLink) { links.withLock { $0[link.settings.name] = link } }
@@ -132,7 +141,7 @@ public final class LinkHomeGraph: Sendable {
             let expires = claims["exp"]?.double, expires > now.timeIntervalSince1970
         else { return nil }
         if let issued = claims["iat"]?.double, issued > now.timeIntervalSince1970 + 300 { return nil }
-        for partner in partners {
+        for partner in partners.withLock({ $0 }) {
             if let issuer = partner.issuer, claims["iss"]?.string != issuer { continue }
             let valid = partner.key.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)

@@ -9,6 +9,8 @@ public import TraitBridgeModel
 /// Every write is one transaction; SQLite's journal makes an acknowledged write survive `kill -9`.
 public final class DeviceStore: Sendable {
     let queue: DatabaseQueue
+    /// The database file (`<directory>/traitbridge.sqlite`).
+    public let path: String
 
     /// A stored device: the record and when it was first and last seen.
     public struct Row: Sendable, Hashable {
@@ -27,6 +29,7 @@ public final class DeviceStore: Sendable {
 
     /// Opens (and migrates) `<directory>/traitbridge.sqlite`, creating the folder when needed.
     public init(directory: String) throws(StoreError) {
+        path = directory + "/traitbridge.sqlite"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var configuration = Configuration()
@@ -38,7 +41,6 @@ public final class DeviceStore: Sendable {
         } catch {
             throw Self.openingError(path: directory + "/traitbridge.sqlite", error)
         }
-        let path = directory + "/traitbridge.sqlite"
         do {
             let unknown = try queue.read { db in
                 try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)
@@ -100,6 +102,13 @@ public final class DeviceStore: Sendable {
                 table.column("expiresAt", .double)
             }
             try db.create(index: "linkingTokenByUser", on: "linkingToken", columns: ["agentUserID"])
+        }
+        migrator.registerMigration("v5: cloud links") { db in
+            try db.create(table: "cloudLink") { table in
+                table.primaryKey("name", .text)
+                table.column("settings", .blob).notNull()  // JSON, with the link's tokens
+                table.column("updatedAt", .double).notNull()
+            }
         }
         return migrator
     }

@@ -14,18 +14,21 @@ extension FulfillmentTests {
     }
 
     /// Bridge A: its own broker, linked to B (`link` adds fields to the link's entry).
-    func startA(linkedTo bridgeB: Home, link: String = "") throws -> (
+    func startA(linkedTo bridgeB: Home, link: String = "", configLink: Bool = true) throws -> (
         broker: MosquittoBroker, serve: ChildProcess, folder: String
     ) {
         let brokerA = try MosquittoBroker()
         let folder = bridgeB.folder + "/a"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try "\(Self.staticToken)\n".write(toFile: folder + "/token", atomically: true, encoding: .utf8)
+        let linkEntry = """
+            {"name": "b", "url": "\(bridgeB.base)/smarthome", "tokenFile": "\(folder)/token",
+             "pollSeconds": 1, "timeoutSeconds": 8 \(link)}
+            """
         try """
         {"broker": "\(brokerA.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
          "logLevel": "info", "commandTimeoutSeconds": 5,
-         "cloudLinks": [{"name": "b", "url": "\(bridgeB.base)/smarthome", "tokenFile": "\(folder)/token",
-                         "pollSeconds": 1, "timeoutSeconds": 8 \(link)}]}
+         "cloudLinks": [\(configLink ? linkEntry : "")]}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
         let serveA = try ChildProcess(
             [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],

@@ -44,7 +44,9 @@ struct CloudLinkCommandStateTests {
             .map { String(decoding: $0.payload, as: UTF8.self) }
     }
 
-    static func answer(_ group: String) -> [UInt8] { Array(#"{"requestId":"x","payload":{"commands":[\#(group)]}}"#.utf8) }
+    static func answer(_ group: String) -> [UInt8] {
+        Array(#"{"requestId":"x","payload":{"commands":[\#(group)]}}"#.utf8)
+    }
 
     @Test("SUCCESS confirms (even without states); OFFLINE and ERROR end with the partner's errorCode")
     func outcomes() throws {
@@ -87,7 +89,9 @@ struct CloudLinkCommandStateTests {
         var state = try linked()
         let first = try send(&state, "door", #"{"id":"u1","trait":"matter.DoorLock","command":"unlockDoor"}"#)
         let asked = state.applyLinkExecute(
-            Self.answer(#"{"ids":["door"],"status":"ERROR","errorCode":"challengeNeeded","challengeNeeded":{"type":"pinNeeded"}}"#),
+            Self.answer(
+                #"{"ids":["door"],"status":"ERROR","errorCode":"challengeNeeded","challengeNeeded":{"type":"pinNeeded"}}"#
+            ),
             link: "p", requestID: first.requestID, now: now)
         let text = result(asked, "door") ?? ""
         #expect(
@@ -97,9 +101,11 @@ struct CloudLinkCommandStateTests {
         let again = try send(
             &state, "door",
             #"{"id":"u2","trait":"matter.DoorLock","command":"unlockDoor","challenge":{"pin":"4321"}}"#)
-        let execution = try JSONDocument.parse(again.body).root["inputs"]?[0]?["payload"]?["commands"]?[0]?["execution"]?[0]
+        let execution = try JSONDocument.parse(again.body).root["inputs"]?[0]?["payload"]?["commands"]?[0]?[
+            "execution"]?[0]
         #expect(execution?["challenge"]?["pin"]?.string == "4321")
-        #expect(execution?["params"]?["followUpToken"]?.string == again.requestID, "LockUnlock carries a follow-up token")
+        #expect(
+            execution?["params"]?["followUpToken"]?.string == again.requestID, "LockUnlock carries a follow-up token")
 
         let bad = state.handleMessage(
             topic: "traitbridge/devices/c2c-door/set",
@@ -122,7 +128,8 @@ struct CloudLinkCommandStateTests {
                 #"{"agentUserId":"p","payload":{"devices":{"notifications":{"door":{"LockUnlock":{"priority":0,"followUpResponse":{"followUpToken":"\#(token)",\#(response)}}}}}}}"#
                     .utf8)
         }
-        let done = state.applyLinkAnswer(followUp(first.requestID, #""status":"SUCCESS","isLocked":false"#), link: "p", now: now)
+        let done = state.applyLinkAnswer(
+            followUp(first.requestID, #""status":"SUCCESS","isLocked":false"#), link: "p", now: now)
         #expect(result(done, "door")?.contains(#""status":"confirmed""#) == true, "\(result(done, "door") ?? "none")")
 
         let second = try send(&state, "door", unlock)
