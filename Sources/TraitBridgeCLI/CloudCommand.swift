@@ -4,7 +4,7 @@ import ArgumentParser
 struct CloudCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "See what Google is given, manage linked accounts' tokens, and test cloud links.",
+        abstract: "See what Google is given, manage linked accounts' tokens, and link partner clouds.",
         subcommands: [CloudPreviewCommand.self, CloudTokensCommand.self, CloudLinkCommand.self]
     )
 }

@@ -9,7 +9,7 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Stream changes as they happen: devices added or removed, connectivity and values that changed.",
         discussion: """
-            Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count / --duration). --json prints JSON Lines: {"event", "id", "name", "changes"}.
+            Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count / --duration): devices, device events (a partner cloud's notifications: a doorbell press, an object seen), and cloud links failing or recovering. --json prints JSON Lines: {"event", "id", "name", "changes"}, {"event": "notification", "id", "name", "trait", "link", "notification"}, {"event": "link", "link", "state", "since", "error"}.
 
             Examples:
               traitbridge watch
@@ -29,25 +29,33 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         Interruption.install()
-        try Self.stream(connection: connection, devices: devices, json: json, count: count, duration: duration, shouldStop: { Interruption.isRequested })
+        try Self.stream(
+            connection: connection, devices: devices, json: json, count: count, duration: duration,
+            shouldStop: { Interruption.isRequested })
     }
 
     /// Prints changes until `count` changes, `duration` seconds or `shouldStop()` (the demo's
     /// Ctrl-C). Exit 3 when the broker cannot be reached.
-    static func stream(connection: ConnectionOptions, devices: [String], json: Bool, count: Int?, duration: Int?, shouldStop: () -> Bool) throws {
+    static func stream(
+        connection: ConnectionOptions, devices: [String], json: Bool, count: Int?, duration: Int?,
+        shouldStop: () -> Bool
+    ) throws {
         let configuration = try connection.clientConfiguration()
         let prefix = connection.prefix
         let feed = Feed()
         let client = try MQTTClient(configuration: configuration, onMessage: { feed.add($0) })
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "watch"))"
         client.subscribe("\(prefix)/devices/+/state", qos: 1)
+        client.subscribe("\(prefix)/devices/+/event", qos: 1)
+        client.subscribe("\(prefix)/bridge/health", qos: 1)
         client.subscribe(marker, qos: 1)
         client.start()
         defer { client.stop() }
         let connectDeadline = ContinuousClock.now + .seconds(connection.timeout)
         while !client.isConnected {
             guard ContinuousClock.now < connectDeadline else {
-                printError("error: cannot reach the broker at \(configuration.broker); check --broker (and that it runs)")
+                printError(
+                    "error: cannot reach the broker at \(configuration.broker); check --broker (and that it runs)")
                 throw ExitCode(3)
             }
             Thread.sleep(forTimeInterval: 0.01)
@@ -56,6 +64,7 @@ struct WatchCommand: ParsableCommand {
         let end = duration.map { ContinuousClock.now + .seconds($0) }
         let style = TerminalStyle.standardOutput
         var known: [String: JSON] = [:]
+        var links = LinkWatch()
         var isLive = false
         var printed = 0
         let statePrefix = prefix + "/devices/"
@@ -65,8 +74,27 @@ struct WatchCommand: ParsableCommand {
             for message in messages {
                 if message.topic == marker {
                     isLive = true
-                    if !json { FileHandleWriter.write("watching \(known.count) device\(known.count == 1 ? "" : "s") on \(prefix); changes follow\n", to: 1) }
+                    if !json {
+                        FileHandleWriter.write(
+                            "watching \(known.count) device\(known.count == 1 ? "" : "s") on \(prefix); changes follow\n",
+                            to: 1)
+                    }
                     continue
+                }
+                var lines: [(text: String, json: JSONValue)] = []
+                if message.topic == prefix + "/bridge/health" {
+                    lines = links.changes(message.payload, reportChanges: isLive)
+                } else if isLive, message.topic.hasPrefix(statePrefix), message.topic.hasSuffix("/event") {
+                    let id = String(message.topic.dropFirst(statePrefix.count).dropLast(6))
+                    let name = known[id]?["name"]?.string ?? id
+                    guard devices.isEmpty || devices.contains(id) || devices.contains(name) else { continue }
+                    if let event = Self.event(message.payload, id: id, name: name) { lines = [event] }
+                }
+                for line in lines {
+                    FileHandleWriter.write(
+                        (json ? line.json.serialized() : "\(style.dim(Self.clock()))  \(line.text)") + "\n", to: 1)
+                    printed += 1
+                    if let count, printed >= count { return }
                 }
                 guard message.topic.hasPrefix(statePrefix), message.topic.hasSuffix("/state") else { continue }
                 let id = String(message.topic.dropFirst(statePrefix.count).dropLast(6))
@@ -76,10 +104,52 @@ struct WatchCommand: ParsableCommand {
                 guard isLive, let change = StateChange.between(id: id, old: old, new: new) else { continue }
                 guard devices.isEmpty || devices.contains(change.id) || devices.contains(change.name) else { continue }
                 // Written straight to stdout, unbuffered, so a pipe sees each change at once.
-                FileHandleWriter.write((json ? change.json.serialized() : "\(style.dim(Self.clock()))  \(change.line)") + "\n", to: 1)
+                FileHandleWriter.write(
+                    (json ? change.json.serialized() : "\(style.dim(Self.clock()))  \(change.line)") + "\n", to: 1)
                 printed += 1
                 if let count, printed >= count { return }
             }
+        }
+    }
+
+    /// A device event line: `event   Front door (c2c-door)  google.ObjectDetection from link p: {…}`.
+    static func event(_ payload: [UInt8], id: String, name: String) -> (text: String, json: JSONValue)? {
+        guard let root = try? JSONDocument.parse(payload).root, let trait = root["trait"]?.string else { return nil }
+        let link = root["link"]?.string ?? "?"
+        let notification = root["notification"]?.value ?? .null
+        let text = "event    \(name) (\(id))  \(trait) from link \(link): \(notification.serialized())"
+        let json: JSONValue = [
+            "event": "notification", "id": .string(id), "name": .string(name), "trait": .string(trait),
+            "link": .string(link), "notification": notification,
+        ]
+        return (text, json)
+    }
+
+    /// Cloud links' health as last seen on `<prefix>/bridge/health`: a line when one starts
+    /// failing, fails differently, or works again.
+    struct LinkWatch {
+        var seen: [String: (state: String, error: String)] = [:]
+
+        mutating func changes(_ payload: [UInt8], reportChanges: Bool) -> [(text: String, json: JSONValue)] {
+            guard let links = try? JSONDocument.parse(payload).root["links"], links.kind == .object else { return [] }
+            var lines: [(text: String, json: JSONValue)] = []
+            for (name, health) in links.members {
+                let state = health["state"]?.string ?? "?"
+                let error = health["error"]?.string ?? ""
+                defer { seen[name] = (state, error) }
+                guard reportChanges, seen[name].map({ $0.state != state || $0.error != error }) ?? true else {
+                    continue
+                }
+                var json: JSONObject = ["event": "link", "link": .string(name), "state": .string(state)]
+                json.setIfPresent("since", health["since"]?.string.map { .string($0) })
+                json.setIfPresent("error", error.isEmpty ? nil : .string(error))
+                let text =
+                    state == "failing"
+                    ? "link     cloud link \(name) FAILING since \(health["since"]?.string ?? "?"): \(error)"
+                    : "link     cloud link \(name) \(state)"
+                lines.append((text, .object(json)))
+            }
+            return lines
         }
     }
 

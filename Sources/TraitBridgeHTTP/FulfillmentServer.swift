@@ -28,7 +28,8 @@ public enum FulfillmentServer {
         router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
         router.post("oauth/authorize") { request, _ in await pages.login(request) }
         router.post("oauth/token") { request, _ in await pages.token(request) }
-        if let homeGraph, !homeGraph.isEmpty {
+        // Always there when links may push (a link added while serve runs may have a key).
+        if let homeGraph {
             router.post("token") { request, _ in await homeGraph.token(request) }
             router.post("v1/devices:reportStateAndNotification") { request, _ in await homeGraph.reportState(request) }
             router.post("v1/devices:requestSync") { request, _ in await homeGraph.requestSync(request) }
@@ -54,7 +55,9 @@ public enum FulfillmentServer {
         return Application(
             router: router, server: server, configuration: configuration,
             onServerRunning: { channel in
-                onListening(settings.baseURL(port: channel.localAddress?.port ?? settings.port))
+                let port = channel.localAddress?.port ?? settings.port
+                homeGraph?.listening(at: settings.baseURL(port: port), settings: settings, port: port)
+                onListening(settings.baseURL(port: port))
             }, logger: logger)
     }
 

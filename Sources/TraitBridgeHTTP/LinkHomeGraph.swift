@@ -62,6 +62,20 @@ public final class LinkHomeGraph: Sendable {
 
     public var isEmpty: Bool { partners.withLock { $0.isEmpty } }
 
+    /// The `aud` a partner's JWT must carry: this listener's `/token` URL (the public URL's, and
+    /// the listen address's) — a JWT made for another audience (Google's own token endpoint) is
+    /// refused here.
+    private let audiences = Mutex<Set<String>>([])
+
+    func listening(at base: String, settings: FulfillmentSettings, port: Int) {
+        let scheme = settings.tlsCertificateFile == nil ? "http" : "https"
+        var urls: Set<String> = [base + "/token", "\(scheme)://\(settings.host):\(port)/token"]
+        if ["127.0.0.1", "::1", "localhost"].contains(settings.host) {
+            urls.insert("\(scheme)://localhost:\(port)/token")
+        }
+        audiences.withLock { $0.formUnion(urls) }
+    }
+
     /// Lets pushes for `link` reach its client (Request Sync, and the slower poll while pushed to).
     public func attach(_ link: CloudLink) { links.withLock { $0[link.settings.name] = link } }
 
@@ -82,7 +96,8 @@ public final class LinkHomeGraph: Sendable {
         let now = Date()
         guard let link = verify(assertion, now: now) else {
             return Self.oauthError(
-                .badRequest, "invalid_grant", "the JWT is not signed by a linked partner, or expired")
+                .badRequest, "invalid_grant",
+                "the JWT is not signed by a linked partner, expired, or not for this bridge's /token URL (aud)")
         }
         let token = Secrets.makeToken(prefix: "tbl_")
         tokens.withLock { tokens in
@@ -141,6 +156,7 @@ public final class LinkHomeGraph: Sendable {
             let expires = claims["exp"]?.double, expires > now.timeIntervalSince1970
         else { return nil }
         if let issued = claims["iat"]?.double, issued > now.timeIntervalSince1970 + 300 { return nil }
+        guard let audience = claims["aud"]?.string, audiences.withLock({ $0.contains(audience) }) else { return nil }
         for partner in partners.withLock({ $0 }) {
             if let issuer = partner.issuer, claims["iss"]?.string != issuer { continue }
             let valid = partner.key.isValidSignature(

@@ -41,7 +41,7 @@ public struct ServiceAccount: Sendable {
     }
 
     /// The signed assertion for the token endpoint (RFC 7523), valid for an hour from `now`.
-    func assertion(now: Date) throws -> String {
+    public func assertion(now: Date) throws -> String {
         let issued = Int64(now.timeIntervalSince1970.rounded(.down))
         var header: JSONObject = ["alg": "RS256", "typ": "JWT"]
         if let keyID { header.append("kid", .string(keyID)) }

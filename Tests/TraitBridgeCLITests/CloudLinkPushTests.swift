@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Testing
+import TraitBridgeHTTP
 import TraitBridgeMQTT
 import TraitBridgeTesting
 
@@ -103,8 +104,56 @@ extension FulfillmentTests {
             #expect(refused.status == .badRequest)
             let body = String(buffer: try await refused.body.collect(upTo: 1 << 16))
             #expect(body.contains("invalid_grant"), "\(body)")
+
+            // B's key, but a JWT made for Google's token endpoint (aud): refused here.
+            let google = TestFiles.text(atPath: folder + "/b-key.json").replacingOccurrences(
+                of: "http://127.0.0.1:\(portA)/token", with: "https://oauth2.googleapis.com/token")
+            try google.write(toFile: folder + "/b-google.json", atomically: true, encoding: .utf8)
+            let elsewhere = try await exchange(ServiceAccount(path: folder + "/b-google.json"), at: portA, client)
+            #expect(elsewhere == nil, "a JWT for another audience gets no token")
+
+            // A notification from B (an object seen at the door): a device event on A, in `watch`.
+            let output = folder + "/watch.out"
+            let watch = try ChildProcess(
+                [CommandRunner.executable.path, "watch", "--broker", brokerA.url, "--count", "1", "--duration", "15"],
+                logFile: output)
+            defer { watch.kill() }
+            #expect(eventually { WatchCommandTests.read(output).contains("changes follow") })
+            let token = try #require(
+                try await exchange(ServiceAccount(path: folder + "/b-key.json"), at: portA, client))
+            var notify = HTTPClientRequest(url: "http://127.0.0.1:\(portA)/v1/devices:reportStateAndNotification")
+            notify.method = .POST
+            notify.headers.add(name: "Authorization", value: "Bearer \(token)")
+            notify.body = .bytes(
+                ByteBuffer(
+                    string:
+                        #"{"agentUserId":"alice","eventId":"e1","payload":{"devices":{"notifications":{"z2m-0x00158d0001000004":{"ObjectDetection":{"priority":0,"detectionTimestamp":1700000000000,"objects":{"unfamiliar":1}}}}}}}"#
+                ))
+            #expect(try await client.execute(notify, timeout: .seconds(10)).status == .ok)
+            #expect(watch.reap(within: .seconds(15)), "watch stops after one line")
+            let line = WatchCommandTests.read(output)
+            #expect(
+                line.contains(
+                    #"event    Front door lock (c2c-z2m-0x00158d0001000004)  google.ObjectDetection from link b: "#
+                        + #"{"priority":0,"detectionTimestamp":1700000000000,"objects":{"unfamiliar":1}}"#), "\(line)")
         }
         let log = TestFiles.text(atPath: folder + "/a.log")
         #expect(!log.contains("BEGIN PRIVATE KEY") && !log.contains(Self.staticToken), "no secret in A's log")
+    }
+
+    /// The access token A's `/token` gives for `account`'s JWT, or `nil` when refused.
+    func exchange(_ account: ServiceAccount, at port: Int, _ client: HTTPClient) async throws -> String? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let assertion = try account.assertion(now: Date())
+        request.body = .bytes(
+            ByteBuffer(
+                string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"))
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 16)
+        guard response.status == .ok else { return nil }
+        let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return json?["access_token"] as? String
     }
 }

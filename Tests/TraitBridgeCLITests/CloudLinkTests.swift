@@ -67,6 +67,12 @@ extension FulfillmentTests {
         #expect(result?.payloadText.contains(#""confirmed""#) == true, "\(result?.payloadText ?? "no result")")
 
         // B stops: within a few polls the light is offline on A, and says which link and why.
+        let output = folder + "/watch.out"
+        let watch = try ChildProcess(
+            [CommandRunner.executable.path, "watch", "--broker", brokerA.url, "--json", "--duration", "8"],
+            logFile: output)
+        defer { watch.kill() }
+        try await Task.sleep(for: .milliseconds(500))  // --json says nothing until the first change
         bridgeB.serve.stop()
         let offline = watcher.waitFor("traitbridge/devices/\(light)/state", timeout: .seconds(15)) {
             $0.payloadText.contains(#""connectivityState":"offline""#)
@@ -75,6 +81,11 @@ extension FulfillmentTests {
             offline?.payloadText.contains("link b: SYNC failed: connection refused") == true
                 || offline?.payloadText.contains("link b: QUERY failed: connection refused") == true,
             "\(offline?.payloadText ?? "still not offline")")
+        #expect(watch.reap(within: .seconds(15)))
+        let lines = WatchCommandTests.read(output)
+        #expect(
+            lines.contains(#"{"event":"link","link":"b","state":"failing","since":"#)
+                && lines.contains("connection refused"), "watch says the link fails: \(lines)")
         let failing = try CommandRunner.run(["status", "--broker", brokerA.url])
         #expect(
             failing.standardOutput.contains("cloud link b: 3 devices, FAILING since")

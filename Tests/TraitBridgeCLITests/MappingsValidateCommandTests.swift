@@ -196,7 +196,7 @@ struct MappingsValidateCommandTests {
               execute                 Run a Google EXECUTE request through the running
                                       bridge and print the EXECUTE response.
               cloud                   See what Google is given, manage linked accounts'
-                                      tokens, and test cloud links.
+                                      tokens, and link partner clouds.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,
