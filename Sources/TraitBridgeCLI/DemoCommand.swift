@@ -10,13 +10,13 @@ import TraitBridgeMQTT
 import TraitBridgeSimulator
 
 /// `traitbridge demo`: a live home in one command — private broker, simulated devices, the
-/// bridge, the cloud's view merged in, `status`, then `watch` until Ctrl-C.
+/// bridge, a partner cloud linked and merged in, `status`, then `watch` until Ctrl-C.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start a private broker, a simulated home and the bridge, import the cloud's view, and show status and changes.",
+        abstract: "Start a private broker, a simulated home and the bridge, link a partner cloud, and show status and changes.",
         discussion: """
-            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and the Google Cloud-to-cloud SYNC and QUERY files imported through the bridge as `traitbridge sync import` does. It prints `traitbridge status` once the scenario's faults have happened, then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped on the way out.
+            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a partner cloud: a second bridge on its own private broker serving the --cloud scenario's devices over Google's Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It prints `traitbridge status` once the scenario's faults have happened, then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped on the way out.
 
             Examples:
               traitbridge demo
@@ -27,10 +27,8 @@ struct DemoCommand: ParsableCommand {
 
     @Option(help: "The scenario file.")
     var scenario = "examples/demo-home.json"
-    @Option(help: "A Cloud-to-cloud SYNC response to import; none skips it.")
-    var cloudSync = "examples/demo-cloud-sync.json"
-    @Option(help: "A Cloud-to-cloud QUERY response to import after it; none skips it.")
-    var cloudQuery = "examples/demo-cloud-query.json"
+    @Option(help: "The partner cloud's scenario (served by a second bridge the demo links to); none: no cloud.")
+    var cloud = "examples/demo-cloud-home.json"
     @Option(help: "Use this broker instead of starting a private mosquitto.")
     var broker: String?
     @Option(help: "The mappings folder.")
@@ -43,6 +41,7 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         let style = TerminalStyle.standardError
         let home = try SimulateCommand.loadScenario(scenario)
+        let cloudHome = cloud == "none" ? nil : try SimulateCommand.loadScenario(cloud)
         guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -69,21 +68,46 @@ struct DemoCommand: ParsableCommand {
         }
         style.endProgress()
         let shownBroker = (try? BrokerURL(brokerURL))?.description ?? BrokerURL.redacting(brokerURL)  // never a password
-        // Killed with SIGKILL, the demo cannot stop its broker or remove its folders: this does.
-        let orphanGuard = try? OrphanGuard(
-            children: privateBroker?.pid.map { [$0] } ?? [],
-            folders: [work.path] + (privateBroker.map { [$0.directory.path] } ?? []))
-        defer { orphanGuard?.dismiss() }
         say("== broker \(shownBroker)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
+        let logger = Logger(label: "traitbridge")
+        var partner: DemoCloud?
+        if let cloudHome {
+            style.progress("starting the partner cloud: a second bridge on its own private mosquitto…")
+            do {
+                partner = try DemoCloud(scenario: cloudHome, work: work, mappings: mappings, logger: logger) { line in
+                    FileHandleWriter.write(line + "\n", to: 1)
+                }
+            } catch {
+                style.endProgress()
+                printError("error: the partner cloud did not start: \(error)")
+                throw ExitCode.failure
+            }
+            style.endProgress()
+        }
+        defer { partner?.stop() }
+        // Killed with SIGKILL, the demo cannot stop its brokers or remove its folders: this does.
+        let orphanGuard = try? OrphanGuard(
+            children: [privateBroker?.pid, partner?.pid].compactMap { $0 },
+            folders: [work.path] + [privateBroker?.directory.path, partner?.broker.directory.path].compactMap { $0 })
+        defer { orphanGuard?.dismiss() }
+        if let partner {
+            say("== partner cloud \(partner.link.url): a second bridge on its own private mosquitto (pid \(partner.pid.map(String.init) ?? "?")), \(partner.bridge.snapshot.graph.devices.count) devices")
+        }
 
         var settings = ServeConfiguration()
         settings.broker = brokerURL
         settings.dataDirectory = work.appendingPathComponent("data").path
         settings.mappingsDirectory = mappings
         settings.commandTimeoutSeconds = 3
-        let bridge = try ServeCommand.makeBridge(settings, logger: Logger(label: "traitbridge"))
+        settings.cloudLinks = partner.map { [$0.link] } ?? []
+        let bridge = try ServeCommand.makeBridge(settings, logger: logger)
         try bridge.start()
         defer { bridge.stop() }
+        let links = DemoService(
+            CloudLinks(
+                configured: settings.cloudLinks, bridge: bridge, store: nil,
+                homeGraph: try LinkHomeGraph(links: [], bridge: bridge), logger: logger), logger: logger)
+        defer { links.stop() }
 
         let url: BrokerURL
         do { url = try BrokerURL(brokerURL) } catch { throw ValidationError(error.description) }
@@ -99,7 +123,10 @@ struct DemoCommand: ParsableCommand {
         let deadline = ContinuousClock.now + .seconds(30)
         var seen = 0
         while ContinuousClock.now < deadline, !Interruption.isRequested {
-            seen = bridge.snapshot.graph.devices.count
+            // The home's own devices (the partner's come by the link, counted below).
+            seen = bridge.snapshot.graph.devices.values.filter { device in
+                device.sources.contains { partner == nil || $0.instance != partner?.link.name }
+            }.count
             style.progress("waiting for the bridge to discover the devices: \(seen)/\(expected)")
             if seen >= expected { break }
             Thread.sleep(forTimeInterval: 0.05)
@@ -109,15 +136,7 @@ struct DemoCommand: ParsableCommand {
         if Interruption.isRequested { return }
 
         let connection = try ConnectionOptions.parse(["--broker", brokerURL])
-        for (operation, file) in [("sync-import", cloudSync), ("query-import", cloudQuery)] where file != "none" {
-            let bytes = try BridgeRequest.input(file)
-            let (_, root) = try BridgeRequest.json(operation, payload: bytes, connection: connection)
-            let imported = root["imported"]?.elements ?? []
-            let merged = imported.compactMap { device in device["mergedInto"]?.string.map { "\(device["c2cId"]?.string ?? "?") → \($0)" } }
-            let problems = root["problems"]?.elements.count ?? 0
-            let what = operation == "sync-import" ? "\(imported.count) cloud devices" : "the cloud's states"
-            say("== imported \(what) from \(file)\(merged.isEmpty ? "" : "; merged: " + merged.joined(separator: ", "))\(problems > 0 ? "; \(problems) problems" : "")")
-        }
+        if let partner, let cloudHome { waitForLink(partner, cloudHome, bridge: bridge) }
 
         try place(home, in: bridge, connection: connection)
 
@@ -148,7 +167,6 @@ struct DemoCommand: ParsableCommand {
             let linking = AccountLinking(
                 oauth: nil, staticTokens: try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-user"),
                 store: bridge.store)
-            let logger = Logger(label: "traitbridge")
             fulfillment = try BackgroundServer(
                 build: { onListening in
                     try FulfillmentServer.application(
@@ -170,10 +188,38 @@ struct DemoCommand: ParsableCommand {
         say("     \(setup)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
         say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")
-        say("     traitbridge command \"Hall light\" matter.OnOff.toggle   # off the Zigbee mesh: goes the cloud's way")
+        say("     traitbridge command \"Hall light\" matter.OnOff.toggle   # off the Zigbee mesh: the cloud's way, confirmed")
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
         say("\n== stopping the simulator, the bridge and the broker")
+    }
+
+    /// Waits (≤ 30 s) until the link has SYNCed and QUERYed the partner's devices, then says
+    /// which joined a device of the home (the same physical device, by its IEEE address).
+    private func waitForLink(_ partner: DemoCloud, _ cloudHome: Scenario, bridge: Bridge) {
+        let style = TerminalStyle.standardError
+        let deadline = ContinuousClock.now + .seconds(30)
+        var answered = 0
+        while ContinuousClock.now < deadline, !Interruption.isRequested {
+            let snapshot = bridge.snapshot
+            let ids = snapshot.linkDeviceIDs(partner.link.name)
+            answered = snapshot.graph.devices.values.filter { device in
+                device.traitAddresses.contains { address in
+                    device.trait(at: address)?.source?.instance == partner.link.name
+                        && device.trait(at: address)?.connectivity.state == .online
+                }
+            }.count
+            style.progress("linking to the partner cloud: \(ids.count)/\(cloudHome.devices.count) devices, \(answered) answered")
+            if ids.count >= cloudHome.devices.count && answered >= cloudHome.devices.count { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        style.endProgress()
+        let merged = bridge.snapshot.graph.devices.values.filter { device in
+            let instances = Set(device.sources.map(\.instance))
+            return instances.contains(partner.link.name) && instances.count > 1
+        }.map(\.name).sorted()
+        say("== linked to the partner cloud (cloud link \(partner.link.name)): \(answered) devices, remote"
+            + (merged.isEmpty ? "" : "; merged with the home's: " + merged.joined(separator: ", ")))
     }
 
     /// zigbee2mqtt, Tasmota and Shelly know no rooms, and a Shelly announces only its id: the

@@ -3,33 +3,30 @@ import Foundation
 /// The exact help texts the tests expect (what a user reads; change them on purpose).
 extension DemoCommandTests {
     static let demoHelp = """
-        OVERVIEW: Start a private broker, a simulated home and the bridge, import the
-        cloud's view, and show status and changes.
+        OVERVIEW: Start a private broker, a simulated home and the bridge, link a
+        partner cloud, and show status and changes.
 
         Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker),
         the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant
-        discovery), the bridge, and the Google Cloud-to-cloud SYNC and QUERY files
-        imported through the bridge as `traitbridge sync import` does. It prints
-        `traitbridge status` once the scenario's faults have happened, then streams
-        changes like `traitbridge watch` until Ctrl-C (--once: exit after the status).
-        Everything it started is stopped on the way out.
+        discovery), the bridge, and a partner cloud: a second bridge on its own private
+        broker serving the --cloud scenario's devices over Google's Cloud-to-cloud API,
+        which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It
+        prints `traitbridge status` once the scenario's faults have happened, then
+        streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the
+        status). Everything it started is stopped on the way out.
 
         Examples:
           traitbridge demo
           traitbridge demo --once
           traitbridge demo --scenario my-home.json --broker mqtt://127.0.0.1:1884
 
-        USAGE: traitbridge demo [--scenario <scenario>] [--cloud-sync <cloud-sync>] [--cloud-query <cloud-query>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
+        USAGE: traitbridge demo [--scenario <scenario>] [--cloud <cloud>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
 
         OPTIONS:
           --scenario <scenario>   The scenario file. (default: examples/demo-home.json)
-          --cloud-sync <cloud-sync>
-                                  A Cloud-to-cloud SYNC response to import; none skips
-                                  it. (default: examples/demo-cloud-sync.json)
-          --cloud-query <cloud-query>
-                                  A Cloud-to-cloud QUERY response to import after it;
-                                  none skips it. (default:
-                                  examples/demo-cloud-query.json)
+          --cloud <cloud>         The partner cloud's scenario (served by a second
+                                  bridge the demo links to); none: no cloud. (default:
+                                  examples/demo-cloud-home.json)
           --broker <broker>       Use this broker instead of starting a private
                                   mosquitto.
           --mappings <mappings>   The mappings folder. (default: mappings)

@@ -10,12 +10,12 @@ import TraitBridgeTesting
 struct DemoCommandTests {
     static let repository = CommandRunner.repository
 
-    @Test("demo --once lists every device of the scenario and the cloud, the Hall light partiallyOnline after its fault, and leaves nothing running")
+    @Test("demo --once lists every device of the scenario and the linked partner cloud, the Hall light partiallyOnline after its fault, and leaves nothing running")
     func once() throws {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
         let result = try CommandRunner.run([
             "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-            "--cloud-sync", Self.repository + "/examples/demo-cloud-sync.json", "--cloud-query", Self.repository + "/examples/demo-cloud-query.json",
+            "--cloud", Self.repository + "/examples/demo-cloud-home.json",
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let output = result.standardOutput
@@ -34,9 +34,11 @@ struct DemoCommandTests {
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
         #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
         #expect(table.contains("13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"), "\(table)")
-        #expect(output.contains("merged: cloud-hall-light → Hall light"))
+        #expect(output.contains("== linked to the partner cloud (cloud link partner): 3 devices, remote; merged with the home's: Hall light"), "\(output)")
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")
+        let partner = try #require(output.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
+        #expect(kill(partner, 0) != 0, "the partner cloud's mosquitto (pid \(partner)) is stopped")
     }
 
     @Test("a scenario that cannot be read is exit 1 with the place; no broker is started")
@@ -67,7 +69,7 @@ struct DemoCommandTests {
         #expect(process.exitStatus == 0)
     }
 
-    @Test("the demo serves Google's fulfillment endpoint: its curl line, run as printed, gets the SYNC")
+    @Test("the demo serves Google's fulfillment endpoint (its curl line gets the SYNC) and commands go the partner cloud's way, confirmed")
     func fulfillment() throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-http-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
@@ -96,6 +98,13 @@ struct DemoCommandTests {
         let devices = try #require(payload["devices"] as? [[String: Any]])
         #expect(devices.count >= 10, "every device of the scenario with a Google trait: \(devices.count)")
         #expect(devices.contains { ($0["name"] as? [String: Any])?["name"] as? String == "Hall light" })
+
+        // The Hall light is off the Zigbee mesh (the scenario's fault): the command goes the
+        // partner cloud's way — A → HTTP → the cloud's bridge → its zigbee2mqtt — and is confirmed.
+        let broker = try #require(text.firstMatch(of: /== broker (mqtt:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) })
+        let command = try CommandRunner.run(["command", "Hall light", "matter.OnOff.toggle", "--broker", broker])
+        #expect(command.exitCode == 0, "\(command.standardError)")
+        #expect(command.standardOutput.hasPrefix("confirmed: cloud-light/matter.OnOff.onOff = "), "\(command.standardOutput)")
     }
 
     @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
@@ -105,7 +114,6 @@ struct DemoCommandTests {
         defer { try? FileManager.default.removeItem(atPath: log) }
         let demo = try ChildProcess([
             CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-            "--cloud-sync", "none", "--cloud-query", "none",
         ], logFile: log)
         var text = ""
         #expect(eventually(timeout: .seconds(60)) {
@@ -114,6 +122,7 @@ struct DemoCommandTests {
         }, "the demo reaches its watch stage: \(text)")
         let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
         let port = try #require(Int(match.1))
+        let partner = try #require(text.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
         // This demo's folders: its broker's (the config names the port) and its work folder (the
         // suite is serialized, so no other demo runs now).
         let temporary = NSTemporaryDirectory()
@@ -127,6 +136,7 @@ struct DemoCommandTests {
         #expect(MosquittoBroker.canConnect(port: port))
         demo.kill()  // SIGKILL: no defer, no signal handler runs
         #expect(eventually(timeout: .seconds(10)) { !MosquittoBroker.canConnect(port: port) }, "the private broker on port \(port) stopped")
+        #expect(eventually(timeout: .seconds(10)) { kill(partner, 0) != 0 }, "the partner cloud's broker (pid \(partner)) stopped")
         #expect(eventually(timeout: .seconds(10)) {
             let now = Set((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [])
             return folders.allSatisfy { !now.contains($0) }

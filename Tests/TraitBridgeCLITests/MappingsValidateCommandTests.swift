@@ -203,7 +203,7 @@ struct MappingsValidateCommandTests {
                                       Tasmota, Shelly and Home Assistant discovery on the
                                       broker.
               demo                    Start a private broker, a simulated home and the
-                                      bridge, import the cloud's view, and show status and
+                                      bridge, link a partner cloud, and show status and
                                       changes.
 
               See 'traitbridge help <subcommand>' for detailed help.
