@@ -14,7 +14,32 @@ extension FuzzWorld {
         Self.check(state.importLinkSync(bytes, link: "fuzz", now: start))
         Self.check(state.applyLinkAnswer(bytes, link: "fuzz", now: start))
         Self.check(state.linkFailed("fuzz", error: "fuzz", state: .offline, now: start))
+
+        // The same bytes as a partner's answer to a command sent over the link, then as a push
+        // (notifications, follow-ups), and as a registry row of a link's settings.
+        var linked = prepared
+        Self.check(linked.setCloudLinks(["fuzz"], now: start))
+        _ = linked.importLinkSync(Self.linkSync, link: "fuzz", now: start)
+        _ = linked.applyLinkAnswer(Self.linkQuery, link: "fuzz", now: start)
+        for command in [#"{"id":"f","trait":"matter.DoorLock","command":"unlockDoor","challenge":{"ack":true}}"#] {
+            let sent = linked.handleMessage(
+                topic: "traitbridge/devices/c2c-fuzz-lock/set", payload: Array(command.utf8), now: start)
+            precondition(sent.linkRequests.count == 1, "a command on a link's lock is one EXECUTE request")
+            for request in sent.linkRequests {
+                Self.check(linked.applyLinkExecute(bytes, link: "fuzz", requestID: request.requestID, now: start))
+            }
+        }
+        Self.check(linked.applyLinkAnswer(bytes, link: "fuzz", now: start))
+        Self.check(linked.setCloudLinks([], now: start))
+        precondition(linked.linkDeviceIDs("fuzz").isEmpty, "a removed link leaves no device behind")
+        _ = try? CloudLinkSettings(name: "fuzz", stored: bytes)
     }
+
+    static let linkSync = Array(
+        #"{"payload":{"agentUserId":"p","devices":[{"id":"fuzz-lock","type":"action.devices.types.LOCK","#
+            .utf8)
+        + Array(#""traits":["action.devices.traits.LockUnlock"],"name":{"name":"lock"},"willReportState":true}]}}"#.utf8)
+    static let linkQuery = Array(#"{"payload":{"devices":{"fuzz-lock":{"online":true,"isLocked":true}}}}"#.utf8)
 
     static let oauth = OAuthSettings(
         clientID: "google", clientSecret: "secret",
