@@ -135,8 +135,8 @@ public final class Bridge: Sendable {
     }
 
     /// The links now configured (added or removed while the bridge runs).
-    public func setCloudLinks(_ links: Set<String>) {
-        state.withLock { perform($0.setCloudLinks(links, now: Date())) }
+    public func setCloudLinks(_ links: Set<String>, staleness: [String: Duration] = [:]) {
+        state.withLock { perform($0.setCloudLinks(links, staleness: staleness, now: Date())) }
     }
 
     /// A link's request failed; its devices' traits take `state` with the link's reason.

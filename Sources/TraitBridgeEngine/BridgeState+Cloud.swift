@@ -20,6 +20,10 @@ struct CloudRuntime: Sendable {
     var types: [DeviceTypeInstance]
     /// Cloud states no trait holds, for QUERY exports.
     var extraStates: [String: AttributeValue] = [:]
+    /// A link's device: when an answer (SYNC, QUERY, EXECUTE, a push) last spoke of it, and
+    /// whether its traits were made `unknown` for want of one.
+    var lastAnswer: Date?
+    var isStale = false
 
     var isStandalone: Bool { target == ownID }
 }
@@ -42,10 +46,11 @@ extension BridgeState {
                 setCloudRuntime(c2cID, nil)
                 detachCloud(old, effects: &effects)
             }
-            let runtime = CloudRuntime(
+            var runtime = CloudRuntime(
                 origin: item.origin, source: item.device.sources[0], identity: item.device.identity,
                 ownID: item.device.id,
                 target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
+            runtime.lastAnswer = now
             setCloudRuntime(c2cID, runtime)
             var standalone = item.device
             if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
@@ -216,6 +221,8 @@ extension BridgeState {
             }
             guard let applied else { continue }
             for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
+            runtime.lastAnswer = now
+            runtime.isStale = false
             cloudDevices[report.c2cID] = runtime
             problems += applied.problems.map { .string("\(report.path): \($0)") }
             if applied.valuesChanged { self.runtime[runtime.target, default: DeviceRuntime()].lastUpdate = now }

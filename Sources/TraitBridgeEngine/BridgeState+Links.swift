@@ -60,8 +60,11 @@ extension BridgeState {
 
     /// The links the bridge now has (links added or removed while it runs): a removed link's
     /// devices go, and its commands are no longer sent.
-    public mutating func setCloudLinks(_ links: Set<String>, now: Date) -> BridgeEffects {
+    public mutating func setCloudLinks(
+        _ links: Set<String>, staleness: [String: Duration] = [:], now: Date
+    ) -> BridgeEffects {
         var effects = BridgeEffects()
+        linkStaleness = staleness
         for gone in configuration.cloudLinks.subtracting(links).sorted() {
             dropLinkDevices(gone, keeping: [], why: "went with its link", now: now, effects: &effects)
             linkFailures.removeValue(forKey: gone)
@@ -117,6 +120,32 @@ extension BridgeState {
             if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
         }
         publishHealthIfChanged(effects: &effects)
+    }
+
+    /// Once a second: a link's device that no answer has spoken of within the link's staleness
+    /// (a partner whose answers leave it out) has its traits `unknown`, saying since when. A
+    /// failing link is not swept: its failure already says why.
+    mutating func sweepStaleLinkDevices(now: Date, effects: inout BridgeEffects) {
+        guard !configuration.cloudLinks.isEmpty, lastLinkSweep.map({ now.timeIntervalSince($0) >= 1 }) ?? true
+        else { return }
+        lastLinkSweep = now
+        for (c2cID, runtime) in cloudDevices where !runtime.isStale {
+            let link = runtime.source.instance
+            guard configuration.cloudLinks.contains(link), linkFailures[link] == nil,
+                let lastAnswer = runtime.lastAnswer
+            else { continue }
+            let budget = linkStaleness[link] ?? .seconds(180)
+            guard now.timeIntervalSince(lastAnswer) > Double(budget.components.seconds) else { continue }
+            cloudDevices[c2cID]?.isStale = true
+            let reason = ConnectivityReason.stale(lastSeen: lastAnswer, budgetSeconds: Int(budget.components.seconds))
+            let changed = try? graph.modifyDevice(runtime.target) { device in
+                device.setConnectivity(
+                    .unknown, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
+            }
+            if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
+            effects.log(
+                .notice, "link \(link): no answer has mentioned \(c2cID) since \(lastAnswer)", ["tb.link": link])
+        }
     }
 
     /// Each configured link on the health topic: its devices, and whether it fails, since when, why.

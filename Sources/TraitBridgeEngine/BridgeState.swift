@@ -52,6 +52,10 @@ public struct BridgeState: Sendable {
     var cloudDevices: [String: CloudRuntime] = [:]
     /// Since when each failing cloud link has failed, and its last error (cleared by its next good answer).
     var linkFailures: [String: (since: Date, error: String)] = [:]
+    /// How long a link's device may go unmentioned by the link's answers before its traits are
+    /// `unknown` (by link; 180 s when not given), and when that was last checked.
+    var linkStaleness: [String: Duration] = [:]
+    var lastLinkSweep: Date?
     /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
     /// ``CloudRuntime/target`` inverted, kept in step by `setCloudRuntime`.
     var cloudByTarget: [DeviceID: Set<String>] = [:]
@@ -192,6 +196,7 @@ public struct BridgeState: Sendable {
     public mutating func tick(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
+        sweepStaleLinkDevices(now: now, effects: &effects)
         for reference in references.values where reference.liveness.availability.status == .unknown {
             let live = reference.liveness
             guard let lastSeen = live.lastSeen,

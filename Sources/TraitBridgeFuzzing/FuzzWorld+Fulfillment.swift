@@ -35,10 +35,12 @@ extension FuzzWorld {
         _ = try? CloudLinkSettings(name: "fuzz", stored: bytes)
     }
 
-    static let linkSync = Array(
-        #"{"payload":{"agentUserId":"p","devices":[{"id":"fuzz-lock","type":"action.devices.types.LOCK","#
-            .utf8)
-        + Array(#""traits":["action.devices.traits.LockUnlock"],"name":{"name":"lock"},"willReportState":true}]}}"#.utf8)
+    static let linkSync =
+        Array(
+            #"{"payload":{"agentUserId":"p","devices":[{"id":"fuzz-lock","type":"action.devices.types.LOCK","#
+                .utf8)
+        + Array(
+            #""traits":["action.devices.traits.LockUnlock"],"name":{"name":"lock"},"willReportState":true}]}}"#.utf8)
     static let linkQuery = Array(#"{"payload":{"devices":{"fuzz-lock":{"online":true,"isLocked":true}}}}"#.utf8)
 
     static let oauth = OAuthSettings(

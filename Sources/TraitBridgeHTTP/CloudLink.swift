@@ -32,6 +32,10 @@ public struct CloudLinkSettings: Sendable, Hashable {
     public var pushPublicKeyFile: String?
     /// The `iss` (client_email) its JWTs must carry, when given.
     public var pushIssuer: String?
+    /// While the partner pushes its states, polling is only a safety net at this interval.
+    public var safetyNetInterval: Duration { max(pollInterval * 6, .seconds(60)) }
+    /// A device no answer has spoken of for this long (three missed safety-net polls) is `unknown`.
+    public var staleness: Duration { safetyNetInterval * 3 }
     /// Set when the link was made with the OAuth flow: `token` is then an access token that is
     /// refreshed before it runs out, and after a 401.
     public var oauth: OAuthGrant?
@@ -56,8 +60,6 @@ public final class CloudLink: Service, Sendable {
     private let continuation: AsyncStream<LinkRequest>.Continuation
     /// A Request Sync waiting, and when the partner last pushed Report State.
     private let pushes = Mutex<(syncRequested: Bool, lastPush: ContinuousClock.Instant?)>((false, nil))
-    /// While the partner pushes its states, polling is only a safety net at this interval.
-    var safetyNetInterval: Duration { max(settings.pollInterval * 6, .seconds(60)) }
 
     /// `onRefresh` is told each access token an OAuth link buys (the registry keeps it).
     public init(
@@ -132,7 +134,7 @@ public final class CloudLink: Service, Sendable {
             }
             if ok { ok = await query() }
             let pushed = pushes.withLock { $0.lastPush.map { ContinuousClock.now - $0 < .seconds(600) } ?? false }
-            let interval = pushed ? safetyNetInterval : settings.pollInterval
+            let interval = pushed ? settings.safetyNetInterval : settings.pollInterval
             delay = ok ? interval : min(delay * 2, settings.pollInterval * 10)
             await wait(ok ? interval : delay)
             if ok { delay = .seconds(1) }

@@ -57,4 +57,30 @@ struct CloudLinkStateTests {
                 && text.contains("link p: QUERY failed: connection refused"), "\(text)")
         #expect(failed.logs.contains { $0.message == "cloud link p: QUERY failed: connection refused" })
     }
+
+    @Test("a device the partner's answers leave out goes unknown after the link's staleness; an answer brings it back")
+    func staleness() throws {
+        var state = try EngineFixtures.state(withCloud: true)
+        _ = state.brokerConnected(now: now)
+        _ = state.setCloudLinks(["p"], staleness: ["p": .seconds(60)], now: now)
+        _ = state.importLinkSync(Self.sync(["a", "b"]), link: "p", now: now)
+        let both = Array(
+            #"{"payload":{"devices":{"a":{"online":true,"on":true},"b":{"online":true,"on":false}}}}"#.utf8)
+        _ = state.applyLinkAnswer(both, link: "p", now: now)
+        #expect(state.tick(now: now.addingTimeInterval(30)).publications.isEmpty)
+        _ = state.applyLinkAnswer(Self.query, link: "p", now: now.addingTimeInterval(30))  // only "a"
+        let swept = state.tick(now: now.addingTimeInterval(61))
+        let stale = swept.publications.first { $0.topic == stateTopic("b") }.map {
+            String(decoding: $0.payload, as: UTF8.self)
+        }
+        #expect(stale?.contains(#""connectivityState":"unknown""#) == true, "\(stale ?? "b not republished")")
+        #expect(stale?.contains("stale") == true || stale?.contains("no report") == true, "\(stale ?? "")")
+        #expect(!swept.publications.contains { $0.topic == stateTopic("a") }, "a was answered 31 s ago")
+        #expect(state.tick(now: now.addingTimeInterval(70)).publications.isEmpty, "said once")
+        let back = state.applyLinkAnswer(both, link: "p", now: now.addingTimeInterval(75))
+        let online = back.publications.first { $0.topic == stateTopic("b") }.map {
+            String(decoding: $0.payload, as: UTF8.self)
+        }
+        #expect(online?.contains(#""connectivityState":"online""#) == true, "\(online ?? "")")
+    }
 }
