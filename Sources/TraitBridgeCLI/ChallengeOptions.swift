@@ -31,9 +31,25 @@ struct ChallengeOptions: ParsableArguments {
             return ["ack": true]
         }
         let prompt = type == "challengeFailedPinNeeded" ? "Wrong PIN; PIN for \(what): " : "PIN for \(what): "
-        guard let entered = getpass(prompt), let pin = String(validatingCString: entered), !pin.isEmpty else {
-            return nil
-        }
+        guard let pin = readSecret(prompt), !pin.isEmpty else { return nil }
         return ["pin": .string(pin)]
+    }
+
+    /// A line from the terminal with echo off (restored after), prompted on standard error.
+    /// Unlike getpass(3), what was typed ahead is kept, not flushed.
+    static func readSecret(_ prompt: String) -> String? {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        let hasTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
+        if hasTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            _ = tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+        }
+        defer {
+            if hasTerminal { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true)
     }
 }

@@ -161,7 +161,18 @@ struct CloudLinkTestCommand: AsyncParsableCommand {
             let root = try? JSONDocument.parse(answer).root
             let entries = root?["payload"]?["devices"]?.members ?? []
             let online = entries.filter { $0.value["online"]?.bool == true }.count
-            print("QUERY: \(entries.count) of \(ids.count) devices answered, \(online) online, \(queryTime) ms")
+            // The states read as the bridge reads them: each one it cannot take, with its JSON path.
+            let problems: [String]
+            do {
+                problems = try c2c.importReports(answer, source: "link \(name) QUERY").problems.map(\.description)
+            } catch {
+                printError("QUERY: answer refused: \(error) (\(queryTime) ms)")
+                throw ExitCode.failure
+            }
+            print(
+                "QUERY: \(entries.count) of \(ids.count) devices answered, \(online) online, "
+                    + "\(problems.count) problems, \(queryTime) ms")
+            for problem in problems.prefix(50) { print("  \(problem)") }
             if imported.problems.contains(where: \.rejectsDevice) || entries.count < ids.count {
                 throw ExitCode.failure
             }

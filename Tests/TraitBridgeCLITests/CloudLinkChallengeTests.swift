@@ -4,11 +4,11 @@ import TraitBridgeMQTT
 import TraitBridgeTesting
 
 /// A partner's secondary user verification and PENDING answers, end to end: A's CLI commands B's
-/// lock through the link; B asks for the PIN, the CLI says to add `--pin`; with it B runs the
-/// command and answers PENDING (its pretend lock is slow), and A confirms when the lock's new
-/// state reaches it.
+/// lock through the link; B asks for the PIN, the CLI says to add `--pin`; at a terminal it asks
+/// for the PIN and sends it again, B runs the command and answers PENDING (its pretend lock is
+/// slow), and A confirms when the lock's new state reaches it.
 extension FulfillmentTests {
-    @Test("cloud link challenge: the partner's pinNeeded → the CLI asks for --pin; PENDING → confirmed later")
+    @Test("cloud link challenge: the partner's pinNeeded → --pin, or asked at a terminal; PENDING → confirmed later")
     func cloudLinkChallenge() async throws {
         let pinFile = FileManager.default.temporaryDirectory.appendingPathComponent("tb-pin-\(UUID().uuidString)").path
         try "\(Self.pin)\n".write(toFile: pinFile, atomically: true, encoding: .utf8)
@@ -44,14 +44,33 @@ extension FulfillmentTests {
                 try z2m.publish(
                     "zigbee2mqtt/Front door lock", #"{"state":"UNLOCK","lock_state":"unlocked"}"#, retain: true)
             }
-            let unlocked = try CommandRunner.run([
-                "command", lock, "matter.DoorLock.unlockDoor", "--pin", Self.pin, "--broker", brokerA.url,
-                "--timeout", "20",
+            let wrong = try CommandRunner.run([
+                "command", lock, "matter.DoorLock.unlockDoor", "--pin", "0000", "--broker", brokerA.url, "--timeout",
+                "20",
             ])
+            #expect(
+                wrong.exitCode == 1 && wrong.standardError.contains("cloud link b refused the PIN"),
+                "--pin travels to B: \(wrong.standardError)")
+            #expect(sets() == 0)
+
+            // At a terminal (script(1) gives it one) the CLI asks for the PIN and sends it again.
+            let command = [
+                CommandRunner.executable.path, "command", lock, "matter.DoorLock.unlockDoor", "--broker", brokerA.url,
+                "--timeout", "20",
+            ].map { "'\($0)'" }.joined(separator: " ")
+            let terminal = Process()
+            terminal.executableURL = URL(fileURLWithPath: "/bin/sh")
+            terminal.arguments = ["-c", "printf '\(Self.pin)\\n' | script -qec \"\(command)\" /dev/null"]
+            let pipe = Pipe()
+            terminal.standardOutput = pipe
+            try terminal.run()
+            let transcript = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            terminal.waitUntilExit()
             try await turner.value
-            #expect(unlocked.exitCode == 0, "\(unlocked.standardOutput)\(unlocked.standardError)")
-            #expect(unlocked.standardError.contains("pending: the partner cloud is carrying it out"))
-            #expect(unlocked.standardOutput.contains("confirmed:"), "\(unlocked.standardOutput)")
+            #expect(terminal.terminationStatus == 0, "\(transcript)")
+            #expect(transcript.contains("PIN for \(lock): "), "asked at the terminal: \(transcript)")
+            #expect(transcript.contains("pending: the partner cloud is carrying it out"), "\(transcript)")
+            #expect(transcript.contains("confirmed:"), "\(transcript)")
             #expect(sets() == 1)
             let log = TestFiles.text(atPath: folder + "/serve.log")
             #expect(!log.contains(Self.pin), "the PIN is never logged on A")

@@ -40,7 +40,7 @@ extension FulfillmentTests {
             #expect(live.exitCode == 0, "\(live.standardOutput)\(live.standardError)")
             #expect(live.standardOutput.contains("SYNC: 3 devices, 0 problems"), "\(live.standardOutput)")
             #expect(
-                live.standardOutput.contains("QUERY: 3 of 3 devices answered, 1 online"),
+                live.standardOutput.contains("QUERY: 3 of 3 devices answered, 1 online, 0 problems"),
                 "the relay is offline, the climate unheard: \(live.standardOutput)")
             let gone = try CommandRunner.run([
                 "cloud", "link", "test", "gone", "--config", config, "--mappings", mappings,
