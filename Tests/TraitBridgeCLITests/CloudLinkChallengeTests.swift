@@ -37,13 +37,6 @@ extension FulfillmentTests {
             let sets = { z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Front door lock/set" }.count }
             #expect(sets() == 0, "nothing reached the lock without the PIN")
 
-            // The pretend lock turns only after B has answered PENDING (B's command timeout is 2 s).
-            let turner = Task {
-                guard z2m.waitFor("zigbee2mqtt/Front door lock/set", timeout: .seconds(20)) != nil else { return }
-                try await Task.sleep(for: .seconds(3))
-                try z2m.publish(
-                    "zigbee2mqtt/Front door lock", #"{"state":"UNLOCK","lock_state":"unlocked"}"#, retain: true)
-            }
             let wrong = try CommandRunner.run([
                 "command", lock, "matter.DoorLock.unlockDoor", "--pin", "0000", "--broker", brokerA.url, "--timeout",
                 "20",
@@ -64,9 +57,14 @@ extension FulfillmentTests {
             let pipe = Pipe()
             terminal.standardOutput = pipe
             try terminal.run()
+            // The pretend lock turns only after B has answered PENDING (B's command timeout is 2 s).
+            // Done here, not on a task: the test's own thread is not shared with other tests.
+            #expect(
+                z2m.waitFor("zigbee2mqtt/Front door lock/set", timeout: .seconds(20)) != nil, "the PIN opened the way")
+            usleep(3_000_000)  // blocking on purpose: this thread goes on at once
+            try z2m.publish("zigbee2mqtt/Front door lock", #"{"state":"UNLOCK","lock_state":"unlocked"}"#, retain: true)
             let transcript = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             terminal.waitUntilExit()
-            try await turner.value
             #expect(terminal.terminationStatus == 0, "\(transcript)")
             #expect(transcript.contains("PIN for \(lock): "), "asked at the terminal: \(transcript)")
             #expect(transcript.contains("pending: the partner cloud is carrying it out"), "\(transcript)")
