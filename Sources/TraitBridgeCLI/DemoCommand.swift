@@ -91,7 +91,9 @@ struct DemoCommand: ParsableCommand {
             folders: [work.path] + [privateBroker?.directory.path, partner?.broker.directory.path].compactMap { $0 })
         defer { orphanGuard?.dismiss() }
         if let partner {
-            say("== partner cloud \(partner.link.url): a second bridge on its own private mosquitto (pid \(partner.pid.map(String.init) ?? "?")), \(partner.bridge.snapshot.graph.devices.count) devices")
+            let pid = partner.pid.map(String.init) ?? "?"
+            let count = partner.bridge.snapshot.graph.devices.count
+            say("== partner cloud \(partner.link.url): a second bridge on its own private mosquitto (pid \(pid)), \(count) devices")
         }
 
         var settings = ServeConfiguration()
@@ -209,7 +211,8 @@ struct DemoCommand: ParsableCommand {
                         && device.trait(at: address)?.connectivity.state == .online
                 }
             }.count
-            style.progress("linking to the partner cloud: \(ids.count)/\(cloudHome.devices.count) devices, \(answered) answered")
+            let total = cloudHome.devices.count
+            style.progress("linking to the partner cloud: \(ids.count)/\(total) devices, \(answered) answered")
             if ids.count >= cloudHome.devices.count && answered >= cloudHome.devices.count { break }
             Thread.sleep(forTimeInterval: 0.05)
         }

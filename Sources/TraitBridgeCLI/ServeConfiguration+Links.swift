@@ -47,7 +47,9 @@ extension ServeConfiguration {
                 guard let text = field.string, !text.isEmpty else { throw fail(fieldAt, "expected a non-empty string") }
                 switch key {
                 case "name":
-                    guard isLinkName(text) else { throw fail(fieldAt, "expected up to 32 lowercase letters, digits and -, not 'default'") }
+                    guard isLinkName(text) else {
+                        throw fail(fieldAt, "expected up to 32 lowercase letters, digits and -, not 'default'")
+                    }
                     guard !links.contains(where: { $0.name == text }) else {
                         throw fail(fieldAt, "another link is named '\(text)'")
                     }

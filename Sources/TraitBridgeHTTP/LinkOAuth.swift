@@ -50,7 +50,8 @@ public enum LinkOAuth {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: fields.map { "\($0)=\(encode($1))" }.joined(separator: "&")))
+        let form = fields.map { "\($0)=\(FormFields.encode($1))" }.joined(separator: "&")
+        request.body = .bytes(ByteBuffer(string: form))
         func failure(_ message: String) -> Result<Tokens, LinkTransport.Failure> {
             .failure(LinkTransport.Failure(message: message, state: .offline))
         }
@@ -72,28 +73,6 @@ public enum LinkOAuth {
         } catch {
             return failure("the token endpoint \(url) failed: \(LinkTransport.describe(error))")
         }
-    }
-
-    /// Form encoding: everything but RFC 3986's unreserved characters is percent-encoded.
-    static func encode(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return output
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
 
