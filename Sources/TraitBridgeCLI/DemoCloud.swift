@@ -48,15 +48,27 @@ final class DemoCloud {
         let token = "tb-demo-cloud-" + UUID().uuidString.lowercased()
         var http = FulfillmentSettings()
         http.port = 0
-        let linking = AccountLinking(
-            oauth: nil, staticTokens: try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-cloud"),
-            store: bridge.store)
-        let (bridge, cloudLogger) = (bridge, logger)
-        server = try BackgroundServer(
-            build: { onListening in
-                try FulfillmentServer.application(
-                    settings: http, bridge: bridge, linking: linking, logger: cloudLogger, onListening: onListening)
-            }, logger: logger)
+        let tokens: StaticTokens
+        do { tokens = try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-cloud") } catch {
+            simulator.stop()
+            bridge.stop()
+            broker.stop()
+            throw error
+        }
+        let linking = AccountLinking(oauth: nil, staticTokens: tokens, store: bridge.store)
+        let (bridge, cloudLogger, simulator, broker) = (bridge, logger, simulator, broker)
+        do {
+            server = try BackgroundServer(
+                build: { onListening in
+                    try FulfillmentServer.application(
+                        settings: http, bridge: bridge, linking: linking, logger: cloudLogger, onListening: onListening)
+                }, logger: logger)
+        } catch {
+            simulator.stop()
+            bridge.stop()
+            broker.stop()
+            throw error
+        }
         var link = CloudLinkSettings(name: "partner", url: server.baseURL + "/smarthome", token: token)
         link.pollInterval = .seconds(5)
         link.syncInterval = .seconds(60)

@@ -74,6 +74,7 @@ extension BridgeState {
                 deadline: .now + configuration.commandTimeout, sink: sink)
             for planned in relayedCommands.links {
                 pending.openLinkRequests[planned.request.requestID] = planned.covers
+                pending.requestLinks[planned.request.requestID] = planned.request.link
             }
             if expected.isEmpty && pending.openLinkRequests.isEmpty {
                 finish(pending, status: "assumed", device: device, effects: &effects)  // nothing to echo (a relayed google command)

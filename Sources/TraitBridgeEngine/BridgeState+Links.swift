@@ -66,6 +66,12 @@ extension BridgeState {
         var effects = BridgeEffects()
         linkStaleness = staleness
         for gone in configuration.cloudLinks.subtracting(links).sorted() {
+            // Its commands still waiting end now: nothing will answer them.
+            let requests = pendingCommands.flatMap { $0.requestLinks.filter { $0.value == gone }.keys }
+            for requestID in requests.sorted() {
+                let failure = CommandFailure(.deviceOffline, "cloud link \(gone) was removed before it answered")
+                settleLinkRequest(requestID, .failure(failure), now: now, effects: &effects)
+            }
             dropLinkDevices(gone, keeping: [], why: "went with its link", now: now, effects: &effects)
             linkFailures.removeValue(forKey: gone)
         }

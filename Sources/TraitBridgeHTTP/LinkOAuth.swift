@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-public import FoundationEssentials
+import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 import NIOSSL

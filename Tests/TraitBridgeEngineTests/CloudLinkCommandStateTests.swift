@@ -165,7 +165,12 @@ struct CloudLinkCommandStateTests {
         #expect(root["notification"]?["objects"]?["familiar"]?.int64 == 1)
         #expect(effects.logs.contains { $0.message.contains("'nobody', never synced") })
 
+        let waiting = try send(&state, "a", #"{"id":"w1","trait":"matter.OnOff","command":"on"}"#)
+        #expect(waiting.link == "p")
         let removed = state.setCloudLinks([], now: now)
+        #expect(
+            result(removed, "a")?.contains("cloud link p was removed before it answered") == true,
+            "a command waiting on a removed link ends at once: \(result(removed, "a") ?? "no result")")
         #expect(state.linkDeviceIDs("p").isEmpty)
         #expect(removed.publications.contains { $0.topic == "traitbridge/devices/c2c-a/state" && $0.payload.isEmpty })
     }
