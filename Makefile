@@ -24,7 +24,7 @@ test-asan: deps
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
 ## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port,
-## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, the cloud's view merged in):
+## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, a partner cloud linked in):
 ## status, then changes until Ctrl-C. `make demo ARGS=--once` prints the status and exits.
 ## Everything it starts is stopped at the end.
 ## CONFIG=debug reuses the test build (CI does, to stay well under its time budget).
