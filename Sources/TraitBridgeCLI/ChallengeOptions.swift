@@ -12,7 +12,10 @@ import TraitBridgeJSON
 struct ChallengeOptions: ParsableArguments {
     @Flag(help: "Confirm a command the partner cloud asks the user to confirm (ackNeeded).")
     var ack = false
-    @Option(help: "The PIN a partner cloud asks for (pinNeeded); others can see it in the process list, so leave it out to be asked at a terminal.")
+    @Option(
+        help: ArgumentHelp(
+            "The PIN a partner cloud asks for (pinNeeded); others can see it in the process list, "
+                + "so leave it out to be asked at a terminal."))
     var pin: String?
 
     /// The `challenge` object for the command, if a flag gave one.

@@ -46,24 +46,7 @@ final class DemoCloud {
             Thread.sleep(forTimeInterval: 0.05)
         }
         let token = "tb-demo-cloud-" + UUID().uuidString.lowercased()
-        var http = FulfillmentSettings()
-        http.port = 0
-        let tokens: StaticTokens
-        do { tokens = try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-cloud") } catch {
-            simulator.stop()
-            bridge.stop()
-            broker.stop()
-            throw error
-        }
-        let linking = AccountLinking(oauth: nil, staticTokens: tokens, store: bridge.store)
-        let (bridge, cloudLogger, simulator, broker) = (bridge, logger, simulator, broker)
-        do {
-            server = try BackgroundServer(
-                build: { onListening in
-                    try FulfillmentServer.application(
-                        settings: http, bridge: bridge, linking: linking, logger: cloudLogger, onListening: onListening)
-                }, logger: logger)
-        } catch {
+        do { server = try Self.fulfillment(for: bridge, token: token, agent: "demo-cloud", logger: logger) } catch {
             simulator.stop()
             bridge.stop()
             broker.stop()
@@ -73,6 +56,22 @@ final class DemoCloud {
         link.pollInterval = .seconds(5)
         link.syncInterval = .seconds(60)
         self.link = link
+    }
+
+    /// Google's fulfillment endpoint for `bridge` on a free loopback port, opened by `token`
+    /// alone (made for this run; it dies with the demo): the partner cloud's, and the demo's own.
+    static func fulfillment(for bridge: Bridge, token: String, agent: String, logger: Logger) throws
+        -> BackgroundServer
+    {
+        var http = FulfillmentSettings()
+        http.port = 0
+        let tokens = try StaticTokens(text: token, path: "demo", defaultAgentUserID: agent)
+        let linking = AccountLinking(oauth: nil, staticTokens: tokens, store: bridge.store)
+        return try BackgroundServer(
+            build: { onListening in
+                try FulfillmentServer.application(
+                    settings: http, bridge: bridge, linking: linking, logger: logger, onListening: onListening)
+            }, logger: logger)
     }
 
     /// The broker's process and folder, for the demo's orphan guard.

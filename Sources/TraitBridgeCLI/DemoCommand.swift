@@ -14,9 +14,17 @@ import TraitBridgeSimulator
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start a private broker, a simulated home and the bridge, link a partner cloud, and show status and changes.",
+        abstract:
+            "Start a private broker, a simulated home and the bridge, link a partner cloud, and show status and "
+            + "changes.",
         discussion: """
-            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a partner cloud: a second bridge on its own private broker serving the --cloud scenario's devices over Google's Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It prints `traitbridge status` once the scenario's faults have happened, then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped on the way out.
+            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the \
+            scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a partner cloud: \
+            a second bridge on its own private broker serving the --cloud scenario's devices over Google's \
+            Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It \
+            prints `traitbridge status` once the scenario's faults have happened, then streams changes like \
+            `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped \
+            on the way out.
 
             Examples:
               traitbridge demo
@@ -68,7 +76,8 @@ struct DemoCommand: ParsableCommand {
         }
         style.endProgress()
         let shownBroker = (try? BrokerURL(brokerURL))?.description ?? BrokerURL.redacting(brokerURL)  // never a password
-        say("== broker \(shownBroker)\(privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? "")")
+        let privatePID = privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? ""
+        say("== broker \(shownBroker)\(privatePID)")
         let logger = Logger(label: "traitbridge")
         var partner: DemoCloud?
         if let cloudHome {
@@ -93,7 +102,9 @@ struct DemoCommand: ParsableCommand {
         if let partner {
             let pid = partner.pid.map(String.init) ?? "?"
             let count = partner.bridge.snapshot.graph.devices.count
-            say("== partner cloud \(partner.link.url): a second bridge on its own private mosquitto (pid \(pid)), \(count) devices")
+            say(
+                "== partner cloud \(partner.link.url): a second bridge on its own private mosquitto (pid \(pid)), "
+                    + "\(count) devices")
         }
 
         var settings = ServeConfiguration()
@@ -164,16 +175,7 @@ struct DemoCommand: ParsableCommand {
         let token = "tb-demo-" + UUID().uuidString.lowercased()
         let fulfillment: BackgroundServer
         do {
-            var http = FulfillmentSettings()
-            http.port = 0
-            let linking = AccountLinking(
-                oauth: nil, staticTokens: try StaticTokens(text: token, path: "demo", defaultAgentUserID: "demo-user"),
-                store: bridge.store)
-            fulfillment = try BackgroundServer(
-                build: { onListening in
-                    try FulfillmentServer.application(
-                        settings: http, bridge: bridge, linking: linking, logger: logger, onListening: onListening)
-                }, logger: logger)
+            fulfillment = try DemoCloud.fulfillment(for: bridge, token: token, agent: "demo-user", logger: logger)
         } catch {
             printError("error: the fulfillment endpoint did not start: \(error)")
             throw ExitCode.failure
@@ -190,7 +192,9 @@ struct DemoCommand: ParsableCommand {
         say("     \(setup)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
         say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")
-        say("     traitbridge command \"Hall light\" matter.OnOff.toggle   # off the Zigbee mesh: the cloud's way, confirmed")
+        say(
+            "     traitbridge command \"Hall light\" matter.OnOff.toggle   "
+                + "# off the Zigbee mesh: the cloud's way, confirmed")
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
         say("\n== stopping the simulator, the bridge and the broker")

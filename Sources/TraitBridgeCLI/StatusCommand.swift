@@ -21,8 +21,10 @@ struct StatusCommand: ParsableCommand {
     var devices: [String] = []
     @OptionGroup var connection: ConnectionOptions
     @Flag(
-        help:
-            "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", \"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}, and \"links\": {name: health} when the bridge has cloud links}."
+        help: ArgumentHelp(
+            "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", "
+            + "\"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}, "
+            + "and \"links\": {name: health} when the bridge has cloud links}.")
     )
     var json = false
 

@@ -13,7 +13,12 @@ struct SyncImportCommand: AsyncParsableCommand {
         abstract: "Import the devices of a SYNC response into the running bridge (or check them with --dry-run).",
         discussion: """
             Accepts a full SYNC response, its payload ({devices: [...]}), or the devices array; with \
-            --from-link, the SYNC a cloud link (the registry's or a config's) answers now (a one-shot import: the running link keeps its own). A device whose matterUniqueId or otherDeviceIds names a local device joins it: its traits are remote, the local ones keep their locality, the device is mixed. Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is not reachable.
+            --from-link, the SYNC a cloud link (the registry's or a config's) answers now (a one-shot import: \
+            the running link keeps its own). A device whose matterUniqueId or otherDeviceIds names a local \
+            device joins it: its traits are remote, the local ones keep their locality, the device is mixed. \
+            Every problem is printed with its JSON path; one bad device never stops the others. Exit codes: 0 \
+            all devices imported, 1 a device was rejected or the file is not a SYNC response, 3 the bridge is \
+            not reachable.
 
             Examples:
               traitbridge sync import home-sync.json

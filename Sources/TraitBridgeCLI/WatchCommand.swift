@@ -9,7 +9,11 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Stream changes as they happen: devices added or removed, connectivity and values that changed.",
         discussion: """
-            Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count / --duration): devices, device events (a partner cloud's notifications: a doorbell press, an object seen), and cloud links failing or recovering. --json prints JSON Lines: {"event", "id", "name", "changes"}, {"event": "notification", "id", "name", "trait", "link", "notification"}, {"event": "link", "link", "state", "since", "error"}.
+            Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count \
+            / --duration): devices, device events (a partner cloud's notifications: a doorbell press, an object \
+            seen), and cloud links failing or recovering. --json prints JSON Lines: {"event", "id", "name", \
+            "changes"}, {"event": "notification", "id", "name", "trait", "link", "notification"}, {"event": \
+            "link", "link", "state", "since", "error"}.
 
             Examples:
               traitbridge watch
@@ -76,7 +80,8 @@ struct WatchCommand: ParsableCommand {
                     isLive = true
                     if !json {
                         FileHandleWriter.write(
-                            "watching \(known.count) device\(known.count == 1 ? "" : "s") on \(prefix); changes follow\n",
+                            "watching \(known.count) device\(known.count == 1 ? "" : "s") on \(prefix); "
+                                + "changes follow\n",
                             to: 1)
                     }
                     continue

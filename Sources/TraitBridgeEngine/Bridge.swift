@@ -124,6 +124,11 @@ public final class Bridge: Sendable {
         state.withLock { perform($0.applyLinkAnswer(body, link: link, now: Date())) }
     }
 
+    /// A link's partner pushed Report State (with notifications, perhaps) to the local Home Graph.
+    public func linkPushed(_ body: [UInt8], link: String) {
+        state.withLock { perform($0.applyLinkPush(body, link: link, now: Date())) }
+    }
+
     /// A link's answer to the EXECUTE request `requestID` arrived: it settles that command.
     public func linkExecuted(_ body: [UInt8], link: String, requestID: String) {
         state.withLock { perform($0.applyLinkExecute(body, link: link, requestID: requestID, now: Date())) }

@@ -73,8 +73,7 @@ extension BridgeState {
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
                 deadline: .now + configuration.commandTimeout, sink: sink)
             for planned in relayedCommands.links {
-                pending.openLinkRequests[planned.request.requestID] = planned.covers
-                pending.requestLinks[planned.request.requestID] = planned.request.link
+                pending.openLinkRequests[planned.request.requestID] = (planned.request.link, planned.covers)
             }
             if expected.isEmpty && pending.openLinkRequests.isEmpty {
                 finish(pending, status: "assumed", device: device, effects: &effects)  // nothing to echo (a relayed google command)

@@ -62,7 +62,7 @@ extension BridgeState {
             pending.deadline = max(pending.deadline, .now + configuration.followUpTimeout)
             pendingCommands[index] = pending
         case .success:
-            let covers = pending.openLinkRequests.removeValue(forKey: requestID) ?? []
+            let covers = pending.openLinkRequests.removeValue(forKey: requestID)?.covers ?? []
             pending.vouched.formUnion(covers)
             if pending.openLinkRequests.isEmpty { pending.awaitsFollowUp = false }
             if pending.expected.isEmpty && pending.openLinkRequests.isEmpty {

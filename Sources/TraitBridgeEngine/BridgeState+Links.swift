@@ -67,7 +67,7 @@ extension BridgeState {
         linkStaleness = staleness
         for gone in configuration.cloudLinks.subtracting(links).sorted() {
             // Its commands still waiting end now: nothing will answer them.
-            let requests = pendingCommands.flatMap { $0.requestLinks.filter { $0.value == gone }.keys }
+            let requests = pendingCommands.flatMap { $0.openLinkRequests.filter { $0.value.link == gone }.keys }
             for requestID in requests.sorted() {
                 let failure = CommandFailure(.deviceOffline, "cloud link \(gone) was removed before it answered")
                 settleLinkRequest(requestID, .failure(failure), now: now, effects: &effects)
@@ -81,11 +81,18 @@ extension BridgeState {
         return effects
     }
 
+    /// A partner's push (Report State): its states as a QUERY answer's, then its notifications
+    /// (only pushes carry them, so a QUERY answer is not read for them).
+    public mutating func applyLinkPush(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
+        var effects = applyLinkAnswer(body, link: link, now: now)
+        handleLinkNotifications(body, link: link, now: now, effects: &effects)
+        return effects
+    }
+
     /// A link's QUERY or EXECUTE answer: values and connectivity of that link's devices only.
     public mutating func applyLinkAnswer(_ body: [UInt8], link: String, now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
-        handleLinkNotifications(body, link: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
             if linkFailures.removeValue(forKey: link) != nil {
                 isHealthChanged = true

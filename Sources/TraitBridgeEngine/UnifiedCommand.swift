@@ -113,10 +113,8 @@ struct PendingCommand: Sendable {
     var deadline: ContinuousClock.Instant
     var sink: CommandSink
     /// EXECUTE requests sent over cloud links and not yet answered SUCCESS, by request id (also
-    /// the follow-up token), with the values each one covers.
-    var openLinkRequests: [String: Set<AttributeUpdateKey>] = [:]
-    /// The link each of those requests went to.
-    var requestLinks: [String: String] = [:]
+    /// the follow-up token): the link each went to and the values it covers.
+    var openLinkRequests: [String: (link: String, covers: Set<AttributeUpdateKey>)] = [:]
     /// Values a partner's SUCCESS vouched for (its states may not carry them).
     var vouched: Set<AttributeUpdateKey> = []
     /// A partner answered PENDING: the result waits for its follow-up (or the follow-up timeout).

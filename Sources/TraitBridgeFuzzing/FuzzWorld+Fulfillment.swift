@@ -29,7 +29,7 @@ extension FuzzWorld {
                 Self.check(linked.applyLinkExecute(bytes, link: "fuzz", requestID: request.requestID, now: start))
             }
         }
-        Self.check(linked.applyLinkAnswer(bytes, link: "fuzz", now: start))
+        Self.check(linked.applyLinkPush(bytes, link: "fuzz", now: start))
         Self.check(linked.setCloudLinks([], now: start))
         precondition(linked.linkDeviceIDs("fuzz").isEmpty, "a removed link leaves no device behind")
         _ = try? CloudLinkSettings(name: "fuzz", stored: bytes)

@@ -26,7 +26,8 @@ public struct StoredLinkError: Error, Sendable, Hashable, CustomStringConvertibl
     public var name: String
     public var problem: String
     public var description: String {
-        "the registry's cloud link '\(name)': \(problem); remove it (traitbridge cloud link remove \(name)) and add it again"
+        "the registry's cloud link '\(name)': \(problem); "
+            + "remove it (traitbridge cloud link remove \(name)) and add it again"
     }
 }
 

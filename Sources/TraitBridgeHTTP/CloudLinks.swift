@@ -40,7 +40,7 @@ public final class CloudLinks: Service, Sendable {
     private func supervise() async {
         var running: [String: Running] = [:]
         var warned = Set<String>()
-        var lastWanted: [JSONValue] = []
+        var lastWanted: [JSONValue]?
         while !Task.isCancelled {
             let (wanted, known) = wanted(warned: &warned)
             let wantedNames = Set(wanted.map(\.name))
@@ -58,8 +58,10 @@ public final class CloudLinks: Service, Sendable {
                 }
                 running[settings.name] = start(settings)
             }
-            if bridge.snapshot.configuration.cloudLinks != wantedNames || wanted.map(\.stored) != lastWanted {
-                lastWanted = wanted.map(\.stored)
+            // The bridge is told when the set of links or their settings change (not every 2 s).
+            let signature = wanted.map { JSONValue.array([.string($0.name), $0.stored]) }
+            if signature != lastWanted {
+                lastWanted = signature
                 let staleness = Dictionary(wanted.map { ($0.name, $0.staleness) }) { first, _ in first }
                 bridge.setCloudLinks(wantedNames, staleness: staleness)
                 do { try homeGraph.update(wanted) } catch { logger.error("cloud links: \(error)") }

@@ -125,7 +125,7 @@ public final class LinkHomeGraph: Sendable {
             return Self.googleError(.badRequest, "expected {agentUserId, payload: {devices: {states: {…}}}}")
         }
         links.withLock { $0[link] }?.notePush()
-        bridge.linkAnswered(bytes, link: link)
+        bridge.linkPushed(bytes, link: link)
         let answer: JSONValue = ["requestId": .string(root["requestId"]?.string ?? "")]
         return FulfillmentServer.json(.ok, answer.serializedBytes())
     }

@@ -128,14 +128,14 @@ struct CloudLinkCommandStateTests {
                 #"{"agentUserId":"p","payload":{"devices":{"notifications":{"door":{"LockUnlock":{"priority":0,"followUpResponse":{"followUpToken":"\#(token)",\#(response)}}}}}}}"#
                     .utf8)
         }
-        let done = state.applyLinkAnswer(
+        let done = state.applyLinkPush(
             followUp(first.requestID, #""status":"SUCCESS","isLocked":false"#), link: "p", now: now)
         #expect(result(done, "door")?.contains(#""status":"confirmed""#) == true, "\(result(done, "door") ?? "none")")
 
         let second = try send(&state, "door", unlock)
         _ = state.applyLinkExecute(
             Self.answer(#"{"ids":["door"],"status":"PENDING"}"#), link: "p", requestID: second.requestID, now: now)
-        let jam = state.applyLinkAnswer(
+        let jam = state.applyLinkPush(
             followUp(second.requestID, #""status":"FAILURE","errorCode":"deviceJammingDetected""#), link: "p", now: now)
         #expect(result(jam, "door")?.contains(#""errorCode":"deviceJammingDetected""#) == true)
 
@@ -157,7 +157,7 @@ struct CloudLinkCommandStateTests {
         let ring = Array(
             #"{"payload":{"devices":{"notifications":{"door":{"ObjectDetection":{"priority":0,"detectionTimestamp":1,"objects":{"familiar":1}}},"nobody":{"RunCycle":{"priority":0}}}}}}"#
                 .utf8)
-        let effects = state.applyLinkAnswer(ring, link: "p", now: now)
+        let effects = state.applyLinkPush(ring, link: "p", now: now)
         let event = try #require(effects.publications.first { $0.topic == "traitbridge/devices/c2c-door/event" })
         #expect(!event.isRetained)
         let root = try JSONDocument.parse(event.payload).root
