@@ -197,7 +197,7 @@ struct DemoCommand: ParsableCommand {
                 + "# off the Zigbee mesh: the cloud's way, confirmed")
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
-        say("\n== stopping the simulator, the bridge and the broker")
+        say("\n== stopping everything the demo started: simulators, bridges, brokers")
     }
 
     /// Waits (≤ 30 s) until the link has SYNCed and QUERYed the partner's devices, then says
