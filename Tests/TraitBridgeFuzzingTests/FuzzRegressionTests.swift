@@ -28,7 +28,9 @@ struct FuzzRegressionTests {
         for file in kept { target.run([UInt8](try Data(contentsOf: file))) }
         let seeds = FuzzSeeds.seeds(for: target)
         for seed in seeds { target.run(seed) }
-        #expect(!seeds.isEmpty || target == .generic, "\(target.rawValue) has seeds")
+        // Some targets (cloud-execute, json) take their seeds from ../shared/corpus only: without
+        // it they run on Fuzz/corpus alone, as the line below says.
+        #expect(!seeds.isEmpty || target == .generic || FuzzPaths.sharedCorpus == nil, "\(target.rawValue) has seeds")
         #expect(
             !kept.isEmpty, "Fuzz/corpus/\(target.rawValue) holds the inputs of earlier runs (`make fuzz` writes them)")
         if FuzzPaths.sharedCorpus == nil {
