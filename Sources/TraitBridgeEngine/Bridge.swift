@@ -27,6 +27,8 @@ public final class Bridge: Sendable {
     private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
     /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
     private let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
+    /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
+    private let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
@@ -201,6 +203,26 @@ public final class Bridge: Sendable {
         ).serializedBytes()
     }
 
+    // MARK: Edge connections of plug-ins
+
+    /// Registers who sends what the plug-in of `channel` publishes (its edge connection).
+    public func attachChannel(_ channel: String, sender: @escaping @Sendable (Outgoing) -> Void) {
+        channelSenders.withLock { $0[channel] = sender }
+    }
+
+    public func detachChannel(_ channel: String) {
+        _ = channelSenders.withLock { $0.removeValue(forKey: channel) }
+    }
+
+    /// A message from a plug-in's edge connection, handled like a broker message.
+    public func channelReceived(_ channel: String, topic: String, payload: [UInt8]) {
+        let now = Date()
+        state.withLock { perform($0.handleChannelMessage(channel: channel, topic: topic, payload: payload, now: now)) }
+    }
+
+    /// The channels the configured plug-ins read from (`matter/default`).
+    public var channels: [String] { state.withLock { $0.channels } }
+
     // MARK: Events
 
     private func handle(_ message: MQTTMessage) {
@@ -276,6 +298,14 @@ public final class Bridge: Sendable {
         }
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
             for outgoing in effects.publications {
+                if let channel = outgoing.channel {
+                    if let send = channelSenders.withLock({ $0[channel] }) {
+                        send(outgoing)
+                    } else {
+                        logger.warning("\(channel) is not connected: not sent", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
+                    }
+                    continue
+                }
                 do {
                     try client.publish(
                         outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained,

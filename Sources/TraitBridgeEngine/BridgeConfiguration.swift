@@ -85,6 +85,23 @@ public struct BridgeConfiguration: Sendable {
         }
     }
 
+    /// Matter Servers (python-matter-server) whose nodes the bridge reads over their WebSocket.
+    public var matter: [MatterInstance] = []
+
+    public struct MatterInstance: Sendable {
+        public var instance: String
+        /// `ws://host:5580/ws`: named in logs and reasons; the edge client connects to it.
+        public var url: String
+        /// `localPeer` (the server talks to the devices on the LAN) unless configured.
+        public var locality: TraitLocality
+
+        public init(instance: String = "default", url: String, locality: TraitLocality = .localPeer) {
+            self.instance = instance
+            self.url = url
+            self.locality = locality
+        }
+    }
+
     /// Entities announced by Home Assistant MQTT discovery (consumed); `nil` leaves them out.
     public var homeAssistant: HomeAssistantInstance?
 
@@ -154,13 +171,19 @@ public struct Outgoing: Sendable, Hashable {
     public var qos: Int
     /// An answer to an MQTT 5 request echoes its Correlation Data.
     public var correlationData: [UInt8]?
+    /// Not for the broker: the edge connection of a plug-in (``SourcePlugin/channel``) sends it.
+    public var channel: String?
 
-    public init(topic: String, payload: [UInt8], isRetained: Bool, qos: Int = 0, correlationData: [UInt8]? = nil) {
+    public init(
+        topic: String, payload: [UInt8], isRetained: Bool, qos: Int = 0, correlationData: [UInt8]? = nil,
+        channel: String? = nil
+    ) {
         self.topic = topic
         self.payload = payload
         self.isRetained = isRetained
         self.qos = qos
         self.correlationData = correlationData
+        self.channel = channel
     }
 }
 

@@ -226,6 +226,21 @@ extension BridgeState {
         pendingCommands = remaining
     }
 
+    /// A source refused what was sent for this device: its waiting commands end with that reason.
+    mutating func failCommands(on id: DeviceID, reason: String, effects: inout BridgeEffects) {
+        let failed = pendingCommands.filter { $0.deviceID == id }
+        guard !failed.isEmpty else {
+            effects.log(.warning, reason, ["tb.device.id": id.rawValue])
+            return
+        }
+        pendingCommands.removeAll { $0.deviceID == id }
+        for pending in failed {
+            finish(
+                pending.sink, deviceID: id, correlationID: pending.correlationID,
+                failure: CommandFailure(.protocolError, reason), effects: &effects)
+        }
+    }
+
     /// Commands whose echo did not come in time are reported `assumed`.
     mutating func expireCommands(now: Date, effects: inout BridgeEffects) {
         let instant = ContinuousClock.now

@@ -1,4 +1,4 @@
-import FoundationEssentials
+public import FoundationEssentials
 import TraitBridgeModel
 import TraitBridgeSources
 
@@ -11,12 +11,36 @@ extension BridgeState {
     mutating func deliverToSource(topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) -> Bool {
         if let route = routes[topic] {
             deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
-        } else if let index = plugins.firstIndex(where: { $0.claims(topic) }) {
+        } else if let index = plugins.firstIndex(where: { $0.channel == nil && $0.claims(topic) }) {
             deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
         } else {
             return false
         }
         return true
+    }
+
+    /// The edge connections the plug-ins read from.
+    public var channels: [String] { plugins.compactMap(\.channel) }
+
+    /// A message from a plug-in's own edge connection (a Matter Server's WebSocket), never from
+    /// the broker: bounded like a broker message, then handed to the plug-in of that channel.
+    public mutating func handleChannelMessage(channel: String, topic: String, payload: [UInt8], now: Date)
+        -> BridgeEffects
+    {
+        var effects = BridgeEffects()
+        guard let index = plugins.firstIndex(where: { $0.channel == channel && $0.claims(topic) }) else {
+            effects.log(.warning, "no source takes messages of \(channel)", ["tb.mqtt.topic": topic])
+            return effects
+        }
+        let limit = plugins[index].carriesList(topic) ? configuration.limits.listBytes : configuration.limits.messageBytes
+        guard payload.count <= limit else {
+            refuseAtLimit(
+                payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
+                "a message of \(payload.count) bytes", effects: &effects)
+            return effects
+        }
+        deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
+        return effects
     }
 
     /// A routed topic goes to each plug-in that routed it (a generic mapping may read a
@@ -79,7 +103,11 @@ extension BridgeState {
         case .subscribe(let filters):
             effects.subscriptions += filters
         case .publish(let message):
-            effects.publications.append(Outgoing(topic: message.topic, payload: message.payload, isRetained: false))
+            effects.publications.append(
+                Outgoing(
+                    topic: message.topic, payload: message.payload, isRetained: false, channel: plugins[index].channel))
+        case .commandFailed(let id, let reason):
+            failCommands(on: members[id]?.target ?? id, reason: reason, effects: &effects)
         case .keepUntilKnown:
             keepPending(topic: topic, payload: payload, effects: &effects)
         case .replay(let topics):
@@ -132,8 +160,9 @@ extension BridgeState {
         var outgoing: [Outgoing] = []
         for (own, planned) in byMember.sorted(by: { $0.key < $1.key }) {
             do {
+                let channel = plugins[planned.plugin].channel
                 outgoing += try plugins[planned.plugin].commands(for: planned.writes, on: own).map {
-                    Outgoing(topic: $0.topic, payload: $0.payload, isRetained: false)
+                    Outgoing(topic: $0.topic, payload: $0.payload, isRetained: false, channel: channel)
                 }
             } catch {
                 switch error {

@@ -45,6 +45,11 @@ enum SourceRegistry {
             )
             plugins.append(ShellyPlugin(source: source, locality: instance.locality, staleness: instance.staleness))
         }
+        for instance in configuration.matter {
+            plugins.append(
+                MatterPlugin(
+                    source: MatterSource(catalog: catalog, instance: instance.instance), locality: instance.locality))
+        }
         if !generic.isEmpty { plugins.append(GenericPlugin(definitions: generic)) }
         return plugins
     }

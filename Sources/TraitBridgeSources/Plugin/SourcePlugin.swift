@@ -24,6 +24,10 @@ public protocol SourcePlugin: Sendable {
     /// The devices it holds now, for the bridge's health and for its source bridge's changes.
     var deviceIDs: [DeviceID] { get }
     var deviceCount: Int { get }
+    /// The edge connection its messages come from and its commands go to, when that is not the
+    /// broker (a Matter Server's WebSocket): the engine never routes a broker message to it, and
+    /// what it publishes goes to that connection.
+    var channel: String? { get }
     /// Its devices join devices of other sources (Home Assistant entities, generic mappings):
     /// a device the registry restored from such a source is never one another joins.
     var joinsOtherDevices: Bool { get }
@@ -46,6 +50,7 @@ public protocol SourcePlugin: Sendable {
 }
 
 extension SourcePlugin {
+    public var channel: String? { nil }
     public var joinsOtherDevices: Bool { false }
     public mutating func start(into events: inout [SourceEvent]) {}
     public func carriesList(_ topic: String) -> Bool { false }
@@ -153,6 +158,9 @@ public enum SourceEvent: Sendable {
     case replayUnder(String)
     /// A new device past ``SourceMessage/deviceLimit``: what was refused.
     case refusedDevice(String)
+    /// The source refused a command sent to this device (a Matter Server error): its waiting
+    /// commands end with this reason instead of waiting for an echo that cannot come.
+    case commandFailed(DeviceID, String)
     /// Something to tell the user, with the device it concerns if any.
     case log(SourceLogLevel, String, device: DeviceID?)
 }
