@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -103,12 +104,25 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // A Matter Server's WebSocket (python-matter-server): the Matter plug-in's edge connection.
+        .target(
+            name: "TraitBridgeMatterServer",
+            dependencies: [
+                "TraitBridgeEngine",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // The command tree.
         .target(
             name: "TraitBridgeCLI",
             dependencies: [
                 "TraitBridgeEngine",
                 "TraitBridgeHTTP",
+                "TraitBridgeMatterServer",
                 "TraitBridgeCloud",
                 "TraitBridgeMQTT",
                 "TraitBridgeStore",
@@ -127,7 +141,14 @@ let package = Package(
         .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
 
         // A private mosquitto on a free loopback port, started and stopped by PID: the demo and the tests.
-        .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
+        // And a real Matter Server (python-matter-server in .build-matter/venv) the same way.
+        .target(
+            name: "TraitBridgeLocalBroker",
+            dependencies: [
+                "TraitBridgeMQTT", .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming),
         // Simulated devices that speak zigbee2mqtt, Tasmota and Shelly on a broker (`traitbridge simulate`).
         .target(
             name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),

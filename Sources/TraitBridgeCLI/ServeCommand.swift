@@ -7,6 +7,7 @@ import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeMQTT
 import TraitBridgeMapping
+import TraitBridgeMatterServer
 import TraitBridgeModel
 import TraitBridgeStore
 import UnixSignals
@@ -45,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
     var clientId: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default: info).")
     var logLevel: String?
+    @Option(help: "A Matter Server's WebSocket to read Matter nodes from, e.g. ws://127.0.0.1:5580/ws.")
+    var matterServer: String?
 
     func run() async throws {
         var settings = ServeConfiguration()
@@ -59,6 +62,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let mappings { settings.mappingsDirectory = mappings }
         if let clientId { settings.clientID = clientId }
         if let logLevel { settings.logLevel = logLevel }
+        if let matterServer {
+            if let problem = ServeConfiguration.matterURLProblem(matterServer) {
+                throw ValidationError("--matter-server \(matterServer): \(problem)")
+            }
+            settings.matter.removeAll { $0.instance == "default" }
+            settings.matter.insert(.init(url: matterServer), at: 0)
+        }
         if let password = ProcessInfo.processInfo.environment["TRAITBRIDGE_PASSWORD"] { settings.password = password }
         guard let level = Logger.Level(rawValue: settings.logLevel) else {
             throw ValidationError(
@@ -88,6 +98,13 @@ struct ServeCommand: AsyncParsableCommand {
         if !homeGraph.isEmpty && settings.http == nil {
             logger.warning(
                 "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")
+        }
+        for matter in settings.matter {
+            services.append(
+                .init(
+                    service: MatterServerConnection(
+                        instance: matter.instance, url: matter.url, bridge: bridge,
+                        maxMessageBytes: settings.limits.listBytes, logger: logger)))
         }
         if let http = settings.http {
             services += try Self.makeFulfillment(http, bridge: bridge, homeGraph: homeGraph, logger: logger).map {
@@ -154,6 +171,11 @@ struct ServeCommand: AsyncParsableCommand {
                 locality: settings.shellyLocality.flatMap(TraitLocality.init(rawValue:))
                     ?? (url.isLocalNetwork ? .localPeer : .remote),
                 staleness: .seconds(settings.shellyStalenessSeconds ?? 900))
+        }
+        configuration.matter = settings.matter.map {
+            .init(
+                instance: $0.instance, url: $0.url,
+                locality: $0.locality.flatMap(TraitLocality.init(rawValue:)) ?? .localPeer)
         }
         if settings.homeAssistantEnabled {
             configuration.homeAssistant = .init(

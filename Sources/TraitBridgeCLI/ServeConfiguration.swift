@@ -57,6 +57,8 @@ struct ServeConfiguration: Sendable {
     var exportRules = ExportRules()
     /// `cloudLinks`: partner clouds the bridge calls for their devices.
     var cloudLinks: [CloudLinkSettings] = []
+    /// `matter`: Matter Servers whose nodes the bridge reads.
+    var matter: [MatterSettings] = []
 
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
@@ -64,7 +66,7 @@ struct ServeConfiguration: Sendable {
         "tls", "prefix", "dataDir",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
         "cloudAliases",
-        "limits", "http", "export", "cloudLinks",
+        "limits", "http", "export", "cloudLinks", "matter",
     ]
 
     /// Reads a config file; the error names the place.
@@ -264,6 +266,8 @@ struct ServeConfiguration: Sendable {
                 if let enabled = section.enabled { configuration.shellyEnabled = enabled }
                 if let locality = section.locality { configuration.shellyLocality = locality }
                 if let staleness = section.staleness { configuration.shellyStalenessSeconds = staleness }
+            case "matter":
+                configuration.matter = try parseMatter(value, at: at, fail: fail)
             case "homeAssistant":
                 let section = try sourceSection(
                     value, at: at, allowed: ["enabled", "discoveryPrefix", "locality", "stalenessSeconds"])

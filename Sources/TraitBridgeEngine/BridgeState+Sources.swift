@@ -85,13 +85,13 @@ extension BridgeState {
             removeMember(id, reason: reason, family: family, now: now, effects: &effects)
         case .values(let id, let updates, let isNews):
             memberValues(id, updates, isNews: isNews, topic: topic, payload: payload, now: now, effects: &effects)
-        case .availability(let reference, let isOnline):
+        case .availability(let reference, let isOnline, let origin):
             referenceAvailability(
-                reference, isOnline: isOnline, plugin: index, topic: topic, now: now, effects: &effects)
-        case .sourceAvailability(let isOnline):
+                reference, isOnline: isOnline, plugin: index, topic: origin ?? topic, now: now, effects: &effects)
+        case .sourceAvailability(let isOnline, let origin):
             let status: LinkState.Status = isOnline ? .up : .down
             guard sourceLinks[index].status != status else { return }
-            sourceLinks[index] = LinkState(status: status, since: now, origin: topic)
+            sourceLinks[index] = LinkState(status: status, since: now, origin: origin ?? topic)
             effects.log(
                 isOnline ? .info : .warning, "\(family) bridge is \(isOnline ? "online" : "offline")",
                 ["tb.mqtt.topic": topic, "tb.source": family])

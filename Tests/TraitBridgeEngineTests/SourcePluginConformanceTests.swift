@@ -180,7 +180,7 @@ struct SourcePluginConformanceTests {
         ]
         .map { events in
             events.compactMap {
-                if case .availability(let reference, let isOnline) = $0 { (reference, isOnline) } else { nil }
+                if case .availability(let reference, let isOnline, _) = $0 { (reference, isOnline) } else { nil }
             }
         }
         #expect(words.map { $0.map(\.1) } == [[true], [false]])

@@ -34,7 +34,9 @@ struct MatterCorpusTests {
     static let rows: [Row] = [
         .init(
             file: "aqara_thermostat_w500.json",
-            devices: ["matter-100": ["ep1 matter.Thermostat", "ep0 matter.ElectricalSensor", "ep2 matter.HumiditySensor"]],
+            devices: [
+                "matter-100": ["ep1 matter.Thermostat", "ep0 matter.ElectricalSensor", "ep2 matter.HumiditySensor"]
+            ],
             names: ["matter-100": "Floor Heating Thermostat"],
             values: ["matter-100/ep1/Thermostat.localTemperature": .int(2118)]),
         .init(
@@ -51,7 +53,9 @@ struct MatterCorpusTests {
             file: "heiman_co_sensor.json",
             devices: ["matter-6": ["ep1-2 matter.SmokeCoAlarm", "ep1 matter.PowerSource"]],
             names: ["matter-6": "Smart CO sensor"],
-            values: ["matter-6/ep1-2/SmokeCoAlarm.coState": .int(0), "matter-6/ep1/PowerSource.batVoltage": .int(3000)],
+            values: [
+                "matter-6/ep1-2/SmokeCoAlarm.coState": .int(0), "matter-6/ep1/PowerSource.batVoltage": .int(3000),
+            ],
             problems: ["0x040C"]),
         .init(
             file: "heiman_smoke_detector.json",
@@ -59,7 +63,8 @@ struct MatterCorpusTests {
             values: ["matter-11/ep1/SmokeCoAlarm.smokeState": .int(0)]),
         .init(
             file: "ikea_air_quality_monitor.json",
-            devices: ["matter-37": ["ep1 matter.AirQualitySensor"]], names: ["matter-37": "ALPSTUGA air quality monitor"],
+            devices: ["matter-37": ["ep1 matter.AirQualitySensor"]],
+            names: ["matter-37": "ALPSTUGA air quality monitor"],
             values: [
                 "matter-37/ep1/AirQuality.airQuality": .int(1),
                 "matter-37/ep1/CarbonDioxideConcentrationMeasurement.measuredValue": .double(394),
@@ -105,7 +110,8 @@ struct MatterCorpusTests {
             let reachable = reachability.map { source.isReachable(node, endpoint: $0) } ?? true
             #expect(reachable == !row.unreachable.contains(device.id.rawValue))
             for update in updates[device.id] ?? [] {
-                let key = "\(device.id)/\(update.address.deviceTypeKey)/\(update.address.traitID.name).\(update.attribute)"
+                let key =
+                    "\(device.id)/\(update.address.deviceTypeKey)/\(update.address.traitID.name).\(update.attribute)"
                 if let expected = row.values[key] { #expect(update.value == expected, "\(key)") }
             }
             let reported = Set(

@@ -15,15 +15,15 @@ public struct MatterCommand: Sendable, Equatable {
     public var endpoint: UInt16
     public var kind: Kind
 
-    /// The WebSocket command for `node`, without `message_id`; `device` goes back with an error.
-    public func json(node: UInt64, device: String) -> JSONValue {
+    /// The WebSocket command for `node`; its answer carries `messageID` back.
+    public func json(node: UInt64, messageID: String) -> JSONValue {
         let node = JSONValue.int(Int64(clamping: node))
         switch kind {
         case .invoke(let cluster, let name, let payload):
             var fields = JSONObject()
             for (key, value) in payload.sorted(by: { $0.key < $1.key }) { fields[key] = value }
             return [
-                "command": "device_command", "device": .string(device),
+                "message_id": .string(messageID), "command": "device_command",
                 "args": .object([
                     "node_id": node, "endpoint_id": .int(Int64(endpoint)), "cluster_id": .int(Int64(cluster)),
                     "command_name": .string(name), "payload": .object(fields),
@@ -31,8 +31,10 @@ public struct MatterCommand: Sendable, Equatable {
             ]
         case .write(let cluster, let attribute, let value):
             return [
-                "command": "write_attribute", "device": .string(device),
-                "args": .object(["node_id": node, "attribute_path": .string("\(endpoint)/\(cluster)/\(attribute)"), "value": value]),
+                "message_id": .string(messageID), "command": "write_attribute",
+                "args": .object([
+                    "node_id": node, "attribute_path": .string("\(endpoint)/\(cluster)/\(attribute)"), "value": value,
+                ]),
             ]
         }
     }
@@ -63,10 +65,13 @@ public enum MatterCommands {
         "ColorControl": [
             "colorTemperatureMireds": .field(
                 command: "MoveToColorTemperature", field: "colorTemperatureMireds", fixed: now),
-            "currentHue": .field(command: "MoveToHue", field: "hue", fixed: now.merging(["direction": 0]) { a, _ in a }),
+            "currentHue": .field(
+                command: "MoveToHue", field: "hue", fixed: now.merging(["direction": 0]) { a, _ in a }),
             "currentSaturation": .field(command: "MoveToSaturation", field: "saturation", fixed: now),
-            "currentX": .pair(command: "MoveToColor", fields: ["currentX": "colorX", "currentY": "colorY"], fixed: now),
-            "currentY": .pair(command: "MoveToColor", fields: ["currentX": "colorX", "currentY": "colorY"], fixed: now),
+            "currentX": .pair(
+                command: "MoveToColor", fields: ["currentX": "colorX", "currentY": "colorY"], fixed: now),
+            "currentY": .pair(
+                command: "MoveToColor", fields: ["currentX": "colorX", "currentY": "colorY"], fixed: now),
         ],
         "DoorLock": ["lockState": .byValue([1: "LockDoor", 2: "UnlockDoor"])],
         "WindowCovering": [
@@ -95,10 +100,16 @@ public enum MatterCommands {
             }
             switch rules[trait.name]?[write.attribute] {
             case .choose(let whenTrue, let whenFalse):
-                guard case .bool(let flag) = write.value else { throw .valueNotRepresentable("\(place): expected true or false") }
-                commands.append(.init(endpoint: endpoint, kind: .invoke(cluster: cluster, name: flag ? whenTrue : whenFalse, payload: [:])))
+                guard case .bool(let flag) = write.value else {
+                    throw .valueNotRepresentable("\(place): expected true or false")
+                }
+                commands.append(
+                    .init(
+                        endpoint: endpoint,
+                        kind: .invoke(cluster: cluster, name: flag ? whenTrue : whenFalse, payload: [:])))
             case .byValue(let names):
-                guard let number = write.value.numericValue.flatMap({ Int64(exactly: $0) }), let name = names[number] else {
+                guard let number = write.value.numericValue.flatMap({ Int64(exactly: $0) }), let name = names[number]
+                else {
                     let known = names.keys.sorted().map(String.init).joined(separator: ", ")
                     throw .valueNotRepresentable("\(place): Matter has a command for \(known) only")
                 }
@@ -106,27 +117,35 @@ public enum MatterCommands {
             case .field(let command, let field, let fixed):
                 var payload = fixed
                 payload[field] = try integral(write.value, place)
-                commands.append(.init(endpoint: endpoint, kind: .invoke(cluster: cluster, name: command, payload: payload)))
+                commands.append(
+                    .init(endpoint: endpoint, kind: .invoke(cluster: cluster, name: command, payload: payload)))
             case .pair(let command, let fields, let fixed):
                 let key = "\(write.address.deviceTypeKey)/\(command)"
                 guard !paired.contains(key) else { continue }
                 var payload = fixed
                 for (attribute, field) in fields {
-                    guard let partner = writes.first(where: { $0.address == write.address && $0.attribute == attribute })
+                    guard
+                        let partner = writes.first(where: { $0.address == write.address && $0.attribute == attribute })
                     else {
-                        throw .notSupported("\(place): Matter's \(command) needs \(fields.keys.sorted().joined(separator: " and ")) together")
+                        throw .notSupported(
+                            "\(place): Matter's \(command) needs \(fields.keys.sorted().joined(separator: " and ")) together"
+                        )
                     }
                     payload[field] = try integral(partner.value, place)
                 }
                 paired.insert(key)
-                commands.append(.init(endpoint: endpoint, kind: .invoke(cluster: cluster, name: command, payload: payload)))
+                commands.append(
+                    .init(endpoint: endpoint, kind: .invoke(cluster: cluster, name: command, payload: payload)))
             case nil:
                 guard let attribute = definition.attribute(named: write.attribute), attribute.metadata.isWritable,
                     let id = attribute.id
                 else {
                     throw .notSupported("\(place): no Matter command sets it and the attribute is not writable")
                 }
-                commands.append(.init(endpoint: endpoint, kind: .write(cluster: cluster, attribute: id, value: write.value.jsonValue)))
+                commands.append(
+                    .init(
+                        endpoint: endpoint, kind: .write(cluster: cluster, attribute: id, value: write.value.jsonValue))
+                )
             }
         }
         return commands

@@ -77,7 +77,9 @@ public struct MatterNode: Sendable {
             }
             guard let path = MatterPath(Substring(key)) else {
                 skipped += 1
-                if skipped <= 3 { problems.append("$.attributes[\"\(key.prefix(40))\"]: not endpoint/cluster/attribute") }
+                if skipped <= 3 {
+                    problems.append("$.attributes[\"\(key.prefix(40))\"]: not endpoint/cluster/attribute")
+                }
                 continue
             }
             node.attributes[path] = value

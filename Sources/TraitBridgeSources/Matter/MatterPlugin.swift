@@ -4,14 +4,14 @@ import TraitBridgeMapping
 public import TraitBridgeModel
 
 /// Matter nodes through a Matter Server, behind the plug-in boundary. Its messages come not from
-/// the broker but from the server's WebSocket (``channel``): the edge client turns the server's
-/// answers and events into messages on topics under `matter/<instance>/` —
-/// `server` (`{"connected": …}`: the source bridge), `node` (a whole node: `start_listening`,
-/// `node_added`, `node_updated`), `nodes` (the ids the server holds, after `start_listening`),
-/// `attribute` (`[node, "e/c/a", value]`), `removed` (a node id) and `result` (a command the
-/// server refused) — and sends what this plug-in publishes on `matter/<instance>/command` as
-/// WebSocket commands. The chain: server connection → node available → bridged endpoint
-/// `Reachable` → trait.
+/// the broker but from the server's WebSocket (``channel``), and the whole of the server's
+/// protocol is here, pure: the edge client only carries text. It hands over every server message
+/// on `matter/<instance>/message` and its connection's state on `matter/<instance>/server`
+/// (`{"connected": true|false, "error": …}`), and sends what this plug-in publishes on
+/// `matter/<instance>/command` as it is. On connect: the server's info (schema version checked),
+/// `start_listening` (every node), then `node_added` / `node_updated` / `node_removed` /
+/// `attribute_updated` events; commands carry a `message_id` so a refusal reaches the command.
+/// The chain: server connection → node available → bridged endpoint `Reachable` → trait.
 public struct MatterPlugin: SourcePlugin {
     public let source: MatterSource
     public let locality: TraitLocality
@@ -19,6 +19,17 @@ public struct MatterPlugin: SourcePlugin {
     /// What each node became: its devices, the paths its traits read, each bridged device's endpoint.
     private var nodes: [UInt64: NodeState] = [:]
     private var deviceNodes: [DeviceID: UInt64] = [:]
+    /// Commands sent and not answered, by message id (bounded: the oldest are forgotten).
+    private var sent: [String: DeviceID] = [:]
+    private var nextMessage = 0
+    /// The `start_listening` of the current connection.
+    private var listening: String?
+    /// The server's URL, as the edge client said (named in reasons).
+    private var serverURL = ""
+    var serverOrigin: String { "Matter Server " + serverURL }
+    /// The server schema versions this plug-in speaks (python-matter-server 7.0.x speaks 11).
+    public static let schemaVersions: ClosedRange<Int64> = 9...11
+    static let sentLimit = 1_000
 
     struct NodeState {
         var isAvailable: Bool
@@ -47,56 +58,133 @@ public struct MatterPlugin: SourcePlugin {
 
     public func claims(_ topic: String) -> Bool { topic.hasPrefix(prefix) }
 
-    public func carriesList(_ topic: String) -> Bool { topic == prefix + "nodes" }
+    /// A server message may be the whole node list (`start_listening`): up to the list bound.
+    public func carriesList(_ topic: String) -> Bool { topic == prefix + "message" }
 
     public mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent]) {
         guard message.topic.hasPrefix(prefix) else { return }
         let kind = message.topic.dropFirst(prefix.count)
         let root: JSON
         do {
-            root = try JSONDocument.parse(message.payload).root
+            root = try JSONDocument.parse(message.payload, maxDepth: 64).root
         } catch {
             events.append(.log(.warning, "ignored a Matter Server message that is not JSON: \(error)", device: nil))
             return
         }
+        guard root.kind == .object else {
+            events.append(.log(.warning, "ignored a Matter Server message that is not an object", device: nil))
+            return
+        }
         switch kind {
         case "server":
-            events.append(.sourceAvailability(isOnline: root["connected"]?.bool == true))
-        case "node":
-            var problems: [String] = []
-            guard let node = MatterNode.parse(root, problems: &problems) else {
-                events.append(.log(.warning, "ignored a Matter node: \(problems.joined(separator: "; "))", device: nil))
-                return
-            }
-            for problem in problems { events.append(.log(.notice, "Matter node \(node.nodeID): \(problem)", device: nil)) }
-            describe(node, message: message, into: &events)
-        case "nodes":
-            guard root.kind == .array else {
-                events.append(.log(.warning, "ignored a node list that is not an array of node ids", device: nil))
-                return
-            }
-            let present = Set(root.elements.compactMap(\.uint64))
-            for gone in nodes.keys.sorted() where !present.contains(gone) {
-                remove(node: gone, reason: "the Matter Server no longer has node \(gone)", into: &events)
-            }
-        case "attribute":
-            attribute(root, into: &events)
-        case "removed":
-            guard let id = root.uint64 else { return }
-            remove(node: id, reason: "node \(id) was removed from the Matter Server's fabric", into: &events)
-        case "result":
-            let device = root["device"]?.string.flatMap { try? DeviceID($0) }
-            let details = root["details"]?.string ?? "no details"
-            let code = root["error_code"]?.int64.map(String.init) ?? "?"
-            let text = "the Matter Server refused \(root["command"]?.string ?? "a command"): \(details) (error \(code))"
-            if let device {
-                events.append(.commandFailed(device, text))
+            if let url = root["url"]?.string { serverURL = String(url.prefix(200)) }
+            if root["connected"]?.bool == true {
+                events.append(.log(.info, "Matter Server connected: \(root["url"]?.string ?? "")", device: nil))
             } else {
-                events.append(.log(.warning, text, device: nil))
+                listening = nil
+                events.append(.sourceAvailability(isOnline: false, origin: serverOrigin))
+                let error = root["error"]?.string.map { ": \($0)" } ?? ""
+                events.append(.log(.warning, "Matter Server disconnected\(error)", device: nil))
+            }
+        case "message":
+            if root["schema_version"] != nil {
+                serverInfo(root, into: &events)
+            } else if let event = root["event"]?.string {
+                self.event(event, root["data"], message: message, into: &events)
+            } else if let id = root["message_id"]?.string {
+                answer(id, root, message: message, into: &events)
             }
         default:
             break
         }
+    }
+
+    /// The server's first message: its schema must be one we speak; then every node is asked for.
+    private mutating func serverInfo(_ root: JSON, into events: inout [SourceEvent]) {
+        let schema = root["schema_version"]?.int64 ?? 0
+        let minimum = root["min_supported_schema_version"]?.int64 ?? schema
+        guard Self.schemaVersions.contains(schema) || (minimum...max(minimum, schema)).overlaps(Self.schemaVersions)
+        else {
+            events.append(
+                .log(
+                    .error,
+                    "the Matter Server speaks schema \(schema) (from \(minimum)); TraitBridge speaks "
+                        + "\(Self.schemaVersions.lowerBound)–\(Self.schemaVersions.upperBound): run "
+                        + "python-matter-server 7.0.x (schema 11), or a TraitBridge that speaks \(schema)",
+                    device: nil))
+            events.append(.sourceAvailability(isOnline: false, origin: serverOrigin))
+            return
+        }
+        let id = "start-\(nextID())"
+        listening = id
+        events.append(
+            .publish(
+                SourceOutgoing(
+                    topic: commandTopic,
+                    payload: Array(#"{"message_id":"\#(id)","command":"start_listening"}"#.utf8))))
+    }
+
+    private mutating func nextID() -> Int {
+        nextMessage += 1
+        return nextMessage
+    }
+
+    private mutating func event(_ name: String, _ data: JSON?, message: SourceMessage, into events: inout [SourceEvent])
+    {
+        switch name {
+        case "node_added", "node_updated":
+            guard let data else { return }
+            node(data, message: message, into: &events)
+        case "node_removed":
+            guard let id = data?.uint64 else { return }
+            remove(node: id, reason: "node \(id) was removed from the Matter Server's fabric", into: &events)
+        case "attribute_updated":
+            guard let data else { return }
+            attribute(data, into: &events)
+        case "server_shutdown":
+            events.append(.sourceAvailability(isOnline: false, origin: serverOrigin + " (shutting down)"))
+        default:
+            break  // node_event, endpoint_added/removed (a node_updated follows), server_info_updated
+        }
+    }
+
+    /// An answer: the nodes of `start_listening`, or a command's result.
+    private mutating func answer(_ id: String, _ root: JSON, message: SourceMessage, into events: inout [SourceEvent]) {
+        if id == listening {
+            guard let result = root["result"], result.kind == .array else {
+                let details = root["details"]?.string ?? "no node list"
+                events.append(.log(.error, "the Matter Server refused start_listening: \(details)", device: nil))
+                return
+            }
+            var present: Set<UInt64> = []
+            for element in result.elements {
+                if let id = node(element, message: message, into: &events) { present.insert(id) }
+            }
+            for gone in nodes.keys.sorted() where !present.contains(gone) {
+                remove(node: gone, reason: "the Matter Server no longer has node \(gone)", into: &events)
+            }
+            events.append(.sourceAvailability(isOnline: true, origin: serverOrigin))
+            events.append(
+                .log(.info, "Matter Server: \(present.count) nodes, \(deviceNodes.count) devices", device: nil))
+            return
+        }
+        guard let device = sent.removeValue(forKey: id) else { return }
+        guard let code = root["error_code"]?.int64 else { return }  // success: the attribute report confirms
+        let details = root["details"]?.string ?? "no details"
+        events.append(.commandFailed(device, "the Matter Server refused the command: \(details) (error \(code))"))
+    }
+
+    /// A node object; its id when it was one.
+    @discardableResult
+    private mutating func node(_ json: JSON, message: SourceMessage, into events: inout [SourceEvent]) -> UInt64? {
+        var problems: [String] = []
+        guard let node = MatterNode.parse(json, problems: &problems) else {
+            events.append(.log(.warning, "ignored a Matter node: \(problems.joined(separator: "; "))", device: nil))
+            return nil
+        }
+        for problem in problems { events.append(.log(.notice, "Matter node \(node.nodeID): \(problem)", device: nil)) }
+        describe(node, message: message, into: &events)
+        return node.nodeID
     }
 
     /// A whole node: (re)describes its devices when their shape changed, then its values and availability.
@@ -134,7 +222,9 @@ public struct MatterPlugin: SourcePlugin {
             events.append(.values(device.id, updates[device.id] ?? [], isNews: true))
             let reachable = endpoint.map { state.bridged[$0]?.isReachable ?? true } ?? true
             events.append(
-                .availability(device.sources[0], isOnline: node.isAvailable && reachable))
+                .availability(
+                    device.sources[0], isOnline: node.isAvailable && reachable,
+                    origin: Self.origin(node: node.nodeID, isAvailable: node.isAvailable, endpoint: endpoint)))
         }
     }
 
@@ -153,7 +243,10 @@ public struct MatterPlugin: SourcePlugin {
             state.bridged[path.endpoint]?.isReachable = isReachable
             nodes[nodeID] = state
             if let device = state.devices[bridged.id] {
-                events.append(.availability(device.sources[0], isOnline: state.isAvailable && isReachable))
+                events.append(
+                    .availability(
+                        device.sources[0], isOnline: state.isAvailable && isReachable,
+                        origin: Self.origin(node: nodeID, isAvailable: state.isAvailable, endpoint: path.endpoint)))
             }
             return
         }
@@ -161,8 +254,18 @@ public struct MatterPlugin: SourcePlugin {
         events.append(
             .values(
                 target.device,
-                [AttributeUpdate(address: target.address, attribute: target.attribute, value: AttributeValue(json: value))],
+                [
+                    AttributeUpdate(
+                        address: target.address, attribute: target.attribute, value: AttributeValue(json: value))
+                ],
                 isNews: true))
+    }
+
+    /// What decided a device's availability, for its reason: the node's `available`, or (the
+    /// node being available) its bridged endpoint's `Reachable`.
+    static func origin(node: UInt64, isAvailable: Bool, endpoint: UInt16?) -> String {
+        guard isAvailable, let endpoint else { return "Matter node \(node) (available)" }
+        return "Matter node \(node) endpoint \(endpoint) (Reachable)"
     }
 
     private mutating func remove(node id: UInt64, reason: String, into events: inout [SourceEvent]) {
@@ -181,7 +284,14 @@ public struct MatterPlugin: SourcePlugin {
         }
         var outgoing: [SourceOutgoing] = []
         for command in try MatterCommands.plan(writes, catalog: source.catalog, endpoints: keys) {
-            let json = command.json(node: nodeID, device: id.rawValue)
+            let messageID = "cmd-\(nextID())"
+            if sent.count >= Self.sentLimit,
+                let oldest = sent.keys.min(by: { $0.count < $1.count || $0.count == $1.count && $0 < $1 })
+            {
+                sent.removeValue(forKey: oldest)
+            }
+            sent[messageID] = id
+            let json = command.json(node: nodeID, messageID: messageID)
             outgoing.append(SourceOutgoing(topic: commandTopic, payload: json.serializedBytes()))
         }
         return outgoing

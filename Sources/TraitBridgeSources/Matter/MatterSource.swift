@@ -26,7 +26,9 @@ public struct MatterSource: Sendable {
         for trait in catalog.traits.values where trait.id.namespace == .matter {
             guard let cluster = trait.clusterID else { continue }
             traits[cluster] = trait
-            for attribute in trait.attributes { if let id = attribute.id { names[cluster, default: [:]][id] = attribute.name } }
+            for attribute in trait.attributes {
+                if let id = attribute.id { names[cluster, default: [:]][id] = attribute.name }
+            }
         }
         var types: [UInt32: DeviceTypeDefinition] = [:]
         for type in catalog.deviceTypes.values where type.id.namespace == .matter {
@@ -64,7 +66,8 @@ public struct MatterSource: Sendable {
     }
 
     public func reference(node: UInt64, endpoint: UInt16? = nil) -> SourceReference {
-        SourceReference(family: Self.family, instance: instance, nativeID: endpoint.map { "\(node)/\($0)" } ?? "\(node)")
+        SourceReference(
+            family: Self.family, instance: instance, nativeID: endpoint.map { "\(node)/\($0)" } ?? "\(node)")
     }
 
     /// Maps a node: its own device (unless it is only a bridge), then one per bridged endpoint.
@@ -117,7 +120,8 @@ public struct MatterSource: Sendable {
             for matterType in node.deviceTypes(on: endpoint) where MatterStructuralType.names[matterType] == nil {
                 guard let definition = typesByMatterID[matterType] else {
                     mapping.problems.append(
-                        "\(where_) endpoint \(endpoint): device type \(Self.hex(matterType)) is not in the catalog: not presented")
+                        "\(where_) endpoint \(endpoint): device type \(Self.hex(matterType)) is not in the catalog: not presented"
+                    )
                     continue
                 }
                 let allowed = Set(definition.requiredTraits + definition.optionalTraits)
@@ -140,7 +144,8 @@ public struct MatterSource: Sendable {
                                 traits: traitIDs.map { TraitInstance(traitID: $0) }))
                         keys[key] = endpoint
                     } else {
-                        mapping.problems.append("\(where_) endpoint \(endpoint): \(definition.id) not presented: \(error)")
+                        mapping.problems.append(
+                            "\(where_) endpoint \(endpoint): \(definition.id) not presented: \(error)")
                     }
                 }
             }
@@ -191,7 +196,9 @@ public struct MatterSource: Sendable {
         let primary =
             types.first { catalog.deviceType($0.typeID)?.isUtilityType == false && keys[$0.key] != 0 }
             ?? types.first { catalog.deviceType($0.typeID)?.isUtilityType == false } ?? types[0]
-        guard var device = try? Device(id: id, name: name(node, bridged: root), sources: [reference]) else { return nil }
+        guard var device = try? Device(id: id, name: name(node, bridged: root), sources: [reference]) else {
+            return nil
+        }
         device.identity = identity(node, bridged: root)
         device.info = info(node, bridged: root)
         device.isMatterDevice = true
@@ -210,7 +217,8 @@ public struct MatterSource: Sendable {
         for (path, target) in targets.sorted(by: { $0.key < $1.key }) {
             guard let value = node.attributes[path] else { continue }
             updates[target.device, default: []].append(
-                AttributeUpdate(address: target.address, attribute: target.attribute, value: AttributeValue(json: value)))
+                AttributeUpdate(
+                    address: target.address, attribute: target.attribute, value: AttributeValue(json: value)))
         }
         return updates
     }
@@ -234,15 +242,19 @@ public struct MatterSource: Sendable {
     /// Basic Information (or Bridged Device Basic Information): vendor, product, unique id, serial.
     /// A redacted or empty unique id or serial is left out: identity never merges on a placeholder.
     private func identity(_ node: MatterNode, bridged root: UInt16?) -> DeviceIdentity {
-        let (endpoint, cluster) = root.map { ($0, MatterCluster.bridgedDeviceBasicInformation) }
+        let (endpoint, cluster) =
+            root.map { ($0, MatterCluster.bridgedDeviceBasicInformation) }
             ?? (0, MatterCluster.basicInformation)
-        func number(_ attribute: UInt32) -> UInt16? { node[endpoint, cluster, attribute]?.uint64.flatMap(UInt16.init(exactly:)) }
+        func number(_ attribute: UInt32) -> UInt16? {
+            node[endpoint, cluster, attribute]?.uint64.flatMap(UInt16.init(exactly:))
+        }
         func text(_ attribute: UInt32) -> String? { node[endpoint, cluster, attribute]?.string.flatMap(Self.usableID) }
         return DeviceIdentity(vendorID: number(2), productID: number(4), uniqueID: text(18), serialNumber: text(15))
     }
 
     private func info(_ node: MatterNode, bridged root: UInt16?) -> DeviceInfo {
-        let (endpoint, cluster) = root.map { ($0, MatterCluster.bridgedDeviceBasicInformation) }
+        let (endpoint, cluster) =
+            root.map { ($0, MatterCluster.bridgedDeviceBasicInformation) }
             ?? (0, MatterCluster.basicInformation)
         func text(_ attribute: UInt32) -> String? {
             node[endpoint, cluster, attribute]?.string.flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }

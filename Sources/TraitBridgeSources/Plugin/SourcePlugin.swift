@@ -141,9 +141,11 @@ public enum SourceEvent: Sendable {
     case values(DeviceID, [AttributeUpdate], isNews: Bool)
     /// The availability word of the device (or entity) a source reference names: its LWT, its
     /// `online` topic; `nil` when its words combine to "not known" (Home Assistant's `all` mode).
-    case availability(SourceReference, isOnline: Bool?)
+    /// `origin` names where the word came from in reasons, when the message's topic would not
+    /// (a Matter node's `available`); nil: the topic.
+    case availability(SourceReference, isOnline: Bool?, origin: String? = nil)
     /// The source's own bridge (zigbee2mqtt's `bridge/state`), the parent of all its devices.
-    case sourceAvailability(isOnline: Bool)
+    case sourceAvailability(isOnline: Bool, origin: String? = nil)
     /// Exact topics to hand to this plug-in from now on, with no claim test; and to forget.
     case route([String])
     case unroute([String])
