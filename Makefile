@@ -1,9 +1,13 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps build test test-asan demo bench fuzz catalog validate clean
+.PHONY: deps matter-server build test test-asan demo bench fuzz catalog validate clean
 
 deps:
 	@scripts/install-deps.sh
+
+## The real Matter Server the Matter tests and the demo run (python-matter-server in .build-matter/venv).
+matter-server:
+	@scripts/install-matter-server.sh
 
 build: deps
 	$(SWIFT) build
@@ -12,14 +16,14 @@ build: deps
 ## AddressSanitizer (which includes LeakSanitizer on Linux) to show json-c ownership is leak-free.
 ## The tests use Swift Testing only; --disable-xctest keeps XCTest's empty runner (which leaks a
 ## little by itself) out of the leak report.
-test: deps
+test: deps matter-server
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 	$(MAKE) test-asan
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
-test-asan: deps
+test-asan: deps matter-server
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
@@ -53,4 +57,4 @@ catalog:
 	python3 scripts/generate-c2c-catalog.py ../shared/reference mappings/catalog/google-c2c.json
 
 clean:
-	rm -rf .build .build-asan .build-fuzz
+	rm -rf .build .build-asan .build-fuzz .build-matter
