@@ -19,7 +19,7 @@ enum EngineFixtures {
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
     static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
-                      withHomeAssistant: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
+                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
         let (catalog, table) = try mappings.get()
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
@@ -30,6 +30,7 @@ enum EngineFixtures {
         if withTasmota { configuration.tasmota = .init(locality: .localPeer) }
         if withShelly { configuration.shelly = .init(locality: .localPeer) }
         if withHomeAssistant { configuration.homeAssistant = .init(locality: .localPeer) }
+        if withMatter { configuration.matter = [.init(url: "ws://127.0.0.1:5580/ws")] }
         let cloud = withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         let tasmota = withTasmota ? try TasmotaTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         let shelly = withShelly ? try ShellyTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
@@ -84,7 +85,11 @@ extension BridgeEffects {
 }
 
 extension BridgeState {
+    /// A broker message; or, under `matter/<instance>/`, a message of that Matter Server's edge connection.
     mutating func receive(_ topic: String, _ text: String, at now: Date = Date()) -> BridgeEffects {
-        handleMessage(topic: topic, payload: Array(text.utf8), now: now)
+        if topic.hasPrefix("matter/"), let channel = channels.first(where: { topic.hasPrefix($0 + "/") }) {
+            return handleChannelMessage(channel: channel, topic: topic, payload: Array(text.utf8), now: now)
+        }
+        return handleMessage(topic: topic, payload: Array(text.utf8), now: now)
     }
 }

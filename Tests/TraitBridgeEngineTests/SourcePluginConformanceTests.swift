@@ -100,6 +100,8 @@ struct SourcePluginConformanceTests {
                 staleness: .seconds(900))
         case "generic topics":
             return GenericPlugin(definitions: generic)
+        case "Matter Server":
+            return MatterPlugin(source: MatterSource(catalog: catalog))
         default:
             return nil
         }
@@ -145,7 +147,9 @@ struct SourcePluginConformanceTests {
         #expect(described(again).isEmpty, "an unchanged device is not described again")
     }
 
-    @Test("every topic it routes is one it subscribed to", arguments: drivers)
+    @Test(
+        "every topic it routes is one it subscribed to",
+        arguments: drivers.filter { (try? plugin(for: $0))??.channel == nil })
     func routesAreSubscribed(_ driver: Driver) throws {
         var host = try ready(driver)
         host.receive(driver.value.topic, driver.value.payload)

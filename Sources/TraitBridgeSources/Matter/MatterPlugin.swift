@@ -79,7 +79,9 @@ public struct MatterPlugin: SourcePlugin {
         case "server":
             if let url = root["url"]?.string { serverURL = String(url.prefix(200)) }
             if root["connected"]?.bool == true {
-                events.append(.log(.info, "Matter Server connected: \(root["url"]?.string ?? "")", device: nil))
+                // The chain's first link is up; each node's own word comes with start_listening.
+                events.append(.sourceAvailability(isOnline: true, origin: serverOrigin))
+                events.append(.log(.info, "\(serverOrigin) connected", device: nil))
             } else {
                 listening = nil
                 events.append(.sourceAvailability(isOnline: false, origin: serverOrigin))
