@@ -54,6 +54,21 @@ public enum FuzzSeeds {
         ("home/hall-relay/state", #"{"relay":{"on":true},"temperature":23.5}"#),
     ].map { ($0.0, Array($0.1.utf8)) }
 
+    /// A small Matter node (root and an On/Off Light), as the Matter Server sends it.
+    static let matterNode =
+        #"{"node_id":7,"available":true,"is_bridge":false,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
+        + #""0/40/1":"Acme","0/40/2":65521,"0/40/4":32768,"0/40/5":"Desk lamp","0/40/18":"ACME-0001","#
+        + #""1/29/0":[{"0":256,"1":3}],"1/29/1":[3,4,6,29],"1/3/0":0,"1/6/0":false}}"#
+
+    /// The Matter Server's connection as the fuzz world gets it before any input: connected, its
+    /// info, and `start_listening` answered with one node.
+    static let matterPreparation: [Message] = [
+        ("matter/default/server", #"{"connected":true,"url":"ws://127.0.0.1:5580/ws"}"#),
+        ("matter/default/message", #"{"schema_version":11,"min_supported_schema_version":9}"#),
+        ("matter/default/message", #"{"message_id":"start-1","result":[\#(matterNode)]}"#),
+        ("matter/default/message", #"{"event":"attribute_updated","data":[7,"1/6/0",true]}"#),
+    ].map { ($0.0, Array($0.1.utf8)) }
+
     /// The mappings files the `mappings` target replaces (its first byte picks one).
     static let mappingFiles = [
         "catalog/traits.json", "catalog/device-types.json", "catalog/google.json", "catalog/google-c2c.json",
@@ -89,6 +104,27 @@ public enum FuzzSeeds {
             return messages(in: "homeassistant-discovery", defaultTopic: "homeassistant/sensor/fuzz/config")
                 + single(FuzzSeeds.preparation[12..<15])
         case .generic: return single(FuzzSeeds.preparation[15...])
+        case .matter:
+            // Each corpus node as the server adds it, then as the whole list of a reconnect.
+            let nodes = files(in: "matter/nodes")
+            return single(FuzzSeeds.matterPreparation)
+                + nodes.map { node in
+                    FuzzInput.encode([
+                        (
+                            "matter/default/message",
+                            Array(#"{"event":"node_added","data":"#.utf8) + node + [UInt8(ascii: "}")]
+                        )
+                    ])
+                }
+                + [
+                    FuzzInput.encode([
+                        (
+                            "matter/default/message",
+                            Array(#"{"message_id":"start-1","result":["#.utf8)
+                                + Array(nodes.joined(separator: [UInt8(ascii: ",")])) + Array("]}".utf8)
+                        )
+                    ])
+                ]
         case .requests:
             var seeds = devices.flatMap { id in
                 commands.map { FuzzInput.encode([("traitbridge/devices/\(id)/set", Array($0.utf8))]) }

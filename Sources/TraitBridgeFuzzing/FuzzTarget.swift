@@ -15,6 +15,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Each source's message handler (topic + payload, several messages per input) on a bridge
     /// that already knows devices of every source.
     case zigbee2mqtt, tasmota, shelly, homeassistant, generic
+    /// The Matter Server's messages (server info, node lists, events, answers) as its WebSocket
+    /// delivers them to the Matter plug-in.
+    case matter
     /// The bridge's own topics: `devices/<id>/set` and `bridge/request/<op>` (rename, move, sync,
     /// query, execute).
     case requests
@@ -41,7 +44,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: [UInt8]) {
         let world = FuzzWorld.shared
         switch self {
-        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .requests:
+        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .matter, .requests:
             world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
         case .cloudSync:
             world.importSync(bytes)
@@ -74,6 +77,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .shelly: "shellies/shelly1pm-fuzz/relay/0"
         case .homeassistant: "homeassistant/switch/fuzz/config"
         case .generic: "home/hall-relay/state"
+        case .matter: "matter/default/message"
         case .requests: "traitbridge/devices/z2m-0x00158d0001000001/set"
         case .cli: "traitbridge/devices/fuzz/state"
         default: ""

@@ -43,6 +43,7 @@ struct FuzzWorld: Sendable {
         configuration.tasmota = .init(locality: .localPeer)
         configuration.shelly = .init(locality: .localPeer)
         configuration.homeAssistant = .init(locality: .localPeer)
+        configuration.matter = [.init(url: "ws://127.0.0.1:5580/ws")]
         zigbee2mqttTable = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
         let generic = try GenericDevicesLoader.load(mappingsDirectory: FuzzPaths.genericMappings, catalog: catalog)
         var state = BridgeState(
@@ -67,8 +68,8 @@ struct FuzzWorld: Sendable {
             }
         }
         keep(state.brokerConnected(now: start))
-        for (topic, payload) in FuzzSeeds.preparation {
-            keep(state.handleMessage(topic: topic, payload: payload, now: start))
+        for (topic, payload) in FuzzSeeds.preparation + FuzzSeeds.matterPreparation {
+            keep(Self.deliver(&state, topic, payload, now: start))
         }
         keep(state.tick(now: start))
         let sync = try FuzzPaths.bytes(FuzzPaths.cloudFixtures + "/home-sync.json")
@@ -93,7 +94,8 @@ struct FuzzWorld: Sendable {
         for (index, message) in messages.enumerated() {
             guard let id = try? DeviceID("z2m-fuzz\(index)") else { continue }
             let record = DeviceRecord(
-                id: id, name: message.topic, roomName: index % 2 == 0 ? nil : message.topic, sourceFamily: "zigbee2mqtt",
+                id: id, name: message.topic, roomName: index % 2 == 0 ? nil : message.topic,
+                sourceFamily: "zigbee2mqtt",
                 sourceInstance: "default", nativeID: "fuzz\(index)", description: message.payload)
             rows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start))
         }
@@ -107,9 +109,17 @@ struct FuzzWorld: Sendable {
     func receive(_ messages: [(topic: String, payload: [UInt8])]) {
         var state = prepared
         for message in messages {
-            Self.check(state.handleMessage(topic: message.topic, payload: message.payload, now: start))
+            Self.check(Self.deliver(&state, message.topic, message.payload, now: start))
         }
         Self.check(state.tick(now: start.addingTimeInterval(3_600)))
+    }
+
+    /// A broker message, or one of the Matter Server's edge connection (`matter/default/…`).
+    static func deliver(_ state: inout BridgeState, _ topic: String, _ payload: [UInt8], now: Date) -> BridgeEffects {
+        if let channel = state.channels.first(where: { topic.hasPrefix($0 + "/") }) {
+            return state.handleChannelMessage(channel: channel, topic: topic, payload: payload, now: now)
+        }
+        return state.handleMessage(topic: topic, payload: payload, now: now)
     }
 
     static func check(_ effects: BridgeEffects) {

@@ -53,71 +53,162 @@ struct SourceConformanceTests {
     }
 
     static let z2mLight = EngineFixtures.devicesPayload
-    static let tasmotaConfig = #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","ofln":"Offline","onln":"Online","state":["OFF","ON","TOGGLE","HOLD"],"sw":"13.3.0","t":"plug","ft":"%prefix%/%topic%/","tp":["cmnd","stat","tele"],"rl":[1,0],"lt_st":0,"ver":1}"#
+    static let tasmotaConfig =
+        #"{"ip":"127.0.0.1","dn":"Plug","fn":["Plug",null],"hn":"plug","mac":"A4CF12345678","md":"Generic","ofln":"Offline","onln":"Online","state":["OFF","ON","TOGGLE","HOLD"],"sw":"13.3.0","t":"plug","ft":"%prefix%/%topic%/","tp":["cmnd","stat","tele"],"rl":[1,0],"lt_st":0,"ver":1}"#
 
-    static let haConfig = #"{"~":"plug9","stat_t":"~/state","val_tpl":"{{ value_json.power }}","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"plug9_relay","dev":{"ids":["plug9"],"name":"Plug"}}"#
+    static let haConfig =
+        #"{"~":"plug9","stat_t":"~/state","val_tpl":"{{ value_json.power }}","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"plug9_relay","dev":{"ids":["plug9"],"name":"Plug"}}"#
 
     static let drivers: [Driver] = [
         Driver(
             name: "zigbee2mqtt", makeState: { try EngineFixtures.state() }, id: "z2m-0x00158d0001000001",
-            discover: [("zigbee2mqtt/bridge/state", #"{"state":"online"}"#), ("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self))],
-            update: ([("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(of: "\"Hall light\"", with: "\"Hall lamp\""))], { $0.name == "Hall lamp" }),
+            discover: [
+                ("zigbee2mqtt/bridge/state", #"{"state":"online"}"#),
+                ("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self)),
+            ],
+            update: (
+                [
+                    (
+                        "zigbee2mqtt/bridge/devices",
+                        String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(
+                            of: "\"Hall light\"", with: "\"Hall lamp\"")
+                    )
+                ], { $0.name == "Hall lamp" }
+            ),
             remove: [("zigbee2mqtt/bridge/devices", "[]")],
-            online: ("zigbee2mqtt/Hall light/availability", "online"), offline: ("zigbee2mqtt/Hall light/availability", "offline"),
-            parentOffline: ("zigbee2mqtt/bridge/state", #"{"state":"offline"}"#), parentOnline: ("zigbee2mqtt/bridge/state", #"{"state":"online"}"#),
-            value: ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#), valueAt: ("light", "OnOff", "onOff", .bool(true)),
+            online: ("zigbee2mqtt/Hall light/availability", "online"),
+            offline: ("zigbee2mqtt/Hall light/availability", "offline"),
+            parentOffline: ("zigbee2mqtt/bridge/state", #"{"state":"offline"}"#),
+            parentOnline: ("zigbee2mqtt/bridge/state", #"{"state":"online"}"#),
+            value: ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#),
+            valueAt: ("light", "OnOff", "onOff", .bool(true)),
             malformed: ("zigbee2mqtt/Hall light", "{not json"),
             command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "zigbee2mqtt/Hall light/set",
             echo: ("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#),
-            renamed: [("zigbee2mqtt/bridge/devices", String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(of: "\"Hall light\"", with: "\"Porch light\""))],
-            early: (("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#), { $0.deviceType(key: "light")?.trait(.matter("OnOff"))?.attributes["onOff"] == .bool(true) }),
+            renamed: [
+                (
+                    "zigbee2mqtt/bridge/devices",
+                    String(decoding: z2mLight, as: UTF8.self).replacingOccurrences(
+                        of: "\"Hall light\"", with: "\"Porch light\"")
+                )
+            ],
+            early: (
+                ("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#),
+                { $0.deviceType(key: "light")?.trait(.matter("OnOff"))?.attributes["onOff"] == .bool(true) }
+            ),
             stateRequest: nil),
         Driver(
             name: "Tasmota", makeState: { try EngineFixtures.state(withTasmota: true) }, id: "tasmota-a4cf12345678",
             discover: [("tasmota/discovery/A4CF12345678/config", tasmotaConfig)],
-            update: ([("tasmota/discovery/A4CF12345678/config", tasmotaConfig.replacingOccurrences(of: "\"dn\":\"Plug\"", with: "\"dn\":\"Kettle\""))], { $0.name == "Kettle" }),
+            update: (
+                [
+                    (
+                        "tasmota/discovery/A4CF12345678/config",
+                        tasmotaConfig.replacingOccurrences(of: "\"dn\":\"Plug\"", with: "\"dn\":\"Kettle\"")
+                    )
+                ], { $0.name == "Kettle" }
+            ),
             remove: [("tasmota/discovery/A4CF12345678/config", "")],
-            online: ("tele/plug/LWT", "Online"), offline: ("tele/plug/LWT", "Offline"), parentOffline: nil, parentOnline: nil,
+            online: ("tele/plug/LWT", "Online"), offline: ("tele/plug/LWT", "Offline"), parentOffline: nil,
+            parentOnline: nil,
             value: ("stat/plug/RESULT", #"{"POWER":"ON"}"#), valueAt: ("relay", "OnOff", "onOff", .bool(true)),
             malformed: ("stat/plug/POWER", "MAYBE"),
             command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "cmnd/plug/POWER1",
             echo: ("stat/plug/RESULT", #"{"POWER":"OFF"}"#),
-            renamed: [("tasmota/discovery/A4CF12345678/config", tasmotaConfig.replacingOccurrences(of: "plug", with: "socket"))],
+            renamed: [
+                (
+                    "tasmota/discovery/A4CF12345678/config",
+                    tasmotaConfig.replacingOccurrences(of: "plug", with: "socket")
+                )
+            ],
             early: nil, stateRequest: "cmnd/plug/STATE"),
         Driver(
             name: "Shelly Gen1", makeState: { try EngineFixtures.state(withShelly: true) }, id: "shelly-shelly1-aabbcc",
-            discover: [("shellies/announce", #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.12"}"#), ("shellies/shelly1-aabbcc/relay/0", "off")],
-            update: ([("shellies/announce", #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.14"}"#)], { $0.info.softwareVersion == "v1.14" }),
+            discover: [
+                (
+                    "shellies/announce",
+                    #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.12"}"#
+                ), ("shellies/shelly1-aabbcc/relay/0", "off"),
+            ],
+            update: (
+                [
+                    (
+                        "shellies/announce",
+                        #"{"id":"shelly1-aabbcc","model":"SHSW-1","mac":"8CAAB5AABBCC","ip":"127.0.0.1","fw_ver":"v1.14"}"#
+                    )
+                ], { $0.info.softwareVersion == "v1.14" }
+            ),
             remove: nil,
-            online: ("shellies/shelly1-aabbcc/online", "true"), offline: ("shellies/shelly1-aabbcc/online", "false"), parentOffline: nil, parentOnline: nil,
+            online: ("shellies/shelly1-aabbcc/online", "true"), offline: ("shellies/shelly1-aabbcc/online", "false"),
+            parentOffline: nil, parentOnline: nil,
             value: ("shellies/shelly1-aabbcc/relay/0", "on"), valueAt: ("relay0", "OnOff", "onOff", .bool(true)),
             malformed: ("shellies/shelly1-aabbcc/relay/0", "maybe"),
-            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "shellies/shelly1-aabbcc/relay/0/command",
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#,
+            commandTopic: "shellies/shelly1-aabbcc/relay/0/command",
             echo: ("shellies/shelly1-aabbcc/relay/0", "off"),
             renamed: [("shellies/shelly1-aabbcc/relay/0", "off")],
-            early: (("shellies/shelly1-aabbcc/online", "false"), { $0.sourceConnectivity.connectivityState == .offline }),
+            early: (
+                ("shellies/shelly1-aabbcc/online", "false"), { $0.sourceConnectivity.connectivityState == .offline }
+            ),
             stateRequest: nil),
         Driver(
-            name: "Shelly Gen2", makeState: { try EngineFixtures.state(withShelly: true) }, id: "shelly-shellyplus1-aabbccddeeff",
-            discover: [("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#)],
-            update: ([("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false,"apower":5}}}"#)],
-                     { $0.deviceType(key: "switch0-power") != nil }),
+            name: "Shelly Gen2", makeState: { try EngineFixtures.state(withShelly: true) },
+            id: "shelly-shellyplus1-aabbccddeeff",
+            discover: [
+                (
+                    "garage/events/rpc",
+                    #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#
+                )
+            ],
+            update: (
+                [
+                    (
+                        "garage/events/rpc",
+                        #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false,"apower":5}}}"#
+                    )
+                ],
+                { $0.deviceType(key: "switch0-power") != nil }
+            ),
             remove: nil,
-            online: ("garage/online", "true"), offline: ("garage/online", "false"), parentOffline: nil, parentOnline: nil,
-            value: ("garage/status/switch:0", #"{"id":0,"output":true}"#), valueAt: ("switch0", "OnOff", "onOff", .bool(true)),
+            online: ("garage/online", "true"), offline: ("garage/online", "false"), parentOffline: nil,
+            parentOnline: nil,
+            value: ("garage/status/switch:0", #"{"id":0,"output":true}"#),
+            valueAt: ("switch0", "OnOff", "onOff", .bool(true)),
             malformed: ("garage/events/rpc", #"{"method":"NotifyStatus"}"#),
             command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "garage/rpc",
-            echo: ("garage/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyStatus","params":{"switch:0":{"id":0,"output":false}}}"#),
-            renamed: [("shed/events/rpc", #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#)],
-            early: (("garage/status/switch:0", #"{"id":0,"output":true,"apower":12.5}"#),
-                    { $0.deviceType(key: "switch0-power")?.trait(.matter("ElectricalPowerMeasurement"))?.attributes["activePower"] == .int(12_500) }),
+            echo: (
+                "garage/events/rpc",
+                #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyStatus","params":{"switch:0":{"id":0,"output":false}}}"#
+            ),
+            renamed: [
+                (
+                    "shed/events/rpc",
+                    #"{"src":"shellyplus1-aabbccddeeff","method":"NotifyFullStatus","params":{"switch:0":{"id":0,"output":false}}}"#
+                )
+            ],
+            early: (
+                ("garage/status/switch:0", #"{"id":0,"output":true,"apower":12.5}"#),
+                {
+                    $0.deviceType(key: "switch0-power")?.trait(.matter("ElectricalPowerMeasurement"))?.attributes[
+                        "activePower"] == .int(12_500)
+                }
+            ),
             stateRequest: nil),
         Driver(
-            name: "Home Assistant discovery", makeState: { try EngineFixtures.state(withHomeAssistant: true) }, id: "ha-plug9",
+            name: "Home Assistant discovery", makeState: { try EngineFixtures.state(withHomeAssistant: true) },
+            id: "ha-plug9",
             discover: [("homeassistant/switch/plug9/relay/config", haConfig)],
-            update: ([("homeassistant/switch/plug9/relay/config", haConfig.replacingOccurrences(of: "\"name\":\"Plug\"", with: "\"name\":\"Kettle\""))], { $0.name == "Kettle" }),
+            update: (
+                [
+                    (
+                        "homeassistant/switch/plug9/relay/config",
+                        haConfig.replacingOccurrences(of: "\"name\":\"Plug\"", with: "\"name\":\"Kettle\"")
+                    )
+                ], { $0.name == "Kettle" }
+            ),
             remove: [("homeassistant/switch/plug9/relay/config", "")],
-            online: ("plug9/avail", "online"), offline: ("plug9/avail", "offline"), parentOffline: nil, parentOnline: nil,
+            online: ("plug9/avail", "online"), offline: ("plug9/avail", "offline"), parentOffline: nil,
+            parentOnline: nil,
             value: ("plug9/state", #"{"power":"ON"}"#), valueAt: ("relay", "OnOff", "onOff", .bool(true)),
             malformed: ("plug9/state", "{not json"),
             command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "plug9/set",
@@ -129,7 +220,8 @@ struct SourceConformanceTests {
             name: "generic topics", makeState: { try GenericSourceTests().state() }, id: "generic-plug1",
             discover: [],  // described by its mappings file: known from the start, nothing to discover or remove
             update: nil, remove: nil,
-            online: ("home/plug1/LWT", "Online"), offline: ("home/plug1/LWT", "Offline"), parentOffline: nil, parentOnline: nil,
+            online: ("home/plug1/LWT", "Online"), offline: ("home/plug1/LWT", "Offline"), parentOffline: nil,
+            parentOnline: nil,
             value: ("home/plug1/POWER", "ON"), valueAt: ("plug", "OnOff", "onOff", .bool(true)),
             malformed: ("home/plug1/POWER", "MAYBE"),
             command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "home/plug1/cmnd/POWER",
@@ -143,12 +235,16 @@ struct SourceConformanceTests {
                 ("matter/default/message", #"{"schema_version":11,"min_supported_schema_version":9}"#),
                 ("matter/default/message", #"{"message_id":"start-1","result":[\#(matterNode())]}"#),
             ],
-            update: ([("matter/default/message", #"{"event":"node_updated","data":\#(matterNode(label: "Reading lamp"))}"#)],
-                     { $0.name == "Reading lamp" }),
+            update: (
+                [("matter/default/message", #"{"event":"node_updated","data":\#(matterNode(label: "Reading lamp"))}"#)],
+                { $0.name == "Reading lamp" }
+            ),
             remove: [("matter/default/message", #"{"event":"node_removed","data":7}"#)],
             online: ("matter/default/message", #"{"event":"node_updated","data":\#(matterNode())}"#),
             offline: ("matter/default/message", #"{"event":"node_updated","data":\#(matterNode(available: false))}"#),
-            parentOffline: ("matter/default/server", #"{"connected":false,"url":"ws://127.0.0.1:5580/ws","error":"closed"}"#),
+            parentOffline: (
+                "matter/default/server", #"{"connected":false,"url":"ws://127.0.0.1:5580/ws","error":"closed"}"#
+            ),
             parentOnline: ("matter/default/server", #"{"connected":true,"url":"ws://127.0.0.1:5580/ws"}"#),
             value: ("matter/default/message", #"{"event":"attribute_updated","data":[7,"1/6/0",true]}"#),
             valueAt: ("ep1", "OnOff", "onOff", .bool(true)),
@@ -190,7 +286,8 @@ struct SourceConformanceTests {
         return (trait.connectivity.state, trait.connectivity.reason?.description ?? "")
     }
 
-    @Test("discovery adds the device; the same discovery again publishes nothing and changes nothing", arguments: drivers)
+    @Test(
+        "discovery adds the device; the same discovery again publishes nothing and changes nothing", arguments: drivers)
     func discoveryAndNoOp(_ driver: Driver) throws {
         var state = try ready(driver)
         _ = try device(state, driver)
@@ -198,14 +295,17 @@ struct SourceConformanceTests {
         var repeated: [String] = []
         for message in driver.discover.filter({ !$0.topic.hasSuffix("/bridge/state") }) {
             // Later, so a connectivity "since" that moved would change the published state.
-            repeated += state.receive(message.topic, message.payload, at: Date().addingTimeInterval(5)).publications.map(\.topic)
+            repeated += state.receive(message.topic, message.payload, at: Date().addingTimeInterval(5)).publications
+                .map(\.topic)
         }
         #expect(!repeated.contains("traitbridge/devices/\(driver.id)"), "no new description for an unchanged config")
         #expect(!repeated.contains("traitbridge/devices/\(driver.id)/state"), "no new state either")
         let after = try device(state, driver)
         let earlier = try #require(before.devices[try DeviceID(driver.id)])
         #expect(after.traitAddresses == earlier.traitAddresses)
-        #expect(after.traitAddresses.map { after.trait(at: $0)?.attributes } == earlier.traitAddresses.map { earlier.trait(at: $0)?.attributes })
+        #expect(
+            after.traitAddresses.map { after.trait(at: $0)?.attributes }
+                == earlier.traitAddresses.map { earlier.trait(at: $0)?.attributes })
     }
 
     @Test("a changed config updates the device in place (same id)", arguments: drivers.filter { $0.update != nil })
@@ -213,12 +313,16 @@ struct SourceConformanceTests {
         var state = try ready(driver)
         let update = try #require(driver.update)
         var published: [String] = []
-        for message in update.messages { published += state.receive(message.topic, message.payload).publications.map(\.topic) }
+        for message in update.messages {
+            published += state.receive(message.topic, message.payload).publications.map(\.topic)
+        }
         #expect(update.check(try device(state, driver)))
         #expect(published.contains("traitbridge/devices/\(driver.id)"), "the new description is published")
     }
 
-    @Test("removal by the source's own signal (an empty retained config, a device missing from the list) clears the retained topics", arguments: drivers.filter { $0.remove != nil })
+    @Test(
+        "removal by the source's own signal (an empty retained config, a device missing from the list) clears the retained topics",
+        arguments: drivers.filter { $0.remove != nil })
     func removal(_ driver: Driver) throws {
         var state = try ready(driver)
         var cleared: [String] = []
@@ -263,7 +367,9 @@ struct SourceConformanceTests {
         }
     }
 
-    @Test("a message that arrives before the device is known is applied when it is", arguments: drivers.filter { $0.early != nil })
+    @Test(
+        "a message that arrives before the device is known is applied when it is",
+        arguments: drivers.filter { $0.early != nil })
     func earlyMessage(_ driver: Driver) throws {
         let early = try #require(driver.early)
         var state = try driver.makeState()
@@ -278,11 +384,15 @@ struct SourceConformanceTests {
         var state = try driver.makeState()
         _ = state.brokerConnected(now: Date())
         var published: [String] = []
-        for message in driver.discover { published += state.receive(message.topic, message.payload).publications.map(\.topic) }
+        for message in driver.discover {
+            published += state.receive(message.topic, message.payload).publications.map(\.topic)
+        }
         #expect(published.contains(try #require(driver.stateRequest)))
     }
 
-    @Test("a device discovered later has its own topics subscribed then (their retained state comes with it)", arguments: drivers.filter { $0.subscription != nil })
+    @Test(
+        "a device discovered later has its own topics subscribed then (their retained state comes with it)",
+        arguments: drivers.filter { $0.subscription != nil })
     func subscribedAtDiscovery(_ driver: Driver) throws {
         var state = try driver.makeState()
         _ = state.brokerConnected(now: Date())
@@ -293,10 +403,14 @@ struct SourceConformanceTests {
         #expect(subscribed.contains(topic))
         _ = state.receive(driver.value.topic, driver.value.payload)
         let at = driver.valueAt
-        #expect(try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute] == at.value)
+        #expect(
+            try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute]
+                == at.value)
     }
 
-    @Test("a malformed payload is refused alone, with the topic in the log; the next good one is taken", arguments: drivers)
+    @Test(
+        "a malformed payload is refused alone, with the topic in the log; the next good one is taken",
+        arguments: drivers)
     func malformed(_ driver: Driver) throws {
         var state = try ready(driver)
         let before = state.graph
@@ -305,10 +419,13 @@ struct SourceConformanceTests {
         #expect(effects.logs.contains { $0.metadata["tb.mqtt.topic"] == driver.malformed.topic }, "\(effects.logs)")
         _ = state.receive(driver.value.topic, driver.value.payload)
         let at = driver.valueAt
-        #expect(try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute] == at.value)
+        #expect(
+            try device(state, driver).deviceType(key: at.key)?.trait(.matter(at.trait))?.attributes[at.attribute]
+                == at.value)
     }
 
-    @Test("a unified command goes out on the source's own topic and the device's answer confirms it", arguments: drivers)
+    @Test(
+        "a unified command goes out on the source's own topic and the device's answer confirms it", arguments: drivers)
     func commandRoundTrip(_ driver: Driver) throws {
         var state = try ready(driver)
         _ = state.receive(driver.value.topic, driver.value.payload)
@@ -318,7 +435,9 @@ struct SourceConformanceTests {
         #expect(answer.last("traitbridge/devices/\(driver.id)/set/result")?["status"]?.string == "confirmed")
     }
 
-    @Test("the id is stable: a fresh bridge, and the device under another name, topic or prefix, give the same id", arguments: drivers)
+    @Test(
+        "the id is stable: a fresh bridge, and the device under another name, topic or prefix, give the same id",
+        arguments: drivers)
     func stableID(_ driver: Driver) throws {
         let first = try ready(driver)
         var second = try driver.makeState()
