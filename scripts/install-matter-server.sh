@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Open Home Foundation Matter Server (python-matter-server[server]==7.0.1) into a
-# virtual environment at .build-matter/venv, once (idempotent), for the Matter tests, the
-# simulator and the demo. Its CHIP stack needs Debian's libnl-route-3-200 and writes to /data.
+# Installs the Open Home Foundation Matter Server (python-matter-server[server]==7.0.1) and the
+# software Matter light's circuitmatter 0.4.1 + zeroconf into a virtual environment at
+# .build-matter/venv, once (idempotent), for the Matter tests, the simulator and the demo. Its CHIP stack needs Debian's libnl-route-3-200 and writes to /data.
 # Prints nothing when everything is there already. Needs root or sudo for the first two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,10 +26,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ -d /data ] || "${sudo_cmd[@]}" mkdir -p /data
 if [ -x "$venv/bin/matter-server" ] && [ "$(cat "$venv/.traitbridge-version" 2>/dev/null)" = "$version" ]; then
+    # The software Matter light of the tests and the demo (scripts/matter-light.py), in the same venv.
+    if [ ! -f "$venv/.traitbridge-light" ]; then
+        "$venv/bin/pip" install -q --disable-pip-version-check "circuitmatter==0.4.1" "zeroconf==0.136.2"
+        touch "$venv/.traitbridge-light"
+    fi
     exit 0
 fi
 echo "install-matter-server: python-matter-server[server]==$version into $venv (about a minute)"
 rm -rf "$venv"
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check "python-matter-server[server]==$version"
+"$venv/bin/pip" install -q --disable-pip-version-check "python-matter-server[server]==$version" \
+    "circuitmatter==0.4.1" "zeroconf==0.136.2"
 echo "$version" > "$venv/.traitbridge-version"
+touch "$venv/.traitbridge-light"

@@ -1,6 +1,7 @@
 public import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process started with posix_spawn, stopped and reaped by its PID. The child starts
@@ -35,7 +36,9 @@ public final class ChildProcess: @unchecked Sendable {
         var child: pid_t = 0
         let rc = posix_spawn(&child, arguments[0], &actions, &attributes, &cArguments, environ)
         guard rc == 0 else {
-            throw NSError(domain: "ChildProcess", code: Int(rc), userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(arguments[0]): \(String(cString: strerror(rc)))"])
+            throw NSError(
+                domain: "ChildProcess", code: Int(rc),
+                userInfo: [NSLocalizedDescriptionKey: "posix_spawn \(arguments[0]): \(String(cString: strerror(rc)))"])
         }
         pid = child
     }

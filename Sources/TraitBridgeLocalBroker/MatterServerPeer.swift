@@ -34,14 +34,19 @@ public final class MatterServerPeer: @unchecked Sendable {
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
-    /// Starts the server and waits (≤ 60 s) until its WebSocket port answers.
-    public init(repository: String) throws {
+    /// Starts the server and waits (≤ 60 s) until its WebSocket port answers. `paaDirectory`: the
+    /// PAA roots it trusts (a ``MatterLightPeer``'s); without it, an empty folder it never fills
+    /// from the network (marked fresh), so it starts offline.
+    public init(repository: String, paaDirectory: String? = nil) throws {
         guard let executable = Self.executable(repository: repository) else {
             throw PeerError.notInstalled(repository + "/.build-matter/venv/bin/matter-server")
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)")
-        let certificates = directory.appendingPathComponent("paa")
+        let certificates = paaDirectory.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("paa")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
+        let marker = certificates.appendingPathComponent(".version")
+        if !FileManager.default.fileExists(atPath: marker.path) { try Data("1".utf8).write(to: marker) }
         port = MosquittoBroker.freeLoopbackPort()
         let log = directory.appendingPathComponent("server.log").path
         process = try ChildProcess(
@@ -86,6 +91,14 @@ public final class MatterServerPeer: @unchecked Sendable {
                 #"{"message_id":"import","command":"import_test_node","args":{"dump":\#(argument)}}"#)
             guard answer.contains(#""result""#) else { throw PeerError.refused(String(answer.prefix(500))) }
         }
+    }
+
+    /// Commissions a device on loopback (`commission_on_network` with its passcode and 127.0.0.1);
+    /// the server's answer (the node, or an error).
+    public func commission(passcode: Int) async throws -> String {
+        try await send(
+            #"{"message_id":"commission","command":"commission_on_network","#
+                + #""args":{"setup_pin_code":\#(passcode),"ip_addr":"127.0.0.1"}}"#)
     }
 
     /// Sends one command (a JSON text with `"message_id"`) on a connection of its own and returns

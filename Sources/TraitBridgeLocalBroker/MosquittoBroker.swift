@@ -1,7 +1,8 @@
 public import Foundation
 public import TraitBridgeMQTT
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private mosquitto for `traitbridge demo` and the integration tests: on 127.0.0.1 only, on a free port, no persistence,
@@ -30,7 +31,9 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Path of the mosquitto binary, or nil when it is not installed.
     public static var executable: String? {
-        ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 
     /// Optional broker features for TLS and authentication tests.
@@ -114,26 +117,31 @@ public final class MosquittoBroker: @unchecked Sendable {
     private func launch() throws {
         let config = directory.appendingPathComponent("mosquitto.conf")
         let log = directory.appendingPathComponent("mosquitto.log")
-        var security = options.users.isEmpty ? "allow_anonymous true\n" : "allow_anonymous false\npassword_file \(directory.path)/passwords\n"
+        var security =
+            options.users.isEmpty
+            ? "allow_anonymous true\n" : "allow_anonymous false\npassword_file \(directory.path)/passwords\n"
         if let acl = options.aclFile {
             let copy = directory.appendingPathComponent("acl").path
-            if !FileManager.default.fileExists(atPath: copy) { try FileManager.default.copyItem(atPath: acl, toPath: copy) }
+            if !FileManager.default.fileExists(atPath: copy) {
+                try FileManager.default.copyItem(atPath: acl, toPath: copy)
+            }
             chmod(copy, 0o644)
             security += "acl_file \(copy)\n"
         }
         if options.isTLS {
-            security += "cafile \(caFile)\ncertfile \(directory.path)/server.crt\nkeyfile \(directory.path)/server.key\n"
+            security +=
+                "cafile \(caFile)\ncertfile \(directory.path)/server.crt\nkeyfile \(directory.path)/server.key\n"
         }
         try """
-            listener \(port) 127.0.0.1
-            \(security)persistence false
-            max_queued_messages 100000
-            set_tcp_nodelay true
-            log_dest file \(log.path)
-            log_type error
-            log_type warning
+        listener \(port) 127.0.0.1
+        \(security)persistence false
+        max_queued_messages 100000
+        set_tcp_nodelay true
+        log_dest file \(log.path)
+        log_type error
+        log_type warning
 
-            """.write(to: config, atomically: true, encoding: .utf8)
+        """.write(to: config, atomically: true, encoding: .utf8)
         let child = try ChildProcess([Self.executable!, "-c", config.path])
         process = child
         let deadline = ContinuousClock.now + .seconds(5)
@@ -149,20 +157,29 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     private func makeCertificates() throws {
         let dir = directory.path
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
-        try Self.runTool(["/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/ca.key",
-                          "-out", dir + "/ca.crt", "-days", "1", "-subj", "/CN=TraitBridge test CA"])
-        try Self.runTool(["/usr/bin/openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key",
-                          "-out", dir + "/server.csr", "-subj", "/CN=localhost"])
-        try Self.runTool(["/usr/bin/openssl", "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey", dir + "/ca.key",
-                          "-CAcreateserial", "-out", dir + "/server.crt", "-days", "1", "-extfile", dir + "/san.ext"])
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+            toFile: dir + "/san.ext", atomically: true, encoding: .utf8)
+        try Self.runTool([
+            "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/ca.key",
+            "-out", dir + "/ca.crt", "-days", "1", "-subj", "/CN=TraitBridge test CA",
+        ])
+        try Self.runTool([
+            "/usr/bin/openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", dir + "/server.key",
+            "-out", dir + "/server.csr", "-subj", "/CN=localhost",
+        ])
+        try Self.runTool([
+            "/usr/bin/openssl", "x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.crt", "-CAkey",
+            dir + "/ca.key",
+            "-CAcreateserial", "-out", dir + "/server.crt", "-days", "1", "-extfile", dir + "/san.ext",
+        ])
         chmod(dir + "/server.key", 0o644)  // mosquitto drops root privileges before it reads the key
     }
 
     private func makePasswordFile() throws {
         let file = directory.path + "/passwords"
         for (index, (user, password)) in options.users.sorted(by: { $0.key < $1.key }).enumerated() {
-            try Self.runTool(["/usr/bin/mosquitto_passwd", "-b"] + (index == 0 ? ["-c"] : []) + [file, user, password])
+            try Self.runTool(
+                ["/usr/bin/mosquitto_passwd", "-b"] + (index == 0 ? ["-c"] : []) + [file, user, password])
         }
         chmod(file, 0o644)
     }
@@ -202,7 +219,9 @@ public final class MosquittoBroker: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 }

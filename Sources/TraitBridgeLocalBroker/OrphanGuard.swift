@@ -1,6 +1,7 @@
 public import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Cleans up after a process that was killed without a chance to clean up itself (`kill -9`, an

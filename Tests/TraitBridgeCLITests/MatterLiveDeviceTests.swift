@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+/// A device that speaks Matter (a software On/Off Light, `scripts/matter-light.py`), commissioned
+/// over loopback by a real Matter Server, read by `traitbridge serve`: the light's own changes
+/// reach the broker through the server's subscription, and a command goes bridge → server →
+/// light and is confirmed by the light's attribute report.
+@Suite(
+    "Matter live device", .serialized,
+    .enabled(
+        if: MatterServerPeer.executable(repository: CommandRunner.repository) != nil,
+        "the Matter Server is not installed: run scripts/install-matter-server.sh (make test does)"))
+struct MatterLiveDeviceTests {
+    @Test("commissioned light: device-side changes reach the broker; a command is confirmed by the light")
+    func liveLight() async throws {
+        let light = try MatterLightPeer(repository: CommandRunner.repository)
+        defer { light.stop() }
+        let server = try MatterServerPeer(repository: CommandRunner.repository, paaDirectory: light.paaDirectory)
+        defer { server.stop() }
+        let commissioned = try await server.commission(passcode: light.passcode)
+        #expect(
+            commissioned.contains(#""node_id": 1"#) || commissioned.contains(#""node_id":1"#),
+            "\(commissioned.prefix(400))")
+
+        let broker = try MosquittoBroker()
+        let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+", "traitbridge/devices/+/state"])
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-live-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let serve = try ChildProcess(
+            [
+                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", server.url,
+                "--log-level", "info",
+            ], logFile: data + ".log")
+        defer { serve.stop() }
+        func log() -> String { (try? String(contentsOfFile: data + ".log", encoding: .utf8)) ?? "" }
+
+        let first = watcher.waitFor("traitbridge/devices/matter-1/state") {
+            $0.payloadText.contains(#""connectivityState":"online""#) && $0.payloadText.contains(#""onOff":false"#)
+        }
+        #expect(first != nil, "\(log().suffix(2000))")
+        let description = watcher.waitFor("traitbridge/devices/matter-1")?.payloadText ?? ""
+        #expect(description.contains("matter.OnOffLight"), "\(description.prefix(300))")
+
+        // The light switched at the device: the server's subscription brings it to the broker.
+        try light.press("on")
+        let pressed = watcher.waitFor("traitbridge/devices/matter-1/state") {
+            $0.payloadText.contains(#""onOff":true"#)
+        }
+        #expect(pressed != nil, "\(light.log.suffix(1500))")
+
+        // A command through the bridge: the light turns off and its report confirms it.
+        let off = try CommandRunner.run(["command", "matter-1", "matter.OnOff.off", "--broker", broker.url])
+        #expect(
+            off.exitCode == 0 && off.standardOutput.contains("confirmed"), "\(off.standardOutput) \(off.standardError)")
+        #expect(light.log.contains("LIGHT off"))
+        let level = try CommandRunner.run(["command", "matter-1", "matter.OnOff.toggle", "--broker", broker.url])
+        #expect(level.exitCode == 0 && level.standardOutput.contains("confirmed"), "\(level.standardOutput)")
+        #expect(light.log.contains("LIGHT on"))
+    }
+}
