@@ -4,9 +4,10 @@ import Logging
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeJSON
-import TraitBridgeModel
 import TraitBridgeLocalBroker
 import TraitBridgeMQTT
+import TraitBridgeMatterServer
+import TraitBridgeModel
 import TraitBridgeSimulator
 
 /// `traitbridge demo`: a live home in one command — private broker, simulated devices, the
@@ -21,7 +22,9 @@ struct DemoCommand: ParsableCommand {
             Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the \
             scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a partner cloud: \
             a second bridge on its own private broker serving the --cloud scenario's devices over Google's \
-            Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It \
+            Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). \
+            With the Matter Server installed (scripts/install-matter-server.sh), a real Matter Server holds the \
+            --matter folder's node dumps and a software Matter light commissioned over loopback. It \
             prints `traitbridge status` once the scenario's faults have happened, then streams changes like \
             `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped \
             on the way out.
@@ -37,6 +40,8 @@ struct DemoCommand: ParsableCommand {
     var scenario = "examples/demo-home.json"
     @Option(help: "The partner cloud's scenario (served by a second bridge the demo links to); none: no cloud.")
     var cloud = "examples/demo-cloud-home.json"
+    @Option(help: "Matter node dumps for a real Matter Server to hold; none: no Matter devices.")
+    var matter = "examples/matter"
     @Option(help: "Use this broker instead of starting a private mosquitto.")
     var broker: String?
     @Option(help: "The mappings folder.")
@@ -50,14 +55,18 @@ struct DemoCommand: ParsableCommand {
         let style = TerminalStyle.standardError
         let home = try SimulateCommand.loadScenario(scenario)
         let cloudHome = cloud == "none" ? nil : try SimulateCommand.loadScenario(cloud)
-        guard let level = Logger.Level(rawValue: logLevel) else { throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical") }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError(
+                "unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         Interruption.install()
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-demo-\(UUID().uuidString)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "traitbridge-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: work) }
 
         var privateBroker: MosquittoBroker?
@@ -94,10 +103,23 @@ struct DemoCommand: ParsableCommand {
             style.endProgress()
         }
         defer { partner?.stop() }
+        var matterDevices: DemoMatter?
+        if matter != "none" {
+            style.progress("starting a Matter Server and a software Matter light on 127.0.0.1…")
+            matterDevices = DemoMatter.start(
+                nodes: matter,
+                say: {
+                    style.endProgress()
+                    say($0)
+                })
+            style.endProgress()
+        }
+        defer { matterDevices?.stop() }
         // Killed with SIGKILL, the demo cannot stop its brokers or remove its folders: this does.
         let orphanGuard = try? OrphanGuard(
-            children: [privateBroker?.pid, partner?.pid].compactMap { $0 },
-            folders: [work.path] + [privateBroker?.directory.path, partner?.broker.directory.path].compactMap { $0 })
+            children: [privateBroker?.pid, partner?.pid].compactMap { $0 } + (matterDevices?.pids ?? []),
+            folders: [work.path] + [privateBroker?.directory.path, partner?.broker.directory.path].compactMap { $0 }
+                + (matterDevices?.folders ?? []))
         defer { orphanGuard?.dismiss() }
         if let partner {
             let pid = partner.pid.map(String.init) ?? "?"
@@ -113,9 +135,22 @@ struct DemoCommand: ParsableCommand {
         settings.mappingsDirectory = mappings
         settings.commandTimeoutSeconds = 3
         settings.cloudLinks = partner.map { [$0.link] } ?? []
+        if let matterDevices {
+            settings.matter = [.init(url: matterDevices.server.url)]
+            say(
+                "== Matter Server \(matterDevices.server.url) (python-matter-server, pid \(matterDevices.server.pid.map(String.init) ?? "?")): \(matterDevices.summary)"
+            )
+        }
         let bridge = try ServeCommand.makeBridge(settings, logger: logger)
         try bridge.start()
         defer { bridge.stop() }
+        let matterConnection = matterDevices.map {
+            DemoService(
+                MatterServerConnection(
+                    instance: "default", url: $0.server.url, bridge: bridge, maxMessageBytes: settings.limits.listBytes,
+                    logger: logger), logger: logger)
+        }
+        defer { matterConnection?.stop() }
         let links = DemoService(
             CloudLinks(
                 configured: settings.cloudLinks, bridge: bridge, store: nil,
@@ -124,7 +159,9 @@ struct DemoCommand: ParsableCommand {
 
         let url: BrokerURL
         do { url = try BrokerURL(brokerURL) } catch { throw ValidationError(error.description) }
-        let simulator = try Simulator(scenario: home, broker: url) { line in FileHandleWriter.write("   simulator \(line)\n", to: 1) }
+        let simulator = try Simulator(scenario: home, broker: url) { line in
+            FileHandleWriter.write("   simulator \(line)\n", to: 1)
+        }
         do { try simulator.start() } catch {
             printError("error: \(error)")
             throw ExitCode(3)
@@ -132,14 +169,15 @@ struct DemoCommand: ParsableCommand {
         defer { simulator.stop() }
         say("== simulating \(home.devices.count) devices: \(home.devices.map(\.name).joined(separator: ", "))")
 
-        let expected = home.devices.count
+        let expected = home.devices.count + (matterDevices?.expectedDevices ?? 0)
         let deadline = ContinuousClock.now + .seconds(30)
         var seen = 0
         while ContinuousClock.now < deadline, !Interruption.isRequested {
             // The home's own devices (the partner's come by the link, counted below).
-            seen = bridge.snapshot.graph.devices.values.filter { device in
-                device.sources.contains { partner == nil || $0.instance != partner?.link.name }
-            }.count
+            seen =
+                bridge.snapshot.graph.devices.values.filter { device in
+                    device.sources.contains { partner == nil || $0.instance != partner?.link.name }
+                }.count
             style.progress("waiting for the bridge to discover the devices: \(seen)/\(expected)")
             if seen >= expected { break }
             Thread.sleep(forTimeInterval: 0.05)
@@ -152,6 +190,9 @@ struct DemoCommand: ParsableCommand {
         if let partner, let cloudHome { waitForLink(partner, cloudHome, bridge: bridge) }
 
         try place(home, in: bridge, connection: connection)
+        if let matterDevices, try matterDevices.place(in: bridge, connection: connection) > 0 {
+            say("== named the software Matter light \"Reading lamp\" and put the Matter devices in the Living room")
+        }
 
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
@@ -168,7 +209,9 @@ struct DemoCommand: ParsableCommand {
             throw ExitCode(3)
         }
         let rows = StatusRow.rows(snapshot)
-        say(StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput), terminator: "")
+        say(
+            StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput),
+            terminator: "")
         if once || Interruption.isRequested { return }
         // Google's side: the fulfillment endpoint on a free loopback port, with a token made for
         // this run only (it dies with the demo), so the curl line works as printed.
@@ -188,16 +231,23 @@ struct DemoCommand: ParsableCommand {
                 + "\(fulfillment.baseURL)/smarthome")
         say("== traitbridge watch: changes as they happen. In another terminal, try:")
         var setup = "export TRAITBRIDGE_BROKER=\(shownBroker)"
-        if let folder = Self.executableFolder { setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(shownBroker)" }
+        if let folder = Self.executableFolder {
+            setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(shownBroker)"
+        }
         say("     \(setup)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
         say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")
+        if matterDevices?.light != nil {
+            say("     traitbridge command \"Reading lamp\" matter.OnOff.toggle # a Matter light via the Matter Server")
+        }
         say(
             "     traitbridge command \"Hall light\" matter.OnOff.toggle   "
                 + "# off the Zigbee mesh: the cloud's way, confirmed")
         say("   Ctrl-C stops the demo and everything it started")
-        try WatchCommand.stream(connection: connection, devices: [], json: false, count: nil, duration: nil, shouldStop: { Interruption.isRequested })
-        say("\n== stopping everything the demo started: simulators, bridges, brokers")
+        try WatchCommand.stream(
+            connection: connection, devices: [], json: false, count: nil, duration: nil,
+            shouldStop: { Interruption.isRequested })
+        say("\n== stopping everything the demo started: simulators, bridges, brokers, the Matter Server and light")
     }
 
     /// Waits (≤ 30 s) until the link has SYNCed and QUERYed the partner's devices, then says
@@ -209,12 +259,13 @@ struct DemoCommand: ParsableCommand {
         while ContinuousClock.now < deadline, !Interruption.isRequested {
             let snapshot = bridge.snapshot
             let ids = snapshot.linkDeviceIDs(partner.link.name)
-            answered = snapshot.graph.devices.values.filter { device in
-                device.traitAddresses.contains { address in
-                    device.trait(at: address)?.source?.instance == partner.link.name
-                        && device.trait(at: address)?.connectivity.state == .online
-                }
-            }.count
+            answered =
+                snapshot.graph.devices.values.filter { device in
+                    device.traitAddresses.contains { address in
+                        device.trait(at: address)?.source?.instance == partner.link.name
+                            && device.trait(at: address)?.connectivity.state == .online
+                    }
+                }.count
             let total = cloudHome.devices.count
             style.progress("linking to the partner cloud: \(ids.count)/\(total) devices, \(answered) answered")
             if ids.count >= cloudHome.devices.count && answered >= cloudHome.devices.count { break }
@@ -225,8 +276,9 @@ struct DemoCommand: ParsableCommand {
             let instances = Set(device.sources.map(\.instance))
             return instances.contains(partner.link.name) && instances.count > 1
         }.map(\.name).sorted()
-        say("== linked to the partner cloud (cloud link \(partner.link.name)): \(answered) devices, remote"
-            + (merged.isEmpty ? "" : "; merged with the home's: " + merged.joined(separator: ", ")))
+        say(
+            "== linked to the partner cloud (cloud link \(partner.link.name)): \(answered) devices, remote"
+                + (merged.isEmpty ? "" : "; merged with the home's: " + merged.joined(separator: ", ")))
     }
 
     /// zigbee2mqtt, Tasmota and Shelly know no rooms, and a Shelly announces only its id: the
@@ -243,22 +295,29 @@ struct DemoCommand: ParsableCommand {
             }
             guard let id = matches.first, let known = graph.devices[id] else { continue }
             var requests: [(String, JSONObject)] = []
-            if known.name != device.name { requests.append(("rename", ["device": .string(id.rawValue), "name": .string(device.name)])) }
+            if known.name != device.name {
+                requests.append(("rename", ["device": .string(id.rawValue), "name": .string(device.name)]))
+            }
             if let room = device.room, device.deviceProtocol != .homeAssistant, graph.room(of: id)?.name != room {
                 requests.append(("move", ["device": .string(id.rawValue), "room": .string(room)]))
             }
             for (operation, request) in requests {
-                _ = try BridgeRequest.json(operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
+                _ = try BridgeRequest.json(
+                    operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
                 if operation == "rename" { renamed += 1 } else { moved += 1 }
             }
         }
         guard renamed + moved > 0 else { return }
-        say("== named \(renamed) and placed \(moved) devices as the scenario says, as you would with `traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)")
+        say(
+            "== named \(renamed) and placed \(moved) devices as the scenario says, as you would with `traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)"
+        )
     }
 
     /// The folder of the running `traitbridge` (for the PATH line the demo suggests).
     static var executableFolder: String? {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map {
+            URL(fileURLWithPath: $0).deletingLastPathComponent().path
+        }
     }
 
     /// Straight to standard output, unbuffered, so the simulator's lines keep their place.

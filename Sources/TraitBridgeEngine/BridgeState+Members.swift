@@ -287,7 +287,7 @@ extension BridgeState {
 
     /// What a source reference's own availability word said.
     mutating func referenceAvailability(
-        _ reference: SourceReference, isOnline: Bool?, plugin: Int, topic: String, now: Date,
+        _ reference: SourceReference, isOnline: Bool?, plugin: Int, topic: String, isTopic: Bool = true, now: Date,
         effects: inout BridgeEffects
     ) {
         let status: LinkState.Status = isOnline.map { $0 ? .up : .down } ?? .unknown
@@ -298,7 +298,8 @@ extension BridgeState {
                 plugin: plugin, owner: nil, locality: plugins[plugin].locality,
                 liveness: DeviceLiveness(stalenessBudget: plugins[plugin].staleness))
         }
-        references[reference]?.liveness.availability = LinkState(status: status, since: now, origin: topic)
+        references[reference]?.liveness.availability = LinkState(
+            status: status, since: now, origin: topic, originIsTopic: isTopic)
         if let target = references[reference]?.owner.flatMap({ members[$0]?.target }) {
             refresh(target, now: now, effects: &effects)
         }

@@ -87,13 +87,14 @@ extension BridgeState {
             memberValues(id, updates, isNews: isNews, topic: topic, payload: payload, now: now, effects: &effects)
         case .availability(let reference, let isOnline, let origin):
             referenceAvailability(
-                reference, isOnline: isOnline, plugin: index, topic: origin ?? topic, now: now, effects: &effects)
+                reference, isOnline: isOnline, plugin: index, topic: origin ?? topic, isTopic: origin == nil, now: now,
+                effects: &effects)
         case .sourceAvailability(let isOnline, let origin):
             let status: LinkState.Status = isOnline ? .up : .down
             guard sourceLinks[index].status != status else { return }
             sourceLinks[index] = LinkState(status: status, since: now, origin: origin ?? topic)
             effects.log(
-                isOnline ? .info : .warning, "\(family) bridge is \(isOnline ? "online" : "offline")",
+                isOnline ? .info : .warning, "\(origin ?? family + " bridge") is \(isOnline ? "online" : "offline")",
                 ["tb.mqtt.topic": topic, "tb.source": family])
             for id in plugins[index].deviceIDs { refresh(members[id]?.target ?? id, now: now, effects: &effects) }
         case .route(let topics):

@@ -8,11 +8,19 @@ public struct LinkState: Sendable, Hashable {
     public var since: Date?
     /// Where the news came from (a topic, a broker URL).
     public var origin: String
+    /// `origin` is an MQTT topic (else a source's own words for where it came from).
+    public var originIsTopic: Bool
 
-    public init(status: Status = .unknown, since: Date? = nil, origin: String = "") {
+    public init(status: Status = .unknown, since: Date? = nil, origin: String = "", originIsTopic: Bool = true) {
         self.status = status
         self.since = since
         self.origin = origin
+        self.originIsTopic = originIsTopic
+    }
+
+    /// The reason a device's own word gives.
+    func reason(isOnline: Bool) -> ConnectivityReason {
+        originIsTopic ? .availability(topic: origin, isOnline: isOnline) : .reported(origin: origin, isOnline: isOnline)
     }
 }
 
@@ -52,26 +60,38 @@ public enum ConnectivityChain {
         now: Date
     ) -> TraitConnectivity {
         guard broker.status == .up else {
-            return TraitConnectivity(state: .unknown, locality: .unspecified, reason: .brokerDisconnected(broker: brokerURL), since: broker.since)
+            return TraitConnectivity(
+                state: .unknown, locality: .unspecified, reason: .brokerDisconnected(broker: brokerURL),
+                since: broker.since)
         }
         if sourceBridge.status == .down {
-            return TraitConnectivity(state: .offline, locality: locality, reason: .sourceBridgeOffline(topic: sourceBridge.origin), since: sourceBridge.since)
+            return TraitConnectivity(
+                state: .offline, locality: locality, reason: .sourceBridgeOffline(topic: sourceBridge.origin),
+                since: sourceBridge.since)
         }
         switch device.availability.status {
         case .up:
-            return TraitConnectivity(state: .online, locality: locality, reason: .availability(topic: device.availability.origin, isOnline: true), since: device.availability.since)
+            return TraitConnectivity(
+                state: .online, locality: locality, reason: device.availability.reason(isOnline: true),
+                since: device.availability.since)
         case .down:
-            return TraitConnectivity(state: .offline, locality: locality, reason: .availability(topic: device.availability.origin, isOnline: false), since: device.availability.since)
+            return TraitConnectivity(
+                state: .offline, locality: locality, reason: device.availability.reason(isOnline: false),
+                since: device.availability.since)
         case .unknown:
             guard let lastSeen = device.lastSeen else {
                 return TraitConnectivity(state: .unknown, locality: .unspecified, reason: .neverHeard, since: nil)
             }
             let budgetSeconds = Int(device.stalenessBudget.components.seconds)
             if now.timeIntervalSince(lastSeen) > Double(budgetSeconds) {
-                return TraitConnectivity(state: .unknown, locality: locality, reason: .stale(lastSeen: lastSeen, budgetSeconds: budgetSeconds),
-                                         since: lastSeen.addingTimeInterval(Double(budgetSeconds)))
+                return TraitConnectivity(
+                    state: .unknown, locality: locality,
+                    reason: .stale(lastSeen: lastSeen, budgetSeconds: budgetSeconds),
+                    since: lastSeen.addingTimeInterval(Double(budgetSeconds)))
             }
-            return TraitConnectivity(state: .online, locality: locality, reason: .messageReceived(topic: device.lastTopic ?? ""), since: lastSeen)
+            return TraitConnectivity(
+                state: .online, locality: locality, reason: .messageReceived(topic: device.lastTopic ?? ""),
+                since: lastSeen)
         }
     }
 }

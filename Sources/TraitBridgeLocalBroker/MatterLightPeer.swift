@@ -65,6 +65,8 @@ public final class MatterLightPeer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    public var pid: pid_t? { process?.pid }
+
     /// The PAA roots the Matter Server must trust to commission this light.
     public var paaDirectory: String { directory.appendingPathComponent("paa").path }
 

@@ -14,6 +14,9 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
     case sourceBridgeOffline(topic: String)
     /// An availability topic of the device said online or offline.
     case availability(topic: String, isOnline: Bool)
+    /// The device's source said so where there is no topic (a Matter node's `available`, a bridged
+    /// endpoint's `Reachable`); `origin` names it. Its code is `availability`, like a topic's.
+    case reported(origin: String, isOnline: Bool)
     /// A message carrying the trait's data arrived.
     case messageReceived(topic: String)
     /// No message within the staleness budget.
@@ -33,7 +36,7 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         case .neverHeard: "neverHeard"
         case .brokerDisconnected: "brokerDisconnected"
         case .sourceBridgeOffline: "sourceBridgeOffline"
-        case .availability: "availability"
+        case .availability, .reported: "availability"
         case .messageReceived: "messageReceived"
         case .stale: "stale"
         case .cloudReported: "cloudReported"
@@ -49,6 +52,7 @@ public enum ConnectivityReason: Sendable, Hashable, Codable, CustomStringConvert
         case .neverHeard: "nothing heard yet"
         case .brokerDisconnected(let broker): "broker \(broker) disconnected"
         case .sourceBridgeOffline(let topic): "\(topic) said offline"
+        case .reported(let origin, let isOnline): "\(origin) said \(isOnline ? "online" : "offline")"
         case .availability(let topic, let isOnline):
             "availability topic \(topic) said \(isOnline ? "online" : "offline")"
         case .messageReceived(let topic): "message on \(topic)"

@@ -10,23 +10,28 @@ extension DemoCommandTests {
         the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant
         discovery), the bridge, and a partner cloud: a second bridge on its own private
         broker serving the --cloud scenario's devices over Google's Cloud-to-cloud API,
-        which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). It
-        prints `traitbridge status` once the scenario's faults have happened, then
-        streams changes like `traitbridge watch` until Ctrl-C (--once: exit after the
-        status). Everything it started is stopped on the way out.
+        which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). With
+        the Matter Server installed (scripts/install-matter-server.sh), a real Matter
+        Server holds the --matter folder's node dumps and a software Matter light
+        commissioned over loopback. It prints `traitbridge status` once the scenario's
+        faults have happened, then streams changes like `traitbridge watch` until
+        Ctrl-C (--once: exit after the status). Everything it started is stopped on the
+        way out.
 
         Examples:
           traitbridge demo
           traitbridge demo --once
           traitbridge demo --scenario my-home.json --broker mqtt://127.0.0.1:1884
 
-        USAGE: traitbridge demo [--scenario <scenario>] [--cloud <cloud>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
+        USAGE: traitbridge demo [--scenario <scenario>] [--cloud <cloud>] [--matter <matter>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
 
         OPTIONS:
           --scenario <scenario>   The scenario file. (default: examples/demo-home.json)
           --cloud <cloud>         The partner cloud's scenario (served by a second
                                   bridge the demo links to); none: no cloud. (default:
                                   examples/demo-cloud-home.json)
+          --matter <matter>       Matter node dumps for a real Matter Server to hold;
+                                  none: no Matter devices. (default: examples/matter)
           --broker <broker>       Use this broker instead of starting a private
                                   mosquitto.
           --mappings <mappings>   The mappings folder. (default: mappings)

@@ -15,7 +15,7 @@ struct DemoCommandTests {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
         let result = try CommandRunner.run([
             "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-            "--cloud", Self.repository + "/examples/demo-cloud-home.json",
+            "--cloud", Self.repository + "/examples/demo-cloud-home.json", "--matter", Self.repository + "/examples/matter",
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let output = result.standardOutput
@@ -33,7 +33,21 @@ struct DemoCommandTests {
         for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
         #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
-        #expect(table.contains("13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"), "\(table)")
+        // With the Matter Server installed: the example bridge's two bridged lights and the software
+        // light commissioned over loopback, named and placed, online through the Matter Server.
+        let hasMatter = MatterServerPeer.executable(repository: Self.repository) != nil
+        if hasMatter {
+            for (name, type) in [("Reading lamp", "OnOffLight"), ("Sofa lamp", "OnOffLight"), ("Shelf light", "DimmableLight")] {
+                let line = try #require(table.split(separator: "\n").first { $0.hasPrefix(name + "  ") }, "\(name)")
+                #expect(line.contains("Living room") && line.contains(type) && line.contains("online"), "\(line)")
+            }
+            let server = try #require(output.firstMatch(of: /python-matter-server, pid (\d+)/).flatMap { pid_t($0.1) })
+            #expect(kill(server, 0) != 0, "the Matter Server (pid \(server)) is stopped")
+        }
+        let summary = hasMatter
+            ? "16 devices: 15 online, 1 partially online, 0 offline, 0 unknown"
+            : "13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"
+        #expect(table.contains(summary), "\(table)")
         #expect(output.contains("== linked to the partner cloud (cloud link partner): 3 devices, remote; merged with the home's: Hall light"), "\(output)")
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")

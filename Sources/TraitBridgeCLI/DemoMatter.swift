@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeLocalBroker
+import TraitBridgeModel
+
+/// The demo's Matter devices: a real Matter Server (python-matter-server, from
+/// `scripts/install-matter-server.sh`) on loopback with node dumps imported (a bridge with two
+/// bridged lights), and a software Matter light commissioned over loopback, which answers commands.
+/// Also `traitbridge simulate --matter`. Without the server installed, the demo goes on without
+/// Matter and says how to add it.
+final class DemoMatter: @unchecked Sendable {
+    let server: MatterServerPeer
+    let light: MatterLightPeer?
+    /// The devices the bridge should make: one per imported node's device, one for the light.
+    let expectedDevices: Int
+    let summary: String
+
+    /// The checkout whose `.build-matter` holds the Matter Server: the one this `traitbridge` was
+    /// built in (`.build/<config>/traitbridge`), else the working directory.
+    static var repository: String {
+        if let folder = DemoCommand.executableFolder {
+            let checkout = URL(fileURLWithPath: folder).deletingLastPathComponent().deletingLastPathComponent().path
+            if MatterServerPeer.executable(repository: checkout) != nil { return checkout }
+        }
+        return FileManager.default.currentDirectoryPath
+    }
+
+    /// `nil` (with the reason said) when the Matter Server is not installed or does not start.
+    static func start(repository: String = repository, nodes folder: String, say: (String) -> Void) -> DemoMatter? {
+        guard MatterServerPeer.executable(repository: repository) != nil else {
+            say(
+                "== no Matter devices: the Matter Server is not installed (scripts/install-matter-server.sh, or make demo)"
+            )
+            return nil
+        }
+        do {
+            return try DemoMatter(repository: repository, nodes: folder, say: say)
+        } catch {
+            say("== no Matter devices: \(error)")
+            return nil
+        }
+    }
+
+    private init(repository: String, nodes folder: String, say: (String) -> Void) throws {
+        var light: MatterLightPeer?
+        do { light = try MatterLightPeer(repository: repository) } catch {
+            say("== no software Matter light: \(error)")
+        }
+        let server = try MatterServerPeer(repository: repository, paaDirectory: light?.paaDirectory)
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".json")
+        }
+        .sorted()
+        let nodes = try files.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
+        try Self.wait { try await server.importNodes(nodes) }
+        var bridged = 0
+        for node in nodes { bridged += max(1, node.components(separatedBy: #"/57/17""#).count - 1) }
+        var summary =
+            "imported \(nodes.count) node dump\(nodes.count == 1 ? "" : "s") (\(files.joined(separator: ", ")))"
+        if let passcode = light?.passcode {
+            let answer = try Self.wait { try await server.commission(passcode: passcode) }
+            if answer.contains(#""result""#) {
+                summary += "; commissioned a software Matter light over loopback"
+            } else {
+                say("== the software Matter light was not commissioned: \(answer.prefix(300))")
+                light?.stop()
+                light = nil
+            }
+        }
+        self.server = server
+        self.light = light
+        self.summary = summary
+        expectedDevices = bridged + (light == nil ? 0 : 1)
+    }
+
+    var pids: [pid_t] { [server.pid, light?.pid].compactMap { $0 } }
+    var folders: [String] { [server.directory.path] + (light.map { [$0.directory.path] } ?? []) }
+
+    /// Names the light and puts the Matter devices in the living room, as a user would.
+    func place(in bridge: Bridge, connection: ConnectionOptions) throws -> Int {
+        let graph = bridge.snapshot.graph
+        var placed = 0
+        for device in graph.devices.values where device.sources.contains(where: { $0.family == "matter" }) {
+            var requests: [(String, JSONObject)] = []
+            if device.id.rawValue == "matter-1", device.name != "Reading lamp" {
+                requests.append(("rename", ["device": .string(device.id.rawValue), "name": "Reading lamp"]))
+            }
+            if graph.room(of: device.id)?.name != "Living room" {
+                requests.append(("move", ["device": .string(device.id.rawValue), "room": "Living room"]))
+            }
+            for (operation, request) in requests {
+                _ = try BridgeRequest.json(
+                    operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
+            }
+            placed += requests.isEmpty ? 0 : 1
+        }
+        return placed
+    }
+
+    func stop() {
+        light?.stop()
+        server.stop()
+    }
+
+    /// Runs async work from the demo's synchronous flow.
+    static func wait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0 }!.get()
+    }
+}
