@@ -8,6 +8,9 @@ public final class MatterLightPeer: @unchecked Sendable {
     public let directory: URL
     public let passcode: Int
     private var process: ChildProcess?
+    /// Held while the light runs: one light at a time on this machine (they share Matter's port),
+    /// so a test and a demo running at once take turns instead of failing.
+    private var lock: Int32 = -1
     /// Matter's UDP port: the controller reaches a device commissioned by IP there.
     public static let port = 5540
 
@@ -30,7 +33,15 @@ public final class MatterLightPeer: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: python),
             FileManager.default.fileExists(atPath: repository + "/.build-matter/venv/.traitbridge-light")
         else { throw LightError.notInstalled }
-        guard Self.isPortFree() else { throw LightError.portTaken }
+        lock = open(
+            FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-matter-light.lock").path,
+            O_CREAT | O_RDWR, 0o644)
+        let waitUntil = ContinuousClock.now + .seconds(120)
+        while lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0, ContinuousClock.now < waitUntil { usleep(100_000) }
+        guard Self.isPortFree() else {
+            if lock >= 0 { close(lock) }
+            throw LightError.portTaken
+        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-light-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("light.log").path
@@ -53,6 +64,7 @@ public final class MatterLightPeer: @unchecked Sendable {
             guard found == nil else { break }
             guard ContinuousClock.now < deadline, process?.isRunning == true else {
                 process?.stop()
+                if lock >= 0 { close(lock) }
                 throw LightError.didNotStart(String(text.suffix(2000)))
             }
             usleep(100_000)
@@ -83,6 +95,10 @@ public final class MatterLightPeer: @unchecked Sendable {
     public func stop() {
         process?.stop()
         process = nil
+        if lock >= 0 {
+            close(lock)
+            lock = -1
+        }
     }
 
     static func isPortFree() -> Bool {
