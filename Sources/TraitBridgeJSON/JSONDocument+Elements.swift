@@ -50,6 +50,71 @@ extension JSONDocument {
         }.get()
     }
 
+    /// The bytes of the value of the top-level member `key` of an object, found without parsing
+    /// anything (a Matter Server's `{"message_id": …, "result": [every node]}`: the list is then
+    /// read with ``forEachElement(ofArray:maxDepth:_:)-(UnsafeRawBufferPointer,_,_)``). `nil` when
+    /// the text is not an object or has no such member; a key written with escapes is not matched.
+    /// The text is not checked here: what is in the range, and around it, is parsed later.
+    public static func memberRange(_ key: String, inObject bytes: [UInt8]) -> Range<Int>? {
+        let wanted = Array(key.utf8)
+        return bytes.withUnsafeBytes { buffer -> Range<Int>? in
+            var offset = skipWhitespace(buffer, from: 0)
+            guard offset < buffer.count, buffer[offset] == UInt8(ascii: "{") else { return nil }
+            offset += 1
+            while true {
+                offset = skipWhitespace(buffer, from: offset)
+                guard offset < buffer.count, buffer[offset] == 0x22 else { return nil }
+                let keyStart = offset + 1
+                var keyEnd = keyStart
+                while keyEnd < buffer.count, buffer[keyEnd] != 0x22 {
+                    keyEnd += buffer[keyEnd] == 0x5C ? 2 : 1
+                }
+                guard keyEnd < buffer.count else { return nil }
+                let isWanted = keyEnd - keyStart == wanted.count && buffer[keyStart..<keyEnd].elementsEqual(wanted)
+                offset = skipWhitespace(buffer, from: keyEnd + 1)
+                guard offset < buffer.count, buffer[offset] == UInt8(ascii: ":") else { return nil }
+                let valueStart = skipWhitespace(buffer, from: offset + 1)
+                guard let valueEnd = memberEnd(buffer, from: valueStart) else { return nil }
+                if isWanted {
+                    var end = valueEnd
+                    while end > valueStart, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[end - 1]) { end -= 1 }
+                    return valueStart..<end
+                }
+                guard buffer[valueEnd] == UInt8(ascii: ",") else { return nil }
+                offset = valueEnd + 1
+            }
+        }
+    }
+
+    /// The offset of the `,` or `}` (at depth 0, outside strings) that ends a member's value.
+    private static func memberEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var depth = 0
+        var inString = false
+        var offset = start
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if inString {
+                if byte == 0x5C { offset += 1 } else if byte == 0x22 { inString = false }
+            } else {
+                switch byte {
+                case 0x22: inString = true
+                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+                case UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth < 0 { return nil }
+                case UInt8(ascii: "}"):
+                    if depth == 0 { return offset }
+                    depth -= 1
+                case UInt8(ascii: ","):
+                    if depth == 0 { return offset }
+                default: break
+                }
+            }
+            offset += 1
+        }
+        return nil
+    }
+
     /// The offset of the `,` or `]` that ends the element starting at `start` (at depth 0,
     /// outside strings). Nesting and strings are only tracked here; json-c checks the rest.
     private static func valueEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(JSONParseError) -> Int {

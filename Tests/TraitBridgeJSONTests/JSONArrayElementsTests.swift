@@ -104,4 +104,21 @@ struct JSONArrayElementsTests {
             }
         }
     }
+
+    @Test(
+        "memberRange finds a top-level member's value without parsing: strings, nesting and escapes skipped",
+        arguments: [
+            (#"{"message_id":"1","result":[1,{"a":"}"}]}"#, #"[1,{"a":"}"}]"#),
+            (#"{ "result" : [] , "x": 2 }"#, "[]"),
+            (#"{"x":{"result":[9]},"result":"r,}"}"#, #""r,}""#),
+            (#"{"a":"\"result\":1","result":null}"#, "null"),
+            (#"{"x":1}"#, nil), (#"[1]"#, nil), (#"{"result""#, nil), (#"{"x":[}"#, nil), ("", nil),
+        ] as [(String, String?)])
+    func memberRange(_ text: String, _ expected: String?) {
+        let bytes = Array(text.utf8)
+        let found = JSONDocument.memberRange("result", inObject: bytes).map {
+            String(decoding: bytes[$0], as: UTF8.self)
+        }
+        #expect(found == expected)
+    }
 }

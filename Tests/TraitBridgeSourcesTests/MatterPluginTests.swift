@@ -73,6 +73,27 @@ struct MatterPluginTests {
             })
     }
 
+    @Test("a node list of a megabyte is read one node at a time, with the same outcome")
+    func largeList() throws {
+        var plugin = try Self.plugin()
+        _ = Self.receive(&plugin, "server", #"{"connected":true,"url":"ws://h/ws"}"#)
+        let info = Self.receive(&plugin, "message", #"{"schema_version":11}"#)
+        let start = try #require(Self.published(info).first)
+        let id = try #require(start.split(separator: "\"").dropFirst(3).first)
+        let dimmer = try Self.nodeText("inovelli_vtm31.json")
+        let nodes = (1...40).map {
+            dimmer.replacingOccurrences(of: #""node_id": 197"#, with: #""node_id": \#(1000 + $0)"#)
+        }
+        // Pretty-printed, as the server sends it, with the list before the id.
+        let text = "{\n  \"result\": [\n" + nodes.joined(separator: ",\n") + "\n],\n  \"message_id\": \"\(id)\"\n}"
+        #expect(text.utf8.count > 1 << 20)
+        let events = Self.receive(&plugin, "message", text)
+        #expect(plugin.deviceCount == 40)
+        #expect(events.contains { if case .sourceAvailability(true, _) = $0 { true } else { false } })
+        let described = events.filter { if case .described = $0 { true } else { false } }
+        #expect(described.count == 40)
+    }
+
     @Test("a server whose schema TraitBridge does not speak is refused plainly; nothing is asked of it")
     func schemaRefused() throws {
         var plugin = try Self.plugin()

@@ -64,6 +64,12 @@ public struct MatterPlugin: SourcePlugin {
     public mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent]) {
         guard message.topic.hasPrefix(prefix) else { return }
         let kind = message.topic.dropFirst(prefix.count)
+        // The node list of start_listening (20 MB for 1 000 nodes) is read one node at a time.
+        if kind == "message", message.payload.count > Self.wholeParseBytes, listening != nil,
+            answeredList(message, into: &events)
+        {
+            return
+        }
         let root: JSON
         do {
             root = try JSONDocument.parse(message.payload, maxDepth: 64).root
@@ -99,6 +105,43 @@ public struct MatterPlugin: SourcePlugin {
         default:
             break
         }
+    }
+
+    /// Messages larger than this are looked at for a node list before being parsed whole.
+    static let wholeParseBytes = 256 << 10
+
+    /// `{"message_id": <start_listening's>, "result": [nodes]}` read without holding every node's
+    /// tree at once; `false` when the message is something else (it is then parsed whole).
+    private mutating func answeredList(_ message: SourceMessage, into events: inout [SourceEvent]) -> Bool {
+        guard let range = JSONDocument.memberRange("result", inObject: message.payload),
+            message.payload[range.lowerBound] == UInt8(ascii: "[")
+        else { return false }
+        var rest = Array(message.payload[..<range.lowerBound])
+        rest += Array("null".utf8)
+        rest += message.payload[range.upperBound...]
+        guard let envelope = try? JSONDocument.parse(rest, maxDepth: 8).root,
+            let id = envelope["message_id"]?.string, id == listening
+        else { return false }
+        var present: Set<UInt64> = []
+        do {
+            _ = try JSONDocument.forEachElement(ofArray: Array(message.payload[range]), maxDepth: 63) { _, element in
+                if let node = node(element, message: message, into: &events) { present.insert(node) }
+            }
+        } catch {
+            events.append(.log(.error, "the Matter Server's node list is not JSON: \(error)", device: nil))
+            return true
+        }
+        finishListing(present, into: &events)
+        return true
+    }
+
+    /// After the node list: the nodes it lacks are gone; the server is the source bridge again.
+    private mutating func finishListing(_ present: Set<UInt64>, into events: inout [SourceEvent]) {
+        for gone in nodes.keys.sorted() where !present.contains(gone) {
+            remove(node: gone, reason: "the Matter Server no longer has node \(gone)", into: &events)
+        }
+        events.append(.sourceAvailability(isOnline: true, origin: serverOrigin))
+        events.append(.log(.info, "Matter Server: \(present.count) nodes, \(deviceNodes.count) devices", device: nil))
     }
 
     /// The server's first message: its schema must be one we speak; then every node is asked for.
