@@ -226,7 +226,7 @@ let package = Package(
             name: "TraitBridgeCLITests",
             dependencies: [
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
-                "TraitBridgeJSON", "TraitBridgeStore",
+                "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

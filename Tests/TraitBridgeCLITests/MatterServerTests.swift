@@ -1,6 +1,10 @@
 import Foundation
 import Testing
+import TraitBridgeJSON
 import TraitBridgeMQTT
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeTesting
 
 /// The Matter source against a real Matter Server (python-matter-server 7.0.1, installed by
@@ -98,5 +102,60 @@ struct MatterServerTests {
         )
         #expect(serve.isRunning)
         #expect(log().contains("Matter Server \(server.url)"))
+    }
+
+    @Test(
+        "every corpus node through the real server: the same devices, types, primary type and traits as read directly")
+    func wholeCorpus() async throws {
+        let corpus = TestPaths(filePath: #filePath).corpus! + "/matter/nodes"
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { $0.hasSuffix(".json") }
+            .sorted()
+        #expect(files.count == 8)
+        let broker = try MosquittoBroker()
+        let server = try MatterServerPeer(repository: CommandRunner.repository)
+        let texts = try files.map { try String(contentsOfFile: corpus + "/" + $0, encoding: .utf8) }
+        try await server.importNodes(texts)
+        // What each node is when read directly (MatterCorpusTests holds that to the descriptors),
+        // with the id the server gave it.
+        let source = MatterSource(
+            catalog: try CatalogLoader.load(mappingsDirectory: CommandRunner.repository + "/mappings"))
+        var expected: [String: [String]] = [:]
+        for (index, text) in texts.enumerated() {
+            var problems: [String] = []
+            let json = try JSONDocument.parse(Array(text.utf8), maxDepth: 64).root
+            var node = try #require(MatterNode.parse(json, problems: &problems))
+            node.nodeID = 900_000 + UInt64(index)
+            for (device, _) in source.map(node).devices {
+                expected[device.id.rawValue] = device.deviceTypes.map {
+                    "\($0.key) \($0.typeID) primary=\($0.isPrimaryType) \($0.traits.map(\.traitID.description).sorted())"
+                }.sorted()
+            }
+        }
+        #expect(expected.count == 8)
+        let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+"])
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-corpus-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let serve = try ChildProcess(
+            [
+                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", server.url,
+                "--log-level", "warning",
+            ], logFile: data + ".log")
+        defer { serve.stop() }
+        for (id, types) in expected.sorted(by: { $0.key < $1.key }) {
+            let message = try #require(watcher.waitFor("traitbridge/devices/\(id)"), "\(id) published")
+            let description = try JSONDocument.parse(message.payload, maxDepth: 64).root
+            let published = (description["types"]?.members ?? []).map { key, type in
+                let traits = (type["traits"]?.members ?? []).map(\.key).sorted()
+                return "\(key) \(type["type"]?.string ?? "") primary=\(type["isPrimaryType"]?.bool ?? false) \(traits)"
+            }.sorted()
+            #expect(published == types, "\(id)")
+            #expect(description["isMatterDevice"]?.bool == true)
+        }
+        #expect(
+            watcher.messages.all.filter {
+                $0.topic.hasPrefix("traitbridge/devices/matter-") && !$0.topic.hasSuffix("/state")
+            }
+            .map(\.topic).allSatisfy { topic in expected.keys.contains { topic.hasSuffix("/" + $0) } })
     }
 }

@@ -63,7 +63,9 @@ struct ServeCommandTests {
             "\(state?.payloadText ?? "nothing")")
     }
 
-    @Test("a config file with every key: serve starts with it and comes online under its prefix")
+    @Test(
+        "a config file with every key: serve starts with it and comes online under its prefix (its Matter Server absent)"
+    )
     func fullConfig() throws {
         let broker = try MosquittoBroker(.init(users: ["bridge": "pw"]))
         let data = temporaryPath()
@@ -79,7 +81,8 @@ struct ServeCommandTests {
                          "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}},
          "tasmota": {"discoveryPrefix": "tasmota/discovery", "locality": "localPeer", "stalenessSeconds": 600},
          "shelly": {"enabled": true, "locality": "direct", "stalenessSeconds": 600},
-         "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600}}
+         "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600},
+         "matter": {"url": "ws://127.0.0.1:1/ws", "instance": "default", "locality": "localPeer"}}
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let watcher = try TestMQTTClient(
             MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"),
@@ -195,6 +198,23 @@ struct ServeCommandTests {
             (
                 #"{"http": {"challenge": {"secureActions": "always"}}}"#,
                 #"http.challenge.secureActions: expected "pin", "ack" or "none""#
+            ),
+            (
+                #"{"matter": {"url": "http://127.0.0.1:5580/ws"}}"#,
+                "matter.url: expected a WebSocket URL such as ws://127.0.0.1:5580/ws (the Matter Server's default)"
+            ),
+            (#"{"matter": {"locality": "direct"}}"#, #"matter: "url" is required: ws://127.0.0.1:5580/ws"#),
+            (
+                #"{"matter": {"url": "ws://a/ws", "server": "x"}}"#,
+                "matter.server: unknown key 'server'; allowed: url, instance, locality"
+            ),
+            (
+                #"{"matter": [{"url": "ws://a/ws"}, {"url": "ws://b/ws"}]}"#,
+                "matter[1].instance: instance 'default' is used by another matter section; give each its own"
+            ),
+            (
+                #"{"matter": {"url": "ws://a/ws", "instance": "Up Stairs"}}"#,
+                "matter.instance: expected a short name of a–z, 0–9 and - (it becomes part of device ids)"
             ),
         ] {
             try text.write(toFile: config, atomically: true, encoding: .utf8)
