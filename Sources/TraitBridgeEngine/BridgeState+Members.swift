@@ -24,6 +24,9 @@ extension BridgeState {
     /// A device its source described: kept as a member, then into the graph where it belongs.
     mutating func describe(_ described: SourceDevice, plugin: Int, now: Date, effects: inout BridgeEffects) {
         let id = described.device.id
+        if !described.traitDefinitions.isEmpty || !described.deviceTypeDefinitions.isEmpty {
+            catalog.addDiscovered(traits: described.traitDefinitions, deviceTypes: described.deviceTypeDefinitions)
+        }
         let old = members[id]
         let references = Set(described.device.sources)
         for reference in old?.references ?? []

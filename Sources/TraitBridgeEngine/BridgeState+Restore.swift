@@ -43,7 +43,11 @@ extension BridgeState {
             guard let typeText = type["type"]?.string, let typeID = DeviceTypeID(parsing: typeText) else {
                 throw ModelError.unknownDeviceTypeKey(key: key, known: [])
             }
+            // A vendor definition a source discovered comes back when the source describes the
+            // device again; until then the device is restored without it.
+            if typeID.namespace.isVendor, catalog.deviceType(typeID) == nil { continue }
             let traits = (type["traits"]?.members ?? []).compactMap { TraitID(parsing: $0.key) }
+                .filter { !$0.namespace.isVendor || catalog.trait($0) != nil }
             types.append(
                 try catalog.makeDeviceType(
                     key: key, type: typeID, isPrimaryType: type["isPrimaryType"]?.bool ?? false, traits: traits))

@@ -14,7 +14,8 @@ import TraitBridgeStore
 /// and the runtime only adds threads and sockets.
 public struct BridgeState: Sendable {
     public internal(set) var configuration: BridgeConfiguration
-    public let catalog: Catalog
+    /// The mappings' catalog, plus what sources discovered (vendor-namespaced definitions).
+    public internal(set) var catalog: Catalog
     /// The source plug-ins, in claim order; a route or a trait's source names one by index.
     var plugins: [any SourcePlugin]
     /// Each plug-in's source bridge (zigbee2mqtt's `bridge/state`); unknown for those without one.

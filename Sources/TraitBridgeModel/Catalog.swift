@@ -22,6 +22,26 @@ public struct Catalog: Sendable {
         }
     }
 
+    /// Adds what a source found that no mappings file describes (a Matter manufacturer-specific
+    /// cluster, a device type the catalog lacks), under a vendor namespace only: the catalog's own
+    /// Matter and Google definitions are never replaced, and an id already present keeps its
+    /// first definition. Returns whether anything was added.
+    @discardableResult
+    public mutating func addDiscovered(traits found: [TraitDefinition], deviceTypes foundTypes: [DeviceTypeDefinition])
+        -> Bool
+    {
+        var added = false
+        for trait in found where trait.id.namespace.isVendor && traits[trait.id] == nil {
+            traits[trait.id] = trait
+            added = true
+        }
+        for type in foundTypes where type.id.namespace.isVendor && deviceTypes[type.id] == nil {
+            deviceTypes[type.id] = type
+            added = true
+        }
+        return added
+    }
+
     public func trait(_ id: TraitID) -> TraitDefinition? { traits[id] }
     public func deviceType(_ id: DeviceTypeID) -> DeviceTypeDefinition? { deviceTypes[id] }
 

@@ -7,6 +7,10 @@ public enum Namespace: Sendable, Hashable, Comparable, CustomStringConvertible {
     case google
     case vendor(String)
 
+    public var isVendor: Bool {
+        if case .vendor = self { true } else { false }
+    }
+
     /// Parses `matter`, `google` or `vendor.<org>`; `nil` for anything else.
     public init?(_ text: String) {
         switch text {

@@ -8,9 +8,9 @@ import TraitBridgeSources
 /// Every node of ../shared/corpus/matter through the Matter source alone (no server, no engine):
 /// the devices, device types, primary type and a value its descriptor says, and what is refused.
 ///
-/// Deliberate refusals, each reported as a problem: clusters the catalog has no trait for
-/// (carbon monoxide concentration 0x040C, boolean state configuration 0x0080, mode select 0x0050,
-/// Inovelli's manufacturer cluster 0x122FFC31); the node's plumbing (commissioning, diagnostics,
+/// Deliberate refusals, each reported as a problem: standard clusters the catalog has no trait for
+/// (carbon monoxide concentration 0x040C, boolean state configuration 0x0080, mode select 0x0050);
+/// a manufacturer's own cluster (Inovelli's 0x122FFC31) is kept as a vendor trait; the node's plumbing (commissioning, diagnostics,
 /// OTA, labels, groups) is not presented and not reported; Root Node, OTA Requestor, Aggregator
 /// and Bridged Node are structure, not device types; a bridge node with nothing of its own is
 /// the source bridge of its bridged devices, not a device.
@@ -83,8 +83,13 @@ struct MatterCorpusTests {
                 ]
             ],
             names: ["matter-197": "Inovelli"],
-            values: ["matter-197/ep1/LevelControl.currentLevel": .int(1), "matter-197/ep6/OnOff.onOff": .bool(false)],
-            problems: ["0x122FFC31", "0x0050"]),
+            values: [
+                "matter-197/ep1/LevelControl.currentLevel": .int(1), "matter-197/ep6/OnOff.onOff": .bool(false),
+                // Inovelli's own cluster, kept as a vendor trait with the values the node reports.
+                "matter-197/ep1/ClusterFC31.attribute122F0001": .int(20),
+                "matter-197/ep1/ClusterFC31.attribute122F000B": .bool(false),
+            ],
+            problems: ["0x0050"]),
     ]
 
     static func node(_ file: String) throws -> MatterNode {
@@ -127,6 +132,33 @@ struct MatterCorpusTests {
         }
         // The node's plumbing is not reported: only what a user could miss.
         #expect(!mapping.problems.contains { $0.contains("0x0030") || $0.contains("0x003E") })
+    }
+
+    @Test(
+        "a manufacturer cluster becomes a read-only vendor trait; a device type the catalog lacks is kept as a vendor type"
+    )
+    func vendorDefinitions() throws {
+        let source = MatterSource(catalog: try SourceFixtures.catalog())
+        let inovelli = source.map(try Self.node("inovelli_vtm31.json"))
+        let trait = try #require(inovelli.traitDefinitions.first)
+        #expect(trait.id.description == "vendor.matter-122f.ClusterFC31")
+        #expect(trait.homeAPIsID == "home.matter.122f.clusters.fc31")
+        #expect(trait.attributes.count == 38 && trait.attributes.allSatisfy { !$0.metadata.isWritable })
+        #expect(trait.attribute(named: "attribute122F000B")?.metadata.format == .bool)
+        let device = try #require(inovelli.devices.first?.device)
+        #expect(device.deviceType(key: "ep1")?.trait(trait.id) != nil)
+        // A node whose light endpoint says a device type no catalog has (0x7777).
+        var problems: [String] = []
+        let text =
+            #"{"node_id":5,"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
+            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29],"1/6/0":true}}"#
+        let node = try #require(MatterNode.parse(try JSONDocument.parse(Array(text.utf8)).root, problems: &problems))
+        let mapping = source.map(node)
+        #expect(mapping.deviceTypeDefinitions.map(\.id.description) == ["vendor.matter.DeviceType7777"])
+        let kept = try #require(mapping.devices.first?.device.deviceType(key: "ep1"))
+        #expect(kept.typeID.description == "vendor.matter.DeviceType7777" && kept.trait(.matter("OnOff")) != nil)
+        #expect(
+            mapping.problems.contains { $0.contains("0x7777") && $0.contains("kept as vendor.matter.DeviceType7777") })
     }
 
     @Test("a redacted or empty UniqueID or serial is never an identity")

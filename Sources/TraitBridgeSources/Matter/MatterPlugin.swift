@@ -262,7 +262,10 @@ public struct MatterPlugin: SourcePlugin {
         for (device, endpoint) in mapping.devices {
             deviceNodes[device.id] = node.nodeID
             if previous?.devices[device.id] != device {
-                events.append(.described(SourceDevice(device: device, stalenessBudget: staleness)))
+                var described = SourceDevice(device: device, stalenessBudget: staleness)
+                described.traitDefinitions = mapping.traitDefinitions
+                described.deviceTypeDefinitions = mapping.deviceTypeDefinitions
+                events.append(.described(described))
             }
             events.append(.values(device.id, updates[device.id] ?? [], isNews: true))
             let reachable = endpoint.map { state.bridged[$0]?.isReachable ?? true } ?? true

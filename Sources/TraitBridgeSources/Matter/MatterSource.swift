@@ -56,6 +56,9 @@ public struct MatterSource: Sendable {
         public var endpoints: [DeviceID: [String: UInt16]] = [:]
         /// What was not presented, and why (unknown device types and clusters, missing traits).
         public var problems: [String] = []
+        /// Vendor-namespaced definitions made from the node (manufacturer clusters, unknown types).
+        public var traitDefinitions: [TraitDefinition] = []
+        public var deviceTypeDefinitions: [DeviceTypeDefinition] = []
     }
 
     /// The device id of a node (or of one of its bridged endpoints).
@@ -119,9 +122,21 @@ public struct MatterSource: Sendable {
             var onEndpoint: [DeviceTypeInstance] = []
             for matterType in node.deviceTypes(on: endpoint) where MatterStructuralType.names[matterType] == nil {
                 guard let definition = typesByMatterID[matterType] else {
+                    // Kept as a vendor type holding what the endpoint serves, and said.
+                    let vendor = vendorDeviceType(matterType)
+                    if !mapping.deviceTypeDefinitions.contains(where: { $0.id == vendor.id }) {
+                        mapping.deviceTypeDefinitions.append(vendor)
+                    }
                     mapping.problems.append(
-                        "\(where_) endpoint \(endpoint): device type \(Self.hex(matterType)) is not in the catalog: not presented"
-                    )
+                        "\(where_) endpoint \(endpoint): device type \(Self.hex(matterType)) is not in the catalog: "
+                            + "kept as \(vendor.id)")
+                    let key = onEndpoint.isEmpty ? "ep\(endpoint)" : "ep\(endpoint)-\(onEndpoint.count + 1)"
+                    onEndpoint.append(
+                        DeviceTypeInstance(
+                            key: key, typeID: vendor.id, isPrimaryType: false,
+                            traits: unclaimed.map { TraitInstance(traitID: traitsByCluster[$0]!.id) }))
+                    keys[key] = endpoint
+                    unclaimed = []
                     continue
                 }
                 let allowed = Set(definition.requiredTraits + definition.optionalTraits)
@@ -156,9 +171,26 @@ public struct MatterSource: Sendable {
                 }
                 unclaimed = []
             }
+            // A manufacturer's own clusters become vendor traits of the endpoint's first type.
+            var vendorTargets: [MatterPath: Target] = [:]
+            if !onEndpoint.isEmpty {
+                for cluster in servers where Self.isManufacturerSpecific(cluster) && traitsByCluster[cluster] == nil {
+                    let trait = vendorTrait(cluster, endpoint: endpoint, in: node)
+                    mapping.traitDefinitions.append(trait)
+                    onEndpoint[0].traits.append(TraitInstance(traitID: trait.id))
+                    for attribute in trait.attributes {
+                        guard let attributeID = attribute.id else { continue }
+                        vendorTargets[MatterPath(endpoint: endpoint, cluster: cluster, attribute: attributeID)] =
+                            Target(
+                                device: id, address: TraitAddress(deviceTypeKey: onEndpoint[0].key, traitID: trait.id),
+                                attribute: attribute.name)
+                    }
+                }
+            }
+            targets.merge(vendorTargets) { first, _ in first }
             let unknown = servers.filter {
                 !MatterCluster.structural.contains($0) && !MatterCluster.infrastructure.contains($0)
-                    && traitsByCluster[$0] == nil
+                    && traitsByCluster[$0] == nil && !(Self.isManufacturerSpecific($0) && !onEndpoint.isEmpty)
             }
             if !unknown.isEmpty {
                 mapping.problems.append(

@@ -101,6 +101,11 @@ public struct SourceDevice: Sendable {
     /// A room the source suggests (Home Assistant's `suggested_area`): taken once, for a device
     /// standing alone that the user has not placed.
     public var suggestedArea: String?
+    /// Definitions its traits and device types need that the catalog lacks (a Matter
+    /// manufacturer-specific cluster, a device type the catalog does not know), vendor-namespaced:
+    /// the engine adds them to its catalog before it puts the device in the graph.
+    public var traitDefinitions: [TraitDefinition] = []
+    public var deviceTypeDefinitions: [DeviceTypeDefinition] = []
 
     /// Where a described device's traits go.
     public enum Joining: Sendable, Hashable {
