@@ -89,3 +89,21 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 }
+
+/// A child's log file as text, read with plain `read(2)`: Foundation's file reading leaks its buffer
+/// (LeakSanitizer) when the file grows while it is read, which a running child's log does.
+public enum LogFile {
+    public static func read(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count < 64 << 20 {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

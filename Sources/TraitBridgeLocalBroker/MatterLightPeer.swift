@@ -55,7 +55,7 @@ public final class MatterLightPeer: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(20)
         var found: Int?
         while found == nil {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let text = LogFile.read(log)
             if text.contains("READY"),
                 let line = text.split(separator: "\n").first(where: { $0.hasPrefix("PASSCODE ") })
             {
@@ -84,7 +84,7 @@ public final class MatterLightPeer: @unchecked Sendable {
 
     /// What the light printed (`LIGHT on` when a command switched it).
     public var log: String {
-        (try? String(contentsOfFile: directory.appendingPathComponent("light.log").path, encoding: .utf8)) ?? ""
+        LogFile.read(directory.appendingPathComponent("light.log").path)
     }
 
     /// Switches the light from the device side: `on`, `off` or `toggle`.

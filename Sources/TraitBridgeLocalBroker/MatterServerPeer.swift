@@ -57,7 +57,7 @@ public final class MatterServerPeer: @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(60)
         while !MosquittoBroker.canConnect(port: port) {
             guard ContinuousClock.now < deadline, process?.isRunning == true else {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                let text = LogFile.read(log)
                 stop()
                 throw PeerError.didNotStart(String(text.suffix(2000)))
             }

@@ -35,7 +35,7 @@ struct MatterLiveDeviceTests {
                 "--log-level", "info",
             ], logFile: data + ".log")
         defer { serve.stop() }
-        func log() -> String { (try? String(contentsOfFile: data + ".log", encoding: .utf8)) ?? "" }
+        func log() -> String { LogFile.read(data + ".log") }
 
         let first = watcher.waitFor("traitbridge/devices/matter-1/state") {
             $0.payloadText.contains(#""connectivityState":"online""#) && $0.payloadText.contains(#""onOff":false"#)

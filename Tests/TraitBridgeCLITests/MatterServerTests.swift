@@ -47,7 +47,7 @@ struct MatterServerTests {
                 "--log-level", "info",
             ], logFile: data + ".log")
         defer { serve.stop() }
-        func log() -> String { (try? String(contentsOfFile: data + ".log", encoding: .utf8)) ?? "" }
+        func log() -> String { LogFile.read(data + ".log") }
 
         // The dimmer: one device, its six endpoints as device types, online through the server.
         let dimmer = watcher.waitFor("traitbridge/devices/matter-900001/state") {
