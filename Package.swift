@@ -142,13 +142,7 @@ let package = Package(
 
         // A private mosquitto on a free loopback port, started and stopped by PID: the demo and the tests.
         // And a real Matter Server (python-matter-server in .build-matter/venv) the same way.
-        .target(
-            name: "TraitBridgeLocalBroker",
-            dependencies: [
-                "TraitBridgeMQTT", .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "NIOWebSocket", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: upcoming),
+        .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
         // Simulated devices that speak zigbee2mqtt, Tasmota and Shelly on a broker (`traitbridge simulate`).
         .target(
             name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeLocalBroker
@@ -45,22 +44,23 @@ final class DemoMatter: @unchecked Sendable {
 
     private init(repository: String, nodes folder: String, say: (String) -> Void) throws {
         var light: MatterLightPeer?
-        do { light = try MatterLightPeer(repository: repository) } catch {
+        do { light = try MatterLightPeer(repository: repository, shouldStop: { Interruption.isRequested }) } catch {
             say("== no software Matter light: \(error)")
         }
-        let server = try MatterServerPeer(repository: repository, paaDirectory: light?.paaDirectory)
+        let server = try MatterServerPeer(
+            repository: repository, paaDirectory: light?.paaDirectory, shouldStop: { Interruption.isRequested })
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
             $0.hasSuffix(".json")
         }
         .sorted()
         let nodes = try files.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
-        try Self.wait { try await server.importNodes(nodes) }
+        try server.importNodes(nodes)
         var bridged = 0
         for node in nodes { bridged += max(1, node.components(separatedBy: #"/57/17""#).count - 1) }
         var summary =
             "imported \(nodes.count) node dump\(nodes.count == 1 ? "" : "s") (\(files.joined(separator: ", ")))"
         if let passcode = light?.passcode {
-            let answer = try Self.wait { try await server.commission(passcode: passcode) }
+            let answer = try server.commission(passcode: passcode)
             if answer.contains(#""result""#) {
                 summary += "; commissioned a software Matter light over loopback"
             } else {
@@ -102,19 +102,5 @@ final class DemoMatter: @unchecked Sendable {
     func stop() {
         light?.stop()
         server.stop()
-    }
-
-    /// Runs async work from the demo's synchronous flow.
-    static func wait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        done.wait()
-        return try result.withLock { $0 }!.get()
     }
 }

@@ -23,36 +23,44 @@ public final class MatterLightPeer: @unchecked Sendable {
             switch self {
             case .notInstalled: "circuitmatter is not installed: run scripts/install-matter-server.sh"
             case .portTaken: "UDP port \(MatterLightPeer.port) on 127.0.0.1 is taken by another process"
-            case .didNotStart(let log): "the Matter light did not start within 20 s; its log: \(log)"
+            case .didNotStart(let log): "the Matter light did not start within 60 s; its log: \(log)"
             }
         }
     }
 
-    public init(repository: String) throws {
+    /// `shouldStop`: asked while waiting for another light to finish (a demo's Ctrl-C).
+    public init(repository: String, shouldStop: @escaping () -> Bool = { false }) throws {
         let python = repository + "/.build-matter/venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
             FileManager.default.fileExists(atPath: repository + "/.build-matter/venv/.traitbridge-light")
         else { throw LightError.notInstalled }
         lock = open(
             FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-matter-light.lock").path,
-            O_CREAT | O_RDWR, 0o644)
+            O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         let waitUntil = ContinuousClock.now + .seconds(120)
-        while lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0, ContinuousClock.now < waitUntil { usleep(100_000) }
+        while lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0, ContinuousClock.now < waitUntil, !shouldStop() {
+            usleep(100_000)
+        }
         guard Self.isPortFree() else {
             if lock >= 0 { close(lock) }
             throw LightError.portTaken
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-light-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let log = directory.appendingPathComponent("light.log").path
-        process = try ChildProcess(
-            [
-                python, repository + "/scripts/matter-light.py", "--state",
-                directory.appendingPathComponent("state.json").path,
-                "--control", directory.appendingPathComponent("control").path, "--port", "\(Self.port)",
-                "--paa-dir", directory.appendingPathComponent("paa").path, "--seconds", "900",
-            ], logFile: log)
-        let deadline = ContinuousClock.now + .seconds(20)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            process = try ChildProcess(
+                [
+                    python, repository + "/scripts/matter-light.py", "--state",
+                    directory.appendingPathComponent("state.json").path,
+                    "--control", directory.appendingPathComponent("control").path, "--port", "\(Self.port)",
+                    "--paa-dir", directory.appendingPathComponent("paa").path, "--seconds", "900",
+                ], logFile: log)
+        } catch {
+            if lock >= 0 { close(lock) }
+            throw error
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
         var found: Int?
         while found == nil {
             let text = LogFile.read(log)

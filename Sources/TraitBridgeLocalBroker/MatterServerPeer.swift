@@ -1,8 +1,4 @@
 public import Foundation
-import Logging
-import NIOWebSocket
-import Synchronization
-import WSClient
 
 /// A real Open Home Foundation Matter Server (python-matter-server, installed by
 /// `scripts/install-matter-server.sh` into `.build-matter/venv`) on a free loopback port, with
@@ -12,11 +8,19 @@ public final class MatterServerPeer: @unchecked Sendable {
     public let port: Int
     public let directory: URL
     private var process: ChildProcess?
+    private let repository: String
+    private var python: String { repository + "/.build-matter/venv/bin/python" }
+    /// Held while the server runs: one Matter Server at a time on this machine. Their CHIP stacks
+    /// share `/data` (counters, config), so two at once (tests in parallel, a demo beside them)
+    /// take turns instead of disturbing each other. Opened close-on-exec: a child (a broker
+    /// started meanwhile) must not inherit the lock and hold it after we let go.
+    private var lock: Int32 = -1
 
     public enum PeerError: Error, CustomStringConvertible {
         case notInstalled(String)
         case didNotStart(String)
         case refused(String)
+        case busy
 
         public var description: String {
             switch self {
@@ -24,6 +28,7 @@ public final class MatterServerPeer: @unchecked Sendable {
                 "the Matter Server is not installed at \(path): run scripts/install-matter-server.sh"
             case .didNotStart(let log): "the Matter Server did not start within 60 s; its log: \(log)"
             case .refused(let answer): "the Matter Server refused: \(answer)"
+            case .busy: "another Matter Server of TraitBridge's ran on this machine for 180 s; stop it and try again"
             }
         }
     }
@@ -37,23 +42,43 @@ public final class MatterServerPeer: @unchecked Sendable {
     /// Starts the server and waits (≤ 60 s) until its WebSocket port answers. `paaDirectory`: the
     /// PAA roots it trusts (a ``MatterLightPeer``'s); without it, an empty folder it never fills
     /// from the network (marked fresh), so it starts offline.
-    public init(repository: String, paaDirectory: String? = nil) throws {
+    public init(repository: String, paaDirectory: String? = nil, shouldStop: @escaping () -> Bool = { false }) throws {
         guard let executable = Self.executable(repository: repository) else {
             throw PeerError.notInstalled(repository + "/.build-matter/venv/bin/matter-server")
         }
+        self.repository = repository
+        lock = open(
+            FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-matter-server.lock").path,
+            O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
+        let waitUntil = ContinuousClock.now + .seconds(180)
+        var locked = false
+        while lock >= 0, !locked, ContinuousClock.now < waitUntil, !shouldStop() {
+            locked = flock(lock, LOCK_EX | LOCK_NB) == 0
+            if !locked { usleep(100_000) }
+        }
+        guard locked else {
+            if lock >= 0 { close(lock) }
+            throw PeerError.busy
+        }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)")
-        let certificates = paaDirectory.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("paa")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
-        let marker = certificates.appendingPathComponent(".version")
-        if !FileManager.default.fileExists(atPath: marker.path) { try Data("1".utf8).write(to: marker) }
         port = MosquittoBroker.freeLoopbackPort()
+        let certificates = paaDirectory.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("paa")
         let log = directory.appendingPathComponent("server.log").path
-        process = try ChildProcess(
-            [
-                executable, "--storage-path", directory.appendingPathComponent("storage").path, "--port", "\(port)",
-                "--listen-address", "127.0.0.1", "--paa-root-cert-dir", certificates.path, "--log-level", "warning",
-            ], logFile: log)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: certificates, withIntermediateDirectories: true)
+            let marker = certificates.appendingPathComponent(".version")
+            if !FileManager.default.fileExists(atPath: marker.path) { try Data("1".utf8).write(to: marker) }
+            process = try ChildProcess(
+                [
+                    executable, "--storage-path", directory.appendingPathComponent("storage").path, "--port",
+                    "\(port)", "--listen-address", "127.0.0.1", "--paa-root-cert-dir", certificates.path,
+                    "--log-level", "warning",
+                ], logFile: log)
+        } catch {
+            stop()  // lets the next server start
+            throw error
+        }
         let deadline = ContinuousClock.now + .seconds(60)
         while !MosquittoBroker.canConnect(port: port) {
             guard ContinuousClock.now < deadline, process?.isRunning == true else {
@@ -77,49 +102,56 @@ public final class MatterServerPeer: @unchecked Sendable {
     public func stop() {
         process?.stop()
         process = nil
+        if lock >= 0 {
+            close(lock)
+            lock = -1
+        }
     }
 
     /// Loads node dumps (each a node object's JSON text, as in `../shared/corpus/matter/nodes`);
     /// the server numbers them from 900000 in the order given.
-    public func importNodes(_ nodes: [String]) async throws {
-        for node in nodes {
+    public func importNodes(_ nodes: [String]) throws {
+        var commands: [String] = []
+        for (index, node) in nodes.enumerated() {
             let dump = #"{"data":{"node":\#(node)}}"#
             let escaped = String(
-                data: try JSONSerialization.data(withJSONObject: [dump], options: []), encoding: .utf8)!
+                decoding: try JSONSerialization.data(withJSONObject: [dump], options: []), as: UTF8.self)
             let argument = escaped.dropFirst().dropLast()  // the JSON string literal of the dump
-            let answer = try await send(
-                #"{"message_id":"import","command":"import_test_node","args":{"dump":\#(argument)}}"#)
-            guard answer.contains(#""result""#) else { throw PeerError.refused(String(answer.prefix(500))) }
+            commands.append(
+                #"{"message_id":"import-\#(index)","command":"import_test_node","args":{"dump":\#(argument)}}"#)
+        }
+        for answer in try send(commands) where !answer.contains(#""result""#) {
+            throw PeerError.refused(String(answer.prefix(500)))
         }
     }
 
     /// Commissions a device on loopback (`commission_on_network` with its passcode and 127.0.0.1);
     /// the server's answer (the node, or an error).
-    public func commission(passcode: Int) async throws -> String {
-        try await send(
+    public func commission(passcode: Int) throws -> String {
+        try send([
             #"{"message_id":"commission","command":"commission_on_network","#
-                + #""args":{"setup_pin_code":\#(passcode),"ip_addr":"127.0.0.1"}}"#)
+                + #""args":{"setup_pin_code":\#(passcode),"ip_addr":"127.0.0.1"}}"#
+        ]).first ?? ""
     }
 
-    /// Sends one command (a JSON text with `"message_id"`) on a connection of its own and returns
-    /// the server's answer to it (the first message that carries a `result` or an `error_code`).
-    public func send(_ command: String) async throws -> String {
-        let answer = Mutex<String?>(nil)
-        var logger = Logger(label: "matter-server-peer")
-        logger.logLevel = .critical
-        let configuration = WebSocketClientConfiguration(maxFrameSize: 64 << 20)
-        try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
-            inbound, outbound, _ in
-            try await outbound.write(.text(command))
-            for try await message in inbound.messages(maxSize: 64 << 20) {
-                guard case .text(let text) = message else { continue }
-                if text.contains(#""result""#) || text.contains(#""error_code""#) {
-                    answer.withLock { $0 = text }
-                    break
-                }
-            }
-            try await outbound.close(.normalClosure, reason: nil)
+    /// Sends commands (JSON texts, each with its own `"message_id"`) and returns the server's
+    /// answer to each. The WebSocket is spoken by `scripts/matter-server-command.py` in a process
+    /// of its own: a test that waits here blocks no thread an in-process client would need.
+    public func send(_ commands: [String]) throws -> [String] {
+        let input = directory.appendingPathComponent("commands-\(UUID().uuidString).jsonl").path
+        let output = input + ".answers"
+        defer { for path in [input, output] { try? FileManager.default.removeItem(atPath: path) } }
+        try Data(commands.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
+        let client = try ChildProcess(
+            [python, repository + "/scripts/matter-server-command.py", url, input, output],
+            logFile: directory.appendingPathComponent("commands.log").path)
+        guard client.reap(within: .seconds(60 + 60 * max(1, commands.count / 100))) else {
+            client.kill()
+            throw PeerError.refused("no answer within the time the commands were given")
         }
-        return answer.withLock { $0 } ?? ""
+        return LogFile.read(output).split(separator: "\n").map(String.init)
     }
+
+    /// The server's own command-line answer for one command (`send` of one).
+    public func send(_ command: String) throws -> String { try send([command]).first ?? "" }
 }

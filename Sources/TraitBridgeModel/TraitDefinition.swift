@@ -9,7 +9,11 @@ public struct TraitDefinition: Sendable, Hashable {
     public var clusterID: UInt32?
     /// The Google Home APIs id, `home.matter.<vendor hex4>.clusters.<id hex4>`.
     public var homeAPIsID: String?
-    public var attributes: [AttributeDefinition]
+    public var attributes: [AttributeDefinition] {
+        didSet { attributeIndex = Self.index(attributes) }
+    }
+    /// Attribute positions by name: `attribute(named:)` is asked for every reported value.
+    private var attributeIndex: [String: Int]
     public var commands: [CommandDefinition]
     public var features: [FeatureDefinition]
     /// Where the facts come from (spec section, file, page).
@@ -30,13 +34,24 @@ public struct TraitDefinition: Sendable, Hashable {
         self.clusterID = clusterID
         self.homeAPIsID = homeAPIsID
         self.attributes = attributes
+        self.attributeIndex = Self.index(attributes)
         self.commands = commands
         self.features = features
         self.specReference = specReference
     }
 
     public func attribute(named name: String) -> AttributeDefinition? {
-        attributes.first { $0.name == name }
+        attributeIndex[name].map { attributes[$0] }
+    }
+
+    /// The first position of each name (a duplicate name is the mappings loader's error to report).
+    private static func index(_ attributes: [AttributeDefinition]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        index.reserveCapacity(attributes.count)
+        for (position, attribute) in attributes.enumerated() where index[attribute.name] == nil {
+            index[attribute.name] = position
+        }
+        return index
     }
 
     public func command(named name: String) -> CommandDefinition? {

@@ -10,12 +10,16 @@ import TraitBridgeTesting
 struct DemoCommandTests {
     static let repository = CommandRunner.repository
 
-    @Test("demo --once lists every device of the scenario and the linked partner cloud, the Hall light partiallyOnline after its fault, and leaves nothing running")
+    @Test(
+        "demo --once lists every device of the scenario and the linked partner cloud, the Hall light partiallyOnline after its fault, and leaves nothing running"
+    )
     func once() throws {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
         let result = try CommandRunner.run([
-            "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-            "--cloud", Self.repository + "/examples/demo-cloud-home.json", "--matter", Self.repository + "/examples/matter",
+            "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings",
+            Self.repository + "/mappings",
+            "--cloud", Self.repository + "/examples/demo-cloud-home.json", "--matter",
+            Self.repository + "/examples/matter",
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let output = result.standardOutput
@@ -25,30 +29,41 @@ struct DemoCommandTests {
         for device in scenario.devices {
             // Shelly devices announce only their ids: the demo names them (`rename`) and puts the
             // devices of sources without rooms in the scenario's rooms (`move`); HA says its area.
-            let line = try #require(table.split(separator: "\n").first { $0.hasPrefix(device.name + "  ") }, "\(device.name) in the table")
+            let line = try #require(
+                table.split(separator: "\n").first { $0.hasPrefix(device.name + "  ") }, "\(device.name) in the table")
             let room = try #require(device.room)
-            #expect(line.dropFirst(device.name.count).trimmingPrefix(while: { $0 == " " }).lowercased().hasPrefix(room.lowercased() + " "), "\(line)")
+            #expect(
+                line.dropFirst(device.name.count).trimmingPrefix(while: { $0 == " " }).lowercased().hasPrefix(
+                    room.lowercased() + " "), "\(line)")
         }
         #expect(output.contains("== named 3 and placed 10 devices as the scenario says"))
         for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
-        #expect(hall.contains("partiallyOnline") && hall.contains("mixed") && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
+        #expect(
+            hall.contains("partiallyOnline") && hall.contains("mixed")
+                && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
         // With the Matter Server installed: the example bridge's two bridged lights and the software
         // light commissioned over loopback, named and placed, online through the Matter Server.
         let hasMatter = MatterServerPeer.executable(repository: Self.repository) != nil
         if hasMatter {
-            for (name, type) in [("Reading lamp", "OnOffLight"), ("Sofa lamp", "OnOffLight"), ("Shelf light", "DimmableLight")] {
+            for (name, type) in [
+                ("Reading lamp", "OnOffLight"), ("Sofa lamp", "OnOffLight"), ("Shelf light", "DimmableLight"),
+            ] {
                 let line = try #require(table.split(separator: "\n").first { $0.hasPrefix(name + "  ") }, "\(name)")
                 #expect(line.contains("Living room") && line.contains(type) && line.contains("online"), "\(line)")
             }
             let server = try #require(output.firstMatch(of: /python-matter-server, pid (\d+)/).flatMap { pid_t($0.1) })
             #expect(kill(server, 0) != 0, "the Matter Server (pid \(server)) is stopped")
         }
-        let summary = hasMatter
+        let summary =
+            hasMatter
             ? "16 devices: 15 online, 1 partially online, 0 offline, 0 unknown"
             : "13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"
         #expect(table.contains(summary), "\(table)")
-        #expect(output.contains("== linked to the partner cloud (cloud link partner): 3 devices, remote; merged with the home's: Hall light"), "\(output)")
+        #expect(
+            output.contains(
+                "== linked to the partner cloud (cloud link partner): 3 devices, remote; merged with the home's: Hall light"
+            ), "\(output)")
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")
         let partner = try #require(output.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
@@ -63,7 +78,9 @@ struct DemoCommandTests {
         for command in [["demo", "--once"], ["simulate"]] {
             let result = try CommandRunner.run(command + ["--scenario", file.path])
             #expect(result.exitCode == 1)
-            #expect(result.standardError.contains("\(file.path):1:40: devices[0].protocol: unknown protocol 'zwave'"), "\(result.standardError)")
+            #expect(
+                result.standardError.contains("\(file.path):1:40: devices[0].protocol: unknown protocol 'zwave'"),
+                "\(result.standardError)")
             #expect(!result.standardOutput.contains("== broker"))
         }
     }
@@ -72,30 +89,41 @@ struct DemoCommandTests {
     func simulate() throws {
         let broker = try MosquittoBroker()
         let observer = try TestMQTTClient(broker, subscribe: ["shellies/#", "tele/#", "stat/#", "zigbee2mqtt/#"])
-        let process = try ChildProcess([CommandRunner.executable.path, "simulate", "--scenario", Self.repository + "/examples/demo-home.json", "--broker", broker.url, "--duration", "4"])
+        let process = try ChildProcess([
+            CommandRunner.executable.path, "simulate", "--scenario", Self.repository + "/examples/demo-home.json",
+            "--broker", broker.url, "--duration", "4",
+        ])
         defer { process.stop() }
         #expect(observer.waitFor("zigbee2mqtt/bridge/devices") != nil)
         #expect(observer.waitFor("tele/kitchen-plug/LWT") { $0.payloadText == "Online" } != nil)
-        #expect(observer.waitFor("shellies/shellyswitch25-485519032A7E/roller/0/pos") { $0.payloadText == "100" } != nil)
+        #expect(
+            observer.waitFor("shellies/shellyswitch25-485519032A7E/roller/0/pos") { $0.payloadText == "100" } != nil)
         try observer.publish("cmnd/desk-lamp/POWER1", "ON")
         #expect(observer.waitFor("stat/desk-lamp/POWER1") { $0.payloadText == "ON" } != nil)
         #expect(process.reap(within: .seconds(10)), "simulate stops by itself after --duration")
         #expect(process.exitStatus == 0)
     }
 
-    @Test("the demo serves Google's fulfillment endpoint (its curl line gets the SYNC) and commands go the partner cloud's way, confirmed")
+    @Test(
+        "the demo serves Google's fulfillment endpoint (its curl line gets the SYNC) and commands go the partner cloud's way, confirmed"
+    )
     func fulfillment() throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-http-\(UUID().uuidString).log").path
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-http-\(UUID().uuidString).log")
+            .path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let demo = try ChildProcess([
-            CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-        ], logFile: log)
+        let demo = try ChildProcess(
+            [
+                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
+                "--mappings", Self.repository + "/mappings",
+                "--matter", "none",  // the Matter part is the --once test's
+            ], logFile: log)
         defer { demo.stop() }
         var text = ""
-        #expect(eventually(timeout: .seconds(60)) {
-            text = WatchCommandTests.read(log)
-            return text.contains("== traitbridge watch")
-        }, "the demo reaches its watch stage: \(text)")
+        #expect(
+            eventually(timeout: .seconds(60)) {
+                text = WatchCommandTests.read(log)
+                return text.contains("== traitbridge watch")
+            }, "the demo reaches its watch stage: \(text)")
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("     curl -s") }, "\(text)")
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -106,7 +134,8 @@ struct DemoCommandTests {
         let body = pipe.fileHandleForReading.readDataToEndOfFile()
         curl.waitUntilExit()
         #expect(curl.terminationStatus == 0)
-        let root = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: body) as? [String: Any], "\(String(decoding: body, as: UTF8.self))")
         let payload = try #require(root["payload"] as? [String: Any])
         #expect(payload["agentUserId"] as? String == "demo-user")
         let devices = try #require(payload["devices"] as? [[String: Any]])
@@ -118,46 +147,64 @@ struct DemoCommandTests {
         let broker = try #require(text.firstMatch(of: /== broker (mqtt:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) })
         let command = try CommandRunner.run(["command", "Hall light", "matter.OnOff.toggle", "--broker", broker])
         #expect(command.exitCode == 0, "\(command.standardError)")
-        #expect(command.standardOutput.hasPrefix("confirmed: cloud-light/matter.OnOff.onOff = "), "\(command.standardOutput)")
+        #expect(
+            command.standardOutput.hasPrefix("confirmed: cloud-light/matter.OnOff.onOff = "),
+            "\(command.standardOutput)")
     }
 
     @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
     func killed() throws {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-kill-\(UUID().uuidString).log").path
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-kill-\(UUID().uuidString).log")
+            .path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let demo = try ChildProcess([
-            CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings", Self.repository + "/mappings",
-        ], logFile: log)
+        // Folders some other run left behind are not this demo's.
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        let demo = try ChildProcess(
+            [
+                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
+                "--mappings", Self.repository + "/mappings",
+                "--matter", "none",  // the Matter part is the --once test's
+            ], logFile: log)
         var text = ""
-        #expect(eventually(timeout: .seconds(60)) {
-            text = WatchCommandTests.read(log)  // POSIX reads: Foundation's one-shot read leaks under LSan here
-            return text.contains("== traitbridge watch")
-        }, "the demo reaches its watch stage: \(text)")
+        #expect(
+            eventually(timeout: .seconds(60)) {
+                text = WatchCommandTests.read(log)  // POSIX reads: Foundation's one-shot read leaks under LSan here
+                return text.contains("== traitbridge watch")
+            }, "the demo reaches its watch stage: \(text)")
         let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
         let port = try #require(Int(match.1))
         let partner = try #require(text.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
         // This demo's folders: its broker's (the config names the port) and its work folder (the
-        // suite is serialized, so no other demo runs now).
+        // suite is serialized, so no other demo runs now; what was there before is not its).
         let temporary = NSTemporaryDirectory()
         let entries = try FileManager.default.contentsOfDirectory(atPath: temporary)
-        let brokerFolder = try #require(entries.first { entry in
-            entry.hasPrefix("tb-mosquitto-")
-                && ((try? String(contentsOfFile: temporary + "/" + entry + "/mosquitto.conf", encoding: .utf8))?.contains("listener \(port) ") ?? false)
-        })
-        let folders = [brokerFolder] + entries.filter { $0.hasPrefix("traitbridge-demo-") }
+        let brokerFolder = try #require(
+            entries.first { entry in
+                entry.hasPrefix("tb-mosquitto-")
+                    && ((try? String(contentsOfFile: temporary + "/" + entry + "/mosquitto.conf", encoding: .utf8))?
+                        .contains("listener \(port) ") ?? false)
+            })
+        let folders = [brokerFolder] + entries.filter { $0.hasPrefix("traitbridge-demo-") && !before.contains($0) }
         #expect(folders.count >= 2, "\(folders)")
         #expect(MosquittoBroker.canConnect(port: port))
         demo.kill()  // SIGKILL: no defer, no signal handler runs
-        #expect(eventually(timeout: .seconds(10)) { !MosquittoBroker.canConnect(port: port) }, "the private broker on port \(port) stopped")
-        #expect(eventually(timeout: .seconds(10)) { kill(partner, 0) != 0 }, "the partner cloud's broker (pid \(partner)) stopped")
-        #expect(eventually(timeout: .seconds(10)) {
-            let now = Set((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [])
-            return folders.allSatisfy { !now.contains($0) }
-        }, "the demo's folders are removed: \(folders)")
+        #expect(
+            eventually(timeout: .seconds(10)) { !MosquittoBroker.canConnect(port: port) },
+            "the private broker on port \(port) stopped")
+        #expect(
+            eventually(timeout: .seconds(10)) { kill(partner, 0) != 0 },
+            "the partner cloud's broker (pid \(partner)) stopped")
+        #expect(
+            eventually(timeout: .seconds(10)) {
+                let now = Set((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [])
+                return folders.allSatisfy { !now.contains($0) }
+            }, "the demo's folders are removed: \(folders)")
     }
 
-    @Test("help for demo, status and rename is exact", arguments: [["demo", "--help"], ["status", "--help"], ["rename", "--help"]])
+    @Test(
+        "help for demo, status and rename is exact",
+        arguments: [["demo", "--help"], ["status", "--help"], ["rename", "--help"]])
     func help(_ arguments: [String]) throws {
         let result = try CommandRunner.run(arguments, environment: ["COLUMNS": "80"])
         #expect(result.exitCode == 0)

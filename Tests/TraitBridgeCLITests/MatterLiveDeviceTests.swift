@@ -14,12 +14,12 @@ import TraitBridgeTesting
         "the Matter Server is not installed: run scripts/install-matter-server.sh (make test does)"))
 struct MatterLiveDeviceTests {
     @Test("commissioned light: device-side changes reach the broker; a command is confirmed by the light")
-    func liveLight() async throws {
+    func liveLight() throws {
         let light = try MatterLightPeer(repository: CommandRunner.repository)
         defer { light.stop() }
         let server = try MatterServerPeer(repository: CommandRunner.repository, paaDirectory: light.paaDirectory)
         defer { server.stop() }
-        let commissioned = try await server.commission(passcode: light.passcode)
+        let commissioned = try server.commission(passcode: light.passcode)
         #expect(
             commissioned.contains(#""node_id": 1"#) || commissioned.contains(#""node_id":1"#),
             "\(commissioned.prefix(400))")

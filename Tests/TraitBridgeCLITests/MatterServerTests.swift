@@ -26,14 +26,14 @@ struct MatterServerTests {
 
     @Test(
         "corpus nodes in a real Matter Server: devices, bridged reachability, commands answered, removal, server lost")
-    func corpusThroughServer() async throws {
+    func corpusThroughServer() throws {
         let broker = try MosquittoBroker()
         let server = try MatterServerPeer(repository: CommandRunner.repository)
         // Numbered by the server from 900000 in this order.
         // The thermostat as the server holds a node it cannot reach now.
         let unreachable = try Self.node("aqara_thermostat_w500.json")
             .replacingOccurrences(of: #""available": true"#, with: #""available": false"#)
-        try await server.importNodes([
+        try server.importNodes([
             try Self.node("fritz_bridge.json"), try Self.node("inovelli_vtm31.json"),
             try Self.node("heiman_co_sensor.json"), unreachable,
         ])
@@ -88,7 +88,7 @@ struct MatterServerTests {
             "\(refused.standardOutput) \(refused.standardError)")
 
         // A node removed from the fabric: its device goes.
-        let removed = try await server.send(#"{"message_id":"rm","command":"remove_node","args":{"node_id":900002}}"#)
+        let removed = try server.send(#"{"message_id":"rm","command":"remove_node","args":{"node_id":900002}}"#)
         #expect(removed.contains(#""result""#), "\(removed)")
         #expect(watcher.waitFor("traitbridge/devices/matter-900002") { $0.payload.isEmpty } != nil)
 
@@ -106,7 +106,7 @@ struct MatterServerTests {
 
     @Test(
         "every corpus node through the real server: the same devices, types, primary type and traits as read directly")
-    func wholeCorpus() async throws {
+    func wholeCorpus() throws {
         let corpus = TestPaths(filePath: #filePath).corpus! + "/matter/nodes"
         let files = try FileManager.default.contentsOfDirectory(atPath: corpus).filter { $0.hasSuffix(".json") }
             .sorted()
@@ -114,7 +114,7 @@ struct MatterServerTests {
         let broker = try MosquittoBroker()
         let server = try MatterServerPeer(repository: CommandRunner.repository)
         let texts = try files.map { try String(contentsOfFile: corpus + "/" + $0, encoding: .utf8) }
-        try await server.importNodes(texts)
+        try server.importNodes(texts)
         // What each node is when read directly (MatterCorpusTests holds that to the descriptors),
         // with the id the server gave it.
         let source = MatterSource(
