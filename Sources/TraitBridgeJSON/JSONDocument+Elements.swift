@@ -88,36 +88,30 @@ extension JSONDocument {
 
     /// The offset of the `,` or `}` (at depth 0, outside strings) that ends a member's value.
     private static func memberEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var depth = 0
-        var inString = false
-        var offset = start
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            if inString {
-                if byte == 0x5C { offset += 1 } else if byte == 0x22 { inString = false }
-            } else {
-                switch byte {
-                case 0x22: inString = true
-                case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-                case UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth < 0 { return nil }
-                case UInt8(ascii: "}"):
-                    if depth == 0 { return offset }
-                    depth -= 1
-                case UInt8(ascii: ","):
-                    if depth == 0 { return offset }
-                default: break
-                }
-            }
-            offset += 1
-        }
-        return nil
+        if case .end(let offset) = scanEnd(bytes, from: start, closer: UInt8(ascii: "}")) { offset } else { nil }
     }
 
     /// The offset of the `,` or `]` that ends the element starting at `start` (at depth 0,
     /// outside strings). Nesting and strings are only tracked here; json-c checks the rest.
     private static func valueEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(JSONParseError) -> Int {
+        switch scanEnd(bytes, from: start, closer: UInt8(ascii: "]")) {
+        case .end(let offset): return offset
+        case .unexpected(let offset, let byte):
+            throw makeError("unexpected '\(Character(Unicode.Scalar(byte)))'", at: offset, in: bytes)
+        case .truncated: throw makeError("unexpected end of input", at: bytes.count, in: bytes)
+        }
+    }
+
+    private enum ScanEnd {
+        case end(Int)
+        case unexpected(Int, UInt8)
+        case truncated
+    }
+
+    /// Walks a value from `start` to the `,` or `closer` at depth 0 (outside strings) after it: the
+    /// end of an array element (`]`) or of an object member's value (`}`).
+    private static func scanEnd(_ bytes: UnsafeRawBufferPointer, from start: Int, closer: UInt8) -> ScanEnd {
+        let other = closer == UInt8(ascii: "]") ? UInt8(ascii: "}") : UInt8(ascii: "]")
         var depth = 0
         var inString = false
         var offset = start
@@ -133,20 +127,18 @@ extension JSONDocument {
                 switch byte {
                 case 0x22: inString = true
                 case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
-                case UInt8(ascii: "}"):
+                case closer, UInt8(ascii: ","):
+                    if depth == 0 { return .end(offset) }
+                    if byte == closer { depth -= 1 }
+                case other:
                     depth -= 1
-                    if depth < 0 { throw makeError("unexpected '}'", at: offset, in: bytes) }
-                case UInt8(ascii: "]"):
-                    if depth == 0 { return offset }
-                    depth -= 1
-                case UInt8(ascii: ","):
-                    if depth == 0 { return offset }
+                    if depth < 0 { return .unexpected(offset, byte) }
                 default: break
                 }
             }
             offset += 1
         }
-        throw makeError("unexpected end of input", at: bytes.count, in: bytes)
+        return .truncated
     }
 
     private static func skipWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {

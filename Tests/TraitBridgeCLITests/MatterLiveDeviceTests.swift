@@ -26,16 +26,8 @@ struct MatterLiveDeviceTests {
 
         let broker = try MosquittoBroker()
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+", "traitbridge/devices/+/state"])
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-live-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let serve = try ChildProcess(
-            [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", server.url,
-                "--log-level", "info",
-            ], logFile: data + ".log")
-        defer { serve.stop() }
-        func log() -> String { LogFile.read(data + ".log") }
+        let serve = try MatterServe(broker: broker, matterServer: server.url)
+        func log() -> String { serve.log }
 
         let first = watcher.waitFor("traitbridge/devices/matter-1/state") {
             $0.payloadText.contains(#""connectivityState":"online""#) && $0.payloadText.contains(#""onOff":false"#)

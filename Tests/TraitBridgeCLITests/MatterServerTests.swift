@@ -38,16 +38,8 @@ struct MatterServerTests {
             try Self.node("heiman_co_sensor.json"), unreachable,
         ])
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+", "traitbridge/devices/+/state"])
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let serve = try ChildProcess(
-            [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", server.url,
-                "--log-level", "info",
-            ], logFile: data + ".log")
-        defer { serve.stop() }
-        func log() -> String { LogFile.read(data + ".log") }
+        let serve = try MatterServe(broker: broker, matterServer: server.url)
+        func log() -> String { serve.log }
 
         // The dimmer: one device, its six endpoints as device types, online through the server.
         let dimmer = watcher.waitFor("traitbridge/devices/matter-900001/state") {
@@ -133,15 +125,7 @@ struct MatterServerTests {
         }
         #expect(expected.count == 8)
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+"])
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-corpus-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let serve = try ChildProcess(
-            [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", server.url,
-                "--log-level", "warning",
-            ], logFile: data + ".log")
-        defer { serve.stop() }
+        let serve = try MatterServe(broker: broker, matterServer: server.url)
         for (id, types) in expected.sorted(by: { $0.key < $1.key }) {
             let message = try #require(watcher.waitFor("traitbridge/devices/\(id)"), "\(id) published")
             let description = try JSONDocument.parse(message.payload, maxDepth: 64).root
@@ -158,4 +142,30 @@ struct MatterServerTests {
             }
             .map(\.topic).allSatisfy { topic in expected.keys.contains { topic.hasSuffix("/" + $0) } })
     }
+}
+
+/// `traitbridge serve` as a process reading a Matter Server, with its own registry folder; stopped
+/// and its folder removed when the value goes.
+final class MatterServe {
+    let process: ChildProcess
+    let data: String
+
+    init(broker: MosquittoBroker, matterServer: String) throws {
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)").path
+        process = try ChildProcess(
+            [
+                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "--mappings", CommandRunner.repository + "/mappings", "--matter-server", matterServer,
+                "--log-level", "info",
+            ], logFile: data + ".log")
+    }
+
+    deinit {
+        process.stop()
+        try? FileManager.default.removeItem(atPath: data)
+        try? FileManager.default.removeItem(atPath: data + ".log")
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var log: String { LogFile.read(data + ".log") }
 }
