@@ -8,9 +8,8 @@ public final class MatterLightPeer: @unchecked Sendable {
     public let directory: URL
     public let passcode: Int
     private var process: ChildProcess?
-    /// Held while the light runs: one light at a time on this machine (they share Matter's port),
-    /// so a test and a demo running at once take turns instead of failing.
-    private var lock: Int32 = -1
+    /// Held while the light runs: one light at a time on this machine (they share Matter's port).
+    private var lock: MachineLock?
     /// Matter's UDP port: the controller reaches a device commissioned by IP there.
     public static let port = 5540
 
@@ -34,15 +33,9 @@ public final class MatterLightPeer: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: python),
             FileManager.default.fileExists(atPath: repository + "/.build-matter/venv/.traitbridge-light")
         else { throw LightError.notInstalled }
-        lock = open(
-            FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-matter-light.lock").path,
-            O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        let waitUntil = ContinuousClock.now + .seconds(120)
-        while lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0, ContinuousClock.now < waitUntil, !shouldStop() {
-            usleep(100_000)
-        }
+        lock = MachineLock("matter-light", waitUpTo: .seconds(120), shouldStop: shouldStop)
         guard Self.isPortFree() else {
-            if lock >= 0 { close(lock) }
+            lock?.release()
             throw LightError.portTaken
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-light-\(UUID().uuidString)")
@@ -57,7 +50,7 @@ public final class MatterLightPeer: @unchecked Sendable {
                     "--paa-dir", directory.appendingPathComponent("paa").path, "--seconds", "900",
                 ], logFile: log)
         } catch {
-            if lock >= 0 { close(lock) }
+            lock?.release()
             throw error
         }
         let deadline = ContinuousClock.now + .seconds(60)
@@ -72,7 +65,7 @@ public final class MatterLightPeer: @unchecked Sendable {
             guard found == nil else { break }
             guard ContinuousClock.now < deadline, process?.isRunning == true else {
                 process?.stop()
-                if lock >= 0 { close(lock) }
+                lock?.release()
                 throw LightError.didNotStart(String(text.suffix(2000)))
             }
             usleep(100_000)
@@ -103,10 +96,7 @@ public final class MatterLightPeer: @unchecked Sendable {
     public func stop() {
         process?.stop()
         process = nil
-        if lock >= 0 {
-            close(lock)
-            lock = -1
-        }
+        lock?.release()
     }
 
     static func isPortFree() -> Bool {

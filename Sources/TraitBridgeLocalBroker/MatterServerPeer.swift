@@ -10,11 +10,9 @@ public final class MatterServerPeer: @unchecked Sendable {
     private var process: ChildProcess?
     private let repository: String
     private var python: String { repository + "/.build-matter/venv/bin/python" }
-    /// Held while the server runs: one Matter Server at a time on this machine. Their CHIP stacks
-    /// share `/data` (counters, config), so two at once (tests in parallel, a demo beside them)
-    /// take turns instead of disturbing each other. Opened close-on-exec: a child (a broker
-    /// started meanwhile) must not inherit the lock and hold it after we let go.
-    private var lock: Int32 = -1
+    /// Held while the server runs: one Matter Server at a time on this machine (their CHIP stacks
+    /// share `/data`).
+    private var lock: MachineLock?
 
     public enum PeerError: Error, CustomStringConvertible {
         case notInstalled(String)
@@ -47,19 +45,10 @@ public final class MatterServerPeer: @unchecked Sendable {
             throw PeerError.notInstalled(repository + "/.build-matter/venv/bin/matter-server")
         }
         self.repository = repository
-        lock = open(
-            FileManager.default.temporaryDirectory.appendingPathComponent("traitbridge-matter-server.lock").path,
-            O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        let waitUntil = ContinuousClock.now + .seconds(180)
-        var locked = false
-        while lock >= 0, !locked, ContinuousClock.now < waitUntil, !shouldStop() {
-            locked = flock(lock, LOCK_EX | LOCK_NB) == 0
-            if !locked { usleep(100_000) }
-        }
-        guard locked else {
-            if lock >= 0 { close(lock) }
+        guard let lock = MachineLock("matter-server", waitUpTo: .seconds(180), shouldStop: shouldStop) else {
             throw PeerError.busy
         }
+        self.lock = lock
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)")
         port = MosquittoBroker.freeLoopbackPort()
         let certificates = paaDirectory.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("paa")
@@ -102,10 +91,7 @@ public final class MatterServerPeer: @unchecked Sendable {
     public func stop() {
         process?.stop()
         process = nil
-        if lock >= 0 {
-            close(lock)
-            lock = -1
-        }
+        lock?.release()
     }
 
     /// Loads node dumps (each a node object's JSON text, as in `../shared/corpus/matter/nodes`);
