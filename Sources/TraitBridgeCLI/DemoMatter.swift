@@ -30,7 +30,8 @@ final class DemoMatter: @unchecked Sendable {
     static func start(repository: String = repository, nodes folder: String, say: (String) -> Void) -> DemoMatter? {
         guard MatterServerPeer.executable(repository: repository) != nil else {
             say(
-                "== no Matter devices: the Matter Server is not installed (scripts/install-matter-server.sh, or make demo)"
+                "== no Matter devices: the Matter Server is not installed "
+                    + "(scripts/install-matter-server.sh, or make demo)"
             )
             return nil
         }

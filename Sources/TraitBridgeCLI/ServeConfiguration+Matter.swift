@@ -45,7 +45,8 @@ extension ServeConfiguration {
                             ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
                         })
                     else {
-                        throw fail(fieldAt, "expected a short name of a–z, 0–9 and - (it becomes part of device ids)")
+                        throw fail(
+                            fieldAt, "expected a short name of a–z, 0–9 and - (it becomes part of device ids)")
                     }
                     settings.instance = text
                 case "locality":

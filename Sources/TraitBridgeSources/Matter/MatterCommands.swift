@@ -128,7 +128,8 @@ public enum MatterCommands {
                         let partner = writes.first(where: { $0.address == write.address && $0.attribute == attribute })
                     else {
                         throw .notSupported(
-                            "\(place): Matter's \(command) needs \(fields.keys.sorted().joined(separator: " and ")) together"
+                            "\(place): Matter's \(command) needs "
+                                + "\(fields.keys.sorted().joined(separator: " and ")) together"
                         )
                     }
                     payload[field] = try integral(partner.value, place)

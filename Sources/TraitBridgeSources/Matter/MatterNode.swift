@@ -71,7 +71,8 @@ public struct MatterNode: Sendable {
         for (key, value) in attributes.members {
             guard node.attributes.count < attributeLimit else {
                 problems.append(
-                    "$.attributes: more than \(attributeLimit) attributes; the rest (\(attributes.count - attributeLimit)) ignored"
+                    "$.attributes: more than \(attributeLimit) attributes; "
+                        + "the rest (\(attributes.count - attributeLimit)) ignored"
                 )
                 break
             }

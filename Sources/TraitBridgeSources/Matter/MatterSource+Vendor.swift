@@ -13,7 +13,8 @@ extension MatterSource {
 
     /// The trait of a manufacturer-specific cluster, with the attributes the node has for it.
     func vendorTrait(_ cluster: UInt32, endpoint: UInt16, in node: MatterNode) -> TraitDefinition {
-        let vendor = String(cluster >> 16, radix: 16)
+        let digits = String(cluster >> 16, radix: 16)
+        let vendor = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         let local = Self.hex(cluster & 0xFFFF).dropFirst(2)
         var attributes: [AttributeDefinition] = []
         for (path, value) in node.attributes where path.endpoint == endpoint && path.cluster == cluster {
@@ -25,12 +26,9 @@ extension MatterSource {
         }
         attributes.sort { ($0.id ?? 0) < ($1.id ?? 0) }
         return TraitDefinition(
-            id: TraitID(
-                namespace: .vendor("matter-" + String(repeating: "0", count: max(0, 4 - vendor.count)) + vendor),
-                name: "Cluster" + local),
+            id: TraitID(namespace: .vendor("matter-" + vendor), name: "Cluster" + local),
             displayName: "Manufacturer cluster \(Self.hex(cluster))", clusterID: cluster,
-            homeAPIsID:
-                "home.matter.\(String(repeating: "0", count: max(0, 4 - vendor.count)) + vendor).clusters.\(local.lowercased())",
+            homeAPIsID: "home.matter.\(vendor).clusters.\(local.lowercased())",
             attributes: attributes,
             specReference: "read from the node: a manufacturer-specific cluster no mappings file describes")
     }
