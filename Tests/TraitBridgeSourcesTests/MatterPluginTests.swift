@@ -73,6 +73,25 @@ struct MatterPluginTests {
             })
     }
 
+    @Test("nodes past the device bound are refused, saying so; the nodes before them stay")
+    func deviceBound() throws {
+        var plugin = try Self.plugin()
+        var events: [SourceEvent] = []
+        for id in 1...3 {
+            let node =
+                #"{"node_id":\#(id),"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"#
+                + #""1/29/0":[{"0":256,"1":3}],"1/29/1":[3,6,29],"1/6/0":true}}"#
+            plugin.receive(
+                SourceMessage(
+                    topic: "matter/default/message", payload: Array(#"{"event":"node_added","data":\#(node)}"#.utf8),
+                    now: Self.now, deviceLimit: 2),
+                into: &events)
+        }
+        #expect(plugin.deviceCount == 2)
+        let refused = events.compactMap { if case .refusedDevice(let what) = $0 { what } else { nil } }
+        #expect(refused.count == 1 && refused[0].contains("Matter node 3"), "\(refused)")
+    }
+
     @Test("a node list of a megabyte is read one node at a time, with the same outcome")
     func largeList() throws {
         var plugin = try Self.plugin()

@@ -107,8 +107,9 @@ public struct MatterPlugin: SourcePlugin {
         }
     }
 
-    /// Messages larger than this are looked at for a node list before being parsed whole.
-    static let wholeParseBytes = 256 << 10
+    /// Messages larger than this are looked at for a node list before being parsed whole (two
+    /// large nodes; low enough that the fuzzer's inputs reach the streamed path too).
+    static let wholeParseBytes = 64 << 10
 
     /// `{"message_id": <start_listening's>, "result": [nodes]}` read without holding every node's
     /// tree at once; `false` when the message is something else (it is then parsed whole).
@@ -237,7 +238,10 @@ public struct MatterPlugin: SourcePlugin {
         let mapping = source.map(node)
         let previous = nodes[node.nodeID]
         let newDevices = mapping.devices.filter { previous?.devices[$0.device.id] == nil }.count
-        if newDevices > 0, deviceNodes.count + newDevices > message.deviceLimit {
+        // Nodes are bounded like devices (a bridge node with nothing of its own makes none).
+        if newDevices > 0 && deviceNodes.count + newDevices > message.deviceLimit
+            || previous == nil && nodes.count >= message.deviceLimit
+        {
             events.append(.refusedDevice("Matter node \(node.nodeID): \(deviceNodes.count) devices are known already"))
             return
         }
