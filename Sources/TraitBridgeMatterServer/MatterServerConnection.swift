@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 public import Logging
 import NIOCore
@@ -48,6 +49,28 @@ public final class MatterServerConnection: Service, Sendable {
         }
         guard !queued else { return }
         logger.warning("Matter Server \(url) is not connected: command not sent")
+        // Answered as the server answers a refused command, so the command ends now, not at its
+        // timeout; from another thread, since this runs inside the bridge's lock.
+        guard let id = Self.messageID(in: payload) else { return }
+        let answer =
+            #"{"message_id":"\#(Self.escaped(id))","error_code":-1,"#
+            + #""details":"not connected to the Matter Server \#(Self.escaped(url))"}"#
+        let (bridge, channel) = (bridge, channel)
+        DispatchQueue.global().async {
+            bridge.channelReceived(channel, topic: channel + "/message", payload: Array(answer.utf8))
+        }
+    }
+
+    /// The `message_id` of a command the plug-in made (`{"message_id":"cmd-7",…}`).
+    static func messageID(in payload: [UInt8]) -> String? {
+        let key = Array(#""message_id":""#.utf8)
+        let head = Array(payload.prefix(200))
+        guard head.count > key.count,
+            let start = (0...(head.count - key.count)).first(where: { head[$0..<$0 + key.count].elementsEqual(key) })
+        else { return nil }
+        let idStart = start + key.count
+        guard let end = head[idStart...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return String(decoding: head[idStart..<end], as: UTF8.self)
     }
 
     private func keepConnected() async {
