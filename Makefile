@@ -36,7 +36,8 @@ test-asan: deps matter-server
 ARGS ?=
 CONFIG ?= release
 demo: deps
-	@scripts/install-matter-server.sh || echo "demo: the Matter Server did not install; the demo goes on without Matter devices"
+	@scripts/install-matter-server.sh || \
+		echo "demo: the Matter Server did not install; the demo goes on without Matter devices"
 	$(SWIFT) build -c $(CONFIG) --product traitbridge
 	.build/$(CONFIG)/traitbridge demo $(ARGS)
 

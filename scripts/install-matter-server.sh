@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Open Home Foundation Matter Server (python-matter-server[server]==7.0.1) and the
 # software Matter light's circuitmatter 0.4.1 + zeroconf into a virtual environment at
-# .build-matter/venv, once (idempotent), for the Matter tests, the simulator and the demo. Its CHIP stack needs Debian's libnl-route-3-200 and writes to /data.
+# .build-matter/venv, once (idempotent), for the Matter tests, the simulator and the demo.
+# Its CHIP stack needs Debian's libnl-route-3-200 and writes to /data.
 # Prints nothing when everything is there already. Needs root or sudo for the first two.
 set -euo pipefail
 cd "$(dirname "$0")/.."

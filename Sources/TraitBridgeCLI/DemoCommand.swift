@@ -138,7 +138,8 @@ struct DemoCommand: ParsableCommand {
         if let matterDevices {
             settings.matter = [.init(url: matterDevices.server.url)]
             say(
-                "== Matter Server \(matterDevices.server.url) (python-matter-server, pid \(matterDevices.server.pid.map(String.init) ?? "?")): \(matterDevices.summary)"
+                "== Matter Server \(matterDevices.server.url) (python-matter-server, "
+                    + "pid \(matterDevices.server.pid.map(String.init) ?? "?")): \(matterDevices.summary)"
             )
         }
         let bridge = try ServeCommand.makeBridge(settings, logger: logger)
@@ -309,7 +310,8 @@ struct DemoCommand: ParsableCommand {
         }
         guard renamed + moved > 0 else { return }
         say(
-            "== named \(renamed) and placed \(moved) devices as the scenario says, as you would with `traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)"
+            "== named \(renamed) and placed \(moved) devices as the scenario says, as you would with "
+                + "`traitbridge rename` and `traitbridge move` (zigbee2mqtt, Tasmota and Shelly know no rooms)"
         )
     }
 

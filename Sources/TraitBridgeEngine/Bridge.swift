@@ -302,7 +302,8 @@ public final class Bridge: Sendable {
                     if let send = channelSenders.withLock({ $0[channel] }) {
                         send(outgoing)
                     } else {
-                        logger.warning("\(channel) is not connected: not sent", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
+                        logger.warning(
+                            "\(channel) is not connected: not sent", metadata: ["tb.mqtt.topic": "\(outgoing.topic)"])
                     }
                     continue
                 }

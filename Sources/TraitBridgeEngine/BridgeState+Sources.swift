@@ -32,7 +32,8 @@ extension BridgeState {
             effects.log(.warning, "no source takes messages of \(channel)", ["tb.mqtt.topic": topic])
             return effects
         }
-        let limit = plugins[index].carriesList(topic) ? configuration.limits.listBytes : configuration.limits.messageBytes
+        let limits = configuration.limits
+        let limit = plugins[index].carriesList(topic) ? limits.listBytes : limits.messageBytes
         guard payload.count <= limit else {
             refuseAtLimit(
                 payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,

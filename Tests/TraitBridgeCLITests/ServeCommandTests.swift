@@ -64,7 +64,7 @@ struct ServeCommandTests {
     }
 
     @Test(
-        "a config file with every key: serve starts with it and comes online under its prefix (its Matter Server absent)"
+        "a config file with every key: serve starts with it and comes online under its prefix (no Matter Server)"
     )
     func fullConfig() throws {
         let broker = try MosquittoBroker(.init(users: ["bridge": "pw"]))
@@ -81,7 +81,8 @@ struct ServeCommandTests {
                          "batteryStalenessSeconds": 3600, "deviceStalenessSeconds": {"0x00158d0001000002": 7200}},
          "tasmota": {"discoveryPrefix": "tasmota/discovery", "locality": "localPeer", "stalenessSeconds": 600},
          "shelly": {"enabled": true, "locality": "direct", "stalenessSeconds": 600},
-         "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer", "stalenessSeconds": 600},
+         "homeAssistant": {"enabled": true, "discoveryPrefix": "homeassistant", "locality": "localPeer",
+                           "stalenessSeconds": 600},
          "matter": {"url": "ws://127.0.0.1:1/ws", "instance": "default", "locality": "localPeer"}}
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let watcher = try TestMQTTClient(

@@ -19,7 +19,8 @@ enum EngineFixtures {
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
     static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
-                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true, cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
+                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true,
+                      cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
         let (catalog, table) = try mappings.get()
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",

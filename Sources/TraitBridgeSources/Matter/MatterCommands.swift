@@ -108,7 +108,10 @@ public enum MatterCommands {
                         endpoint: endpoint,
                         kind: .invoke(cluster: cluster, name: flag ? whenTrue : whenFalse, payload: [:])))
             case .byValue(let names):
-                guard let number = write.value.numericValue.flatMap({ Int64(exactly: $0) }), let name = names[number]
+                guard
+                    let number = write.value.numericValue.flatMap({ value in
+                        FiniteNumber.int64(rounding: value).flatMap { Double($0) == value ? $0 : nil }
+                    }), let name = names[number]
                 else {
                     let known = names.keys.sorted().map(String.init).joined(separator: ", ")
                     throw .valueNotRepresentable("\(place): Matter has a command for \(known) only")
