@@ -42,9 +42,12 @@ public final class Bridge: Sendable {
         for line in initial.startLogs { Self.log(line, to: logger) }
         if let store {
             do {
+                // The layout first (the homes and rooms the rest names), then the user's placements,
+                // then the devices, each placed as it comes back.
+                for line in initial.restoreLayout(try store.layout()) { Self.log(line, to: logger) }
+                for line in initial.restorePlacements(try store.placements()) { Self.log(line, to: logger) }
                 for line in initial.restore(try store.all()) { Self.log(line, to: logger) }
                 for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { Self.log(line, to: logger) }
-                for line in initial.restorePlacements(try store.placements()) { Self.log(line, to: logger) }
             } catch {
                 logger.error("\(error)")
             }
@@ -285,6 +288,7 @@ public final class Bridge: Sendable {
                 case .remove(let id): batch.removals.append(id)
                 case .saveCloudDevice(let id, let entry): batch.cloudDevices.append((id, entry))
                 case .placement(let id, let placement): batch.placements.append((id, placement))
+                case .layout(let bytes): batch.layout = bytes
                 }
             }
             do {

@@ -286,4 +286,6 @@ public enum StoreChange: Sendable, Hashable {
     case saveCloudDevice(c2cID: String, entry: [UInt8])
     /// The user's name and room for a device (empty: back to the sources').
     case placement(DeviceID, UserPlacement)
+    /// The whole home layout (``HomeLayoutCodec``), after an edit.
+    case layout([UInt8])
 }

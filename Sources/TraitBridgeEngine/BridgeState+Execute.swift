@@ -17,6 +17,8 @@ struct ExecuteJob: Sendable {
 enum CommandSink: Sendable, Hashable {
     case resultTopic(String)
     case execute(job: Int, c2cID: String)
+    /// One command of a group command or scene run (``FanOutJob``).
+    case fanOut(job: Int, command: Int)
 }
 
 extension BridgeState {

@@ -23,14 +23,19 @@ extension BridgeState {
         if let name = placement.name, device.name != name {
             _ = try? graph.modifyDevice(id) { $0.name = name }
         }
-        if let roomName = placement.room, graph.room(of: id)?.name != roomName {
+        // The home the user chose (while it exists), else where the device is.
+        let chosenHome = placement.home.flatMap { graph.home(HomeID($0)) }
+        let home = chosenHome?.id ?? device.homeID ?? graph.primaryHome.id
+        if let roomName = placement.room {
+            guard graph.room(of: id)?.name != roomName || (device.homeID ?? graph.primaryHome.id) != home else { return }
             do {
-                let home = device.homeID ?? graph.primaryHome.id
                 let room = try graph.room(named: roomName, addingTo: home)
                 try graph.assignDevice(id, to: room)
             } catch {
                 effects.log(.warning, "the room '\(roomName)' the user chose is not used: \(error)", ["tb.device.id": id.rawValue])
             }
+        } else if let chosenHome, device.homeID != chosenHome.id {
+            try? graph.assignDevice(id, to: chosenHome.defaultRoom.id)
         }
     }
 
@@ -62,8 +67,15 @@ extension BridgeState {
                 _ = try? graph.modifyDevice(id) { $0.name = name }
             }
         } else {
+            var home = device.homeID ?? graph.primaryHome.id
+            if let homeText = root["home"]?.string {
+                guard let chosen = findHome(homeText) else {
+                    return failure("move: no home '\(homeText)' (traitbridge home list names them)")
+                }
+                home = chosen.id
+                placement.home = chosen.id.rawValue
+            }
             if let text {
-                let home = device.homeID ?? graph.primaryHome.id
                 do {
                     let room = try graph.room(named: text, addingTo: home)
                     try graph.assignDevice(id, to: room)
@@ -73,12 +85,13 @@ extension BridgeState {
                 placement.room = graph.room(of: id)?.name ?? text
             } else {
                 placement.room = nil
-                if let home = graph.home(device.homeID ?? graph.primaryHome.id) { try? graph.assignDevice(id, to: home.defaultRoom.id) }
+                if let home = graph.home(home) { try? graph.assignDevice(id, to: home.defaultRoom.id) }
             }
         }
         placements[id] = placement.isEmpty ? nil : placement
         applyPlacement(id, effects: &effects)
         effects.storeChanges.append(.placement(id, placement))
+        if operation == "move" { syncPlacements(effects: &effects) }
         storeAndPublish(id, now: now, effects: &effects)
         effects.log(.info, "\(operation): \(id.rawValue) is now '\(graph.devices[id]?.name ?? "")' in \(graph.room(of: id)?.name ?? "no room")", ["tb.device.id": id.rawValue])
         var answer = JSONObject()
@@ -86,6 +99,7 @@ extension BridgeState {
         answer.append("device", .string(id.rawValue))
         answer.append("name", .string(graph.devices[id]?.name ?? ""))
         answer.append("room", graph.room(of: id).map { .string($0.name) } ?? .null)
+        answer.append("home", graph.devices[id]?.homeID.flatMap { graph.home($0) }.map { .string($0.name) } ?? .null)
         return .object(answer)
     }
 

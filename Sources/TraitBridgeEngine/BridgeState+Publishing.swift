@@ -59,6 +59,7 @@ extension BridgeState {
                 runtime[id, default: DeviceRuntime()].publishedState = state
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
+                if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
             }
         }
         if republishDescription || runtime[id]?.publishedDescription == nil {
@@ -75,6 +76,7 @@ extension BridgeState {
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
         guard let device = graph.devices[id] else { return [] }
         let home = device.homeID.flatMap { graph.home($0) }
+        let room = graph.room(of: id)
         // Each trait's bindings are asked for twice (attributes, then commands): looked up once.
         var last: (address: TraitAddress, bindings: [SourceBinding]?)?
         func bindings(_ address: TraitAddress) -> [SourceBinding]? {
@@ -84,7 +86,9 @@ extension BridgeState {
             return found
         }
         return DevicePayloads.descriptionBytes(
-            of: device, homeName: home?.name, roomName: graph.room(of: id)?.name, catalog: catalog,
+            of: device, homeName: home?.name, roomName: room?.name,
+            zoneNames: room.map { room in home?.zones.filter { $0.roomIDs.contains(room.id) }.map(\.name) ?? [] } ?? [],
+            catalog: catalog,
             fedAttributes: { address in
                 guard let bindings = bindings(address) else {
                     let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []

@@ -12,6 +12,7 @@ extension BridgeState {
     /// `…/response/<operation>/<correlation>`. When both are present the properties win.
     static let requestOperations =
         ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute"] + placementOperations
+        + layoutOperations + fanOutOperations
 
     mutating func handleRequest(
         _ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date,
@@ -35,6 +36,14 @@ extension BridgeState {
         func fail(_ message: String) { reply(["status": "error", "message": .string(message)]) }
         if Self.placementOperations.contains(operation) {
             reply(handlePlacementRequest(operation, payload: payload, now: now, effects: &effects))
+            return
+        }
+        if Self.layoutOperations.contains(operation) {
+            reply(handleLayoutRequest(operation, payload: payload, now: now, effects: &effects))
+            return
+        }
+        if Self.fanOutOperations.contains(operation) {
+            startFanOut(operation, payload: payload, reply: .mqtt(address), now: now, effects: &effects)
             return
         }
         guard let cloud else {

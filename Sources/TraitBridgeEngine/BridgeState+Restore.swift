@@ -17,7 +17,11 @@ extension BridgeState {
                 device.name = row.name
                 try graph.addDevice(device)
                 runtime[row.id, default: DeviceRuntime()].storedDescription = DeviceRuntime.hash(row.description)
-                if let roomName = row.roomName {
+                if placements[row.id] != nil {
+                    var effects = BridgeEffects()
+                    applyPlacement(row.id, effects: &effects)
+                    logs += effects.logs
+                } else if let roomName = row.roomName {
                     let home = graph.primaryHome.id
                     let room = try graph.room(named: roomName, addingTo: home)
                     try graph.assignDevice(row.id, to: room)

@@ -75,5 +75,6 @@ extension BridgeState {
         effects.publish(stateTopic(id), [], retain: true)
         effects.publish(descriptionTopic(id), [], retain: true)
         effects.changedDescriptions.append(id)
+        refreshGroups(of: id, effects: &effects)  // a group counts a member that went away as unknown
     }
 }

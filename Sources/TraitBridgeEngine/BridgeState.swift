@@ -62,6 +62,8 @@ public struct BridgeState: Sendable {
     var cloudByTarget: [DeviceID: Set<String>] = [:]
     /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
     var placements: [DeviceID: UserPlacement] = [:]
+    /// Groups by device, layout topics published, scenes' last runs, group commands and scene runs.
+    var layout = LayoutRuntime()
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
@@ -172,6 +174,8 @@ public struct BridgeState: Sendable {
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         for id in runtime.keys { runtime[id]?.forgetPublished() }
         refreshAll(now: now, effects: &effects)
+        for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
+        publishLayout(effects: &effects)
         isHealthChanged = true
         publishHealthIfChanged(effects: &effects)
         effects.log(

@@ -70,7 +70,7 @@ public enum DevicePayloads {
     /// device really feeds, with their metadata, and the commands it accepts. Written straight to
     /// bytes, with no JSON tree in between: it is made for every device a source describes.
     public static func descriptionBytes(
-        of device: Device, homeName: String?, roomName: String?, catalog: Catalog,
+        of device: Device, homeName: String?, roomName: String?, zoneNames: [String] = [], catalog: Catalog,
         fedAttributes: (TraitAddress) -> [(name: String, metadata: AttributeMetadata)], commands: (TraitAddress) -> [String]
     ) -> [UInt8] {
         var writer = JSONStreamWriter(capacity: 512 + 512 * device.deviceTypes.count)
@@ -79,6 +79,12 @@ public enum DevicePayloads {
         writer.member("name", device.name)
         if let homeName { writer.member("home", homeName) }
         if let roomName { writer.member("room", roomName) }
+        if !zoneNames.isEmpty {
+            writer.key("zones")
+            writer.beginArray()
+            for zone in zoneNames { writer.string(zone) }
+            writer.endArray()
+        }
         writer.key("identity")
         writer.beginObject()
         if let vendorID = device.identity.vendorID { writer.key("vendorId"); writer.int(Int64(vendorID)) }

@@ -22,14 +22,17 @@ public struct ZoneID: Sendable, Hashable, Comparable, Codable, CustomStringConve
     public static func < (lhs: ZoneID, rhs: ZoneID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// A home: its rooms (one of them the default room) and zones.
-public struct Home: Sendable, Hashable, Identifiable {
+/// A home: its rooms (one of them the default room), zones, groups and scenes.
+public struct Home: Sendable, Hashable, Identifiable, Codable {
     public let id: HomeID
     public internal(set) var name: String
     public internal(set) var isPrimary: Bool
     /// Rooms in creation order; the first is the default room.
     public internal(set) var rooms: [Room]
     public internal(set) var zones: [Zone]
+    public internal(set) var groups: [DeviceGroup] = []
+    /// The four built-in scenes (HomeKit's action set types) first, then the user's.
+    public internal(set) var scenes: [Scene] = []
 
     /// The room a device not assigned elsewhere is in ("entire home").
     public var defaultRoom: Room { rooms[0] }
@@ -44,17 +47,19 @@ public struct Home: Sendable, Hashable, Identifiable {
 
     public func room(_ id: RoomID) -> Room? { rooms.first { $0.id == id } }
     public func zone(_ id: ZoneID) -> Zone? { zones.first { $0.id == id } }
+    public func group(_ id: GroupID) -> DeviceGroup? { groups.first { $0.id == id } }
+    public func scene(_ id: SceneID) -> Scene? { scenes.first { $0.id == id } }
 }
 
 /// A room; it belongs to exactly one home.
-public struct Room: Sendable, Hashable, Identifiable {
+public struct Room: Sendable, Hashable, Identifiable, Codable {
     public let id: RoomID
     public internal(set) var name: String
     public let isDefault: Bool
 }
 
 /// A named set of rooms ("Upstairs"); a room may be in many zones.
-public struct Zone: Sendable, Hashable, Identifiable {
+public struct Zone: Sendable, Hashable, Identifiable, Codable {
     public let id: ZoneID
     public internal(set) var name: String
     public internal(set) var roomIDs: [RoomID]

@@ -4,8 +4,8 @@
 /// returns its devices there. Names follow ``NameRules``. This is a value: the bridge keeps one,
 /// changes it through these methods, and persists it; a failed call changes nothing.
 public struct HomeGraph: Sendable, Hashable {
-    public private(set) var homes: [Home] = []
-    public private(set) var devices: [DeviceID: Device] = [:]
+    public internal(set) var homes: [Home] = []
+    public internal(set) var devices: [DeviceID: Device] = [:]
     /// Identity key (`id:<unique or other device id>`, `serial:<serial>`) → the devices that have it:
     /// who may be the same physical device, found without a scan of every device.
     private var identityIndex: [String: Set<DeviceID>] = [:]
@@ -32,7 +32,11 @@ public struct HomeGraph: Sendable, Hashable {
         }
         let id = HomeID(uniqueSlug(name, taken: Set(homes.map(\.id.rawValue))))
         let defaultRoom = Room(id: RoomID("\(id.rawValue).entire-home"), name: "Entire Home", isDefault: true)
-        homes.append(Home(id: id, name: name, isPrimary: homes.isEmpty, defaultRoom: defaultRoom))
+        var home = Home(id: id, name: name, isPrimary: homes.isEmpty, defaultRoom: defaultRoom)
+        home.scenes = SceneKind.allCases.compactMap { kind in
+            kind.builtInName.map { Scene(id: SceneID("\(id.rawValue).scene.\(kind.rawValue)"), name: $0, kind: kind, actions: []) }
+        }
+        homes.append(home)
         return id
     }
 
@@ -229,26 +233,26 @@ public struct HomeGraph: Sendable, Hashable {
 
     // MARK: Helpers
 
-    private func homeIndex(_ id: HomeID) throws(ModelError) -> Int {
+    func homeIndex(_ id: HomeID) throws(ModelError) -> Int {
         guard let index = homes.firstIndex(where: { $0.id == id }) else { throw .unknownHome(id) }
         return index
     }
 
-    private func roomIndices(_ id: RoomID) throws(ModelError) -> (Int, Int) {
+    func roomIndices(_ id: RoomID) throws(ModelError) -> (Int, Int) {
         for (homeIndex, home) in homes.enumerated() {
             if let roomIndex = home.rooms.firstIndex(where: { $0.id == id }) { return (homeIndex, roomIndex) }
         }
         throw .unknownRoom(id)
     }
 
-    private func zoneIndices(_ id: ZoneID) throws(ModelError) -> (Int, Int) {
+    func zoneIndices(_ id: ZoneID) throws(ModelError) -> (Int, Int) {
         for (homeIndex, home) in homes.enumerated() {
             if let zoneIndex = home.zones.firstIndex(where: { $0.id == id }) { return (homeIndex, zoneIndex) }
         }
         throw .unknownZone(id)
     }
 
-    private func uniqueSlug(_ text: String, taken: Set<String>) -> String {
+    func uniqueSlug(_ text: String, taken: Set<String>) -> String {
         var slug = ""
         for scalar in text.lowercased().unicodeScalars {
             if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "." {

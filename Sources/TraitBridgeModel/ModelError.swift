@@ -21,6 +21,11 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidName(NameError)
     case cannotRemoveDefaultRoom(RoomID)
     case cannotRemoveLastHome
+    case unknownGroup(GroupID)
+    case unknownScene(SceneID)
+    case cannotRemoveBuiltInScene(name: String, kind: SceneKind)
+    case notInHome(device: DeviceID, home: String)
+    case invalidLayout(String)
 
     public var description: String {
         switch self {
@@ -68,6 +73,16 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "room '\(id)' is the home's default room and cannot be removed"
         case .cannotRemoveLastHome:
             "the last home cannot be removed; add another home first"
+        case .unknownGroup(let id):
+            "no group with id '\(id)'"
+        case .unknownScene(let id):
+            "no scene with id '\(id)'"
+        case .cannotRemoveBuiltInScene(let name, let kind):
+            "'\(name)' is the home's built-in \(kind) scene and cannot be removed; rename it or change its actions"
+        case .notInHome(let device, let home):
+            "device '\(device)' is not in the home '\(home)'; move it there first (traitbridge move --home)"
+        case .invalidLayout(let reason):
+            "the kept home layout is not usable: \(reason)"
         }
     }
 }

@@ -110,6 +110,14 @@ public final class DeviceStore: Sendable {
                 table.column("updatedAt", .double).notNull()
             }
         }
+        migrator.registerMigration("v6: home layout") { db in
+            try db.create(table: "homeLayout") { table in
+                table.primaryKey("id", .integer)  // one row: the whole layout, written in one piece
+                table.column("layout", .blob).notNull()  // JSON of the homes (``HomeLayoutCodec``)
+                table.column("updatedAt", .double).notNull()
+            }
+            try db.alter(table: "placement") { table in table.add(column: "homeID", .text) }
+        }
         return migrator
     }
 
@@ -121,10 +129,14 @@ public final class DeviceStore: Sendable {
         public var cloudDevices: [(c2cID: String, entry: [UInt8])] = []
         /// What the user decided about devices (an empty placement deletes the row).
         public var placements: [(id: DeviceID, placement: UserPlacement)] = []
+        /// The home layout (homes, rooms, zones, groups, scenes) as one document, when it changed.
+        public var layout: [UInt8]?
 
         public init() {}
 
-        var isEmpty: Bool { upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty }
+        var isEmpty: Bool {
+            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty && layout == nil
+        }
     }
 
     /// Writes a batch in one transaction: all of it is on disk, or none of it.
@@ -145,10 +157,17 @@ public final class DeviceStore: Sendable {
                         try db.execute(sql: "DELETE FROM placement WHERE id = ?", arguments: [id.rawValue])
                     } else {
                         try db.execute(
-                            sql: "INSERT INTO placement (id, name, roomName) VALUES (?, ?, ?) "
-                                + "ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName",
-                            arguments: [id.rawValue, placement.name, placement.room])
+                            sql: "INSERT INTO placement (id, name, roomName, homeID) VALUES (?, ?, ?, ?) "
+                                + "ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName, "
+                                + "homeID = excluded.homeID",
+                            arguments: [id.rawValue, placement.name, placement.room, placement.home])
                     }
+                }
+                if let layout = batch.layout {
+                    try db.execute(
+                        sql: "INSERT INTO homeLayout (id, layout, updatedAt) VALUES (1, ?, ?) "
+                            + "ON CONFLICT(id) DO UPDATE SET layout = excluded.layout, updatedAt = excluded.updatedAt",
+                        arguments: [Data(layout), now.timeIntervalSince1970])
                 }
             }
         } catch {
@@ -169,11 +188,23 @@ public final class DeviceStore: Sendable {
         do {
             return try queue.read { db in
                 var result: [DeviceID: UserPlacement] = [:]
-                for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, name, roomName FROM placement") {
+                for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, name, roomName, homeID FROM placement") {
                     guard let id = try? DeviceID(row["id"] as String) else { continue }
-                    result[id] = UserPlacement(name: row["name"], room: row["roomName"])
+                    result[id] = UserPlacement(name: row["name"], room: row["roomName"], home: row["homeID"])
                 }
                 return result
+            }
+        } catch {
+            throw .readFailed("\(error)")
+        }
+    }
+
+    /// The kept home layout document, or `nil` before the first layout change.
+    public func layout() throws(StoreError) -> [UInt8]? {
+        do {
+            return try queue.read { db in
+                let data = try Data.fetchOne(db, sql: "SELECT layout FROM homeLayout WHERE id = 1")
+                return data.map { [UInt8]($0) }
             }
         } catch {
             throw .readFailed("\(error)")

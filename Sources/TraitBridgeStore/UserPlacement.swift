@@ -9,12 +9,15 @@ public struct UserPlacement: Sendable, Hashable {
     public var name: String?
     /// The room the user put the device in (`nil`: where its source or the cloud puts it).
     public var room: String?
+    /// The home the user put the device in, by id (`nil`: the primary home); `room` is a room of it.
+    public var home: String?
 
-    public init(name: String? = nil, room: String? = nil) {
+    public init(name: String? = nil, room: String? = nil, home: String? = nil) {
         self.name = name
         self.room = room
+        self.home = home
     }
 
     /// Nothing decided: the row can go.
-    public var isEmpty: Bool { name == nil && room == nil }
+    public var isEmpty: Bool { name == nil && room == nil && home == nil }
 }

@@ -1,0 +1,287 @@
+import FoundationEssentials
+import TraitBridgeJSON
+import TraitBridgeMapping
+public import TraitBridgeModel
+import TraitBridgeStore
+
+/// What the bridge keeps for the home layout beside the graph: the groups each device is in (a
+/// device's change republishes only its groups' states), a hash of what each layout topic last
+/// carried (publish on change; clear what went away), scenes' last runs, and the group commands
+/// and scene runs waiting for their members' outcomes.
+struct LayoutRuntime: Sendable {
+    var groupsByDevice: [DeviceID: [GroupID]] = [:]
+    var published: [String: Int] = [:]
+    var lastRuns: [SceneID: JSONValue] = [:]
+    var jobs: [Int: FanOutJob] = [:]
+    var nextJob = 0
+}
+
+/// The home layout as the registry keeps it: one JSON document of the homes with their rooms,
+/// zones, groups and scenes (tens of rows at most, written whole on each edit, in one transaction).
+enum HomeLayoutCodec {
+    static let version = 1
+
+    private struct Document: Codable {
+        var version: Int
+        var homes: [Home]
+    }
+
+    static func encode(_ homes: [Home]) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(Document(version: version, homes: homes))).map { [UInt8]($0) } ?? []
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> [Home] {
+        let document = try JSONDecoder().decode(Document.self, from: Data(bytes))
+        guard document.version == version else {
+            throw ModelError.invalidLayout("it is version \(document.version); this TraitBridge reads \(version)")
+        }
+        return document.homes
+    }
+}
+
+extension BridgeState {
+    var homesTopic: String { "\(configuration.prefix)/homes" }
+    var groupsTopic: String { "\(configuration.prefix)/groups" }
+    var scenesTopic: String { "\(configuration.prefix)/scenes" }
+
+    /// Puts the kept layout back at start, before the devices: the devices the plug-ins made
+    /// already (generic mappings) move into it. A layout that cannot be read is logged and the
+    /// bridge starts with one home, as on a first start.
+    public mutating func restoreLayout(_ bytes: [UInt8]?) -> [BridgeLogLine] {
+        guard let bytes else { return [] }
+        do {
+            var restored = try HomeGraph.restoring(HomeLayoutCodec.decode(bytes))
+            for device in graph.devices.values.sorted(by: { $0.id < $1.id }) {
+                var moved = device
+                moved.homeID = nil
+                try restored.addDevice(moved)
+            }
+            graph = restored
+            rebuildGroupIndex()
+            let homes = graph.homes
+            return [
+                BridgeLogLine(
+                    .info,
+                    "restored \(homes.count) homes, \(homes.map(\.rooms.count).reduce(0, +)) rooms, "
+                        + "\(homes.map(\.zones.count).reduce(0, +)) zones, \(homes.map(\.groups.count).reduce(0, +)) "
+                        + "groups and \(homes.map(\.scenes.count).reduce(0, +)) scenes")
+            ]
+        } catch {
+            return [
+                BridgeLogLine(
+                    .error,
+                    "the home layout in the registry cannot be read (\(error)); starting with one home: homes, zones, "
+                        + "groups and scenes must be made again (traitbridge home/zone/group/scene)")
+            ]
+        }
+    }
+
+    /// After an edit of the layout: its registry row, the layout topics, the placements that name
+    /// homes and rooms, and the descriptions of the devices whose home, room or zones changed.
+    mutating func layoutChanged(republishing homes: Set<HomeID>, now: Date, effects: inout BridgeEffects) {
+        rebuildGroupIndex()
+        effects.storeChanges.append(.layout(HomeLayoutCodec.encode(graph.homes)))
+        syncPlacements(effects: &effects)
+        if !homes.isEmpty {
+            for (id, device) in graph.devices.sorted(by: { $0.key < $1.key })
+            where homes.contains(device.homeID ?? graph.primaryHome.id) {
+                storeAndPublish(id, now: now, effects: &effects)
+            }
+        }
+        publishLayout(effects: &effects)
+    }
+
+    mutating func rebuildGroupIndex() {
+        var index: [DeviceID: [GroupID]] = [:]
+        for home in graph.homes {
+            for group in home.groups {
+                for member in group.members where index[member.device]?.contains(group.id) != true {
+                    index[member.device, default: []].append(group.id)
+                }
+            }
+        }
+        layout.groupsByDevice = index
+    }
+
+    /// Keeps each placement true to the layout after an edit: a renamed room by its new name, a
+    /// removed room or home no longer named; and a device outside the primary home keeps its home
+    /// (so a change of primary home moves nothing after a restart).
+    mutating func syncPlacements(effects: inout BridgeEffects) {
+        let primary = graph.primaryHome.id
+        for id in graph.devices.keys.sorted() {
+            guard let device = graph.devices[id] else { continue }
+            let home = device.homeID ?? primary
+            var placement = placements[id] ?? UserPlacement()
+            let before = placement
+            placement.home = home == primary && placement.home == nil ? nil : home.rawValue
+            if placement.room != nil { placement.room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name } }
+            guard placement != before else { continue }
+            placements[id] = placement.isEmpty ? nil : placement
+            effects.storeChanges.append(.placement(id, placement))
+        }
+    }
+
+    /// Publishes every layout topic whose payload changed and clears those that went away.
+    mutating func publishLayout(effects: inout BridgeEffects) {
+        guard broker.status == .up else { return }
+        var current: [String: [UInt8]] = [:]
+        for home in graph.homes {
+            current["\(homesTopic)/\(home.id.rawValue)"] = homeDocument(home).serializedBytes()
+            for group in home.groups {
+                current["\(groupsTopic)/\(group.id.rawValue)"] = groupDocument(group, in: home).serializedBytes()
+                current["\(groupsTopic)/\(group.id.rawValue)/state"] = groupState(group).serializedBytes()
+            }
+            for scene in home.scenes {
+                current["\(scenesTopic)/\(scene.id.rawValue)"] = sceneDocument(scene, in: home).serializedBytes()
+            }
+        }
+        for topic in layout.published.keys.sorted() where current[topic] == nil {
+            effects.publish(topic, [], retain: true, qos: 1)
+            layout.published.removeValue(forKey: topic)
+        }
+        for (topic, payload) in current.sorted(by: { $0.key < $1.key }) {
+            let hash = DeviceRuntime.hash(payload)
+            guard layout.published[topic] != hash else { continue }
+            layout.published[topic] = hash
+            effects.publish(topic, payload, retain: true, qos: 1)
+        }
+    }
+
+    /// The states of the groups a device is in, after its state was published.
+    mutating func refreshGroups(of id: DeviceID, effects: inout BridgeEffects) {
+        guard let groups = layout.groupsByDevice[id] else { return }
+        for groupID in groups {
+            guard let group = graph.group(groupID) else { continue }
+            let topic = "\(groupsTopic)/\(groupID.rawValue)/state"
+            let payload = groupState(group).serializedBytes()
+            let hash = DeviceRuntime.hash(payload)
+            guard layout.published[topic] != hash else { continue }
+            layout.published[topic] = hash
+            effects.publish(topic, payload, retain: true, qos: 1)
+        }
+    }
+
+    // MARK: Documents
+
+    func homeDocument(_ home: Home) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(home.id.rawValue))
+        object.append("name", .string(home.name))
+        object.append("primary", .bool(home.isPrimary))
+        object.append(
+            "rooms",
+            .array(
+                home.rooms.map { room in
+                    ["id": .string(room.id.rawValue), "name": .string(room.name), "default": .bool(room.isDefault)]
+                }))
+        object.append(
+            "zones",
+            .array(
+                home.zones.map { zone in
+                    [
+                        "id": .string(zone.id.rawValue), "name": .string(zone.name),
+                        "rooms": .array(zone.roomIDs.compactMap { home.room($0).map { .string($0.name) } }),
+                    ]
+                }))
+        object.append(
+            "groups", .array(home.groups.map { ["id": .string($0.id.rawValue), "name": .string($0.name)] }))
+        object.append(
+            "scenes",
+            .array(
+                home.scenes.map {
+                    ["id": .string($0.id.rawValue), "name": .string($0.name), "kind": .string($0.kind.rawValue)]
+                }))
+        return .object(object)
+    }
+
+    func groupDocument(_ group: DeviceGroup, in home: Home) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(group.id.rawValue))
+        object.append("name", .string(group.name))
+        object.append("home", .string(home.name))
+        object.append(
+            "members",
+            .array(
+                group.members.map { member in
+                    var entry = JSONObject()
+                    entry.append("device", .string(member.device.rawValue))
+                    entry.setIfPresent("deviceType", member.deviceTypeKey.map { .string($0) })
+                    entry.setIfPresent("name", graph.devices[member.device].map { .string($0.name) })
+                    return .object(entry)
+                }))
+        return .object(object)
+    }
+
+    /// A group's state: its connectivity (aggregated like a device's), each member's, and the
+    /// values its members share (`values`) or do not (`mixed`: the attributes whose values differ).
+    func groupState(_ group: DeviceGroup) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(group.id.rawValue))
+        object.append("name", .string(group.name))
+        let connectivity = graph.connectivity(of: group)
+        object.append("connectivityState", .string(connectivity.connectivityState.rawValue))
+        object.append("dataSourceLocality", .string(connectivity.dataSourceLocality.rawValue))
+        var members: [JSONValue] = []
+        var values: [String: AttributeValue] = [:]
+        var mixed: Set<String> = []
+        for member in group.members {
+            let memberConnectivity = graph.connectivity(of: member)
+            var entry = JSONObject()
+            entry.append("device", .string(member.device.rawValue))
+            entry.setIfPresent("deviceType", member.deviceTypeKey.map { .string($0) })
+            entry.append("connectivityState", .string(memberConnectivity.connectivityState.rawValue))
+            entry.append("dataSourceLocality", .string(memberConnectivity.dataSourceLocality.rawValue))
+            if graph.devices[member.device] == nil { entry.append("missing", .bool(true)) }
+            members.append(.object(entry))
+            guard let device = graph.devices[member.device] else { continue }
+            for type in device.deviceTypes where member.deviceTypeKey == nil || member.deviceTypeKey == type.key {
+                for trait in type.traits {
+                    for (name, value) in trait.attributes {
+                        let key = "\(trait.traitID).\(name)"
+                        if let seen = values[key], seen != value { mixed.insert(key) } else { values[key] = value }
+                    }
+                }
+            }
+        }
+        object.append("members", .array(members))
+        var shared = JSONObject()
+        for key in values.keys.sorted() where !mixed.contains(key) { shared.append(key, values[key]!.jsonValue) }
+        object.append("values", .object(shared))
+        object.append("mixed", .array(mixed.sorted().map { .string($0) }))
+        return .object(object)
+    }
+
+    func sceneDocument(_ scene: Scene, in home: Home) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(scene.id.rawValue))
+        object.append("name", .string(scene.name))
+        object.append("kind", .string(scene.kind.rawValue))
+        object.append("home", .string(home.name))
+        object.append("actions", .array(scene.actions.map(Self.actionDocument)))
+        object.setIfPresent("lastRun", layout.lastRuns[scene.id])
+        return .object(object)
+    }
+
+    /// A scene action in the unified command's words, with its device.
+    static func actionDocument(_ action: SceneAction) -> JSONValue {
+        var entry = JSONObject()
+        entry.append("device", .string(action.device.rawValue))
+        entry.setIfPresent("deviceType", action.deviceTypeKey.map { .string($0) })
+        entry.append("trait", .string(action.trait.description))
+        switch action.operation {
+        case .write(let attribute, let value):
+            entry.append("attribute", .string(attribute))
+            entry.append("value", value.jsonValue)
+        case .invoke(let command, let arguments):
+            entry.append("command", .string(command))
+            if !arguments.isEmpty {
+                var object = JSONObject()
+                for name in arguments.keys.sorted() { object.append(name, arguments[name]!.jsonValue) }
+                entry.append("arguments", .object(object))
+            }
+        }
+        return .object(entry)
+    }
+}
