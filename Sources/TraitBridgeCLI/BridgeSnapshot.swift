@@ -19,6 +19,12 @@ struct BridgeSnapshot: Sendable {
     var descriptions: [String: JSON]
     /// The cloud links on `<prefix>/bridge/health`, by name: devices, state, since, error.
     var links: [(name: String, health: JSON)] = []
+    /// The layout: home id → its document (rooms, zones, groups, scenes); group id → its
+    /// definition and its state; scene id → its definition and last run.
+    var homes: [String: JSON] = [:]
+    var groups: [String: JSON] = [:]
+    var groupStates: [String: JSON] = [:]
+    var scenes: [String: JSON] = [:]
 
     enum ReadError: Error, CustomStringConvertible {
         case unreachable(String, String)
@@ -47,6 +53,13 @@ struct BridgeSnapshot: Sendable {
                 bridgeState = String(decoding: payload, as: UTF8.self)
             } else if topic == prefix + "/bridge/health", let json = try? JSONDocument.parse(payload).root {
                 links = (json["links"]?.members ?? []).map { ($0.key, $0.value) }
+            } else if let (kind, id) = Self.layoutTopic(topic, prefix: prefix), let json = try? JSONDocument.parse(payload).root {
+                switch kind {
+                case "homes": homes[id] = json
+                case "groups": groups[id] = json
+                case "groups-state": groupStates[id] = json
+                default: scenes[id] = json
+                }
             } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
                 let rest = String(topic.dropFirst(devices.count))
                 if rest.hasSuffix("/state") {
@@ -56,6 +69,36 @@ struct BridgeSnapshot: Sendable {
                 }
             }
         }
+    }
+
+    /// `<prefix>/homes/<id>`, `<prefix>/groups/<id>[/state]`, `<prefix>/scenes/<id>` → kind and id.
+    static func layoutTopic(_ topic: String, prefix: String) -> (String, String)? {
+        guard topic.hasPrefix(prefix + "/") else { return nil }
+        let parts = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 2, !parts[1].isEmpty else { return nil }
+        switch (parts[0], parts.count) {
+        case ("homes", 2), ("groups", 2), ("scenes", 2): return (String(parts[0]), String(parts[1]))
+        case ("groups", 3) where parts[2] == "state": return ("groups-state", String(parts[1]))
+        default: return nil
+        }
+    }
+
+    /// The home of a device (its description's name), and whether it is in a zone, for the
+    /// `--home` and `--zone` filters; `nil` filters match everything.
+    func isIn(_ id: String, home: String?, zone: String?) -> Bool {
+        let description = descriptions[id]
+        if let home {
+            let key = NameRules.comparisonKey(home)
+            let named = description?["home"]?.string.map(NameRules.comparisonKey)
+            let homeID = homes.first { NameRules.comparisonKey($0.value["name"]?.string ?? "") == named }?.key
+            guard named == key || homeID == home else { return false }
+        }
+        if let zone {
+            let key = NameRules.comparisonKey(zone)
+            let zones = description?["zones"]?.elements.compactMap(\.string) ?? []
+            guard zones.contains(where: { NameRules.comparisonKey($0) == key }) else { return false }
+        }
+        return true
     }
 
     /// Reads the snapshot, or prints why not and exits 3 (broker not reachable).
@@ -117,7 +160,7 @@ struct BridgeSnapshot: Sendable {
             })
         for filter in [
             "\(prefix)/bridge/state", "\(prefix)/bridge/health", "\(prefix)/devices/+", "\(prefix)/devices/+/state",
-            marker,
+            "\(prefix)/homes/+", "\(prefix)/groups/+", "\(prefix)/groups/+/state", "\(prefix)/scenes/+", marker,
         ] {
             client.subscribe(filter, qos: 1)
         }

@@ -22,6 +22,7 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Only devices with this trait.") var trait: String?
     @Option(help: "Only devices with this connectivity: online, offline, partiallyOnline, unknown.") var connectivity: String?
     @Option(help: "Only devices fed by this source family: zigbee2mqtt, tasmota, shelly, homeassistant, generic, google-c2c.") var source: String?
+    @OptionGroup var place: PlaceFilter
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}.") var json = false
 
@@ -34,7 +35,7 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let snapshot = try BridgeSnapshot.readOrExit(connection)
         let entries = snapshot.states.map { Entry(id: $0.key, state: $0.value, description: snapshot.descriptions[$0.key]) }
-            .filter(matches)
+            .filter(matches).filter { snapshot.isIn($0.id, home: place.home, zone: place.zone) }
             .sorted { StatusRow.order(room: $0.room, name: $0.name, id: $0.id) < StatusRow.order(room: $1.room, name: $1.name, id: $1.id) }
         if json {
             print(JSONValue.array(entries.map(\.json)).serialized(.pretty), terminator: "")

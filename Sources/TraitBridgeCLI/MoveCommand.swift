@@ -11,6 +11,7 @@ struct MoveCommand: ParsableCommand {
             Examples:
               traitbridge move "Garage switch" Garage
               traitbridge move "Hall light" --reset
+              traitbridge move "Porch light" Porch --home "Beach House"
             """
     )
 
@@ -20,15 +21,20 @@ struct MoveCommand: ParsableCommand {
     var room: String?
     @Flag(help: "Take the device back to the home's default room.")
     var reset = false
+    @Option(help: "Move the device to this home (name or id); ROOM is a room of it (default: its default room).")
+    var home: String?
     @Flag(help: "Print the bridge's answer as JSON: {\"status\", \"device\", \"name\", \"room\"}.")
     var json = false
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        if reset == (room != nil) { throw ValidationError("give a ROOM, or --reset (not both)") }
+        if reset && room != nil { throw ValidationError("give a ROOM, or --reset (not both)") }
+        if !reset && room == nil && home == nil { throw ValidationError("give a ROOM, --home, or --reset") }
     }
 
     func run() throws {
-        try PlacementRequest.send("move", field: "room", value: reset ? nil : room, device: device, json: json, connection: connection)
+        try PlacementRequest.send(
+            "move", field: "room", value: reset ? nil : room, device: device, home: home, json: json,
+            connection: connection)
     }
 }

@@ -19,6 +19,7 @@ struct StatusCommand: ParsableCommand {
 
     @Argument(help: "Device ids or names (default: every device).")
     var devices: [String] = []
+    @OptionGroup var place: PlaceFilter
     @OptionGroup var connection: ConnectionOptions
     @Flag(
         help: ArgumentHelp(
@@ -36,6 +37,7 @@ struct StatusCommand: ParsableCommand {
             let wanted = Set(try devices.map { try snapshot.deviceID($0, prefix: prefix) })
             rows = rows.filter { wanted.contains($0.id) }
         }
+        rows = rows.filter { snapshot.isIn($0.id, home: place.home, zone: place.zone) }
         if json {
             var root = StatusRow.json(rows, bridge: snapshot.bridgeState)
             if !snapshot.links.isEmpty, case .object(var object) = root {

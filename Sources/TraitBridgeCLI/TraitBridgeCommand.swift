@@ -30,6 +30,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, RenameCommand.self, MoveCommand.self,
+            HomeCommand.self, RoomCommand.self, ZoneCommand.self, GroupCommand.self, SceneCommand.self,
             SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, MappingsCommand.self,
             SimulateCommand.self, DemoCommand.self,
         ]

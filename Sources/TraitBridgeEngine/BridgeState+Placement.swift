@@ -99,7 +99,9 @@ extension BridgeState {
         answer.append("device", .string(id.rawValue))
         answer.append("name", .string(graph.devices[id]?.name ?? ""))
         answer.append("room", graph.room(of: id).map { .string($0.name) } ?? .null)
-        answer.append("home", graph.devices[id]?.homeID.flatMap { graph.home($0) }.map { .string($0.name) } ?? .null)
+        if graph.homes.count > 1, let home = graph.devices[id]?.homeID.flatMap({ graph.home($0) }) {
+            answer.append("home", .string(home.name))  // said only where there is a choice of homes
+        }
         return .object(answer)
     }
 

@@ -1,0 +1,83 @@
+import ArgumentParser
+import TraitBridgeJSON
+
+/// `traitbridge room list|add|rename|remove`: the rooms of a home. `traitbridge move` puts a
+/// device in one (making it when needed).
+struct RoomCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "room",
+        abstract: "List, add, rename or remove the rooms of a home.",
+        discussion: """
+            Each home has a default room, "Entire Home", which cannot be removed; removing another room returns its devices there and takes it out of its zones. Room names are unique within a home. Changing rooms needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
+
+            Examples:
+              traitbridge room list
+              traitbridge room add Kitchen --home "Beach House"
+              traitbridge room rename Kitchen "Kid's Room"
+            """,
+        subcommands: [List.self, Add.self, Rename.self, Remove.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a home's rooms with their zones and devices.")
+        @OptionGroup var home: HomeOption
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            let snapshot = try BridgeSnapshot.readOrExit(connection)
+            var rows: [[String]] = []
+            for home in LayoutRequest.homes(snapshot, home: self.home.home) {
+                let homeName = home["name"]?.string ?? "?"
+                for room in home["rooms"]?.elements ?? [] {
+                    let name = room["name"]?.string ?? "?"
+                    let zones = (home["zones"]?.elements ?? []).filter {
+                        $0["rooms"]?.elements.contains { $0.string == name } == true
+                    }.compactMap { $0["name"]?.string }
+                    let devices = snapshot.descriptions.values.filter {
+                        $0["home"]?.string == homeName && $0["room"]?.string == name
+                    }.count
+                    rows.append([name, homeName, zones.joined(separator: ", "), String(devices)])
+                }
+            }
+            print(LayoutRequest.table(["ROOM", "HOME", "ZONES", "DEVICES"], rows))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a room to a home.")
+        @Argument(help: "The new room's name.") var name: String
+        @OptionGroup var home: HomeOption
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            let answer = try LayoutRequest.send("room-add", [("name", .string(name))], home: home.home, connection: connection)
+            print("added room '\(name)' to '\(answer["home"]?["name"]?.string ?? "?")'")
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a room.")
+        @Argument(help: "The room, by name or id.") var room: String
+        @Argument(help: "The new name.") var name: String
+        @OptionGroup var home: HomeOption
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            try LayoutRequest.send(
+                "room-rename", [("room", .string(room)), ("name", .string(name))], home: home.home, connection: connection)
+            print("room '\(room)' is now '\(name)'")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a room; its devices return to the default room.")
+        @Argument(help: "The room, by name or id.") var room: String
+        @OptionGroup var home: HomeOption
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            try LayoutRequest.send("room-remove", [("room", .string(room))], home: home.home, connection: connection)
+            print("removed room '\(room)'")
+        }
+    }
+}
