@@ -57,12 +57,14 @@ extension DemoCommandTests {
           traitbridge status z2m-0x00158d0001000001 "Hall light"
           traitbridge status --broker mqtt://192.168.1.10 --json
 
-        USAGE: traitbridge status [<devices> ...] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--username <username>] [--password-file <password-file>] [--ca-file <ca-file>] [--cert-file <cert-file>] [--key-file <key-file>] [--json]
+        USAGE: traitbridge status [<devices> ...] [--home <home>] [--zone <zone>] [--broker <broker>] [--prefix <prefix>] [--timeout <timeout>] [--username <username>] [--password-file <password-file>] [--ca-file <ca-file>] [--cert-file <cert-file>] [--key-file <key-file>] [--json]
 
         ARGUMENTS:
           <devices>               Device ids or names (default: every device).
 
         OPTIONS:
+          --home <home>           Only devices in this home (name or id).
+          --zone <zone>           Only devices in a room of this zone.
           --broker <broker>       Broker URL (default: $TRAITBRIDGE_BROKER, else
                                   mqtt://127.0.0.1:1883).
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)

@@ -190,6 +190,15 @@ struct MappingsValidateCommandTests {
                                       across restarts.
               move                    Put a device in a room (made if needed), kept across
                                       restarts.
+              home                    List, add, rename or remove homes, or choose the
+                                      primary one.
+              room                    List, add, rename or remove the rooms of a home.
+              zone                    List, add, rename or remove zones, or set a zone's
+                                      rooms.
+              group                   List, show, add, change or remove groups, and command
+                                      every member at once.
+              scene                   List, show, add, capture, change or remove scenes,
+                                      and run them.
               sync                    Import or export Google Cloud-to-cloud SYNC responses.
               query                   Import or export Google Cloud-to-cloud QUERY
                                       responses.
