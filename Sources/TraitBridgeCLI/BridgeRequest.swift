@@ -47,7 +47,7 @@ enum BridgeRequest {
             if let reason = client.refusal(of: mid) {
                 progress.endProgress()
                 printError("error: the broker refused the request (\(reason)): this user may not publish \(requestTopic); "
-                    + "requests need the admin role (README, Security)")
+                    + "this request needs the admin role (scene-run and group-command: the control role; README, Security)")
                 throw ExitCode.failure
             }
             let waited = (ContinuousClock.now - sent).components.seconds

@@ -115,6 +115,76 @@ struct SecurityTests {
         }
     }
 
+    @Test(
+        "the control role runs scenes and commands groups and devices; its edits of names, rooms, scenes and homes are refused by the broker"
+    )
+    func controlRole() throws {
+        let broker = try MosquittoBroker(
+            .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-control-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (user, password) in Self.passwords {
+            try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8)
+        }
+        try
+            #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings"}"#
+            .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
+        let serve = try ChildProcess(
+            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
+        defer { serve.stop() }
+        let z2m = try client(broker, "zigbee2mqtt", subscribe: ["zigbee2mqtt/#"])
+        let admin = try client(broker, "admin", subscribe: ["traitbridge/#"])
+        #expect(admin.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
+        try z2m.publish("zigbee2mqtt/bridge/state", #"{"state":"online"}"#, retain: true)
+        try z2m.publish("zigbee2mqtt/bridge/devices", Self.devices, retain: true)
+        try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF"}"#)
+        let id = "z2m-0x00158d0001000001"
+        #expect(admin.waitFor("traitbridge/devices/\(id)/state") { $0.payloadText.contains(#""onOff":false"#) } != nil)
+        let scene = #"{"name": "Evening", "actions": [{"device": "\#(id)", "trait": "matter.OnOff", "command": "on"}]}"#
+        try admin.publish("traitbridge/bridge/request/scene-add/a1", scene)
+        try admin.publish("traitbridge/bridge/request/group-add/a2", #"{"name": "Lamps", "members": ["\#(id)"]}"#)
+        #expect(admin.waitFor("traitbridge/bridge/response/group-add/a2") != nil, "the admin edits the layout")
+        let sceneTopic = "traitbridge/scenes/my-home.scene.evening"
+        #expect(admin.waitFor(sceneTopic) != nil)
+
+        // The operator runs the scene and commands the group (answered), then tries to change things.
+        let operatorClient = try client(broker, "operator", subscribe: ["traitbridge/bridge/response/#"])
+        try operatorClient.publish("traitbridge/bridge/request/scene-run/o1", #"{"scene": "Evening"}"#)
+        #expect(z2m.waitFor("zigbee2mqtt/Hall light/set") { $0.payloadText.contains("ON") } != nil, "the scene ran")
+        #expect(operatorClient.waitFor("traitbridge/bridge/response/scene-run/o1") != nil, "and its answer came back")
+        try operatorClient.publish(
+            "traitbridge/bridge/request/group-command/o2", #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#)
+        #expect(operatorClient.waitFor("traitbridge/bridge/response/group-command/o2") != nil)
+        let edits = [
+            ("rename", #"{"device": "\#(id)", "name": "Hacked"}"#), ("move", #"{"device": "\#(id)", "room": "Hacked"}"#),
+            ("scene-actions", #"{"scene": "Evening", "actions": []}"#), ("scene-remove", #"{"scene": "Evening"}"#),
+            ("home-add", #"{"name": "Hacked"}"#), ("group-members", #"{"group": "Lamps", "members": []}"#),
+        ]
+        for (operation, payload) in edits {
+            try operatorClient.publish("traitbridge/bridge/request/\(operation)/x-\(operation)", payload)
+        }
+        // The admin's request after them is answered: the broker has handled the operator's by then.
+        try admin.publish("traitbridge/bridge/request/home-rename/a3", #"{"name": "Our Home"}"#)
+        #expect(admin.waitFor("traitbridge/bridge/response/home-rename/a3") != nil)
+        #expect(!admin.messages.all.contains { $0.topic.contains("/response/") && $0.topic.contains("/x-") })
+        #expect(!admin.messages.all.contains { $0.payloadText.contains("Hacked") })
+        let scenes = admin.messages.all.filter { $0.topic == sceneTopic }
+        #expect(scenes.last?.payloadText.contains(#""command":"on""#) == true, "the scene still has its action")
+        #expect(admin.messages.all.filter { $0.topic.hasPrefix("traitbridge/homes/") }.allSatisfy { !$0.payloadText.isEmpty })
+
+        // The CLI as the operator: a scene runs; a scene edit is refused and says why.
+        let broker0 = "mqtt://127.0.0.1:\(broker.port)"
+        let asOperator = ["--broker", broker0, "--username", "operator", "--password-file", "\(folder)/operator.pw"]
+        let run = try CommandRunner.run(["scene", "run", "Evening"] + asOperator)
+        #expect(run.standardOutput.contains("Hall light"), "\(run.standardOutput) \(run.standardError)")
+        let remove = try CommandRunner.run(["scene", "remove", "Evening"] + asOperator)
+        #expect(remove.exitCode == 1)
+        #expect(remove.standardError.contains("the broker refused the request (Not authorized)"), "\(remove.standardError)")
+        #expect(serve.isRunning)
+    }
+
     @Test("a wrong password: the CLI says the broker refused, and prints neither password")
     func refused() throws {
         let broker = try MosquittoBroker(
