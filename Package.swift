@@ -75,12 +75,19 @@ let package = Package(
         ),
         // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.
         .target(name: "TraitBridgeMQTT", dependencies: ["CMosquitto"], swiftSettings: upcoming),
+        // Automations: definitions, HomeKit's timer rules, sunrise and sunset, and the scheduler
+        // (a pure state machine: time and device changes in, fires out). Never sees the broker.
+        .target(
+            name: "TraitBridgeAutomation",
+            dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
+            swiftSettings: upcoming
+        ),
         // The running bridge: registry, dispatch, connectivity chain, publication, commands.
         .target(
             name: "TraitBridgeEngine",
             dependencies: [
                 "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON", "TraitBridgeSources", "TraitBridgeMQTT",
-                "TraitBridgeStore", "TraitBridgeCloud",
+                "TraitBridgeStore", "TraitBridgeCloud", "TraitBridgeAutomation",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
@@ -191,6 +198,11 @@ let package = Package(
                 "TraitBridgeModel",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "TraitBridgeAutomationTests",
+            dependencies: ["TraitBridgeAutomation", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
             swiftSettings: upcoming
         ),
         .testTarget(
