@@ -128,6 +128,7 @@ let package = Package(
             name: "TraitBridgeCLI",
             dependencies: [
                 "TraitBridgeEngine",
+                "TraitBridgeAutomation",
                 "TraitBridgeHTTP",
                 "TraitBridgeMatterServer",
                 "TraitBridgeCloud",
@@ -195,7 +196,7 @@ let package = Package(
             name: "TraitBridgeEngineTests",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping",
-                "TraitBridgeModel",
+                "TraitBridgeModel", "TraitBridgeAutomation",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming

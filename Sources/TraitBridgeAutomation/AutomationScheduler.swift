@@ -16,6 +16,14 @@ public struct AutomationFire: Sendable, Hashable {
     public var at: Date
     public var isEnd = false
     public var blockedBy: String?
+
+    public init(automation: AutomationID, reason: String, at: Date, isEnd: Bool = false, blockedBy: String? = nil) {
+        self.automation = automation
+        self.reason = reason
+        self.at = at
+        self.isEnd = isEnd
+        self.blockedBy = blockedBy
+    }
 }
 
 /// When automations fire, as a pure state machine: time is an input (``tick(now:world:)``), as
@@ -102,6 +110,8 @@ public struct AutomationScheduler: Sendable {
                 let old = lastValues[key] ?? nil
                 guard new != old else { continue }
                 lastValues[key] = .some(new)
+                // Unknown → known is the first report (at start, or a new device), not a change.
+                guard old != nil else { continue }
                 if change == .changes {
                     fires.append(fire(automation, "\(reference) changed to \(new.map { "\($0)" } ?? "nothing")", now, world))
                 } else if change.holds(new) && !change.holds(old) {

@@ -12,6 +12,17 @@ public struct AutomationPlace: Sendable, Hashable {
         self.longitude = longitude
     }
 
+    /// A place from a home's stored location; an unknown zone name or none gives `fallback`.
+    public static func make(
+        timeZone name: String?, latitude: Double?, longitude: Double?, fallback: TimeZone
+    ) -> AutomationPlace {
+        AutomationPlace(
+            timeZone: name.flatMap(TimeZone.init(identifier:)) ?? fallback, latitude: latitude, longitude: longitude)
+    }
+
+    /// Whether the zone database knows an IANA time zone name.
+    public static func isKnownTimeZone(_ name: String) -> Bool { TimeZone(identifier: name) != nil }
+
     /// A Gregorian calendar in the home's time zone.
     public var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeAutomation
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -48,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
     @Option(help: "A Matter Server's WebSocket to read Matter nodes from, e.g. ws://127.0.0.1:5580/ws.")
     var matterServer: String?
+    @Option(help: "A folder of automation definitions (JSON files), checked at start.")
+    var automations: String?
 
     func run() async throws {
         var settings = ServeConfiguration()
@@ -58,6 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let broker = broker ?? ConnectionOptions.environmentBroker { settings.broker = broker }
         if let prefix { settings.prefix = prefix }
+        if let automations { settings.automationsFolder = automations }
         if let dataDir { settings.dataDirectory = dataDir }
         if let mappings { settings.mappingsDirectory = mappings }
         if let clientId { settings.clientID = clientId }
@@ -208,7 +212,17 @@ struct ServeCommand: AsyncParsableCommand {
         let state = try BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic,
             cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable)
-        return Bridge(state: state, client: client, store: store, logger: logger)
+        var files: [Automation] = []
+        if let folder = settings.automationsFolder {
+            let loaded = AutomationDecoder.loadFolder(folder)
+            guard loaded.problems.isEmpty else {
+                throw ValidationError(
+                    loaded.problems.map(\.description).joined(separator: "\n")
+                        + "\n\(loaded.problems.count) problem\(loaded.problems.count == 1 ? "" : "s") in automations; fix them and start again")
+            }
+            files = loaded.automations
+        }
+        return Bridge(state: state, client: client, store: store, automationFiles: files, logger: logger)
     }
 }
 

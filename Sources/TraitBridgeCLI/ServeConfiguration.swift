@@ -22,6 +22,8 @@ struct ServeConfiguration: Sendable {
     var tlsInsecure = false
     var prefix = "traitbridge"
     var dataDirectory: String?
+    /// A folder of automation definitions (JSON files), read at start.
+    var automationsFolder: String?
     var mappingsDirectory = "mappings"
     var logLevel = "info"
     var commandTimeoutSeconds = 3.0
@@ -63,7 +65,7 @@ struct ServeConfiguration: Sendable {
     static let keys: Set<String> = [
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
         "cleanSession",
-        "tls", "prefix", "dataDir",
+        "tls", "prefix", "dataDir", "automations",
         "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
         "cloudAliases",
         "limits", "http", "export", "cloudLinks", "matter",
@@ -174,6 +176,7 @@ struct ServeConfiguration: Sendable {
                 configuration.isCleanSession = flag
             case "prefix": configuration.prefix = try string()
             case "dataDir": configuration.dataDirectory = try string()
+            case "automations": configuration.automationsFolder = try string()
             case "mappings": configuration.mappingsDirectory = try string()
             case "logLevel": configuration.logLevel = try string()
             case "commandTimeoutSeconds":

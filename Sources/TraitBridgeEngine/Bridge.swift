@@ -1,3 +1,4 @@
+public import TraitBridgeAutomation
 import Foundation
 import FoundationEssentials
 public import Logging
@@ -32,7 +33,10 @@ public final class Bridge: Sendable {
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
-    public init(state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, logger: Logger) {
+    public init(
+        state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, automationFiles: [Automation] = [],
+        logger: Logger
+    ) {
         var clientConfiguration = client
         clientConfiguration.will = .init(topic: state.bridgeStateTopic, payload: "offline", qos: 1, isRetained: true)
         self.clientConfiguration = clientConfiguration
@@ -48,8 +52,21 @@ public final class Bridge: Sendable {
                 for line in initial.restorePlacements(try store.placements()) { Self.log(line, to: logger) }
                 for line in initial.restore(try store.all()) { Self.log(line, to: logger) }
                 for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { Self.log(line, to: logger) }
+                let kept = try store.automations()
+                for line in initial.restoreAutomations(
+                    definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
+                    now: Date())
+                {
+                    Self.log(line, to: logger)
+                }
             } catch {
                 logger.error("\(error)")
+            }
+        } else if !automationFiles.isEmpty {
+            for line in initial.restoreAutomations(
+                definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
+            {
+                Self.log(line, to: logger)
             }
         }
         self.state = Mutex(initial)
@@ -289,6 +306,9 @@ public final class Bridge: Sendable {
                 case .saveCloudDevice(let id, let entry): batch.cloudDevices.append((id, entry))
                 case .placement(let id, let placement): batch.placements.append((id, placement))
                 case .layout(let bytes): batch.layout = bytes
+                case .automation(let id, let definition): batch.automations.append((id, definition))
+                case .automationHistory(let id, let history): batch.histories.append((id, history))
+                case .clock(let date): batch.clock = date
                 }
             }
             do {

@@ -1,3 +1,4 @@
+public import FoundationEssentials
 public import TraitBridgeCloud
 public import TraitBridgeModel
 public import TraitBridgeStore
@@ -28,6 +29,8 @@ public struct BridgeConfiguration: Sendable {
     }
     /// How long a command waits for the device's echo before it is reported `assumed`.
     public var commandTimeout: Duration
+    /// The time zone of a home without a location of its own (its automations' clocks).
+    public var timeZone: TimeZone = .current
     /// How long a command a partner cloud answered PENDING waits for its follow-up (a garage
     /// door takes its time) before it is reported `assumed`.
     public var followUpTimeout: Duration = .seconds(60)
@@ -288,4 +291,8 @@ public enum StoreChange: Sendable, Hashable {
     case placement(DeviceID, UserPlacement)
     /// The whole home layout (``HomeLayoutCodec``), after an edit.
     case layout([UInt8])
+    /// An automation's definition (`nil`: removed), its history, the time the bridge last ran.
+    case automation(String, [UInt8]?)
+    case automationHistory(String, [UInt8])
+    case clock(Date)
 }

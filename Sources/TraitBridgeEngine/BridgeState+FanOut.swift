@@ -6,12 +6,15 @@ import TraitBridgeModel
 /// A group command or a scene run in progress: one entry per member (or scene action), each
 /// settled by the outcome of the command that carries it; answered when the last one is.
 struct FanOutJob: Sendable {
-    var reply: ResponseSink
+    /// Where the answer goes; `nil` for an automation's run (recorded in its history instead).
+    var reply: ResponseSink?
     /// "group" or "scene", the thing's id and name (for the answer).
     var kind: String
     var id: String
     var name: String
     var scene: SceneID?
+    /// The automation whose run this is, and why it ran.
+    var automation: AutomationRunInfo?
     var entries: [FanOutEntry]
     /// Command index → the entries its outcome settles.
     var commands: [[Int]] = []
@@ -22,7 +25,8 @@ struct FanOutJob: Sendable {
 /// One member's or action's outcome: confirmed, assumed, refused (with the command's code),
 /// skipped (offline: not sent) or notApplicable (a member without the trait).
 struct FanOutEntry: Sendable {
-    var device: DeviceID
+    /// `nil` for an action on no device (a notification).
+    var device: DeviceID?
     var deviceTypeKey: String?
     var action: JSONValue?
     var status: String?
@@ -114,10 +118,18 @@ extension BridgeState {
         var job = FanOutJob(
             reply: reply, kind: "scene", id: scene.id.rawValue, name: scene.name, scene: scene.id, entries: [],
             started: now)
-        // One command per device, its actions in the scene's order.
+        let planned = plan(scene.actions, correlation: "scene-\(scene.id.rawValue)", into: &job)
+        launch(job, planned, effects: &effects, now: now)
+    }
+
+    /// Entries for actions, and one command per device with its actions in order; an action on a
+    /// device the bridge lacks or on an offline trait is skipped with the reason, not sent.
+    mutating func plan(_ actions: [SceneAction], correlation: String, into job: inout FanOutJob) -> [(
+        DeviceID, UnifiedCommand
+    )] {
         var order: [DeviceID] = []
         var byDevice: [DeviceID: (actions: [UnifiedCommand.Action], entries: [Int])] = [:]
-        for action in scene.actions {
+        for action in actions {
             var entry = FanOutEntry(
                 device: action.device, deviceTypeKey: action.deviceTypeKey, action: Self.actionDocument(action))
             let index = job.entries.count
@@ -156,14 +168,14 @@ extension BridgeState {
         for id in order {
             guard let group = byDevice[id] else { continue }
             job.commands.append(group.entries)
-            planned.append((id, UnifiedCommand(correlationID: "scene-\(scene.id.rawValue)", actions: group.actions)))
+            planned.append((id, UnifiedCommand(correlationID: correlation, actions: group.actions)))
         }
-        launch(job, planned, effects: &effects, now: now)
+        return planned
     }
 
     /// Registers the job before its first command runs (a refusal settles an entry at once), then
     /// sends each command through the same path as a device's `…/set`.
-    private mutating func launch(
+    mutating func launch(
         _ job: FanOutJob, _ planned: [(DeviceID, UnifiedCommand)], effects: inout BridgeEffects, now: Date
     ) {
         let jobID = layout.nextJob
@@ -201,9 +213,9 @@ extension BridgeState {
             let status = entry.status ?? "assumed"
             counts[status, default: 0] += 1
             var object = JSONObject()
-            object.append("device", .string(entry.device.rawValue))
+            object.setIfPresent("device", entry.device.map { .string($0.rawValue) })
             object.setIfPresent("deviceType", entry.deviceTypeKey.map { .string($0) })
-            object.setIfPresent("name", graph.devices[entry.device].map { .string($0.name) })
+            object.setIfPresent("name", entry.device.flatMap { graph.devices[$0] }.map { .string($0.name) })
             object.setIfPresent("action", entry.action)
             object.append("status", .string(status))
             object.setIfPresent("code", entry.code.map { .string($0) })
@@ -223,7 +235,10 @@ extension BridgeState {
         answer.append("id", .string(job.id))
         answer.append("summary", .object(summary))
         answer.append("results", .array(results))
-        effects.answer(job.reply, JSONValue.object(answer).serializedBytes())
+        if let reply = job.reply { effects.answer(reply, JSONValue.object(answer).serializedBytes()) }
+        if let run = job.automation {
+            recordRun(run, status: overall, summary: .object(summary), results: results, effects: &effects)
+        }
         effects.log(
             overall == "ok" ? .info : .notice,
             "\(job.kind) '\(job.name)': \(overall) (\(succeeded) of \(attempted) done)", ["tb.\(job.kind)": job.id])

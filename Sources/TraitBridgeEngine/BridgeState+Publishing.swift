@@ -60,6 +60,7 @@ extension BridgeState {
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
                 if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
+                automationsDeviceChanged(id, now: now, effects: &effects)
             }
         }
         if republishDescription || runtime[id]?.publishedDescription == nil {

@@ -12,7 +12,7 @@ extension BridgeState {
     /// `…/response/<operation>/<correlation>`. When both are present the properties win.
     static let requestOperations =
         ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute"] + placementOperations
-        + layoutOperations + fanOutOperations
+        + layoutOperations + fanOutOperations + automationOperations
 
     mutating func handleRequest(
         _ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date,
@@ -40,6 +40,10 @@ extension BridgeState {
         }
         if Self.layoutOperations.contains(operation) {
             reply(handleLayoutRequest(operation, payload: payload, now: now, effects: &effects))
+            return
+        }
+        if Self.automationOperations.contains(operation) {
+            handleAutomationRequest(operation, payload: payload, reply: .mqtt(address), now: now, effects: &effects)
             return
         }
         if Self.fanOutOperations.contains(operation) {

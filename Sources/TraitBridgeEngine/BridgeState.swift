@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import TraitBridgeAutomation
 public import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMapping
@@ -64,6 +65,8 @@ public struct BridgeState: Sendable {
     var placements: [DeviceID: UserPlacement] = [:]
     /// Groups by device, layout topics published, scenes' last runs, group commands and scene runs.
     var layout = LayoutRuntime()
+    /// The automations: scheduler, histories, fires waiting for the broker.
+    var automations = AutomationRuntime()
     /// EXECUTE requests waiting for their commands' outcomes.
     var executeJobs: [Int: ExecuteJob] = [:]
     var nextJobID = 0
@@ -176,6 +179,7 @@ public struct BridgeState: Sendable {
         refreshAll(now: now, effects: &effects)
         for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
         publishLayout(effects: &effects)
+        publishAutomations(effects: &effects)
         isHealthChanged = true
         publishHealthIfChanged(effects: &effects)
         effects.log(
@@ -202,6 +206,7 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
         sweepStaleLinkDevices(now: now, effects: &effects)
+        automationsTick(now: now, effects: &effects)
         for reference in references.values where reference.liveness.availability.status == .unknown {
             let live = reference.liveness
             guard let lastSeen = live.lastSeen,

@@ -33,6 +33,8 @@ public struct Home: Sendable, Hashable, Identifiable, Codable {
     public internal(set) var groups: [DeviceGroup] = []
     /// The four built-in scenes (HomeKit's action set types) first, then the user's.
     public internal(set) var scenes: [Scene] = []
+    /// Where the home is, for its automations' clocks and the sun (`nil`: the bridge's zone, no sun).
+    public internal(set) var location: HomeLocation?
 
     /// The room a device not assigned elsewhere is in ("entire home").
     public var defaultRoom: Room { rooms[0] }
@@ -63,4 +65,17 @@ public struct Zone: Sendable, Hashable, Identifiable, Codable {
     public let id: ZoneID
     public internal(set) var name: String
     public internal(set) var roomIDs: [RoomID]
+}
+
+/// A home's time zone (an IANA name, "Europe/Berlin") and, for sunrise and sunset, its place.
+public struct HomeLocation: Sendable, Hashable, Codable {
+    public var timeZone: String
+    public var latitude: Double?
+    public var longitude: Double?
+
+    public init(timeZone: String, latitude: Double? = nil, longitude: Double? = nil) {
+        self.timeZone = timeZone
+        self.latitude = latitude
+        self.longitude = longitude
+    }
 }

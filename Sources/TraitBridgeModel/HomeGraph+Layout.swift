@@ -23,6 +23,21 @@ extension HomeGraph {
         return moved.sorted()
     }
 
+    /// Sets where a home is (latitude −90…90, longitude −180…180; the time zone is checked by
+    /// the caller, who knows the zone database).
+    public mutating func setLocation(_ location: HomeLocation?, of id: HomeID) throws(ModelError) {
+        let index = try homeIndex(id)
+        if let location {
+            guard location.latitude.map({ (-90...90).contains($0) }) ?? true,
+                location.longitude.map({ (-180...180).contains($0) }) ?? true,
+                (location.latitude == nil) == (location.longitude == nil)
+            else {
+                throw .invalidLocation("give latitude (−90 to 90) and longitude (−180 to 180) together")
+            }
+        }
+        homes[index].location = location
+    }
+
     /// The home that holds a zone, a group or a scene.
     public func home(containing zone: ZoneID) -> Home? { homes.first { $0.zone(zone) != nil } }
     public func home(containing group: GroupID) -> Home? { homes.first { $0.group(group) != nil } }

@@ -26,6 +26,7 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotRemoveBuiltInScene(name: String, kind: SceneKind)
     case notInHome(device: DeviceID, home: String)
     case invalidLayout(String)
+    case invalidLocation(String)
 
     public var description: String {
         switch self {
@@ -81,6 +82,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "'\(name)' is the home's built-in \(kind) scene and cannot be removed; rename it or change its actions"
         case .notInHome(let device, let home):
             "device '\(device)' is not in the home '\(home)'; move it there first (traitbridge move --home)"
+        case .invalidLocation(let reason):
+            "the home's location is not usable: \(reason)"
         case .invalidLayout(let reason):
             "the kept home layout is not usable: \(reason)"
         }

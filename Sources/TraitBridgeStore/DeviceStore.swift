@@ -118,6 +118,20 @@ public final class DeviceStore: Sendable {
             }
             try db.alter(table: "placement") { table in table.add(column: "homeID", .text) }
         }
+        migrator.registerMigration("v7: automations") { db in
+            try db.create(table: "automation") { table in
+                table.primaryKey("id", .text)
+                table.column("definition", .blob).notNull()  // JSON of the definition
+            }
+            try db.create(table: "automationHistory") { table in
+                table.primaryKey("id", .text)
+                table.column("history", .blob).notNull()  // JSON list of the last runs
+            }
+            try db.create(table: "bridgeClock") { table in
+                table.primaryKey("id", .integer)
+                table.column("at", .double).notNull()  // when the bridge last ran (missed timer fires)
+            }
+        }
         return migrator
     }
 
@@ -131,11 +145,17 @@ public final class DeviceStore: Sendable {
         public var placements: [(id: DeviceID, placement: UserPlacement)] = []
         /// The home layout (homes, rooms, zones, groups, scenes) as one document, when it changed.
         public var layout: [UInt8]?
+        /// Automation definitions by id (`nil`: removed, with its history), their histories, and
+        /// the time the bridge was last running.
+        public var automations: [(id: String, definition: [UInt8]?)] = []
+        public var histories: [(id: String, history: [UInt8])] = []
+        public var clock: Date?
 
         public init() {}
 
         var isEmpty: Bool {
             upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty && layout == nil
+                && automations.isEmpty && histories.isEmpty && clock == nil
         }
     }
 
@@ -162,6 +182,28 @@ public final class DeviceStore: Sendable {
                                 + "homeID = excluded.homeID",
                             arguments: [id.rawValue, placement.name, placement.room, placement.home])
                     }
+                }
+                for (id, definition) in batch.automations {
+                    if let definition {
+                        try db.execute(
+                            sql: "INSERT INTO automation (id, definition) VALUES (?, ?) "
+                                + "ON CONFLICT(id) DO UPDATE SET definition = excluded.definition",
+                            arguments: [id, Data(definition)])
+                    } else {
+                        try db.execute(sql: "DELETE FROM automation WHERE id = ?", arguments: [id])
+                        try db.execute(sql: "DELETE FROM automationHistory WHERE id = ?", arguments: [id])
+                    }
+                }
+                for (id, history) in batch.histories {
+                    try db.execute(
+                        sql: "INSERT INTO automationHistory (id, history) VALUES (?, ?) "
+                            + "ON CONFLICT(id) DO UPDATE SET history = excluded.history",
+                        arguments: [id, Data(history)])
+                }
+                if let clock = batch.clock {
+                    try db.execute(
+                        sql: "INSERT INTO bridgeClock (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at",
+                        arguments: [clock.timeIntervalSince1970])
                 }
                 if let layout = batch.layout {
                     try db.execute(
@@ -205,6 +247,27 @@ public final class DeviceStore: Sendable {
             return try queue.read { db in
                 let data = try Data.fetchOne(db, sql: "SELECT layout FROM homeLayout WHERE id = 1")
                 return data.map { [UInt8]($0) }
+            }
+        } catch {
+            throw .readFailed("\(error)")
+        }
+    }
+
+    /// The kept automation definitions and histories, and when the bridge last ran.
+    public func automations() throws(StoreError) -> (
+        definitions: [(id: String, definition: [UInt8])], histories: [String: [UInt8]], clock: Date?
+    ) {
+        do {
+            return try queue.read { db in
+                let definitions = try GRDB.Row.fetchAll(db, sql: "SELECT id, definition FROM automation ORDER BY id").map {
+                    row in (row["id"] as String, [UInt8](row["definition"] as Data))
+                }
+                var histories: [String: [UInt8]] = [:]
+                for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, history FROM automationHistory") {
+                    histories[row["id"] as String] = [UInt8](row["history"] as Data)
+                }
+                let clock = try Double.fetchOne(db, sql: "SELECT at FROM bridgeClock WHERE id = 1")
+                return (definitions, histories, clock.map { Date(timeIntervalSince1970: $0) })
             }
         } catch {
             throw .readFailed("\(error)")
