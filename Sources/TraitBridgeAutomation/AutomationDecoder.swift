@@ -64,12 +64,12 @@ public struct AutomationDecoder {
         var automations: [Automation] = []
         var problems: [AutomationProblem] = []
         if !FileManager.default.fileExists(atPath: folder) {
-            problems.append(AutomationProblem(file: folder, path: "$", message: "no such folder; give --automations a folder of JSON files"))
+            problems.append(AutomationProblem(file: folder, path: .root, message: "no such folder; give --automations a folder of JSON files"))
         }
         for name in names.sorted() {
             let path = folder + "/" + name
             guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else {
-                problems.append(AutomationProblem(file: path, path: "$", message: "cannot read it (or it is over 1 MiB)"))
+                problems.append(AutomationProblem(file: path, path: .root, message: "cannot read it (or it is over 1 MiB)"))
                 continue
             }
             let bytes = [UInt8](data)
@@ -77,7 +77,7 @@ public struct AutomationDecoder {
             do { root = try JSONDocument.parse(bytes, maxDepth: 32).root } catch {
                 problems.append(
                     AutomationProblem(
-                        file: path, location: SourceLocation(line: error.line, column: error.column), path: "$",
+                        file: path, location: SourceLocation(line: error.line, column: error.column), path: .root,
                         message: "invalid JSON: \(error.reason)"))
                 continue
             }
@@ -95,7 +95,7 @@ public struct AutomationDecoder {
         var seen: Set<AutomationID> = []
         for automation in automations where !seen.insert(automation.id).inserted {
             problems.append(
-                AutomationProblem(file: automation.origin, path: "$.id", message: "the id '\(automation.id)' is used by two files"))
+                AutomationProblem(file: automation.origin, path: JSONPath.root.appending("id"), message: "the id '\(automation.id)' is used by two files"))
         }
         return (automations, problems)
     }
@@ -105,10 +105,14 @@ public struct AutomationDecoder {
     }
 
     mutating func automation(_ root: JSON, origin: String) -> Automation? {
-        let path: JSONPath = "$"
+        let path = JSONPath.root
         guard root.kind == .object else {
             fail(path, "an automation is a JSON object with \"name\", \"triggers\" and \"actions\"")
             return nil
+        }
+        let known: Set<String> = ["$comment", "id", "name", "home", "enabled", "triggers", "conditions", "actions", "end", "runMissed"]
+        for (key, _) in root.members where !known.contains(key) {
+            fail(path.appending(key), "unknown key '\(key)'; an automation has \(known.sorted().joined(separator: ", "))")
         }
         guard let name = root["name"]?.string, !name.isEmpty, name.count <= 64 else {
             fail(path.appending("name"), "give \"name\", 1 to 64 characters")

@@ -25,6 +25,9 @@ struct BridgeSnapshot: Sendable {
     var groups: [String: JSON] = [:]
     var groupStates: [String: JSON] = [:]
     var scenes: [String: JSON] = [:]
+    /// Automation id → its document (definition in words, next fire, last run), and its history.
+    var automations: [String: JSON] = [:]
+    var automationHistories: [String: JSON] = [:]
 
     enum ReadError: Error, CustomStringConvertible {
         case unreachable(String, String)
@@ -58,6 +61,8 @@ struct BridgeSnapshot: Sendable {
                 case "homes": homes[id] = json
                 case "groups": groups[id] = json
                 case "groups-state": groupStates[id] = json
+                case "automations": automations[id] = json
+                case "automations-history": automationHistories[id] = json
                 default: scenes[id] = json
                 }
             } else if topic.hasPrefix(devices), let json = try? JSONDocument.parse(payload).root {
@@ -77,8 +82,9 @@ struct BridgeSnapshot: Sendable {
         let parts = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count >= 2, !parts[1].isEmpty else { return nil }
         switch (parts[0], parts.count) {
-        case ("homes", 2), ("groups", 2), ("scenes", 2): return (String(parts[0]), String(parts[1]))
+        case ("homes", 2), ("groups", 2), ("scenes", 2), ("automations", 2): return (String(parts[0]), String(parts[1]))
         case ("groups", 3) where parts[2] == "state": return ("groups-state", String(parts[1]))
+        case ("automations", 3) where parts[2] == "history": return ("automations-history", String(parts[1]))
         default: return nil
         }
     }
@@ -160,7 +166,7 @@ struct BridgeSnapshot: Sendable {
             })
         for filter in [
             "\(prefix)/bridge/state", "\(prefix)/bridge/health", "\(prefix)/devices/+", "\(prefix)/devices/+/state",
-            "\(prefix)/homes/+", "\(prefix)/groups/+", "\(prefix)/groups/+/state", "\(prefix)/scenes/+", marker,
+            "\(prefix)/homes/+", "\(prefix)/groups/+", "\(prefix)/groups/+/state", "\(prefix)/scenes/+", "\(prefix)/automations/+", "\(prefix)/automations/+/history", marker,
         ] {
             client.subscribe(filter, qos: 1)
         }

@@ -24,8 +24,10 @@ struct DemoCommand: ParsableCommand {
             a second bridge on its own private broker serving the --cloud scenario's devices over Google's \
             Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). \
             With the Matter Server installed (scripts/install-matter-server.sh), a real Matter Server holds the \
-            --matter folder's node dumps and a software Matter light commissioned over loopback. It \
-            prints `traitbridge status` once the scenario's faults have happened, then streams changes like \
+            --matter folder's node dumps and a software Matter light commissioned over loopback. Above the \
+            devices it makes a zone, a group and two scenes, and the bridge runs the --automations folder's \
+            automations. It prints `traitbridge status` and that layout once the scenario's faults have \
+            happened, then streams changes like \
             `traitbridge watch` until Ctrl-C (--once: exit after the status). Everything it started is stopped \
             on the way out.
 
@@ -42,6 +44,8 @@ struct DemoCommand: ParsableCommand {
     var cloud = "examples/demo-cloud-home.json"
     @Option(help: "Matter node dumps for a real Matter Server to hold; none: no Matter devices.")
     var matter = "examples/matter"
+    @Option(help: "Automation definitions for the bridge (serve --automations); none: no automations.")
+    var automations = "examples/automations"
     @Option(help: "Use this broker instead of starting a private mosquitto.")
     var broker: String?
     @Option(help: "The mappings folder.")
@@ -134,6 +138,7 @@ struct DemoCommand: ParsableCommand {
         settings.dataDirectory = work.appendingPathComponent("data").path
         settings.mappingsDirectory = mappings
         settings.commandTimeoutSeconds = 3
+        settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
         if let matterDevices {
             settings.matter = [.init(url: matterDevices.server.url)]
@@ -195,6 +200,8 @@ struct DemoCommand: ParsableCommand {
             say("== named the software Matter light \"Reading lamp\" and put the Matter devices in the Living room")
         }
 
+        for line in try DemoLayout.build(in: bridge, connection: connection) { say(line) }
+
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
             style.progress("waiting for the scenario's faults: \(simulator.pendingFaults) to come")
@@ -213,6 +220,8 @@ struct DemoCommand: ParsableCommand {
         say(
             StatusRow.table(rows, bridge: snapshot.bridgeState, prefix: settings.prefix, style: .standardOutput),
             terminator: "")
+        say("== the home above the devices (traitbridge zone list, group list, scene list, automation list):")
+        for line in DemoLayout.summary(snapshot) { say("   \(line)") }
         if once || Interruption.isRequested { return }
         // Google's side: the fulfillment endpoint on a free loopback port, with a token made for
         // this run only (it dies with the demo), so the curl line works as printed.
@@ -237,6 +246,9 @@ struct DemoCommand: ParsableCommand {
         }
         say("     \(setup)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
+        say("     traitbridge scene run \"Movie night\"                  # each action's outcome; offline ones skipped")
+        say("     traitbridge group show \"Downstairs lights\"           # the group's connectivity from its members")
+        say("     traitbridge automation history \"Back door light\"     # why it ran, and what each action did")
         say("     traitbridge command \"Desk lamp\" matter.OnOff.toggle    # a Tasmota light: confirmed by its echo")
         if matterDevices?.light != nil {
             say("     traitbridge command \"Reading lamp\" matter.OnOff.toggle # a Matter light via the Matter Server")

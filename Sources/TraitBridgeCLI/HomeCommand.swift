@@ -15,7 +15,7 @@ struct HomeCommand: ParsableCommand {
               traitbridge home add "Beach House"
               traitbridge home primary "Beach House"
             """,
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, Primary.self]
+        subcommands: [List.self, Add.self, Rename.self, Remove.self, Primary.self, Location.self]
     )
 
     struct List: ParsableCommand {
@@ -90,6 +90,25 @@ struct HomeCommand: ParsableCommand {
         func run() throws {
             try LayoutRequest.send("home-primary", [], home: home, json: json, connection: connection)
             if !json { print("'\(home)' is the primary home") }
+        }
+    }
+
+    struct Location: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set a home's time zone and place (for its automations' clocks and the sun).")
+        @Argument(help: "The home, by name or id.") var home: String
+        @Option(help: "An IANA time zone, e.g. Europe/Berlin.") var timeZone: String
+        @Option(help: "Latitude in degrees, north positive (for sunrise and sunset).") var latitude: Double?
+        @Option(help: "Longitude in degrees, east positive.") var longitude: Double?
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() throws {
+            var fields: [(String, JSONValue)] = [("timeZone", .string(timeZone))]
+            if let latitude, latitude.isFinite { fields.append(("latitude", .double(latitude))) }
+            if let longitude, longitude.isFinite { fields.append(("longitude", .double(longitude))) }
+            try LayoutRequest.send("home-location", fields, home: home, connection: connection)
+            let place = latitude.flatMap { lat in longitude.map { ", \(lat), \($0)" } } ?? ""
+            print("home '\(home)' is in \(timeZone)\(place)")
         }
     }
 }

@@ -31,6 +31,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self, CommandCommand.self, SetCommand.self, RenameCommand.self, MoveCommand.self,
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, GroupCommand.self, SceneCommand.self,
+            AutomationCommand.self,
             SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, MappingsCommand.self,
             SimulateCommand.self, DemoCommand.self,
         ]

@@ -80,7 +80,7 @@ extension BridgeState {
         func check(_ device: DeviceID, _ trait: TraitID?, _ key: String?) -> String? {
             guard let found = graph.devices[device] else { return "no device '\(device.rawValue)' (traitbridge devices)" }
             guard let trait else { return nil }
-            do { _ = try found.resolve(trait, deviceTypeKey: key) } catch { return "\(device.rawValue): \(error)" }
+            do { _ = try commandAddress(found, trait, deviceTypeKey: key) } catch { return "\(device.rawValue): \(error.message)" }
             return nil
         }
         for trigger in automation.triggers {
@@ -161,24 +161,53 @@ extension BridgeState {
     // MARK: Publication
 
     func automationDocument(_ automation: Automation) -> JSONValue {
+        func named(_ text: String) -> JSONValue { .string(withDeviceNames(text, of: automation)) }
         var object = JSONObject()
         object.append("id", .string(automation.id.rawValue))
         object.append("name", .string(automation.name))
         object.append("home", .string(world.home(of: automation).name))
         object.append("enabled", .bool(automation.isEnabled))
         object.append("origin", .string(automation.origin))
-        object.append("triggers", .array(automation.triggers.map { .string($0.description) }))
-        object.append("conditions", .array(automation.conditions.map { .string($0.description) }))
-        object.append("actions", .array(automation.actions.map { .string($0.description) }))
+        object.append("triggers", .array(automation.triggers.map { named($0.description) }))
+        object.append("conditions", .array(automation.conditions.map { named($0.description) }))
+        object.append("actions", .array(automation.actions.map { named($0.description) }))
         if let end = automation.end {
             object.append(
-                "end", ["afterSeconds": .int(Int64(end.afterSeconds)), "actions": .array(end.actions.map { .string($0.description) })])
+                "end", ["afterSeconds": .int(Int64(end.afterSeconds)), "actions": .array(end.actions.map { named($0.description) })])
         }
         object.append("runMissed", .bool(automation.runMissed))
         object.setIfPresent(
             "nextFire", automations.scheduler.nextFire(of: automation.id).map { .string(AutomationClock.text($0)) })
         object.setIfPresent("lastRun", automations.history[automation.id]?.first)
         return .object(object)
+    }
+
+    /// The text with the automation's device ids replaced by the devices' names, where known
+    /// ("Back door matter.BooleanState.stateValue becomes false").
+    func withDeviceNames(_ text: String, of automation: Automation) -> String {
+        var referenced: [DeviceID] = []
+        for trigger in automation.triggers {
+            switch trigger {
+            case .attribute(let reference, _, _): referenced.append(reference.device)
+            case .connectivity(let device, _, _): referenced.append(device)
+            default: break
+            }
+        }
+        for condition in automation.conditions {
+            switch condition {
+            case .attribute(let reference, _): referenced.append(reference.device)
+            case .connectivity(let device, _): referenced.append(device)
+            default: break
+            }
+        }
+        for case .device(let action) in automation.actions + (automation.end?.actions ?? []) {
+            referenced.append(action.device)
+        }
+        var result = text
+        for id in referenced where result.contains(id.rawValue) {
+            if let name = graph.devices[id]?.name { result = result.replacingOccurrences(of: id.rawValue, with: name) }
+        }
+        return result
     }
 
     /// Publishes an automation's topics when they changed; clears them when it is gone.

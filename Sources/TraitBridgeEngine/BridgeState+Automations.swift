@@ -147,10 +147,12 @@ extension BridgeState {
         _ fire: AutomationFire, reply: ResponseSink? = nil, now: Date, effects: inout BridgeEffects
     ) {
         guard let automation = automations.scheduler.automations[fire.automation] else { return }
-        let run = AutomationRunInfo(automation: automation.id, reason: fire.reason, isEnd: fire.isEnd, at: fire.at)
+        let run = AutomationRunInfo(
+            automation: automation.id, reason: withDeviceNames(fire.reason, of: automation), isEnd: fire.isEnd,
+            at: fire.at)
         if let blocked = fire.blockedBy {
             var summary = JSONObject()
-            summary.append("condition", .string(blocked))
+            summary.append("condition", .string(withDeviceNames(blocked, of: automation)))
             recordRun(run, status: "conditionsNotMet", summary: .object(summary), results: [], effects: &effects)
             return
         }
@@ -178,7 +180,7 @@ extension BridgeState {
                 note.append("automation", .string(automation.id.rawValue))
                 note.append("name", .string(automation.name))
                 note.append("message", .string(message))
-                note.append("reason", .string(fire.reason))
+                note.append("reason", .string(withDeviceNames(fire.reason, of: automation)))
                 note.append("at", .string(AutomationClock.text(now)))
                 effects.publish(
                     "\(configuration.prefix)/notifications/\(topic)", JSONValue.object(note).serializedBytes(),
@@ -187,7 +189,7 @@ extension BridgeState {
             }
         }
         let planned = plan(actions, correlation: "automation-\(automation.id.rawValue)", into: &job)
-        effects.log(.info, "automation '\(automation.name)' runs: \(fire.reason)", ["tb.automation": automation.id.rawValue])
+        effects.log(.info, "automation '\(automation.name)' runs: \(run.reason)", ["tb.automation": automation.id.rawValue])
         if !fire.isEnd, let end = automation.end {
             automations.scheduler.scheduleEnd(automation.id, at: now.addingTimeInterval(Double(end.afterSeconds)))
         }

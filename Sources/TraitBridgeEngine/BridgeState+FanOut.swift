@@ -92,11 +92,11 @@ extension BridgeState {
                 switch action {
                 case .invoke(let trait, let key, let name, let arguments):
                     let key = member.deviceTypeKey ?? key
-                    if (try? device.resolve(trait, deviceTypeKey: key)) == nil { missing = trait.description }
+                    if (try? commandAddress(device, trait, deviceTypeKey: key)) == nil { missing = trait.description }
                     actions.append(.invoke(trait: trait, deviceTypeKey: key, command: name, arguments: arguments))
                 case .write(let trait, let key, let attribute, let value):
                     let key = member.deviceTypeKey ?? key
-                    if (try? device.resolve(trait, deviceTypeKey: key)) == nil { missing = trait.description }
+                    if (try? commandAddress(device, trait, deviceTypeKey: key)) == nil { missing = trait.description }
                     actions.append(.write(trait: trait, deviceTypeKey: key, attribute: attribute, value: value))
                 }
             }
@@ -140,7 +140,7 @@ extension BridgeState {
                 job.entries.append(entry)
                 continue
             }
-            if let address = try? device.resolve(action.trait, deviceTypeKey: action.deviceTypeKey),
+            if let address = try? commandAddress(device, action.trait, deviceTypeKey: action.deviceTypeKey),
                 let trait = device.trait(at: address), trait.connectivity.state == .offline
             {
                 entry.status = "skipped"

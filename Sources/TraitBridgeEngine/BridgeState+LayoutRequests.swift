@@ -266,8 +266,8 @@ extension BridgeState {
                 throw RequestRefusal("\(place).trait must be a trait id such as \"matter.OnOff\"")
             }
             let key = entry["deviceType"]?.string
-            do { _ = try device.resolve(trait, deviceTypeKey: key) } catch {
-                throw RequestRefusal("\(place): \(id.rawValue): \(error)")
+            do { _ = try commandAddress(device, trait, deviceTypeKey: key) } catch {
+                throw RequestRefusal("\(place): \(id.rawValue): \(error.message)")
             }
             if let command = entry["command"]?.string {
                 guard catalog.trait(trait)?.command(named: command) != nil else {

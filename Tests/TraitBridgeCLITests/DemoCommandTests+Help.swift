@@ -13,17 +13,18 @@ extension DemoCommandTests {
         which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). With
         the Matter Server installed (scripts/install-matter-server.sh), a real Matter
         Server holds the --matter folder's node dumps and a software Matter light
-        commissioned over loopback. It prints `traitbridge status` once the scenario's
-        faults have happened, then streams changes like `traitbridge watch` until
-        Ctrl-C (--once: exit after the status). Everything it started is stopped on the
-        way out.
+        commissioned over loopback. Above the devices it makes a zone, a group and two
+        scenes, and the bridge runs the --automations folder's automations. It prints
+        `traitbridge status` and that layout once the scenario's faults have happened,
+        then streams changes like `traitbridge watch` until Ctrl-C (--once: exit after
+        the status). Everything it started is stopped on the way out.
 
         Examples:
           traitbridge demo
           traitbridge demo --once
           traitbridge demo --scenario my-home.json --broker mqtt://127.0.0.1:1884
 
-        USAGE: traitbridge demo [--scenario <scenario>] [--cloud <cloud>] [--matter <matter>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
+        USAGE: traitbridge demo [--scenario <scenario>] [--cloud <cloud>] [--matter <matter>] [--automations <automations>] [--broker <broker>] [--mappings <mappings>] [--once] [--log-level <log-level>]
 
         OPTIONS:
           --scenario <scenario>   The scenario file. (default: examples/demo-home.json)
@@ -32,6 +33,10 @@ extension DemoCommandTests {
                                   examples/demo-cloud-home.json)
           --matter <matter>       Matter node dumps for a real Matter Server to hold;
                                   none: no Matter devices. (default: examples/matter)
+          --automations <automations>
+                                  Automation definitions for the bridge (serve
+                                  --automations); none: no automations. (default:
+                                  examples/automations)
           --broker <broker>       Use this broker instead of starting a private
                                   mosquitto.
           --mappings <mappings>   The mappings folder. (default: mappings)

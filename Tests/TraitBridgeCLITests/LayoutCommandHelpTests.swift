@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The exact help of the layout commands (what a user reads; change them on purpose).
+/// The exact help of the layout and automation commands (what a user reads; change them on purpose).
 @Suite("layout commands' help")
 struct LayoutCommandHelpTests {
     static let help: [String: String] = [
@@ -34,6 +34,8 @@ struct LayoutCommandHelpTests {
               rename                  Rename a home.
               remove                  Remove a home; its devices move to the primary home.
               primary                 Make a home the primary one (new devices go there).
+              location                Set a home's time zone and place (for its
+                                      automations' clocks and the sun).
 
               See 'traitbridge help home <subcommand>' for detailed help.
 
@@ -173,6 +175,47 @@ struct LayoutCommandHelpTests {
               See 'traitbridge help scene <subcommand>' for detailed help.
 
             """,
+        "automation": """
+            OVERVIEW: List, show, add, enable, disable, run or remove automations, and read
+            their history.
+
+            An automation is a JSON definition: triggers (timer, calendar, solar,
+            attribute, connectivity), conditions (time, sun, attribute, connectivity) and
+            actions (scene, command, set, notify), with an optional end action ("end":
+            {"after": 120, "actions": […]}); README "Automations" has the format.
+            Definitions added here live in the registry; those of `serve --automations DIR`
+            are read from their files (enable, disable and remove them there). Timer and
+            solar triggers use the home's time zone and place (`traitbridge home
+            location`). Editing and running automations needs the admin role. Exit codes: 0
+            done, 1 refused (the message says why), 3 broker or bridge not reachable, 4
+            automation not found.
+
+            Examples:
+              traitbridge automation add --file back-door.json
+              traitbridge automation list
+              traitbridge automation history "Back door light"
+
+            USAGE: traitbridge automation <subcommand>
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              list                    List the automations with their next fire and last
+                                      run.
+              show                    Show an automation: triggers, conditions, actions.
+              history                 Show an automation's last runs, newest first.
+              add                     Add an automation (or replace the one with its id).
+              enable                  Enable an automation.
+              disable                 Disable an automation (it stays, and fires nothing).
+              run                     Run an automation's actions now (its conditions are
+                                      not asked).
+              remove                  Remove an automation and its history.
+
+              See 'traitbridge help automation <subcommand>' for detailed help.
+
+            """,
         "group command": """
             OVERVIEW: Run a trait command on every member that has the trait.
 
@@ -207,7 +250,7 @@ struct LayoutCommandHelpTests {
             """,
     ]
 
-    @Test("help for home, room, zone, group, scene and group command is exact", arguments: help.keys.sorted())
+    @Test("help for home, room, zone, group, scene, automation and group command is exact", arguments: help.keys.sorted())
     func exact(command: String) throws {
         let result = try CommandRunner.run(command.split(separator: " ").map(String.init) + ["--help"], environment: ["COLUMNS": "80"])
         #expect(result.exitCode == 0)

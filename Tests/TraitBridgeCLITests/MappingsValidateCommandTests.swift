@@ -199,6 +199,8 @@ struct MappingsValidateCommandTests {
                                       every member at once.
               scene                   List, show, add, capture, change or remove scenes,
                                       and run them.
+              automation              List, show, add, enable, disable, run or remove
+                                      automations, and read their history.
               sync                    Import or export Google Cloud-to-cloud SYNC responses.
               query                   Import or export Google Cloud-to-cloud QUERY
                                       responses.

@@ -119,7 +119,7 @@ struct AutomationStateTests {
             (#"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-26T07:00:00Z", "recurrence": {"every": 4, "unit": "minutes"}}], "actions": [{"type": "notify", "message": "x"}]}"#, "between 5 minutes and 5 weeks"),
             (#"{"name": "A", "triggers": [{"type": "connectivity", "device": "nobody", "state": "offline"}], "actions": [{"type": "notify", "message": "x"}]}"#, "no device 'nobody'"),
             (#"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify", "message": "x"}], "home": "Cabin"}"#, "needs the home's place"),
-            (#"{"name": "A", "triggers": [], "actions": []}"#, "$.triggers"),
+            (#"{"name": "A", "triggers": [], "actions": []}"#, "triggers: \"triggers\" must be a list with at least one entry"),
         ])
     func refusals(definition: String, message: String) throws {
         var state = try home()
