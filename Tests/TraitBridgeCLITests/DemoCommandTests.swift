@@ -19,7 +19,7 @@ struct DemoCommandTests {
             "demo", "--once", "--scenario", Self.repository + "/examples/demo-home.json", "--mappings",
             Self.repository + "/mappings",
             "--cloud", Self.repository + "/examples/demo-cloud-home.json", "--matter",
-            Self.repository + "/examples/matter",
+            Self.repository + "/examples/matter", "--automations", Self.repository + "/examples/automations",
         ])
         #expect(result.exitCode == 0, "\(result.standardError)")
         let output = result.standardOutput
@@ -64,6 +64,13 @@ struct DemoCommandTests {
             output.contains(
                 "== linked to the partner cloud (cloud link partner): 3 devices, remote; merged with the home's: Hall light"
             ), "\(output)")
+        // The home above the devices: a zone, a group, two scenes, two automations (one timer, one event).
+        let layout = try #require(output.components(separatedBy: "== the home above the devices").last)
+        #expect(layout.contains("zone Downstairs: Hall, Kitchen, Living room"), "\(layout)")
+        #expect(layout.contains("group Downstairs lights: \(hasMatter ? 4 : 2) members, partiallyOnline"), "\(layout)")
+        #expect(layout.contains("scene Movie night: 2 actions") && layout.contains("scene Good Night:"))
+        #expect(layout.contains("automation Back door light: when Back door matter.BooleanState.stateValue becomes false"))
+        #expect(layout.contains("automation Weekday mornings: when weekdays at 07:00, next 20"), "\(layout)")
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")
         let partner = try #require(output.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
