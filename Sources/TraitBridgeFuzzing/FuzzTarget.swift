@@ -21,6 +21,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The bridge's own topics: `devices/<id>/set` and `bridge/request/<op>` (rename, move, sync,
     /// query, execute).
     case requests
+    /// The home above the devices: layout edits (homes, rooms, zones, groups, scenes), group
+    /// commands, scene runs and automation definitions as requests, then a day of ticks.
+    case home
     /// Cloud-to-cloud readers: a SYNC response, a QUERY/EXECUTE response or Report State, an
     /// EXECUTE or QUERY request; the SYNC and QUERY answers also as a cloud link's partner sends them.
     case cloudSync = "cloud-sync"
@@ -44,7 +47,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: [UInt8]) {
         let world = FuzzWorld.shared
         switch self {
-        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .matter, .requests:
+        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .matter, .requests, .home:
             world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
         case .cloudSync:
             world.importSync(bytes)
@@ -79,6 +82,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .generic: "home/hall-relay/state"
         case .matter: "matter/default/message"
         case .requests: "traitbridge/devices/z2m-0x00158d0001000001/set"
+        case .home: "traitbridge/bridge/request/automation-add/1"
         case .cli: "traitbridge/devices/fuzz/state"
         default: ""
         }

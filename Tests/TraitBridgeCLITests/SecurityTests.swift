@@ -161,6 +161,7 @@ struct SecurityTests {
             ("rename", #"{"device": "\#(id)", "name": "Hacked"}"#), ("move", #"{"device": "\#(id)", "room": "Hacked"}"#),
             ("scene-actions", #"{"scene": "Evening", "actions": []}"#), ("scene-remove", #"{"scene": "Evening"}"#),
             ("home-add", #"{"name": "Hacked"}"#), ("group-members", #"{"group": "Lamps", "members": []}"#),
+            ("automation-add", #"{"name": "Hacked", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "x"}]}"#),
         ]
         for (operation, payload) in edits {
             try operatorClient.publish("traitbridge/bridge/request/\(operation)/x-\(operation)", payload)
@@ -170,6 +171,7 @@ struct SecurityTests {
         #expect(admin.waitFor("traitbridge/bridge/response/home-rename/a3") != nil)
         #expect(!admin.messages.all.contains { $0.topic.contains("/response/") && $0.topic.contains("/x-") })
         #expect(!admin.messages.all.contains { $0.payloadText.contains("Hacked") })
+        #expect(!admin.messages.all.contains { $0.topic.hasPrefix("traitbridge/automations/") }, "no automation was added")
         let scenes = admin.messages.all.filter { $0.topic == sceneTopic }
         #expect(scenes.last?.payloadText.contains(#""command":"on""#) == true, "the scene still has its action")
         #expect(admin.messages.all.filter { $0.topic.hasPrefix("traitbridge/homes/") }.allSatisfy { !$0.payloadText.isEmpty })
