@@ -16,7 +16,9 @@ shift || true
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"  # another folder lets a second run build while one runs
 binary="$scratch/debug/traitbridge-fuzz"
 # One -sanitize= list: given as two options, the last one wins and nothing is instrumented for coverage.
-swift build --package-path Fuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
+# The parent package is a path dependency: its cached build plan would miss source files added
+# since the last fuzz build, so the plan is made afresh each time.
+swift build --package-path Fuzz --scratch-path "$scratch" --disable-build-manifest-caching -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
 [ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(zigbee2mqtt tasmota shelly homeassistant generic matter requests home cloud-sync cloud-query cloud-execute

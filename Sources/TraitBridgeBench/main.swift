@@ -51,6 +51,11 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "discovery" {
     exit(0)
 }
 
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "automations" {
+    try benchmarkAutomationScale(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
+    exit(0)
+}
+
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
     try benchmarkSyncImport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
