@@ -16,7 +16,9 @@ extension AutomationDecoder {
                 guard let count = given["every"]?.double, count >= 1, count <= 100_000, count.rounded() == count,
                     let unit = given["unit"]?.string.flatMap(Recurrence.Unit.init(rawValue:))
                 else {
-                    fail(path.appending("recurrence"), "give {\"every\": N, \"unit\": \"minutes\"|\"hours\"|\"days\"|\"weeks\"}")
+                    fail(
+                        path.appending("recurrence"),
+                        "give {\"every\": N, \"unit\": \"minutes\"|\"hours\"|\"days\"|\"weeks\"}")
                     return nil
                 }
                 recurrence = Recurrence(count: Int(count), unit: unit)
@@ -35,7 +37,9 @@ extension AutomationDecoder {
             var days: Set<Int> = []
             for (index, day) in (entry["weekdays"]?.elements ?? []).enumerated() {
                 guard let number = day.string.flatMap(Weekdays.number) else {
-                    fail(path.appending("weekdays").appending(index), "a weekday is one of \(Weekdays.names.joined(separator: ", "))")
+                    fail(
+                        path.appending("weekdays").appending(index),
+                        "a weekday is one of \(Weekdays.names.joined(separator: ", "))")
                     return nil
                 }
                 days.insert(number)
@@ -104,8 +108,12 @@ extension AutomationDecoder {
             guard let reference = reference(entry, at: path) else { return nil }
             if let value = entry["equals"] { return .attribute(reference, .equals(AttributeValue(json: value))) }
             if let value = entry["notEquals"] { return .attribute(reference, .notEquals(AttributeValue(json: value))) }
-            if let threshold = entry["above"]?.double, threshold.isFinite { return .attribute(reference, .above(threshold)) }
-            if let threshold = entry["below"]?.double, threshold.isFinite { return .attribute(reference, .below(threshold)) }
+            if let threshold = entry["above"]?.double, threshold.isFinite {
+                return .attribute(reference, .above(threshold))
+            }
+            if let threshold = entry["below"]?.double, threshold.isFinite {
+                return .attribute(reference, .below(threshold))
+            }
             fail(path, "give one of \"equals\", \"notEquals\", \"above\", \"below\"")
             return nil
         case "connectivity":
@@ -155,7 +163,9 @@ extension AutomationDecoder {
         case "notify":
             let topic = entry["topic"]?.string ?? "automations"
             guard topic.utf8.count <= 64, !topic.isEmpty,
-                topic.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0) })
+                topic.unicodeScalars.allSatisfy({
+                    $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)
+                })
             else {
                 fail(path.appending("topic"), "a notification topic is 1–64 letters, digits, - or _ (one topic level)")
                 return nil
@@ -189,7 +199,8 @@ extension AutomationDecoder {
             fail(path, "give \"trait\" (e.g. \"matter.BooleanState\") and \"attribute\" (e.g. \"stateValue\")")
             return nil
         }
-        return AttributeReference(device: device, deviceTypeKey: entry["deviceType"]?.string, trait: trait, attribute: attribute)
+        return AttributeReference(
+            device: device, deviceTypeKey: entry["deviceType"]?.string, trait: trait, attribute: attribute)
     }
 
     mutating func connectivity(_ entry: JSON, at path: JSONPath) -> ConnectivityState? {
@@ -202,7 +213,8 @@ extension AutomationDecoder {
 
     mutating func holdSeconds(_ entry: JSON, at path: JSONPath) -> Int? {
         guard let given = entry["for"] else { return 0 }
-        guard let seconds = given.double, seconds >= 0, seconds <= Double(Self.maxHoldSeconds), seconds.rounded() == seconds
+        guard let seconds = given.double, seconds >= 0, seconds <= Double(Self.maxHoldSeconds),
+            seconds.rounded() == seconds
         else {
             fail(path.appending("for"), "give \"for\" in whole seconds, 0 to \(Self.maxHoldSeconds)")
             return nil

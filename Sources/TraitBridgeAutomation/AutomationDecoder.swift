@@ -60,16 +60,21 @@ public struct AutomationDecoder {
 
     /// Every `*.json` file of a folder, each one automation; problems carry file:line:col.
     public static func loadFolder(_ folder: String) -> (automations: [Automation], problems: [AutomationProblem]) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".json")
+        }
         var automations: [Automation] = []
         var problems: [AutomationProblem] = []
         if !FileManager.default.fileExists(atPath: folder) {
-            problems.append(AutomationProblem(file: folder, path: .root, message: "no such folder; give --automations a folder of JSON files"))
+            problems.append(
+                AutomationProblem(
+                    file: folder, path: .root, message: "no such folder; give --automations a folder of JSON files"))
         }
         for name in names.sorted() {
             let path = folder + "/" + name
             guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else {
-                problems.append(AutomationProblem(file: path, path: .root, message: "cannot read it (or it is over 1 MiB)"))
+                problems.append(
+                    AutomationProblem(file: path, path: .root, message: "cannot read it (or it is over 1 MiB)"))
                 continue
             }
             let bytes = [UInt8](data)
@@ -95,7 +100,9 @@ public struct AutomationDecoder {
         var seen: Set<AutomationID> = []
         for automation in automations where !seen.insert(automation.id).inserted {
             problems.append(
-                AutomationProblem(file: automation.origin, path: JSONPath.root.appending("id"), message: "the id '\(automation.id)' is used by two files"))
+                AutomationProblem(
+                    file: automation.origin, path: JSONPath.root.appending("id"),
+                    message: "the id '\(automation.id)' is used by two files"))
         }
         return (automations, problems)
     }
@@ -110,9 +117,13 @@ public struct AutomationDecoder {
             fail(path, "an automation is a JSON object with \"name\", \"triggers\" and \"actions\"")
             return nil
         }
-        let known: Set<String> = ["$comment", "id", "name", "home", "enabled", "triggers", "conditions", "actions", "end", "runMissed"]
+        let known: Set<String> = [
+            "$comment", "id", "name", "home", "enabled", "triggers", "conditions", "actions", "end", "runMissed",
+        ]
         for (key, _) in root.members where !known.contains(key) {
-            fail(path.appending(key), "unknown key '\(key)'; an automation has \(known.sorted().joined(separator: ", "))")
+            fail(
+                path.appending(key), "unknown key '\(key)'; an automation has \(known.sorted().joined(separator: ", "))"
+            )
         }
         guard let name = root["name"]?.string, !name.isEmpty, name.count <= 64 else {
             fail(path.appending("name"), "give \"name\", 1 to 64 characters")
@@ -144,7 +155,8 @@ public struct AutomationDecoder {
             }
         }
         return Automation(
-            id: id, name: name, home: root["home"]?.string, isEnabled: root["enabled"]?.bool ?? true, triggers: triggers,
+            id: id, name: name, home: root["home"]?.string, isEnabled: root["enabled"]?.bool ?? true,
+            triggers: triggers,
             conditions: conditions, actions: actions, end: end, runMissed: root["runMissed"]?.bool ?? false,
             origin: origin)
     }

@@ -113,9 +113,11 @@ public struct AutomationScheduler: Sendable {
                 // Unknown → known is the first report (at start, or a new device), not a change.
                 guard old != nil else { continue }
                 if change == .changes {
-                    fires.append(fire(automation, "\(reference) changed to \(new.map { "\($0)" } ?? "nothing")", now, world))
+                    fires.append(
+                        fire(automation, "\(reference) changed to \(new.map { "\($0)" } ?? "nothing")", now, world))
                 } else if change.holds(new) && !change.holds(old) {
-                    startOrFire(key, automation, "\(reference) \(change)", hold: hold, now: now, world: world, into: &fires)
+                    startOrFire(
+                        key, automation, "\(reference) \(change)", hold: hold, now: now, world: world, into: &fires)
                 } else if !change.holds(new) {
                     holds.removeValue(forKey: key)  // interrupted before its hold time
                 }
@@ -125,7 +127,9 @@ public struct AutomationScheduler: Sendable {
                 guard new != old else { continue }
                 lastStates[key] = new
                 if new == state {
-                    startOrFire(key, automation, "\(device.rawValue) became \(state)", hold: hold, now: now, world: world, into: &fires)
+                    startOrFire(
+                        key, automation, "\(device.rawValue) became \(state)", hold: hold, now: now, world: world,
+                        into: &fires)
                 } else {
                     holds.removeValue(forKey: key)
                 }
@@ -137,7 +141,8 @@ public struct AutomationScheduler: Sendable {
     }
 
     private mutating func startOrFire(
-        _ key: TriggerKey, _ automation: Automation, _ reason: String, hold: Int, now: Date, world: some AutomationWorld,
+        _ key: TriggerKey, _ automation: Automation, _ reason: String, hold: Int, now: Date,
+        world: some AutomationWorld,
         into fires: inout [AutomationFire]
     ) {
         if hold == 0 {
@@ -167,7 +172,8 @@ public struct AutomationScheduler: Sendable {
         }
         for end in ends where end.at <= now {
             guard let automation = automations[end.automation] else { continue }
-            fires.append((end.at, AutomationFire(automation: automation.id, reason: "end action", at: end.at, isEnd: true)))
+            fires.append(
+                (end.at, AutomationFire(automation: automation.id, reason: "end action", at: end.at, isEnd: true)))
         }
         ends.removeAll { $0.at <= now }
         return fires.sorted { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1.automation < $1.1.automation) }.map(\.1)
@@ -175,14 +181,18 @@ public struct AutomationScheduler: Sendable {
 
     /// The fires of timed triggers between `since` (exclusive) and `now` (inclusive): what was
     /// missed while the bridge was down, at most `limit` per automation.
-    public func missedFires(since: Date, now: Date, world: some AutomationWorld, limit: Int = 100) -> [AutomationID: [Date]] {
+    public func missedFires(since: Date, now: Date, world: some AutomationWorld, limit: Int = 100) -> [AutomationID:
+        [Date]]
+    {
         var missed: [AutomationID: [Date]] = [:]
         for automation in automations.values where automation.isEnabled {
             let place = world.place(of: automation)
             var dates: [Date] = []
             for trigger in automation.triggers where trigger.isTimed {
                 var after = since
-                while dates.count < limit, let next = TimerRules.nextFire(trigger, after: after, place: place), next <= now {
+                while dates.count < limit, let next = TimerRules.nextFire(trigger, after: after, place: place),
+                    next <= now
+                {
                     dates.append(next)
                     after = next
                 }
@@ -196,7 +206,9 @@ public struct AutomationScheduler: Sendable {
 
     /// A fire, with the first condition that does not hold (if any).
     func fire(_ automation: Automation, _ reason: String, _ at: Date, _ world: some AutomationWorld) -> AutomationFire {
-        AutomationFire(automation: automation.id, reason: reason, at: at, blockedBy: Self.failing(automation, at: at, world: world))
+        AutomationFire(
+            automation: automation.id, reason: reason, at: at, blockedBy: Self.failing(automation, at: at, world: world)
+        )
     }
 
     /// The first of the automation's conditions that does not hold at `at`, or `nil`.

@@ -47,7 +47,8 @@ public enum TimerRules {
             return "the fire date \(AutomationClock.text(fireDate)) has seconds; HomeKit's timers fire on whole minutes"
         }
         if fireDate <= now {
-            return "the fire date \(AutomationClock.text(fireDate)) is not in the future (now \(AutomationClock.text(now)))"
+            return
+                "the fire date \(AutomationClock.text(fireDate)) is not in the future (now \(AutomationClock.text(now)))"
         }
         if let recurrence {
             if recurrence.count < 1 { return "the recurrence count must be at least 1" }
@@ -153,7 +154,8 @@ public enum TimerRules {
 public enum AutomationClock {
     /// `2026-11-25T07:00:00Z`.
     public static func text(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
     }
 
     /// `07:05`.

@@ -13,7 +13,7 @@ func benchmarkAutomationScale(mappings: String) throws {
     let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
     let devices = 1_001
     for automations in [0, 10, 100, 1_000] {
-        var configuration = BridgeConfiguration(brokerDescription: "bench")
+        var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
         configuration.homeAssistant = .init(locality: .localPeer)
         var state = BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: nil, graph: try HomeGraph(),

@@ -7,7 +7,7 @@ import TraitBridgeMapping
 import TraitBridgeModel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A zigbee2mqtt state payload for an RGBCCT light, as recorded in ../shared/corpus.
@@ -15,7 +15,8 @@ let lightPayload = Array(
     #"{"brightness":1,"color":{"hue":0,"saturation":0,"x":0.3,"y":0.31},"color_mode":"color_temp","color_temp":495,"color_temp_startup":65535,"last_seen":"2024-11-23T15:13:46+01:00","linkquality":207,"state":"OFF","update":{"installed_version":385953793,"latest_version":385953793,"state":"idle"}}"#
         .utf8)
 /// A climate sensor payload.
-let sensorPayload = Array(#"{"battery":100,"humidity":48.72,"linkquality":120,"pressure":1008.6,"temperature":21.37,"voltage":3005}"#.utf8)
+let sensorPayload = Array(
+    #"{"battery":100,"humidity":48.72,"linkquality":120,"pressure":1008.6,"temperature":21.37,"voltage":3005}"#.utf8)
 
 func nanoseconds() -> UInt64 {
     var time = timespec()
@@ -35,7 +36,9 @@ func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows
     rounds.sort()
     let median = rounds[3]
     let perSecond = 1e9 / median
-    print("\(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", median)) ns/op  \(String(format: "%10.0f", perSecond)) op/s  (sink \(sink % 10))")
+    print(
+        "\(name.padding(toLength: 58, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", median)) ns/op  \(String(format: "%10.0f", perSecond)) op/s  (sink \(sink % 10))"
+    )
 }
 
 print("TraitBridgeBench (release), median of 7 rounds")
@@ -62,46 +65,50 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
 }
 
 if !onlyBridge {
-try measure("parse z2m light payload (274 B) + read state/brightness/color_temp/color.x", iterations: 200_000) {
-    let root = try JSONDocument.parse(lightPayload).root
-    var score = 0
-    if root["state"]?.isString("ON") == true { score += 1 }
-    score += Int(root["brightness"]?.int64 ?? 0)
-    score += Int(root["color_temp"]?.int64 ?? 0)
-    score += Int((root["color"]?["x"]?.double ?? 0) * 100)
-    return score
-}
+    try measure("parse z2m light payload (274 B) + read state/brightness/color_temp/color.x", iterations: 200_000) {
+        let root = try JSONDocument.parse(lightPayload).root
+        var score = 0
+        if root["state"]?.isString("ON") == true { score += 1 }
+        score += Int(root["brightness"]?.int64 ?? 0)
+        score += Int(root["color_temp"]?.int64 ?? 0)
+        score += Int((root["color"]?["x"]?.double ?? 0) * 100)
+        return score
+    }
 
-try measure("parse z2m sensor payload (104 B) + read 4 numbers", iterations: 200_000) {
-    let root = try JSONDocument.parse(sensorPayload).root
-    let sum = (root["temperature"]?.double ?? 0) + (root["humidity"]?.double ?? 0) + (root["pressure"]?.double ?? 0)
-    return Int(sum) + Int(root["battery"]?.int64 ?? 0)
-}
+    try measure("parse z2m sensor payload (104 B) + read 4 numbers", iterations: 200_000) {
+        let root = try JSONDocument.parse(sensorPayload).root
+        let sum = (root["temperature"]?.double ?? 0) + (root["humidity"]?.double ?? 0) + (root["pressure"]?.double ?? 0)
+        return Int(sum) + Int(root["battery"]?.int64 ?? 0)
+    }
 
-try measure("parse z2m light payload only", iterations: 200_000) {
-    _ = try JSONDocument.parse(lightPayload)
-    return 1
-}
+    try measure("parse z2m light payload only", iterations: 200_000) {
+        _ = try JSONDocument.parse(lightPayload)
+        return 1
+    }
 
-let state: JSONValue = [
-    "id": "z2m-0x00158d0001a2b3c4", "name": "Hallway Light",
-    "types": ["light": ["matter.OnOff": ["onOff": true], "matter.LevelControl": ["currentLevel": 254],
-                        "matter.ColorControl": ["colorTemperatureMireds": 370]]],
-    "connectivityState": "online", "dataSourceLocality": "localPeer",
-]
-measure("serialize a unified state payload (compact)", iterations: 200_000) {
-    state.serializedBytes().count
-}
+    let state: JSONValue = [
+        "id": "z2m-0x00158d0001a2b3c4", "name": "Hallway Light",
+        "types": [
+            "light": [
+                "matter.OnOff": ["onOff": true], "matter.LevelControl": ["currentLevel": 254],
+                "matter.ColorControl": ["colorTemperatureMireds": 370],
+            ]
+        ],
+        "connectivityState": "online", "dataSourceLocality": "localPeer",
+    ]
+    measure("serialize a unified state payload (compact)", iterations: 200_000) {
+        state.serializedBytes().count
+    }
 
-let level = AttributeMetadata(format: .uint8, unit: .level, minimum: 1, maximum: 254, isWritable: true)
-measure("validate an attribute write against metadata", iterations: 1_000_000) {
-    (try? level.validateWrite(.int(128))) == nil ? 0 : 1
-}
+    let level = AttributeMetadata(format: .uint8, unit: .level, minimum: 1, maximum: 254, isWritable: true)
+    measure("validate an attribute write against metadata", iterations: 1_000_000) {
+        (try? level.validateWrite(.int(128))) == nil ? 0 : 1
+    }
 
-let catalogDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
-try measure("load and validate the catalog in \(catalogDirectory)", iterations: 20) {
-    (try CatalogLoader.load(mappingsDirectory: catalogDirectory)).traits.count
-}
+    let catalogDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
+    try measure("load and validate the catalog in \(catalogDirectory)", iterations: 20) {
+        (try CatalogLoader.load(mappingsDirectory: catalogDirectory)).traits.count
+    }
 
 }
 
@@ -111,22 +118,35 @@ let mappingsDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
 let catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
 let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
 var bridge = BridgeState(
-    configuration: BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
+    configuration: BridgeConfiguration(
+        brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
     catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
 _ = bridge.brokerConnected(now: Date())
-let sensors: JSONValue = .array((0..<1000).map { index in
-    ["ieee_address": .string("0x00124b\(String(0x0000100000 + index, radix: 16))"), "friendly_name": .string("bench_\(index)"),
-     "type": "EndDevice", "power_source": "Battery",
-     "definition": ["model": "bench", "vendor": "bench", "exposes": [
-        ["type": "numeric", "name": "temperature", "property": "temperature", "access": 1, "unit": "°C"],
-        ["type": "numeric", "name": "linkquality", "property": "linkquality", "access": 1]]]]
-})
+let sensors: JSONValue = .array(
+    (0..<1000).map { index in
+        [
+            "ieee_address": .string("0x00124b\(String(0x00_0010_0000 + index, radix: 16))"),
+            "friendly_name": .string("bench_\(index)"),
+            "type": "EndDevice", "power_source": "Battery",
+            "definition": [
+                "model": "bench", "vendor": "bench",
+                "exposes": [
+                    ["type": "numeric", "name": "temperature", "property": "temperature", "access": 1, "unit": "°C"],
+                    ["type": "numeric", "name": "linkquality", "property": "linkquality", "access": 1],
+                ],
+            ],
+        ]
+    })
 _ = bridge.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: sensors.serializedBytes(), now: Date())
 let topics = (0..<1000).map { "zigbee2mqtt/bench_\($0)" }
 let payloads = (0..<100).map { Array("{\"temperature\":\(15 + Double($0) / 7 + 0.01),\"linkquality\":100}".utf8) }
 var counter = 0
-measure("bridge: sensor message → model → published state (1000 devices)", iterations: Int(ProcessInfo.processInfo.environment["TB_ITERATIONS"] ?? "") ?? 100_000) {
+measure(
+    "bridge: sensor message → model → published state (1000 devices)",
+    iterations: Int(ProcessInfo.processInfo.environment["TB_ITERATIONS"] ?? "") ?? 100_000
+) {
     counter += 1
-    let effects = bridge.handleMessage(topic: topics[counter % 1000], payload: payloads[(counter / 1000) % 100], now: Date())
+    let effects = bridge.handleMessage(
+        topic: topics[counter % 1000], payload: payloads[(counter / 1000) % 100], now: Date())
     return effects.publications.count
 }

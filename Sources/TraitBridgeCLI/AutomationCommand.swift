@@ -34,10 +34,12 @@ struct AutomationCommand: ParsableCommand {
 
     /// One line of a run: when, status, why, and what was skipped or refused.
     static func line(_ run: JSON) -> String {
-        var text = "\(run["at"]?.string ?? "?")  \(run["status"]?.string ?? "?")\(run["end"]?.bool == true ? " (end)" : "")"
+        var text =
+            "\(run["at"]?.string ?? "?")  \(run["status"]?.string ?? "?")\(run["end"]?.bool == true ? " (end)" : "")"
         text += ": \(run["reason"]?.string ?? "")"
         if let condition = run["summary"]?["condition"]?.string { text += "; not met: \(condition)" }
-        for result in run["results"]?.elements ?? [] where !["confirmed", "assumed"].contains(result["status"]?.string ?? "") {
+        for result in run["results"]?.elements ?? []
+        where !["confirmed", "assumed"].contains(result["status"]?.string ?? "") {
             let who = result["name"]?.string ?? result["device"]?.string ?? "?"
             text += "; \(who) \(result["status"]?.string ?? "?"): \(result["message"]?.string ?? "")"
         }
@@ -45,19 +47,23 @@ struct AutomationCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the automations with their next fire and last run.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the automations with their next fire and last run.")
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
-            let rows = snapshot.automations.values.sorted { ($0["name"]?.string ?? "") < ($1["name"]?.string ?? "") }.map {
-                automation -> [String] in
-                let last = automation["lastRun"].map { "\($0["status"]?.string ?? "?") at \($0["at"]?.string ?? "?")" }
-                return [
-                    automation["name"]?.string ?? "?", automation["enabled"]?.bool == true ? "yes" : "no",
-                    automation["nextFire"]?.string ?? "on events", last ?? "never",
-                ]
-            }
+            let rows = snapshot.automations.values.sorted { ($0["name"]?.string ?? "") < ($1["name"]?.string ?? "") }
+                .map {
+                    automation -> [String] in
+                    let last = automation["lastRun"].map {
+                        "\($0["status"]?.string ?? "?") at \($0["at"]?.string ?? "?")"
+                    }
+                    return [
+                        automation["name"]?.string ?? "?", automation["enabled"]?.bool == true ? "yes" : "no",
+                        automation["nextFire"]?.string ?? "on events", last ?? "never",
+                    ]
+                }
             print(LayoutRequest.table(["AUTOMATION", "ENABLED", "NEXT FIRE", "LAST RUN"], rows))
             print("\(rows.count) automation\(rows.count == 1 ? "" : "s")")
         }
@@ -73,8 +79,10 @@ struct AutomationCommand: ParsableCommand {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
             let (id, automation) = try AutomationCommand.find(self.automation, in: snapshot)
             if json { return print(automation.value.serialized(.pretty)) }
-            print("\(automation["name"]?.string ?? id) (\(id)) in \(automation["home"]?.string ?? "?"), "
-                + "\(automation["enabled"]?.bool == true ? "enabled" : "disabled"), from \(automation["origin"]?.string ?? "?")")
+            print(
+                "\(automation["name"]?.string ?? id) (\(id)) in \(automation["home"]?.string ?? "?"), "
+                    + "\(automation["enabled"]?.bool == true ? "enabled" : "disabled"), from \(automation["origin"]?.string ?? "?")"
+            )
             for (title, key) in [("when", "triggers"), ("if", "conditions"), ("do", "actions")] {
                 for entry in automation[key]?.elements.compactMap(\.string) ?? [] { print("  \(title) \(entry)") }
             }
@@ -109,10 +117,13 @@ struct AutomationCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            let answer = try BridgeRequest.json("automation-add", payload: try BridgeRequest.input(file), connection: connection).root
+            let answer = try BridgeRequest.json(
+                "automation-add", payload: try BridgeRequest.input(file), connection: connection
+            ).root
             let automation = answer["automation"]
             let next = automation?["nextFire"]?.string.map { "; next fire \($0)" } ?? ""
-            print("added automation '\(automation?["name"]?.string ?? "?")' (\(automation?["id"]?.string ?? "?"))\(next)")
+            print(
+                "added automation '\(automation?["name"]?.string ?? "?")' (\(automation?["id"]?.string ?? "?"))\(next)")
         }
     }
 
@@ -128,7 +139,8 @@ struct AutomationCommand: ParsableCommand {
     }
 
     struct Disable: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disable an automation (it stays, and fires nothing).")
+        static let configuration = CommandConfiguration(
+            abstract: "Disable an automation (it stays, and fires nothing).")
         @Argument(help: "The automation, by name or id.") var automation: String
         @OptionGroup var connection: ConnectionOptions
 
@@ -139,7 +151,8 @@ struct AutomationCommand: ParsableCommand {
     }
 
     struct Run: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run an automation's actions now (its conditions are not asked).")
+        static let configuration = CommandConfiguration(
+            abstract: "Run an automation's actions now (its conditions are not asked).")
         @Argument(help: "The automation, by name or id.") var automation: String
         @Flag(help: "Print the bridge's answer as JSON.") var json = false
         @OptionGroup var connection: ConnectionOptions

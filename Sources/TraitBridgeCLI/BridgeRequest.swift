@@ -20,7 +20,9 @@ enum BridgeRequest {
             configuration: configuration,
             onMessage: { message in
                 // A v5 bridge echoes the correlation data; a 3.1.1 bridge cannot, the topic says it.
-                guard message.topic == responseTopic, message.correlationData.map({ $0 == Array(correlation.utf8) }) ?? true else { return }
+                guard message.topic == responseTopic,
+                    message.correlationData.map({ $0 == Array(correlation.utf8) }) ?? true
+                else { return }
                 answer.set(message.payload)
             })
         client.subscribe(responseTopic, qos: 1)
@@ -40,26 +42,36 @@ enum BridgeRequest {
         Thread.sleep(forTimeInterval: 0.05)  // let the subscription settle before the request goes out
         let requestTopic = "\(connection.prefix)/bridge/request/\(operation)/\(correlation)"
         let mid = try client.publish(
-            requestTopic, payload: payload, qos: 1, responseTopic: responseTopic, correlationData: Array(correlation.utf8))
+            requestTopic, payload: payload, qos: 1, responseTopic: responseTopic,
+            correlationData: Array(correlation.utf8))
         let sent = ContinuousClock.now
         while ContinuousClock.now < deadline {
             if let bytes = answer.get() { return bytes }
             if let reason = client.refusal(of: mid) {
                 progress.endProgress()
-                printError("error: the broker refused the request (\(reason)): this user may not publish \(requestTopic); "
-                    + "this request needs the admin role (scene-run and group-command: the control role; README, Security)")
+                printError(
+                    "error: the broker refused the request (\(reason)): this user may not publish \(requestTopic); "
+                        + "this request needs the admin role (scene-run and group-command: the control role; README, Security)"
+                )
                 throw ExitCode.failure
             }
             let waited = (ContinuousClock.now - sent).components.seconds
-            if waited >= 1 { progress.progress("waiting for the bridge to answer '\(operation)' (\(payload.count / 1024) KiB sent, \(waited) s)…") }
+            if waited >= 1 {
+                progress.progress(
+                    "waiting for the bridge to answer '\(operation)' (\(payload.count / 1024) KiB sent, \(waited) s)…")
+            }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        printError("error: the bridge did not answer '\(operation)' within \(connection.timeout) s; is `traitbridge serve` running with prefix '\(connection.prefix)'? (traitbridge status)")
+        printError(
+            "error: the bridge did not answer '\(operation)' within \(connection.timeout) s; is `traitbridge serve` running with prefix '\(connection.prefix)'? (traitbridge status)"
+        )
         throw ExitCode(3)
     }
 
     /// The answer as JSON; a `{"status": "error"}` answer prints its message and exits 1.
-    static func json(_ operation: String, payload: [UInt8], connection: ConnectionOptions) throws -> (bytes: [UInt8], root: JSON) {
+    static func json(_ operation: String, payload: [UInt8], connection: ConnectionOptions) throws -> (
+        bytes: [UInt8], root: JSON
+    ) {
         let bytes = try send(operation, payload: payload, connection: connection)
         let root: JSON
         do { root = try JSONDocument.parse(bytes, maxDepth: 128).root } catch {

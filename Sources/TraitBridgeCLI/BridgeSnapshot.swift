@@ -56,7 +56,9 @@ struct BridgeSnapshot: Sendable {
                 bridgeState = String(decoding: payload, as: UTF8.self)
             } else if topic == prefix + "/bridge/health", let json = try? JSONDocument.parse(payload).root {
                 links = (json["links"]?.members ?? []).map { ($0.key, $0.value) }
-            } else if let (kind, id) = Self.layoutTopic(topic, prefix: prefix), let json = try? JSONDocument.parse(payload).root {
+            } else if let (kind, id) = Self.layoutTopic(topic, prefix: prefix),
+                let json = try? JSONDocument.parse(payload).root
+            {
                 switch kind {
                 case "homes": homes[id] = json
                 case "groups": groups[id] = json
@@ -166,7 +168,8 @@ struct BridgeSnapshot: Sendable {
             })
         for filter in [
             "\(prefix)/bridge/state", "\(prefix)/bridge/health", "\(prefix)/devices/+", "\(prefix)/devices/+/state",
-            "\(prefix)/homes/+", "\(prefix)/groups/+", "\(prefix)/groups/+/state", "\(prefix)/scenes/+", "\(prefix)/automations/+", "\(prefix)/automations/+/history", marker,
+            "\(prefix)/homes/+", "\(prefix)/groups/+", "\(prefix)/groups/+/state", "\(prefix)/scenes/+",
+            "\(prefix)/automations/+", "\(prefix)/automations/+/history", marker,
         ] {
             client.subscribe(filter, qos: 1)
         }

@@ -15,7 +15,8 @@ enum DemoLayout {
     static func build(in bridge: Bridge, connection: ConnectionOptions) throws -> [String] {
         let graph = bridge.snapshot.graph
         func send(_ operation: String, _ object: JSONObject) throws {
-            _ = try BridgeRequest.json(operation, payload: JSONValue.object(object).serializedBytes(), connection: connection)
+            _ = try BridgeRequest.json(
+                operation, payload: JSONValue.object(object).serializedBytes(), connection: connection)
         }
         func id(_ name: String) -> String? { graph.devices.values.first { $0.name == name }?.id.rawValue }
         // The sun for the back door automation: the demo's home is in Berlin, on this machine's clock.
@@ -60,7 +61,9 @@ enum DemoLayout {
         where !(scene["actions"]?.elements.isEmpty ?? true) {
             lines.append("scene \(scene["name"]?.string ?? "?"): \(scene["actions"]?.elements.count ?? 0) actions")
         }
-        for automation in snapshot.automations.values.sorted(by: { ($0["name"]?.string ?? "") < ($1["name"]?.string ?? "") }) {
+        for automation in snapshot.automations.values.sorted(by: {
+            ($0["name"]?.string ?? "") < ($1["name"]?.string ?? "")
+        }) {
             let when = automation["triggers"]?.elements.compactMap(\.string).joined(separator: " or ") ?? ""
             let next = automation["nextFire"]?.string.map { ", next \($0)" } ?? ""
             lines.append("automation \(automation["name"]?.string ?? "?"): when \(when)\(next)")

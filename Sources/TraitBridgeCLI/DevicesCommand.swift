@@ -20,43 +20,67 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Only devices in this room.") var room: String?
     @Option(help: "Only devices with this device type.") var type: String?
     @Option(help: "Only devices with this trait.") var trait: String?
-    @Option(help: "Only devices with this connectivity: online, offline, partiallyOnline, unknown.") var connectivity: String?
-    @Option(help: "Only devices fed by this source family: zigbee2mqtt, tasmota, shelly, homeassistant, generic, google-c2c.") var source: String?
+    @Option(help: "Only devices with this connectivity: online, offline, partiallyOnline, unknown.") var connectivity:
+        String?
+    @Option(
+        help:
+            "Only devices fed by this source family: zigbee2mqtt, tasmota, shelly, homeassistant, generic, google-c2c.")
+    var source: String?
     @OptionGroup var place: PlaceFilter
     @OptionGroup var connection: ConnectionOptions
-    @Flag(help: "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}.") var json = false
+    @Flag(
+        help:
+            "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}."
+    ) var json = false
 
     func validate() throws {
         if let connectivity, !["online", "offline", "partiallyOnline", "unknown"].contains(connectivity) {
-            throw ValidationError("--connectivity '\(connectivity)' is not one of online, offline, partiallyOnline, unknown")
+            throw ValidationError(
+                "--connectivity '\(connectivity)' is not one of online, offline, partiallyOnline, unknown")
         }
     }
 
     func run() throws {
         let snapshot = try BridgeSnapshot.readOrExit(connection)
-        let entries = snapshot.states.map { Entry(id: $0.key, state: $0.value, description: snapshot.descriptions[$0.key]) }
-            .filter(matches).filter { snapshot.isIn($0.id, home: place.home, zone: place.zone) }
-            .sorted { StatusRow.order(room: $0.room, name: $0.name, id: $0.id) < StatusRow.order(room: $1.room, name: $1.name, id: $1.id) }
+        let entries = snapshot.states.map {
+            Entry(id: $0.key, state: $0.value, description: snapshot.descriptions[$0.key])
+        }
+        .filter(matches).filter { snapshot.isIn($0.id, home: place.home, zone: place.zone) }
+        .sorted {
+            StatusRow.order(room: $0.room, name: $0.name, id: $0.id)
+                < StatusRow.order(room: $1.room, name: $1.name, id: $1.id)
+        }
         if json {
             print(JSONValue.array(entries.map(\.json)).serialized(.pretty), terminator: "")
             return
         }
         let header = ["ID", "NAME", "ROOM", "TYPES", "SOURCES", "CONNECTIVITY"]
-        let cells = entries.map { [$0.id, $0.name, $0.room, $0.types.map(Self.short).joined(separator: ","), $0.sources.joined(separator: ","), $0.connectivity] }
+        let cells = entries.map {
+            [
+                $0.id, $0.name, $0.room, $0.types.map(Self.short).joined(separator: ","),
+                $0.sources.joined(separator: ","), $0.connectivity,
+            ]
+        }
         let widths = header.indices.map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
         for line in [header] + cells {
-            print(line.enumerated().map { $1.padding(widths[$0]) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            print(
+                line.enumerated().map { $1.padding(widths[$0]) }.joined(separator: "  ").trimmingCharacters(
+                    in: .whitespaces))
         }
         print("\(entries.count) device\(entries.count == 1 ? "" : "s")")
     }
 
     private func matches(_ entry: Entry) -> Bool {
-        func same(_ a: String, _ b: String) -> Bool { a.caseInsensitiveCompare(b) == .orderedSame || Self.short(a).caseInsensitiveCompare(b) == .orderedSame }
+        func same(_ a: String, _ b: String) -> Bool {
+            a.caseInsensitiveCompare(b) == .orderedSame || Self.short(a).caseInsensitiveCompare(b) == .orderedSame
+        }
         if let room, entry.room.caseInsensitiveCompare(room) != .orderedSame { return false }
         if let type, !entry.types.contains(where: { same($0, type) }) { return false }
         if let trait, !entry.traits.contains(where: { same($0, trait) }) { return false }
         if let connectivity, entry.connectivity != connectivity { return false }
-        if let source, !entry.sources.contains(where: { $0.caseInsensitiveCompare(source) == .orderedSame }) { return false }
+        if let source, !entry.sources.contains(where: { $0.caseInsensitiveCompare(source) == .orderedSame }) {
+            return false
+        }
         return true
     }
 
@@ -82,8 +106,12 @@ struct DevicesCommand: ParsableCommand {
         }
 
         var json: JSONValue {
-            ["id": .string(id), "name": .string(name), "room": .string(room), "types": .array(types.map { .string($0) }),
-             "traits": .array(traits.map { .string($0) }), "sources": .array(sources.map { .string($0) }), "connectivityState": .string(connectivity)]
+            [
+                "id": .string(id), "name": .string(name), "room": .string(room),
+                "types": .array(types.map { .string($0) }),
+                "traits": .array(traits.map { .string($0) }), "sources": .array(sources.map { .string($0) }),
+                "connectivityState": .string(connectivity),
+            ]
         }
     }
 }

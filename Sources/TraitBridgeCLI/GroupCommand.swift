@@ -22,8 +22,9 @@ struct GroupCommand: ParsableCommand {
     static func members(_ devices: [String], snapshot: BridgeSnapshot, prefix: String) throws -> JSONValue {
         .array(
             try devices.map { text in
-                if let slash = text.lastIndex(of: "/"), snapshot.states[String(text[..<slash])] != nil
-                    || snapshot.states.values.contains(where: { $0["name"]?.string == String(text[..<slash]) })
+                if let slash = text.lastIndex(of: "/"),
+                    snapshot.states[String(text[..<slash])] != nil
+                        || snapshot.states.values.contains(where: { $0["name"]?.string == String(text[..<slash]) })
                 {
                     let id = try snapshot.deviceID(String(text[..<slash]), prefix: prefix)
                     return ["device": .string(id), "deviceType": .string(String(text[text.index(after: slash)...]))]
@@ -56,7 +57,8 @@ struct GroupCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a group's members, their connectivity and shared values.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show a group's members, their connectivity and shared values.")
         @Argument(help: "The group, by name or id.") var group: String
         @Flag(help: "Print the group's state document as JSON.") var json = false
         @OptionGroup var connection: ConnectionOptions
@@ -64,21 +66,29 @@ struct GroupCommand: ParsableCommand {
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
             let key = group.lowercased()
-            guard let (id, definition) = snapshot.groups.first(where: { $0.key == group || $0.value["name"]?.string?.lowercased() == key }) else {
+            guard
+                let (id, definition) = snapshot.groups.first(where: {
+                    $0.key == group || $0.value["name"]?.string?.lowercased() == key
+                })
+            else {
                 printError("error: no group '\(group)'; `traitbridge group list` lists them")
                 throw ExitCode(4)
             }
             let state = snapshot.groupStates[id]
             if json { return print((state ?? definition).value.serialized(.pretty)) }
-            print("\(definition["name"]?.string ?? id) (\(id)) in \(definition["home"]?.string ?? "?"): "
-                + "\(state?["connectivityState"]?.string ?? "unknown"), \(state?["dataSourceLocality"]?.string ?? "?")")
+            print(
+                "\(definition["name"]?.string ?? id) (\(id)) in \(definition["home"]?.string ?? "?"): "
+                    + "\(state?["connectivityState"]?.string ?? "unknown"), \(state?["dataSourceLocality"]?.string ?? "?")"
+            )
             for member in state?["members"]?.elements ?? [] {
                 let device = member["device"]?.string ?? "?"
                 let name = snapshot.states[device]?["name"]?.string ?? device
                 let type = member["deviceType"]?.string.map { "/\($0)" } ?? ""
                 print("  \(name)\(type): \(member["connectivityState"]?.string ?? "unknown")")
             }
-            for (attribute, value) in state?["values"]?.members ?? [] { print("  \(attribute) = \(value.value.serialized())") }
+            for (attribute, value) in state?["values"]?.members ?? [] {
+                print("  \(attribute) = \(value.value.serialized())")
+            }
             for attribute in state?["mixed"]?.elements.compactMap(\.string) ?? [] { print("  \(attribute) = mixed") }
         }
     }
@@ -110,7 +120,8 @@ struct GroupCommand: ParsableCommand {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
             let members = try GroupCommand.members(devices, snapshot: snapshot, prefix: connection.prefix)
             try LayoutRequest.send(
-                "group-members", [("group", .string(group)), ("members", members)], home: home.home, connection: connection)
+                "group-members", [("group", .string(group)), ("members", members)], home: home.home,
+                connection: connection)
             print("group '\(group)' has \(devices.count) member\(devices.count == 1 ? "" : "s")")
         }
     }
@@ -124,7 +135,8 @@ struct GroupCommand: ParsableCommand {
 
         func run() throws {
             try LayoutRequest.send(
-                "group-rename", [("group", .string(group)), ("name", .string(name))], home: home.home, connection: connection)
+                "group-rename", [("group", .string(group)), ("name", .string(name))], home: home.home,
+                connection: connection)
             print("group '\(group)' is now '\(name)'")
         }
     }
@@ -142,7 +154,8 @@ struct GroupCommand: ParsableCommand {
     }
 
     struct Command: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run a trait command on every member that has the trait.")
+        static let configuration = CommandConfiguration(
+            abstract: "Run a trait command on every member that has the trait.")
         @Argument(help: "The group, by name or id.") var group: String
         @Argument(help: "TRAIT.COMMAND, e.g. matter.OnOff.on.") var command: String
         @Argument(help: "Command arguments as key=value.") var arguments: [String] = []
@@ -159,18 +172,23 @@ struct GroupCommand: ParsableCommand {
                 guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
                     throw ValidationError("argument '\(argument)' is not key=value")
                 }
-                values[String(argument[..<equals])] = CommandSender.value(String(argument[argument.index(after: equals)...]))
+                values[String(argument[..<equals])] = CommandSender.value(
+                    String(argument[argument.index(after: equals)...]))
             }
             try GroupCommand.fanOut(
                 group,
-                [("trait", .string(String(command[..<dot]))), ("command", .string(String(command[command.index(after: dot)...]))),
-                 ("arguments", .object(values))],
+                [
+                    ("trait", .string(String(command[..<dot]))),
+                    ("command", .string(String(command[command.index(after: dot)...]))),
+                    ("arguments", .object(values)),
+                ],
                 home: home.home, json: json, connection: connection)
         }
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write an attribute on every member that has the trait.")
+        static let configuration = CommandConfiguration(
+            abstract: "Write an attribute on every member that has the trait.")
         @Argument(help: "The group, by name or id.") var group: String
         @Argument(help: "TRAIT.ATTRIBUTE=VALUE, e.g. matter.LevelControl.currentLevel=128.") var assignment: String
         @Flag(help: "Print the bridge's answer as JSON.") var json = false
@@ -181,13 +199,16 @@ struct GroupCommand: ParsableCommand {
             guard let equals = assignment.firstIndex(of: "="), let dot = assignment[..<equals].lastIndex(of: "."),
                 assignment[..<dot].contains(".")
             else {
-                throw ValidationError("'\(assignment)' is not TRAIT.ATTRIBUTE=VALUE; write e.g. matter.OnOff.onOff=true")
+                throw ValidationError(
+                    "'\(assignment)' is not TRAIT.ATTRIBUTE=VALUE; write e.g. matter.OnOff.onOff=true")
             }
             try GroupCommand.fanOut(
                 group,
-                [("trait", .string(String(assignment[..<dot]))),
-                 ("attribute", .string(String(assignment[assignment.index(after: dot)..<equals]))),
-                 ("value", CommandSender.value(String(assignment[assignment.index(after: equals)...])))],
+                [
+                    ("trait", .string(String(assignment[..<dot]))),
+                    ("attribute", .string(String(assignment[assignment.index(after: dot)..<equals]))),
+                    ("value", CommandSender.value(String(assignment[assignment.index(after: equals)...]))),
+                ],
                 home: home.home, json: json, connection: connection)
         }
     }

@@ -19,7 +19,8 @@ struct HomeCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the homes with their rooms, zones, groups and scenes.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the homes with their rooms, zones, groups and scenes.")
         @Flag(help: "Print the homes' retained documents as a JSON array.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
@@ -43,13 +44,15 @@ struct HomeCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a home (with its default room and built-in scenes).")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a home (with its default room and built-in scenes).")
         @Argument(help: "The new home's name.") var name: String
         @Flag(help: "Print the bridge's answer as JSON.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            let answer = try LayoutRequest.send("home-add", [("name", .string(name))], json: json, connection: connection)
+            let answer = try LayoutRequest.send(
+                "home-add", [("name", .string(name))], json: json, connection: connection)
             if !json { print("added home '\(name)' (\(answer["home"]?["id"]?.string ?? "?"))") }
         }
     }
@@ -62,13 +65,15 @@ struct HomeCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            try LayoutRequest.send("home-rename", [("name", .string(name))], home: home, json: json, connection: connection)
+            try LayoutRequest.send(
+                "home-rename", [("name", .string(name))], home: home, json: json, connection: connection)
             if !json { print("home '\(home)' is now '\(name)'") }
         }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a home; its devices move to the primary home.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a home; its devices move to the primary home.")
         @Argument(help: "The home, by name or id.") var home: String
         @Flag(help: "Print the bridge's answer as JSON.") var json = false
         @OptionGroup var connection: ConnectionOptions
@@ -77,7 +82,9 @@ struct HomeCommand: ParsableCommand {
             let answer = try LayoutRequest.send("home-remove", [], home: home, json: json, connection: connection)
             guard !json else { return }
             let moved = answer["moved"]?.elements.count ?? 0
-            print("removed home '\(home)'; \(moved) device\(moved == 1 ? "" : "s") moved to '\(answer["primary"]?.string ?? "?")'")
+            print(
+                "removed home '\(home)'; \(moved) device\(moved == 1 ? "" : "s") moved to '\(answer["primary"]?.string ?? "?")'"
+            )
         }
     }
 

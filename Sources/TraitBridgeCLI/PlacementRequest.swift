@@ -14,7 +14,8 @@ enum PlacementRequest {
         request.append("device", .string(id))
         request.append(field, value.map { .string($0) } ?? .null)
         if let home { request.append("home", .string(home)) }
-        let (bytes, answer) = try BridgeRequest.json(operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
+        let (bytes, answer) = try BridgeRequest.json(
+            operation, payload: JSONValue.object(request).serializedBytes(), connection: connection)
         if json { return printJSON(bytes) }
         let name = answer["name"]?.string ?? id
         let room = answer["room"]?.string ?? "no room"

@@ -50,7 +50,8 @@ struct RoomCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
-            let answer = try LayoutRequest.send("room-add", [("name", .string(name))], home: home.home, connection: connection)
+            let answer = try LayoutRequest.send(
+                "room-add", [("name", .string(name))], home: home.home, connection: connection)
             print("added room '\(name)' to '\(answer["home"]?["name"]?.string ?? "?")'")
         }
     }
@@ -64,13 +65,15 @@ struct RoomCommand: ParsableCommand {
 
         func run() throws {
             try LayoutRequest.send(
-                "room-rename", [("room", .string(room)), ("name", .string(name))], home: home.home, connection: connection)
+                "room-rename", [("room", .string(room)), ("name", .string(name))], home: home.home,
+                connection: connection)
             print("room '\(room)' is now '\(name)'")
         }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a room; its devices return to the default room.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a room; its devices return to the default room.")
         @Argument(help: "The room, by name or id.") var room: String
         @OptionGroup var home: HomeOption
         @OptionGroup var connection: ConnectionOptions

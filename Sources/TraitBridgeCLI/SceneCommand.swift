@@ -21,7 +21,10 @@ struct SceneCommand: ParsableCommand {
 
     static func find(_ scene: String, in snapshot: BridgeSnapshot) throws -> (id: String, scene: JSON) {
         let key = scene.lowercased()
-        guard let found = snapshot.scenes.first(where: { $0.key == scene || $0.value["name"]?.string?.lowercased() == key })
+        guard
+            let found = snapshot.scenes.first(where: {
+                $0.key == scene || $0.value["name"]?.string?.lowercased() == key
+            })
         else {
             printError("error: no scene '\(scene)'; `traitbridge scene list` lists them")
             throw ExitCode(4)
@@ -75,7 +78,9 @@ struct SceneCommand: ParsableCommand {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
             let (id, scene) = try SceneCommand.find(self.scene, in: snapshot)
             if json { return print(scene.value.serialized(.pretty)) }
-            print("\(scene["name"]?.string ?? id) (\(id), \(scene["kind"]?.string ?? "?")) in \(scene["home"]?.string ?? "?")")
+            print(
+                "\(scene["name"]?.string ?? id) (\(id), \(scene["kind"]?.string ?? "?")) in \(scene["home"]?.string ?? "?")"
+            )
             for action in scene["actions"]?.elements ?? [] {
                 let device = action["device"]?.string ?? "?"
                 print("  \(snapshot.states[device]?["name"]?.string ?? device): \(FanOutReport.describe(action))")
@@ -112,11 +117,14 @@ struct SceneCommand: ParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func validate() throws {
-            if [room, zone, group].compactMap({ $0 }).count != 1 { throw ValidationError("give one of --room, --zone, --group") }
+            if [room, zone, group].compactMap({ $0 }).count != 1 {
+                throw ValidationError("give one of --room, --zone, --group")
+            }
         }
 
         func run() throws {
-            let target: (String, String) = room.map { ("room", $0) } ?? zone.map { ("zone", $0) } ?? ("group", group ?? "")
+            let target: (String, String) =
+                room.map { ("room", $0) } ?? zone.map { ("zone", $0) } ?? ("group", group ?? "")
             let answer = try LayoutRequest.send(
                 "scene-capture", [("name", .string(name)), (target.0, .string(target.1))], home: home.home,
                 connection: connection)
@@ -149,7 +157,8 @@ struct SceneCommand: ParsableCommand {
 
         func run() throws {
             try LayoutRequest.send(
-                "scene-rename", [("scene", .string(scene)), ("name", .string(name))], home: home.home, connection: connection)
+                "scene-rename", [("scene", .string(scene)), ("name", .string(name))], home: home.home,
+                connection: connection)
             print("scene '\(scene)' is now '\(name)'")
         }
     }

@@ -1,8 +1,8 @@
 import ArgumentParser
-import TraitBridgeAutomation
 import Foundation
 import Logging
 import ServiceLifecycle
+import TraitBridgeAutomation
 import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeHTTP
@@ -218,7 +218,8 @@ struct ServeCommand: AsyncParsableCommand {
             guard loaded.problems.isEmpty else {
                 throw ValidationError(
                     loaded.problems.map(\.description).joined(separator: "\n")
-                        + "\n\(loaded.problems.count) problem\(loaded.problems.count == 1 ? "" : "s") in automations; fix them and start again")
+                        + "\n\(loaded.problems.count) problem\(loaded.problems.count == 1 ? "" : "s") in automations; fix them and start again"
+                )
             }
             files = loaded.automations
         }

@@ -24,8 +24,8 @@ struct StatusCommand: ParsableCommand {
     @Flag(
         help: ArgumentHelp(
             "Print JSON: {\"bridge\": …, \"devices\": [{\"id\", \"name\", \"room\", \"type\", "
-            + "\"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}, "
-            + "and \"links\": {name: health} when the bridge has cloud links}.")
+                + "\"connectivityState\", \"dataSourceLocality\", \"lastUpdate\", \"reason\"}], \"summary\": {…}, "
+                + "and \"links\": {name: health} when the bridge has cloud links}.")
     )
     var json = false
 

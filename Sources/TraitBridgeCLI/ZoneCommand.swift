@@ -29,7 +29,9 @@ struct ZoneCommand: ParsableCommand {
             for home in LayoutRequest.homes(snapshot, home: self.home.home) {
                 for zone in home["zones"]?.elements ?? [] {
                     let rooms = zone["rooms"]?.elements.compactMap(\.string) ?? []
-                    rows.append([zone["name"]?.string ?? "?", home["name"]?.string ?? "?", rooms.joined(separator: ", ")])
+                    rows.append([
+                        zone["name"]?.string ?? "?", home["name"]?.string ?? "?", rooms.joined(separator: ", "),
+                    ])
                 }
             }
             print(LayoutRequest.table(["ZONE", "HOME", "ROOMS"], rows))
@@ -60,7 +62,8 @@ struct ZoneCommand: ParsableCommand {
 
         func run() throws {
             try LayoutRequest.send(
-                "zone-rename", [("zone", .string(zone)), ("name", .string(name))], home: home.home, connection: connection)
+                "zone-rename", [("zone", .string(zone)), ("name", .string(name))], home: home.home,
+                connection: connection)
             print("zone '\(zone)' is now '\(name)'")
         }
     }

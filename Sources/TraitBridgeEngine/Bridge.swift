@@ -1,8 +1,8 @@
-public import TraitBridgeAutomation
 import Foundation
 import FoundationEssentials
 public import Logging
 import Synchronization
+public import TraitBridgeAutomation
 public import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMQTT

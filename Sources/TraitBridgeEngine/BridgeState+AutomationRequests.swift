@@ -30,7 +30,8 @@ extension BridgeState {
                 return refuse(error.problems.map(\.description).joined(separator: "; "))
             }
             if let existing = automations.scheduler.automations[automation.id], existing.origin != "registry" {
-                return refuse("'\(automation.id)' is defined in \(existing.origin); edit that file, or give another \"id\"")
+                return refuse(
+                    "'\(automation.id)' is defined in \(existing.origin); edit that file, or give another \"id\"")
             }
             if let problem = referenceProblem(automation) { return refuse(problem) }
             automations.scheduler.set(automation, now: now, world: world)
@@ -78,9 +79,13 @@ extension BridgeState {
             return "no home '\(text)'"
         }
         func check(_ device: DeviceID, _ trait: TraitID?, _ key: String?) -> String? {
-            guard let found = graph.devices[device] else { return "no device '\(device.rawValue)' (traitbridge devices)" }
+            guard let found = graph.devices[device] else {
+                return "no device '\(device.rawValue)' (traitbridge devices)"
+            }
             guard let trait else { return nil }
-            do { _ = try commandAddress(found, trait, deviceTypeKey: key) } catch { return "\(device.rawValue): \(error.message)" }
+            do { _ = try commandAddress(found, trait, deviceTypeKey: key) } catch {
+                return "\(device.rawValue): \(error.message)"
+            }
             return nil
         }
         for trigger in automation.triggers {
@@ -114,7 +119,9 @@ extension BridgeState {
                     return "home '\(home.name)' has no scene '\(text)'"
                 }
             case .device(let sceneAction):
-                if let problem = check(sceneAction.device, sceneAction.trait, sceneAction.deviceTypeKey) { return problem }
+                if let problem = check(sceneAction.device, sceneAction.trait, sceneAction.deviceTypeKey) {
+                    return problem
+                }
             case .notify: break
             }
         }
@@ -132,7 +139,9 @@ extension BridgeState {
 
     /// `home-location` `{"home", "timeZone": "Europe/Berlin", "latitude", "longitude"}`.
     private mutating func setLocation(_ root: JSON, now: Date, effects: inout BridgeEffects) -> JSONValue {
-        func refuse(_ message: String) -> JSONValue { ["status": "error", "message": .string("home-location: \(message)")] }
+        func refuse(_ message: String) -> JSONValue {
+            ["status": "error", "message": .string("home-location: \(message)")]
+        }
         let home: Home
         do { home = try requestHome(root) } catch { return refuse(error.message) }
         guard let zone = root["timeZone"]?.string, AutomationPlace.isKnownTimeZone(zone) else {
@@ -173,7 +182,11 @@ extension BridgeState {
         object.append("actions", .array(automation.actions.map { named($0.description) }))
         if let end = automation.end {
             object.append(
-                "end", ["afterSeconds": .int(Int64(end.afterSeconds)), "actions": .array(end.actions.map { named($0.description) })])
+                "end",
+                [
+                    "afterSeconds": .int(Int64(end.afterSeconds)),
+                    "actions": .array(end.actions.map { named($0.description) }),
+                ])
         }
         object.append("runMissed", .bool(automation.runMissed))
         object.setIfPresent(
@@ -221,7 +234,9 @@ extension BridgeState {
             current.append((topic + "/history", history.serializedBytes()))
         }
         for gone in [topic, topic + "/history"] where !current.contains(where: { $0.0 == gone }) {
-            if automations.published.removeValue(forKey: gone) != nil { effects.publish(gone, [], retain: true, qos: 1) }
+            if automations.published.removeValue(forKey: gone) != nil {
+                effects.publish(gone, [], retain: true, qos: 1)
+            }
         }
         for (name, payload) in current {
             let hash = DeviceRuntime.hash(payload)

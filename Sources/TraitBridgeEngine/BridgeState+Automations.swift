@@ -74,12 +74,15 @@ extension BridgeState {
             do {
                 let automation = try decoder.decode(Automation.self, from: Data(bytes))
                 guard !files.contains(where: { $0.id == automation.id }) else {
-                    logs.append(BridgeLogLine(.warning, "automation '\(id)' in the registry is also in a file; the file's is used"))
+                    logs.append(
+                        BridgeLogLine(
+                            .warning, "automation '\(id)' in the registry is also in a file; the file's is used"))
                     continue
                 }
                 automations.scheduler.set(automation, now: now, world: world)
             } catch {
-                logs.append(BridgeLogLine(.error, "automation '\(id)' in the registry cannot be read (\(error)); add it again"))
+                logs.append(
+                    BridgeLogLine(.error, "automation '\(id)' in the registry cannot be read (\(error)); add it again"))
             }
         }
         for automation in files { automations.scheduler.set(automation, now: now, world: world) }
@@ -91,7 +94,8 @@ extension BridgeState {
             let missed = automations.scheduler.missedFires(since: clock, now: now, world: world)
             for (id, dates) in missed.sorted(by: { $0.key < $1.key }) {
                 guard let automation = automations.scheduler.automations[id] else { continue }
-                let text = dates.prefix(5).map(AutomationClock.text).joined(separator: ", ")
+                let text =
+                    dates.prefix(5).map(AutomationClock.text).joined(separator: ", ")
                     + (dates.count > 5 ? " and \(dates.count - 5) more" : "")
                 var entry = JSONObject()
                 entry.append("at", .string(AutomationClock.text(now)))
@@ -104,7 +108,8 @@ extension BridgeState {
                     BridgeLogLine(
                         .warning,
                         "automation '\(automation.name)' missed \(dates.count) timer fire\(dates.count == 1 ? "" : "s") "
-                            + "while the bridge was down (\(text))" + (automation.runMissed ? "; it runs once now" : ""),
+                            + "while the bridge was down (\(text))"
+                            + (automation.runMissed ? "; it runs once now" : ""),
                         ["tb.automation": id.rawValue]))
                 if automation.runMissed {
                     automations.waiting.append(
@@ -131,7 +136,9 @@ extension BridgeState {
             automations.waiting = []
             for fire in waiting { runAutomation(fire, now: now, effects: &effects) }
         }
-        for fire in automations.scheduler.tick(now: now, world: world) { runAutomation(fire, now: now, effects: &effects) }
+        for fire in automations.scheduler.tick(now: now, world: world) {
+            runAutomation(fire, now: now, effects: &effects)
+        }
         if !automations.scheduler.automations.isEmpty,
             automations.lastClockWrite.map({ now.timeIntervalSince($0) >= 60 }) ?? true
         {
@@ -165,7 +172,9 @@ extension BridgeState {
             switch action {
             case .scene(let text):
                 let key = NameRules.comparisonKey(text)
-                if let scene = home.scenes.first(where: { $0.id.rawValue == text || NameRules.comparisonKey($0.name) == key }) {
+                if let scene = home.scenes.first(where: {
+                    $0.id.rawValue == text || NameRules.comparisonKey($0.name) == key
+                }) {
                     actions += scene.actions
                 } else {
                     job.entries.append(
@@ -189,7 +198,8 @@ extension BridgeState {
             }
         }
         let planned = plan(actions, correlation: "automation-\(automation.id.rawValue)", into: &job)
-        effects.log(.info, "automation '\(automation.name)' runs: \(run.reason)", ["tb.automation": automation.id.rawValue])
+        effects.log(
+            .info, "automation '\(automation.name)' runs: \(run.reason)", ["tb.automation": automation.id.rawValue])
         if !fire.isEnd, let end = automation.end {
             automations.scheduler.scheduleEnd(automation.id, at: now.addingTimeInterval(Double(end.afterSeconds)))
         }
@@ -210,9 +220,12 @@ extension BridgeState {
         if !results.isEmpty { entry.append("results", .array(results)) }
         var runs = automations.history[run.automation] ?? []
         runs.insert(.object(entry), at: 0)
-        if runs.count > AutomationRuntime.historyLength { runs.removeLast(runs.count - AutomationRuntime.historyLength) }
+        if runs.count > AutomationRuntime.historyLength {
+            runs.removeLast(runs.count - AutomationRuntime.historyLength)
+        }
         automations.history[run.automation] = runs
-        effects.storeChanges.append(.automationHistory(run.automation.rawValue, JSONValue.array(runs).serializedBytes()))
+        effects.storeChanges.append(
+            .automationHistory(run.automation.rawValue, JSONValue.array(runs).serializedBytes()))
         publishAutomation(run.automation, effects: &effects)
     }
 }

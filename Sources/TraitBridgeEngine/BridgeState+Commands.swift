@@ -268,7 +268,8 @@ extension BridgeState {
                     job, executeOutcome(c2cID: c2cID, deviceID: pending.deviceID, status: status, failure: nil),
                     effects: &effects)
             } else if case .fanOut(let job, let command) = pending.sink {
-                finishFanOut(job, command: command, status: status, failure: nil, note: note, now: Date(), effects: &effects)
+                finishFanOut(
+                    job, command: command, status: status, failure: nil, note: note, now: Date(), effects: &effects)
             }
             return
         }
@@ -302,7 +303,9 @@ extension BridgeState {
                     job, executeOutcome(c2cID: c2cID, deviceID: deviceID, status: "error", failure: failure),
                     effects: &effects)
             } else if case .fanOut(let job, let command) = sink {
-                finishFanOut(job, command: command, status: "refused", failure: failure, note: nil, now: Date(), effects: &effects)
+                finishFanOut(
+                    job, command: command, status: "refused", failure: failure, note: nil, now: Date(),
+                    effects: &effects)
             }
             return
         }

@@ -75,7 +75,8 @@ extension BridgeState {
     private mutating func runGroupCommand(
         _ group: DeviceGroup, _ command: UnifiedCommand, reply: ResponseSink, now: Date, effects: inout BridgeEffects
     ) {
-        var job = FanOutJob(reply: reply, kind: "group", id: group.id.rawValue, name: group.name, entries: [], started: now)
+        var job = FanOutJob(
+            reply: reply, kind: "group", id: group.id.rawValue, name: group.name, entries: [], started: now)
         var planned: [(DeviceID, UnifiedCommand)] = []
         for member in group.members {
             var entry = FanOutEntry(device: member.device, deviceTypeKey: member.deviceTypeKey)
@@ -185,7 +186,8 @@ extension BridgeState {
         layout.jobs[jobID] = job
         if planned.isEmpty { return answerFanOut(jobID, now: now, effects: &effects) }
         for (index, (device, command)) in planned.enumerated() {
-            runCommand(command, deviceID: device, sink: .fanOut(job: jobID, command: index), now: now, effects: &effects)
+            runCommand(
+                command, deviceID: device, sink: .fanOut(job: jobID, command: index), now: now, effects: &effects)
         }
     }
 

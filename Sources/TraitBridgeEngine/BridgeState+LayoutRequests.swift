@@ -32,7 +32,8 @@ extension BridgeState {
     {
         do {
             let root: JSON
-            do { root = try JSONDocument.parse(payload.isEmpty ? Array("{}".utf8) : payload, maxDepth: 16).root } catch {
+            do { root = try JSONDocument.parse(payload.isEmpty ? Array("{}".utf8) : payload, maxDepth: 16).root } catch
+            {
                 throw RequestRefusal("the request is not JSON: \(error)")
             }
             guard root.kind == .object else { throw RequestRefusal("the request must be a JSON object") }
@@ -166,7 +167,8 @@ extension BridgeState {
         guard let given = root["home"] else { return graph.primaryHome }
         guard let text = given.string, let home = findHome(text) else {
             throw RequestRefusal(
-                "no home '\(given.string ?? "")'; the bridge has \(graph.homes.map { "'\($0.name)'" }.joined(separator: ", "))")
+                "no home '\(given.string ?? "")'; the bridge has \(graph.homes.map { "'\($0.name)'" }.joined(separator: ", "))"
+            )
         }
         return home
     }
@@ -259,7 +261,8 @@ extension BridgeState {
         var actions: [SceneAction] = []
         for (index, entry) in list.elements.enumerated() {
             let place = "actions[\(index)]"
-            guard let text = entry["device"]?.string, let id = try? DeviceID(text), let device = graph.devices[id] else {
+            guard let text = entry["device"]?.string, let id = try? DeviceID(text), let device = graph.devices[id]
+            else {
                 throw RequestRefusal("\(place).device must be the id of a device the bridge holds")
             }
             guard let traitText = entry["trait"]?.string, let trait = TraitID(parsing: traitText) else {
@@ -288,7 +291,8 @@ extension BridgeState {
                         device: id, deviceTypeKey: key, trait: trait,
                         operation: .write(attribute: attribute, value: AttributeValue(json: value))))
             } else {
-                throw RequestRefusal("\(place): give \"command\" (with optional \"arguments\") or \"attribute\" and \"value\"")
+                throw RequestRefusal(
+                    "\(place): give \"command\" (with optional \"arguments\") or \"attribute\" and \"value\"")
             }
         }
         return actions

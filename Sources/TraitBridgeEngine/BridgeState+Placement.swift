@@ -27,12 +27,16 @@ extension BridgeState {
         let chosenHome = placement.home.flatMap { graph.home(HomeID($0)) }
         let home = chosenHome?.id ?? device.homeID ?? graph.primaryHome.id
         if let roomName = placement.room {
-            guard graph.room(of: id)?.name != roomName || (device.homeID ?? graph.primaryHome.id) != home else { return }
+            guard graph.room(of: id)?.name != roomName || (device.homeID ?? graph.primaryHome.id) != home else {
+                return
+            }
             do {
                 let room = try graph.room(named: roomName, addingTo: home)
                 try graph.assignDevice(id, to: room)
             } catch {
-                effects.log(.warning, "the room '\(roomName)' the user chose is not used: \(error)", ["tb.device.id": id.rawValue])
+                effects.log(
+                    .warning, "the room '\(roomName)' the user chose is not used: \(error)",
+                    ["tb.device.id": id.rawValue])
             }
         } else if let chosenHome, device.homeID != chosenHome.id {
             try? graph.assignDevice(id, to: chosenHome.defaultRoom.id)
@@ -42,21 +46,27 @@ extension BridgeState {
     /// `rename` `{"device": id, "name": "Garage switch"}` (`"name": null` gives back the source's
     /// name) and `move` `{"device": id, "room": "Garage"}` (`"room": null`: the home's default
     /// room). Kept in the registry; answered with the device's id, name and room.
-    mutating func handlePlacementRequest(_ operation: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) -> JSONValue {
+    mutating func handlePlacementRequest(_ operation: String, payload: [UInt8], now: Date, effects: inout BridgeEffects)
+        -> JSONValue
+    {
         func failure(_ message: String) -> JSONValue { ["status": "error", "message": .string(message)] }
         let root: JSON
         do { root = try JSONDocument.parse(payload, maxDepth: 8).root } catch {
             return failure("\(operation): the request is not JSON: \(error)")
         }
         guard let idText = root["device"]?.string, let id = try? DeviceID(idText), let device = graph.devices[id] else {
-            return failure("\(operation): no device with id '\(root["device"]?.string ?? "")' (\"device\" must be a device id; traitbridge devices lists them)")
+            return failure(
+                "\(operation): no device with id '\(root["device"]?.string ?? "")' (\"device\" must be a device id; traitbridge devices lists them)"
+            )
         }
         let field = operation == "rename" ? "name" : "room"
         guard let value = root[field], value.isNull || value.string != nil else {
             return failure("\(operation): give \"\(field)\" as a string, or null to reset it")
         }
         var placement = placements[id] ?? UserPlacement()
-        let text = value.string.map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+        let text = value.string.map {
+            String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        }
         if operation == "rename" {
             if let text {
                 if let problem = nameProblem(text, for: id) { return failure("rename: \(problem)") }
@@ -93,7 +103,10 @@ extension BridgeState {
         effects.storeChanges.append(.placement(id, placement))
         if operation == "move" { syncPlacements(effects: &effects) }
         storeAndPublish(id, now: now, effects: &effects)
-        effects.log(.info, "\(operation): \(id.rawValue) is now '\(graph.devices[id]?.name ?? "")' in \(graph.room(of: id)?.name ?? "no room")", ["tb.device.id": id.rawValue])
+        effects.log(
+            .info,
+            "\(operation): \(id.rawValue) is now '\(graph.devices[id]?.name ?? "")' in \(graph.room(of: id)?.name ?? "no room")",
+            ["tb.device.id": id.rawValue])
         var answer = JSONObject()
         answer.append("status", .string("ok"))
         answer.append("device", .string(id.rawValue))
@@ -115,7 +128,8 @@ extension BridgeState {
         }
         let key = NameRules.comparisonKey(name)
         if let other = graph.devices.values.first(where: { $0.id != id && NameRules.comparisonKey($0.name) == key }) {
-            return "another device (\(other.id.rawValue)) is already called '\(other.name)'; names must tell devices apart"
+            return
+                "another device (\(other.id.rawValue)) is already called '\(other.name)'; names must tell devices apart"
         }
         return nil
     }

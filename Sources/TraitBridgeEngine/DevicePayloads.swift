@@ -71,7 +71,8 @@ public enum DevicePayloads {
     /// bytes, with no JSON tree in between: it is made for every device a source describes.
     public static func descriptionBytes(
         of device: Device, homeName: String?, roomName: String?, zoneNames: [String] = [], catalog: Catalog,
-        fedAttributes: (TraitAddress) -> [(name: String, metadata: AttributeMetadata)], commands: (TraitAddress) -> [String]
+        fedAttributes: (TraitAddress) -> [(name: String, metadata: AttributeMetadata)],
+        commands: (TraitAddress) -> [String]
     ) -> [UInt8] {
         var writer = JSONStreamWriter(capacity: 512 + 512 * device.deviceTypes.count)
         writer.beginObject()
@@ -87,8 +88,14 @@ public enum DevicePayloads {
         }
         writer.key("identity")
         writer.beginObject()
-        if let vendorID = device.identity.vendorID { writer.key("vendorId"); writer.int(Int64(vendorID)) }
-        if let productID = device.identity.productID { writer.key("productId"); writer.int(Int64(productID)) }
+        if let vendorID = device.identity.vendorID {
+            writer.key("vendorId")
+            writer.int(Int64(vendorID))
+        }
+        if let productID = device.identity.productID {
+            writer.key("productId")
+            writer.int(Int64(productID))
+        }
         if let uniqueID = device.identity.uniqueID { writer.member("uniqueId", uniqueID) }
         if let serial = device.identity.serialNumber { writer.member("serialNumber", serial) }
         writer.key("otherDeviceIds")
@@ -156,9 +163,18 @@ public enum DevicePayloads {
         writer.beginObject()
         writer.member("format", metadata.format.rawValue)
         if let unit = metadata.unit { writer.member("unit", unit.rawValue) }
-        if let minimum = metadata.minimum { writer.key("min"); writer.value(.double(minimum)) }
-        if let maximum = metadata.maximum { writer.key("max"); writer.value(.double(maximum)) }
-        if let step = metadata.step { writer.key("step"); writer.value(.double(step)) }
+        if let minimum = metadata.minimum {
+            writer.key("min")
+            writer.value(.double(minimum))
+        }
+        if let maximum = metadata.maximum {
+            writer.key("max")
+            writer.value(.double(maximum))
+        }
+        if let step = metadata.step {
+            writer.key("step")
+            writer.value(.double(step))
+        }
         if let values = metadata.validValues {
             writer.key("validValues")
             writer.beginArray()
@@ -171,7 +187,10 @@ public enum DevicePayloads {
             }
             writer.endArray()
         }
-        if let maxLength = metadata.maxLength { writer.key("maxLength"); writer.int(Int64(maxLength)) }
+        if let maxLength = metadata.maxLength {
+            writer.key("maxLength")
+            writer.int(Int64(maxLength))
+        }
         writer.key("writable")
         writer.bool(metadata.isWritable)
         writer.key("nullable")

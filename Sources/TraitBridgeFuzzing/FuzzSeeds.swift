@@ -146,19 +146,33 @@ public enum FuzzSeeds {
                 ("home-add", #"{"name": "Cabin"}"#), ("room-add", #"{"name": "Hall"}"#),
                 ("zone-add", #"{"name": "Downstairs", "rooms": ["Hall"]}"#),
                 ("group-add", #"{"name": "Lamps", "members": ["\#(light)", {"device": "ha-plug9"}]}"#),
-                ("scene-add", #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"}]}"#),
+                (
+                    "scene-add",
+                    #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"}]}"#
+                ),
                 ("scene-capture", #"{"name": "Now", "group": "Lamps"}"#),
                 ("home-location", #"{"timeZone": "Europe/Berlin", "latitude": 52.5, "longitude": 13.4}"#),
                 ("group-command", #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#),
                 ("scene-run", #"{"scene": "Evening"}"#),
-                ("automation-add", #"{"name": "Dusk", "triggers": [{"type": "solar", "event": "sunset", "offsetMinutes": -10}], "conditions": [{"type": "time", "after": "22:00", "before": "06:00"}], "actions": [{"type": "scene", "scene": "Evening"}], "end": {"after": 60, "actions": [{"type": "notify", "message": "x"}]}}"#),
-                ("automation-add", #"{"name": "Tick", "triggers": [{"type": "timer", "fireDate": "2040-01-01T00:00:00Z", "recurrence": {"every": 5, "unit": "minutes"}}], "actions": [{"type": "set", "device": "\#(light)", "trait": "matter.LevelControl", "attribute": "currentLevel", "value": 128}]}"#),
+                (
+                    "automation-add",
+                    #"{"name": "Dusk", "triggers": [{"type": "solar", "event": "sunset", "offsetMinutes": -10}], "conditions": [{"type": "time", "after": "22:00", "before": "06:00"}], "actions": [{"type": "scene", "scene": "Evening"}], "end": {"after": 60, "actions": [{"type": "notify", "message": "x"}]}}"#
+                ),
+                (
+                    "automation-add",
+                    #"{"name": "Tick", "triggers": [{"type": "timer", "fireDate": "2040-01-01T00:00:00Z", "recurrence": {"every": 5, "unit": "minutes"}}], "actions": [{"type": "set", "device": "\#(light)", "trait": "matter.LevelControl", "attribute": "currentLevel", "value": 128}]}"#
+                ),
                 ("zone-rename", #"{"zone": "Downstairs", "name": "Ground"}"#), ("room-remove", #"{"room": "Hall"}"#),
                 ("home-remove", #"{"home": "Cabin"}"#), ("automation-run", #"{"automation": "dusk"}"#),
             ]
-            var seeds = [FuzzInput.encode(layout.enumerated().map { ("traitbridge/bridge/request/\($1.0)/\($0)", Array($1.1.utf8)) })]
+            var seeds = [
+                FuzzInput.encode(
+                    layout.enumerated().map { ("traitbridge/bridge/request/\($1.0)/\($0)", Array($1.1.utf8)) })
+            ]
             seeds += FuzzPaths.files(under: FuzzPaths.repository + "/examples/automations").compactMap {
-                (try? FuzzPaths.bytes($0)).map { FuzzInput.encode([("traitbridge/bridge/request/automation-add/1", $0)]) }
+                (try? FuzzPaths.bytes($0)).map {
+                    FuzzInput.encode([("traitbridge/bridge/request/automation-add/1", $0)])
+                }
             }
             return seeds
         case .cloudSync: return files(in: "google-sync") + fixture("home-sync.json")

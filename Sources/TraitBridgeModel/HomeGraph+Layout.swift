@@ -195,7 +195,8 @@ extension HomeGraph {
             try unique("home:" + home.id.rawValue)
             do {
                 try NameRules.validateUnique(home.name, kind: .home, among: graph.homes.map(\.name))
-                guard let first = home.rooms.first, first.isDefault, !home.rooms.dropFirst().contains(where: \.isDefault)
+                guard let first = home.rooms.first, first.isDefault,
+                    !home.rooms.dropFirst().contains(where: \.isDefault)
                 else { throw ModelError.invalidLayout("home '\(home.name)' must have exactly one default room, first") }
                 for (index, room) in home.rooms.enumerated() {
                     try unique("room:" + room.id.rawValue)

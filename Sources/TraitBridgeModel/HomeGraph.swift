@@ -34,7 +34,9 @@ public struct HomeGraph: Sendable, Hashable {
         let defaultRoom = Room(id: RoomID("\(id.rawValue).entire-home"), name: "Entire Home", isDefault: true)
         var home = Home(id: id, name: name, isPrimary: homes.isEmpty, defaultRoom: defaultRoom)
         home.scenes = SceneKind.allCases.compactMap { kind in
-            kind.builtInName.map { Scene(id: SceneID("\(id.rawValue).scene.\(kind.rawValue)"), name: $0, kind: kind, actions: []) }
+            kind.builtInName.map {
+                Scene(id: SceneID("\(id.rawValue).scene.\(kind.rawValue)"), name: $0, kind: kind, actions: [])
+            }
         }
         homes.append(home)
         return id

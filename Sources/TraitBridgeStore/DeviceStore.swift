@@ -56,7 +56,9 @@ public final class DeviceStore: Sendable {
 
     /// A file that is not SQLite (or is damaged) says so and what to do; anything else, as it is.
     static func openingError(path: String, _ error: any Error) -> StoreError {
-        if let database = error as? DatabaseError, [ResultCode.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(database.resultCode.primaryResultCode) {
+        if let database = error as? DatabaseError,
+            [ResultCode.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(database.resultCode.primaryResultCode)
+        {
             return .damaged(path: path, reason: database.message ?? "\(database.resultCode)")
         }
         return .cannotOpen(path: path, reason: "\(error)")
@@ -164,7 +166,9 @@ public final class DeviceStore: Sendable {
         guard !batch.isEmpty else { return }
         do {
             try queue.write { db in
-                for id in batch.removals { try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue]) }
+                for id in batch.removals {
+                    try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id.rawValue])
+                }
                 for record in batch.upserts { try Self.upsert(record, seen: now, in: db) }
                 for (id, entry) in batch.cloudDevices {
                     try db.execute(
@@ -202,7 +206,8 @@ public final class DeviceStore: Sendable {
                 }
                 if let clock = batch.clock {
                     try db.execute(
-                        sql: "INSERT INTO bridgeClock (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at",
+                        sql:
+                            "INSERT INTO bridgeClock (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at",
                         arguments: [clock.timeIntervalSince1970])
                 }
                 if let layout = batch.layout {
@@ -259,9 +264,10 @@ public final class DeviceStore: Sendable {
     ) {
         do {
             return try queue.read { db in
-                let definitions = try GRDB.Row.fetchAll(db, sql: "SELECT id, definition FROM automation ORDER BY id").map {
-                    row in (row["id"] as String, [UInt8](row["definition"] as Data))
-                }
+                let definitions = try GRDB.Row.fetchAll(db, sql: "SELECT id, definition FROM automation ORDER BY id")
+                    .map {
+                        row in (row["id"] as String, [UInt8](row["definition"] as Data))
+                    }
                 var histories: [String: [UInt8]] = [:]
                 for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, history FROM automationHistory") {
                     histories[row["id"] as String] = [UInt8](row["history"] as Data)
@@ -310,16 +316,18 @@ public final class DeviceStore: Sendable {
     }
 
     private static func upsert(_ record: DeviceRecord, seen: Date, in db: Database) throws {
-                try db.execute(
-                    sql: """
-                        INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen, lastSeen)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
-                          sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
-                          nativeID = excluded.nativeID, description = excluded.description, lastSeen = excluded.lastSeen
-                        """,
-                    arguments: [record.id.rawValue, record.name, record.roomName, record.sourceFamily, record.sourceInstance,
-                                record.nativeID, Data(record.description), seen, seen])
+        try db.execute(
+            sql: """
+                INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen, lastSeen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
+                  sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
+                  nativeID = excluded.nativeID, description = excluded.description, lastSeen = excluded.lastSeen
+                """,
+            arguments: [
+                record.id.rawValue, record.name, record.roomName, record.sourceFamily, record.sourceInstance,
+                record.nativeID, Data(record.description), seen, seen,
+            ])
     }
 
     /// Records when devices were last heard from (batched by the caller).
@@ -327,7 +335,9 @@ public final class DeviceStore: Sendable {
         guard !ids.isEmpty else { return }
         do {
             try queue.write { db in
-                for id in ids { try db.execute(sql: "UPDATE device SET lastSeen = ? WHERE id = ?", arguments: [seen, id.rawValue]) }
+                for id in ids {
+                    try db.execute(sql: "UPDATE device SET lastSeen = ? WHERE id = ?", arguments: [seen, id.rawValue])
+                }
             }
         } catch {
             throw .writeFailed("\(error)")
@@ -347,7 +357,8 @@ public final class DeviceStore: Sendable {
                     let description: Data = row["description"]
                     let record = DeviceRecord(
                         id: id, name: row["name"], roomName: row["roomName"], sourceFamily: row["sourceFamily"],
-                        sourceInstance: row["sourceInstance"], nativeID: row["nativeID"], description: [UInt8](description))
+                        sourceInstance: row["sourceInstance"], nativeID: row["nativeID"],
+                        description: [UInt8](description))
                     return Row(record: record, firstSeen: row["firstSeen"], lastSeen: row["lastSeen"])
                 }
             }
@@ -369,7 +380,10 @@ public struct DeviceRecord: Sendable, Hashable {
     /// The device's last description payload (types and traits), to rebuild it at start.
     public var description: [UInt8]
 
-    public init(id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String, description: [UInt8]) {
+    public init(
+        id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String,
+        description: [UInt8]
+    ) {
         self.id = id
         self.name = name
         self.roomName = roomName
@@ -392,7 +406,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .cannotOpen(let path, let reason): "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
+        case .cannotOpen(let path, let reason):
+            "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
         case .damaged(let path, let reason):
             "the registry \(path) is not a readable TraitBridge registry (\(reason)); move it away (mv \(path) \(path).broken) "
                 + "and start again: devices come back from their sources, but names and rooms set with rename/move are lost"

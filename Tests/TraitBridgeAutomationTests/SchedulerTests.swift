@@ -19,11 +19,16 @@ struct FakeWorld: AutomationWorld {
 @Suite("Automation scheduler")
 struct SchedulerTests {
     let door = try! DeviceID("z2m-door")
-    var contact: AttributeReference { AttributeReference(device: door, trait: .matter("BooleanState"), attribute: "stateValue") }
-    let light = SceneAction(device: try! DeviceID("z2m-light"), trait: .matter("OnOff"), operation: .invoke(command: "on", arguments: [:]))
+    var contact: AttributeReference {
+        AttributeReference(device: door, trait: .matter("BooleanState"), attribute: "stateValue")
+    }
+    let light = SceneAction(
+        device: try! DeviceID("z2m-light"), trait: .matter("OnOff"), operation: .invoke(command: "on", arguments: [:]))
 
-    func automation(_ id: String, _ triggers: [AutomationTrigger], conditions: [AutomationCondition] = []) -> Automation {
-        Automation(id: AutomationID(id), name: id, triggers: triggers, conditions: conditions, actions: [.device(light)])
+    func automation(_ id: String, _ triggers: [AutomationTrigger], conditions: [AutomationCondition] = []) -> Automation
+    {
+        Automation(
+            id: AutomationID(id), name: id, triggers: triggers, conditions: conditions, actions: [.device(light)])
     }
 
     @Test("a week of a weekday 07:00 trigger and a sunset trigger, ticked every minute: 5 + 7 fires, in order")
@@ -31,7 +36,8 @@ struct SchedulerTests {
         var scheduler = AutomationScheduler()
         let world = FakeWorld()
         let start = date("2026-11-23T00:00:00Z")  // a Monday
-        scheduler.set(automation("morning", [.calendar(weekdays: [2, 3, 4, 5, 6], minuteOfDay: 420)]), now: start, world: world)
+        scheduler.set(
+            automation("morning", [.calendar(weekdays: [2, 3, 4, 5, 6], minuteOfDay: 420)]), now: start, world: world)
         scheduler.set(automation("dusk", [.solar(event: .sunset, offsetMinutes: 0)]), now: start, world: world)
         var fires: [AutomationFire] = []
         for minute in 1...(7 * 1440) {
@@ -50,7 +56,9 @@ struct SchedulerTests {
         var world = FakeWorld()
         let t0 = date("2026-11-25T18:00:00Z")
         world.values[contact] = .bool(true)
-        scheduler.set(automation("door-open", [.attribute(contact, .equals(.bool(false)), holdSeconds: 10)]), now: t0, world: world)
+        scheduler.set(
+            automation("door-open", [.attribute(contact, .equals(.bool(false)), holdSeconds: 10)]), now: t0,
+            world: world)
         world.values[contact] = .bool(false)
         #expect(scheduler.deviceChanged(door, now: t0, world: world).isEmpty, "the hold starts")
         world.values[contact] = .bool(true)
@@ -70,7 +78,8 @@ struct SchedulerTests {
         var scheduler = AutomationScheduler()
         var world = FakeWorld()
         let t0 = date("2026-11-25T12:00:00Z")
-        let temperature = AttributeReference(device: door, trait: .matter("TemperatureMeasurement"), attribute: "measuredValue")
+        let temperature = AttributeReference(
+            device: door, trait: .matter("TemperatureMeasurement"), attribute: "measuredValue")
         world.values[temperature] = .int(2400)
         scheduler.set(automation("hot", [.attribute(temperature, .above(2500), holdSeconds: 0)]), now: t0, world: world)
         scheduler.set(automation("any", [.attribute(temperature, .changes, holdSeconds: 0)]), now: t0, world: world)
@@ -88,7 +97,8 @@ struct SchedulerTests {
         var world = FakeWorld()
         let t0 = date("2026-11-25T12:00:00Z")
         world.states[door] = .online
-        scheduler.set(automation("lost", [.connectivity(device: door, state: .offline, holdSeconds: 600)]), now: t0, world: world)
+        scheduler.set(
+            automation("lost", [.connectivity(device: door, state: .offline, holdSeconds: 600)]), now: t0, world: world)
         world.states[door] = .offline
         _ = scheduler.deviceChanged(door, now: t0, world: world)
         world.states[door] = .online
@@ -106,7 +116,8 @@ struct SchedulerTests {
         let noon = date("2026-11-25T11:00:00Z")
         world.values[contact] = .bool(true)
         scheduler.set(
-            automation("night", [.attribute(contact, .equals(.bool(false)), holdSeconds: 0)], conditions: [.sun(isUp: false)]),
+            automation(
+                "night", [.attribute(contact, .equals(.bool(false)), holdSeconds: 0)], conditions: [.sun(isUp: false)]),
             now: noon, world: world)
         world.values[contact] = .bool(false)
         let fire = scheduler.deviceChanged(door, now: noon, world: world)
@@ -125,9 +136,10 @@ struct SchedulerTests {
         let down = date("2026-11-23T00:00:00Z")
         scheduler.set(automation("morning", [.calendar(weekdays: [], minuteOfDay: 420)]), now: down, world: world)
         let missed = scheduler.missedFires(since: down, now: date("2026-11-25T12:00:00Z"), world: world)
-        #expect(missed[AutomationID("morning")]?.map(AutomationClock.text) == [
-            "2026-11-23T06:00:00Z", "2026-11-24T06:00:00Z", "2026-11-25T06:00:00Z",
-        ])
+        #expect(
+            missed[AutomationID("morning")]?.map(AutomationClock.text) == [
+                "2026-11-23T06:00:00Z", "2026-11-24T06:00:00Z", "2026-11-25T06:00:00Z",
+            ])
         scheduler.setEnabled(AutomationID("morning"), false, now: down, world: world)
         #expect(scheduler.tick(now: date("2026-11-30T00:00:00Z"), world: world).isEmpty)
         #expect(scheduler.missedFires(since: down, now: date("2026-11-25T12:00:00Z"), world: world).isEmpty)

@@ -7,7 +7,8 @@ import TraitBridgeAutomation
 /// the same date from year to year"), within 3 minutes.
 @Suite("Sunrise and sunset")
 struct SolarTests {
-    static let london = AutomationPlace(timeZone: TimeZone(identifier: "Europe/London")!, latitude: 51.51, longitude: -0.13)
+    static let london = AutomationPlace(
+        timeZone: TimeZone(identifier: "Europe/London")!, latitude: 51.51, longitude: -0.13)
     static let auckland = AutomationPlace(
         timeZone: TimeZone(identifier: "Pacific/Auckland")!, latitude: -36.85, longitude: 174.76)
 
@@ -34,8 +35,11 @@ struct SolarTests {
             longitude: try #require(place.longitude))
         let rise = try #require(local(times.sunrise, place))
         let set = try #require(local(times.sunset, place))
-        #expect(abs(rise - AutomationClock.minuteOfDay(sunrise)!) <= 3, "sunrise \(AutomationClock.text(minuteOfDay: rise))")
-        #expect(abs(set - AutomationClock.minuteOfDay(sunset)!) <= 3, "sunset \(AutomationClock.text(minuteOfDay: set))")
+        #expect(
+            abs(rise - AutomationClock.minuteOfDay(sunrise)!) <= 3, "sunrise \(AutomationClock.text(minuteOfDay: rise))"
+        )
+        #expect(
+            abs(set - AutomationClock.minuteOfDay(sunset)!) <= 3, "sunset \(AutomationClock.text(minuteOfDay: set))")
     }
 
     @Test("a sunset trigger across the date line fires on the home's own evening, 15 minutes early")
@@ -47,16 +51,19 @@ struct SolarTests {
         #expect(parts.year == 2026 && parts.month == 1 && parts.day == 1, "\(AutomationClock.text(next))")
         #expect(abs((local(next, Self.auckland) ?? 0) - (20 * 60 + 28)) <= 3)
         let after = try #require(TimerRules.nextFire(trigger, after: next, place: Self.auckland))
-        #expect(after.timeIntervalSince(next) > 23 * 3600 && after.timeIntervalSince(next) < 25 * 3600, "the next evening")
+        #expect(
+            after.timeIntervalSince(next) > 23 * 3600 && after.timeIntervalSince(next) < 25 * 3600, "the next evening")
     }
 
     @Test("beyond the polar circle: no sunrise in polar night, the sun always up at midnight sun")
     func polar() {
         let tromso = AutomationPlace(timeZone: TimeZone(identifier: "Europe/Oslo")!, latitude: 69.65, longitude: 18.96)
-        let winter = SolarCalculator.times(on: date("2026-12-21T12:00:00Z"), calendar: tromso.calendar, latitude: 69.65, longitude: 18.96)
+        let winter = SolarCalculator.times(
+            on: date("2026-12-21T12:00:00Z"), calendar: tromso.calendar, latitude: 69.65, longitude: 18.96)
         #expect(winter.sunrise == nil && !winter.isAlwaysUp)
         #expect(SolarCalculator.isUp(at: date("2026-06-21T00:00:00Z"), place: tromso) == true)
-        let sunrise = TimerRules.nextFire(.solar(event: .sunrise, offsetMinutes: 0), after: date("2026-12-21T12:00:00Z"), place: tromso)
+        let sunrise = TimerRules.nextFire(
+            .solar(event: .sunrise, offsetMinutes: 0), after: date("2026-12-21T12:00:00Z"), place: tromso)
         #expect(sunrise.map { $0 > date("2027-01-10T00:00:00Z") } == true, "the first sunrise after the polar night")
     }
 }

@@ -36,7 +36,9 @@ struct TimerRulesTests {
     }
 
     /// The fires of a trigger from `start`, `count` of them.
-    func fires(_ trigger: AutomationTrigger, from start: String, count: Int, place: AutomationPlace = berlin) -> [String] {
+    func fires(_ trigger: AutomationTrigger, from start: String, count: Int, place: AutomationPlace = berlin)
+        -> [String]
+    {
         var after = date(start)
         var result: [String] = []
         for _ in 0..<count {
@@ -58,11 +60,15 @@ struct TimerRulesTests {
             fires(daily, from: "2026-10-24T12:00:00Z", count: 2) == ["2026-10-25T06:00:00Z", "2026-10-26T06:00:00Z"])
         let weekdays = AutomationTrigger.calendar(weekdays: [2, 3, 4, 5, 6], minuteOfDay: 7 * 60)
         #expect(
-            fires(weekdays, from: "2026-11-27T07:00:00Z", count: 2) == ["2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z"],
+            fires(weekdays, from: "2026-11-27T07:00:00Z", count: 2) == [
+                "2026-11-30T06:00:00Z", "2026-12-01T06:00:00Z",
+            ],
             "Friday's has passed; Saturday and Sunday are skipped")
     }
 
-    @Test("a daily timer at 02:30: on spring-forward day it fires at 03:00, the first instant after the gap, and 02:30 again after")
+    @Test(
+        "a daily timer at 02:30: on spring-forward day it fires at 03:00, the first instant after the gap, and 02:30 again after"
+    )
     func springForward() {
         let timer = AutomationTrigger.timer(
             fireDate: date("2026-03-27T01:30:00Z"), recurrence: Recurrence(count: 1, unit: .days))  // 02:30 CET
@@ -91,7 +97,8 @@ struct TimerRulesTests {
         let once = AutomationTrigger.timer(fireDate: date("2026-12-01T07:00:00Z"), recurrence: nil)
         #expect(fires(once, from: "2026-11-30T00:00:00Z", count: 3) == ["2026-12-01T07:00:00Z"])
         // Years later the next fire of a 5-minute timer is found without walking every fire.
-        let fast = AutomationTrigger.timer(fireDate: date("2026-01-01T00:00:00Z"), recurrence: Recurrence(count: 5, unit: .minutes))
+        let fast = AutomationTrigger.timer(
+            fireDate: date("2026-01-01T00:00:00Z"), recurrence: Recurrence(count: 5, unit: .minutes))
         #expect(fires(fast, from: "2036-01-01T00:02:00Z", count: 1) == ["2036-01-01T00:05:00Z"])
     }
 

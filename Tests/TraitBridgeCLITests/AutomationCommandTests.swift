@@ -20,7 +20,9 @@ struct AutomationCommandTests {
         """#
 
     func folder(_ files: [String: String]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-automations-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tb-automations-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8) }
         return folder
@@ -36,11 +38,14 @@ struct AutomationCommandTests {
             try? FileManager.default.removeItem(atPath: data)
         }
         let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data, "--mappings",
-             CommandRunner.repository + "/mappings", "--automations", automations, "--log-level", "warning"],
+            [
+                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data, "--mappings",
+                CommandRunner.repository + "/mappings", "--automations", automations, "--log-level", "warning",
+            ],
             logFile: data + ".log")
         defer { serve.stop() }
-        let z2m = try TestMQTTClient(broker, subscribe: ["zigbee2mqtt/+/set", "traitbridge/automations/#", "traitbridge/bridge/state"])
+        let z2m = try TestMQTTClient(
+            broker, subscribe: ["zigbee2mqtt/+/set", "traitbridge/automations/#", "traitbridge/bridge/state"])
         #expect(z2m.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
         let devices = try String(
             contentsOfFile: CommandRunner.repository + "/examples/demo-home-zigbee2mqtt-devices.json", encoding: .utf8)
@@ -60,13 +65,16 @@ struct AutomationCommandTests {
         #expect(ContinuousClock.now - opened >= .seconds(2), "not before its 2 s")
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":60}"#)
         #expect(
-            z2m.waitFor("traitbridge/automations/door-light/history") { $0.payloadText.contains(#""end":true"#) } != nil)
+            z2m.waitFor("traitbridge/automations/door-light/history") { $0.payloadText.contains(#""end":true"#) } != nil
+        )
 
         let history = try CommandRunner.run(["automation", "history", "Door light", "--broker", broker.url])
         #expect(history.exitCode == 0, "\(history.standardError)")
         let lines = history.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains("ok (end): end action") == true, "\(history.standardOutput)")
-        #expect(lines.dropFirst().first?.contains("ok: Back door matter.BooleanState.stateValue becomes false") == true, "\(history.standardOutput)")
+        #expect(
+            lines.dropFirst().first?.contains("ok: Back door matter.BooleanState.stateValue becomes false") == true,
+            "\(history.standardOutput)")
         let list = try CommandRunner.run(["automation", "list", "--broker", broker.url])
         #expect(list.standardOutput.contains("Door light  yes      on events"), "\(list.standardOutput)")
         let disable = try CommandRunner.run(["automation", "disable", "door-light", "--broker", broker.url])
@@ -77,13 +85,16 @@ struct AutomationCommandTests {
     @Test("a folder with a bad definition: serve does not start and names the file, line, column and JSON path")
     func badFolder() throws {
         let bad = Self.definition.replacingOccurrences(of: #""type": "attribute""#, with: #""type": "atribute""#)
-        let automations = try folder(["good.json": Self.definition.replacingOccurrences(of: "door-light", with: "good"), "bad.json": bad])
+        let automations = try folder([
+            "good.json": Self.definition.replacingOccurrences(of: "door-light", with: "good"), "bad.json": bad,
+        ])
         defer { try? FileManager.default.removeItem(atPath: automations) }
         let result = try CommandRunner.run(["serve", "--automations", automations, "--broker", "mqtt://127.0.0.1:1"])
         #expect(result.exitCode == 2)
         #expect(
             result.standardError.contains(
-                "\(automations)/bad.json:4:25: triggers[0].type: a trigger's \"type\" is timer, calendar, solar, attribute or connectivity"),
+                "\(automations)/bad.json:4:25: triggers[0].type: a trigger's \"type\" is timer, calendar, solar, attribute or connectivity"
+            ),
             "\(result.standardError)")
         #expect(result.standardError.contains("1 problem in automations"))
     }

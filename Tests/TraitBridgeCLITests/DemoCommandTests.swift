@@ -69,7 +69,8 @@ struct DemoCommandTests {
         #expect(layout.contains("zone Downstairs: Hall, Kitchen, Living room"), "\(layout)")
         #expect(layout.contains("group Downstairs lights: \(hasMatter ? 4 : 2) members, partiallyOnline"), "\(layout)")
         #expect(layout.contains("scene Movie night: 2 actions") && layout.contains("scene Good Night:"))
-        #expect(layout.contains("automation Back door light: when Back door matter.BooleanState.stateValue becomes false"))
+        #expect(
+            layout.contains("automation Back door light: when Back door matter.BooleanState.stateValue becomes false"))
         #expect(layout.contains("automation Weekday mornings: when weekdays at 07:00, next 20"), "\(layout)")
         let pid = try #require(output.firstMatch(of: /private mosquitto, pid (\d+)/).flatMap { pid_t($0.1) })
         #expect(kill(pid, 0) != 0, "the private mosquitto (pid \(pid)) is stopped")

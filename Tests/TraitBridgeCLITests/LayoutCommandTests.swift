@@ -24,7 +24,9 @@ struct LayoutCommandTests {
         #expect(try run(["room", "add", "Hall"], broker).standardOutput == "added room 'Hall' to 'My Home'\n")
         let clash = try run(["room", "add", "hall"], broker)
         #expect(clash.exitCode == 1)
-        #expect(clash.standardError.contains("room name 'hall' is the same as the existing 'Hall'"), "\(clash.standardError)")
+        #expect(
+            clash.standardError.contains("room name 'hall' is the same as the existing 'Hall'"),
+            "\(clash.standardError)")
         #expect(try run(["move", "Hall light", "Hall"], broker).exitCode == 0)
         let zone = try run(["zone", "add", "Downstairs", "Hall"], broker)
         #expect(zone.standardOutput == "added zone 'Downstairs' (Hall)\n", "\(zone.standardError)")
@@ -49,17 +51,24 @@ struct LayoutCommandTests {
         #expect(captured.standardOutput.hasPrefix("added scene 'Hall now': "), "\(captured.standardOutput)")
         let scene = try run(["scene", "run", "hall now", "--json"], broker)
         #expect(scene.exitCode == 0, "\(scene.standardOutput) \(scene.standardError)")
-        let answer = try #require(try JSONSerialization.jsonObject(with: Data(scene.standardOutput.utf8)) as? [String: Any])
+        let answer = try #require(
+            try JSONSerialization.jsonObject(with: Data(scene.standardOutput.utf8)) as? [String: Any])
         #expect(answer["status"] as? String == "ok" && answer["scene"] as? String == "Hall now")
         let scenes = try run(["scene", "list"], broker)
         #expect(scenes.standardOutput.contains("Good Morning") && scenes.standardOutput.contains("Hall now"))
         #expect(scenes.standardOutput.contains("ok at 20"), "the last run: \(scenes.standardOutput)")
 
-        #expect(try run(["home", "add", "Beach House"], broker).standardOutput == "added home 'Beach House' (beach-house)\n")
+        #expect(
+            try run(["home", "add", "Beach House"], broker).standardOutput == "added home 'Beach House' (beach-house)\n"
+        )
         let moved = try run(["move", "Climate", "--home", "Beach House"], broker)
-        #expect(moved.standardOutput == "Climate (z2m-0x00158d0001000002) is in Entire Home (Beach House)\n", "\(moved.standardError)")
+        #expect(
+            moved.standardOutput == "Climate (z2m-0x00158d0001000002) is in Entire Home (Beach House)\n",
+            "\(moved.standardError)")
         let beach = try run(["devices", "--home", "beach house"], broker)
-        #expect(beach.standardOutput.contains("Climate") && beach.standardOutput.hasSuffix("1 device\n"), "\(beach.standardOutput)")
+        #expect(
+            beach.standardOutput.contains("Climate") && beach.standardOutput.hasSuffix("1 device\n"),
+            "\(beach.standardOutput)")
 
         first.stop()
         let second = try PlacementCommandTests().serve(broker, data: data)

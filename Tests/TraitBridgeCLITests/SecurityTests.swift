@@ -94,15 +94,21 @@ struct SecurityTests {
         // The CLI tells a refused user why, instead of waiting for an answer that cannot come.
         let broker0 = "mqtt://127.0.0.1:\(broker.port)"
         let viewerCommand = try CommandRunner.run([
-            "command", id, "matter.OnOff.off", "--broker", broker0, "--username", "viewer", "--password-file", "\(folder)/viewer.pw",
+            "command", id, "matter.OnOff.off", "--broker", broker0, "--username", "viewer", "--password-file",
+            "\(folder)/viewer.pw",
         ])
         #expect(viewerCommand.exitCode == 1)
-        #expect(viewerCommand.standardError.contains("the broker refused the command (Not authorized)"), "\(viewerCommand.standardError)")
+        #expect(
+            viewerCommand.standardError.contains("the broker refused the command (Not authorized)"),
+            "\(viewerCommand.standardError)")
         let operatorRename = try CommandRunner.run([
-            "rename", id, "Hacked", "--broker", broker0, "--username", "operator", "--password-file", "\(folder)/operator.pw",
+            "rename", id, "Hacked", "--broker", broker0, "--username", "operator", "--password-file",
+            "\(folder)/operator.pw",
         ])
         #expect(operatorRename.exitCode == 1)
-        #expect(operatorRename.standardError.contains("the broker refused the request (Not authorized)"), "\(operatorRename.standardError)")
+        #expect(
+            operatorRename.standardError.contains("the broker refused the request (Not authorized)"),
+            "\(operatorRename.standardError)")
 
         // No password in any output: serve's log (at debug) and the CLI's.
         serve.stop()
@@ -132,7 +138,8 @@ struct SecurityTests {
             #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings"}"#
             .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
         let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
+            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log"
+        )
         defer { serve.stop() }
         let z2m = try client(broker, "zigbee2mqtt", subscribe: ["zigbee2mqtt/#"])
         let admin = try client(broker, "admin", subscribe: ["traitbridge/#"])
@@ -155,13 +162,18 @@ struct SecurityTests {
         #expect(z2m.waitFor("zigbee2mqtt/Hall light/set") { $0.payloadText.contains("ON") } != nil, "the scene ran")
         #expect(operatorClient.waitFor("traitbridge/bridge/response/scene-run/o1") != nil, "and its answer came back")
         try operatorClient.publish(
-            "traitbridge/bridge/request/group-command/o2", #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#)
+            "traitbridge/bridge/request/group-command/o2",
+            #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#)
         #expect(operatorClient.waitFor("traitbridge/bridge/response/group-command/o2") != nil)
         let edits = [
-            ("rename", #"{"device": "\#(id)", "name": "Hacked"}"#), ("move", #"{"device": "\#(id)", "room": "Hacked"}"#),
+            ("rename", #"{"device": "\#(id)", "name": "Hacked"}"#),
+            ("move", #"{"device": "\#(id)", "room": "Hacked"}"#),
             ("scene-actions", #"{"scene": "Evening", "actions": []}"#), ("scene-remove", #"{"scene": "Evening"}"#),
             ("home-add", #"{"name": "Hacked"}"#), ("group-members", #"{"group": "Lamps", "members": []}"#),
-            ("automation-add", #"{"name": "Hacked", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "x"}]}"#),
+            (
+                "automation-add",
+                #"{"name": "Hacked", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "x"}]}"#
+            ),
         ]
         for (operation, payload) in edits {
             try operatorClient.publish("traitbridge/bridge/request/\(operation)/x-\(operation)", payload)
@@ -171,10 +183,14 @@ struct SecurityTests {
         #expect(admin.waitFor("traitbridge/bridge/response/home-rename/a3") != nil)
         #expect(!admin.messages.all.contains { $0.topic.contains("/response/") && $0.topic.contains("/x-") })
         #expect(!admin.messages.all.contains { $0.payloadText.contains("Hacked") })
-        #expect(!admin.messages.all.contains { $0.topic.hasPrefix("traitbridge/automations/") }, "no automation was added")
+        #expect(
+            !admin.messages.all.contains { $0.topic.hasPrefix("traitbridge/automations/") }, "no automation was added")
         let scenes = admin.messages.all.filter { $0.topic == sceneTopic }
         #expect(scenes.last?.payloadText.contains(#""command":"on""#) == true, "the scene still has its action")
-        #expect(admin.messages.all.filter { $0.topic.hasPrefix("traitbridge/homes/") }.allSatisfy { !$0.payloadText.isEmpty })
+        #expect(
+            admin.messages.all.filter { $0.topic.hasPrefix("traitbridge/homes/") }.allSatisfy {
+                !$0.payloadText.isEmpty
+            })
 
         // The CLI as the operator: a scene runs; a scene edit is refused and says why.
         let broker0 = "mqtt://127.0.0.1:\(broker.port)"
@@ -183,7 +199,8 @@ struct SecurityTests {
         #expect(run.standardOutput.contains("Hall light"), "\(run.standardOutput) \(run.standardError)")
         let remove = try CommandRunner.run(["scene", "remove", "Evening"] + asOperator)
         #expect(remove.exitCode == 1)
-        #expect(remove.standardError.contains("the broker refused the request (Not authorized)"), "\(remove.standardError)")
+        #expect(
+            remove.standardError.contains("the broker refused the request (Not authorized)"), "\(remove.standardError)")
         #expect(serve.isRunning)
     }
 

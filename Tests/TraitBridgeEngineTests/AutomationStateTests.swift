@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import TraitBridgeEngine
 import TraitBridgeAutomation
 import TraitBridgeJSON
 import TraitBridgeModel
+
+@testable import TraitBridgeEngine
 
 /// Automations through the state machine, time as an input: "when the back door opens after
 /// sunset, turn on the hall light for 2 minutes", a week of a daily timer, fires missed while
@@ -24,14 +25,17 @@ struct AutomationStateTests {
         _ = state.receive("zigbee2mqtt/bridge/devices", devices, at: evening)
         _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":60}"#, at: evening)
         _ = state.receive("zigbee2mqtt/Back door", #"{"contact":true,"battery":90}"#, at: evening)
-        ask(&state, "home-location", #"{"timeZone": "Europe/Berlin", "latitude": 52.52, "longitude": 13.405}"#, at: evening)
+        ask(
+            &state, "home-location", #"{"timeZone": "Europe/Berlin", "latitude": 52.52, "longitude": 13.405}"#,
+            at: evening)
         return state
     }
 
     @discardableResult
     func ask(_ state: inout BridgeState, _ operation: String, _ payload: String, at now: Date) -> JSON? {
         let effects = state.handleMessage(
-            topic: "traitbridge/bridge/request/\(operation)", payload: Array(payload.utf8), now: now, replyTo: Self.address)
+            topic: "traitbridge/bridge/request/\(operation)", payload: Array(payload.utf8), now: now,
+            replyTo: Self.address)
         return effects.last(Self.address.topic)
     }
 
@@ -49,20 +53,24 @@ struct AutomationStateTests {
         effects.last("traitbridge/automations/\(id)/history")?["runs"]?.elements ?? []
     }
 
-    @Test("the back door opens after sunset: the hall light goes on, and off again 2 minutes later; by day, the condition blocks it")
+    @Test(
+        "the back door opens after sunset: the hall light goes on, and off again 2 minutes later; by day, the condition blocks it"
+    )
     func backDoorAfterSunset() throws {
         var state = try home()
         let added = ask(&state, "automation-add", backDoor, at: evening)
         #expect(added?["status"]?.string == "ok", "\(added?["message"]?.string ?? "")")
         let opened = state.receive("zigbee2mqtt/Back door", #"{"contact":false,"battery":90}"#, at: evening)
-        #expect(opened.publications.contains { $0.topic == "zigbee2mqtt/Hall light/set" && $0.payloadText.contains("ON") })
+        #expect(
+            opened.publications.contains { $0.topic == "zigbee2mqtt/Hall light/set" && $0.payloadText.contains("ON") })
         let echoed = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":60}"#, at: evening + 1)
         let run = try #require(history(echoed, "back-door-light").first)
         #expect(run["status"]?.string == "ok")
         #expect(run["reason"]?.string?.contains("stateValue becomes false") == true)
         #expect(state.tick(now: evening + 119).publications.allSatisfy { $0.topic != "zigbee2mqtt/Hall light/set" })
         let ended = state.tick(now: evening + 121)
-        #expect(ended.publications.contains { $0.topic == "zigbee2mqtt/Hall light/set" && $0.payloadText.contains("OFF") })
+        #expect(
+            ended.publications.contains { $0.topic == "zigbee2mqtt/Hall light/set" && $0.payloadText.contains("OFF") })
 
         let noon = try Date("2026-11-26T11:00:00Z", strategy: .iso8601)
         _ = state.receive("zigbee2mqtt/Back door", #"{"contact":true,"battery":90}"#, at: noon)
@@ -83,7 +91,8 @@ struct AutomationStateTests {
         var notes: [String] = []
         for minute in 1...(7 * 1440) {
             let effects = state.tick(now: evening + Double(minute) * 60)
-            notes += effects.publications.filter { $0.topic == "traitbridge/notifications/automations" }.map(\.payloadText)
+            notes += effects.publications.filter { $0.topic == "traitbridge/notifications/automations" }.map(
+                \.payloadText)
         }
         #expect(notes.count == 7)
         #expect(notes.first?.contains(#""at":"2026-11-26T06:00:00Z""#) == true, "\(notes.first ?? "")")
@@ -115,11 +124,26 @@ struct AutomationStateTests {
     @Test(
         "refusals name the problem: a past fire date, a 4-minute recurrence, an unknown device, a solar trigger without a place",
         arguments: [
-            (#"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-25T17:00:00Z"}], "actions": [{"type": "notify", "message": "x"}]}"#, "is not in the future"),
-            (#"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-26T07:00:00Z", "recurrence": {"every": 4, "unit": "minutes"}}], "actions": [{"type": "notify", "message": "x"}]}"#, "between 5 minutes and 5 weeks"),
-            (#"{"name": "A", "triggers": [{"type": "connectivity", "device": "nobody", "state": "offline"}], "actions": [{"type": "notify", "message": "x"}]}"#, "no device 'nobody'"),
-            (#"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify", "message": "x"}], "home": "Cabin"}"#, "needs the home's place"),
-            (#"{"name": "A", "triggers": [], "actions": []}"#, "triggers: \"triggers\" must be a list with at least one entry"),
+            (
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-25T17:00:00Z"}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                "is not in the future"
+            ),
+            (
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-26T07:00:00Z", "recurrence": {"every": 4, "unit": "minutes"}}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                "between 5 minutes and 5 weeks"
+            ),
+            (
+                #"{"name": "A", "triggers": [{"type": "connectivity", "device": "nobody", "state": "offline"}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                "no device 'nobody'"
+            ),
+            (
+                #"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify", "message": "x"}], "home": "Cabin"}"#,
+                "needs the home's place"
+            ),
+            (
+                #"{"name": "A", "triggers": [], "actions": []}"#,
+                "triggers: \"triggers\" must be a list with at least one entry"
+            ),
         ])
     func refusals(definition: String, message: String) throws {
         var state = try home()

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeStore
+
+@testable import TraitBridgeEngine
 
 /// Homes, rooms, zones, groups and scenes as the state machine sees them: edits answered with
 /// the thing as it is now or a refusal naming the clash (and nothing changed), retained layout
@@ -19,8 +20,11 @@ struct HomeLayoutStateTests {
         var state = try EngineFixtures.state()
         _ = state.brokerConnected(now: Date())
         _ = state.receive("zigbee2mqtt/bridge/state", #"{"state":"online"}"#)
-        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
-        for name in ["Hall light", "Climate", "Relay"] { _ = state.receive("zigbee2mqtt/\(name)/availability", "online") }
+        _ = state.handleMessage(
+            topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        for name in ["Hall light", "Climate", "Relay"] {
+            _ = state.receive("zigbee2mqtt/\(name)/availability", "online")
+        }
         _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":10,"color_temp":300}"#)
         _ = state.receive("zigbee2mqtt/Relay", #"{"state_l1":"OFF","state_l2":"OFF"}"#)
         return state
@@ -77,17 +81,22 @@ struct HomeLayoutStateTests {
         #expect(clash?["message"]?.string?.contains("the same as the existing 'Kid's Room'") == true)
         ask(&state, "move", #"{"device": "\#(light)", "room": "Hall"}"#)
         let (zoned, zone) = ask(&state, "zone-add", #"{"name": "Downstairs", "rooms": ["Hall", "my-home.kids-room"]}"#)
-        #expect(zone?["home"]?["zones"]?.elements.first?["rooms"]?.elements.compactMap(\.string) == ["Hall", "Kid's Room"])
+        #expect(
+            zone?["home"]?["zones"]?.elements.first?["rooms"]?.elements.compactMap(\.string) == ["Hall", "Kid's Room"])
         #expect(zoned.last("traitbridge/devices/\(light)")?["zones"]?.elements.compactMap(\.string) == ["Downstairs"])
         let (_, unknown) = ask(&state, "zone-rooms", #"{"zone": "Downstairs", "rooms": ["Attic"]}"#)
-        #expect(unknown?["message"]?.string?.contains("has no room 'Attic'; it has: 'Entire Home', 'Hall', 'Kid's Room'") == true)
+        #expect(
+            unknown?["message"]?.string?.contains("has no room 'Attic'; it has: 'Entire Home', 'Hall', 'Kid's Room'")
+                == true)
         let (renamed, _) = ask(&state, "zone-rename", #"{"zone": "downstairs", "name": "Ground Floor"}"#)
-        #expect(renamed.last("traitbridge/devices/\(light)")?["zones"]?.elements.compactMap(\.string) == ["Ground Floor"])
+        #expect(
+            renamed.last("traitbridge/devices/\(light)")?["zones"]?.elements.compactMap(\.string) == ["Ground Floor"])
         let (removed, after) = ask(&state, "room-remove", #"{"room": "Hall"}"#)
         #expect(after?["home"]?["zones"]?.elements.first?["rooms"]?.elements.compactMap(\.string) == ["Kid's Room"])
         #expect(removed.last("traitbridge/devices/\(light)")?["room"]?.string == "Entire Home")
         #expect(removed.last("traitbridge/devices/\(light)")?["zones"] == nil)
-        #expect(removed.storeChanges.contains(.placement(EngineFixtures.light, UserPlacement())), "the room is forgotten")
+        #expect(
+            removed.storeChanges.contains(.placement(EngineFixtures.light, UserPlacement())), "the room is forgotten")
     }
 
     @Test("a group's state follows its members: online, partiallyOnline, values shared and mixed")
@@ -102,7 +111,10 @@ struct HomeLayoutStateTests {
         #expect(online["connectivityState"]?.string == "online")
         #expect(online["values"]?["matter.OnOff.onOff"]?.bool == false)
         let switched = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":10,"color_temp":300}"#)
-        #expect(switched.last("traitbridge/groups/\(id)/state")?["mixed"]?.elements.compactMap(\.string) == ["matter.OnOff.onOff"])
+        #expect(
+            switched.last("traitbridge/groups/\(id)/state")?["mixed"]?.elements.compactMap(\.string) == [
+                "matter.OnOff.onOff"
+            ])
         let offline = state.receive("zigbee2mqtt/Hall light/availability", "offline")
         let partial = try #require(offline.last("traitbridge/groups/\(id)/state"))
         #expect(partial["connectivityState"]?.string == "partiallyOnline")
@@ -110,8 +122,11 @@ struct HomeLayoutStateTests {
         let unrelated = state.receive("zigbee2mqtt/Climate", #"{"temperature": 21.5}"#)
         #expect(!unrelated.published("traitbridge/groups/\(id)/state"), "a device outside the group changes nothing")
         let (_, refused) = ask(&state, "group-add", #"{"name": "hall LIGHTS", "members": []}"#)
-        #expect(refused?["message"]?.string?.contains("group name 'hall LIGHTS' is the same as the existing 'Hall lights'") == true)
-        let (_, unknown) = ask(&state, "group-add", #"{"name": "Other", "members": [{"device": "\#(relay)", "deviceType": "l9"}]}"#)
+        #expect(
+            refused?["message"]?.string?.contains("group name 'hall LIGHTS' is the same as the existing 'Hall lights'")
+                == true)
+        let (_, unknown) = ask(
+            &state, "group-add", #"{"name": "Other", "members": [{"device": "\#(relay)", "deviceType": "l9"}]}"#)
         #expect(unknown?["message"]?.string?.contains("the device has no device type 'l9'") == true)
     }
 
@@ -120,11 +135,16 @@ struct HomeLayoutStateTests {
         var state = try discovered()
         ask(
             &state, "group-add",
-            #"{"name": "Everything", "members": ["\#(light)", "\#(climate)", {"device": "\#(relay)", "deviceType": "switch_l1"}]}"#)
+            #"{"name": "Everything", "members": ["\#(light)", "\#(climate)", {"device": "\#(relay)", "deviceType": "switch_l1"}]}"#
+        )
         _ = state.receive("zigbee2mqtt/Hall light/availability", "offline")
-        let (sent, early) = ask(&state, "group-command", #"{"group": "Everything", "trait": "matter.OnOff", "command": "on"}"#)
+        let (sent, early) = ask(
+            &state, "group-command", #"{"group": "Everything", "trait": "matter.OnOff", "command": "on"}"#)
         #expect(early == nil, "the answer waits for the relay's echo")
-        #expect(sent.publications.contains { $0.topic == "zigbee2mqtt/Relay/set" && String(decoding: $0.payload, as: UTF8.self).contains("state_l1") })
+        #expect(
+            sent.publications.contains {
+                $0.topic == "zigbee2mqtt/Relay/set" && String(decoding: $0.payload, as: UTF8.self).contains("state_l1")
+            })
         #expect(!sent.published("zigbee2mqtt/Hall light/set"), "the offline light is not sent anything")
         let echoed = state.receive("zigbee2mqtt/Relay", #"{"state_l1":"ON","state_l2":"OFF"}"#)
         let answer = try #require(answerOf(echoed))
@@ -156,7 +176,9 @@ struct HomeLayoutStateTests {
         #expect(done.last("traitbridge/scenes/\(id)")?["lastRun"]?["status"]?.string == "partial")
         let (_, builtIn) = ask(&state, "scene-remove", #"{"scene": "Good Night"}"#)
         #expect(builtIn?["message"]?.string?.contains("built-in sleep scene and cannot be removed") == true)
-        let (_, bad) = ask(&state, "scene-add", #"{"name": "Bad", "actions": [{"device": "\#(climate)", "trait": "matter.OnOff", "command": "on"}]}"#)
+        let (_, bad) = ask(
+            &state, "scene-add",
+            #"{"name": "Bad", "actions": [{"device": "\#(climate)", "trait": "matter.OnOff", "command": "on"}]}"#)
         #expect(bad?["message"]?.string?.contains("actions[0]") == true)
     }
 
@@ -171,7 +193,9 @@ struct HomeLayoutStateTests {
         }
         #expect(written.contains("matter.OnOff.onOff") && written.contains("matter.LevelControl.currentLevel"))
         #expect(written.contains("matter.ColorControl.colorTemperatureMireds"), "\(written)")
-        #expect(!written.contains { $0.hasPrefix("matter.TemperatureMeasurement") }, "a reading is not settable: \(written)")
+        #expect(
+            !written.contains { $0.hasPrefix("matter.TemperatureMeasurement") }, "a reading is not settable: \(written)"
+        )
         #expect(!written.contains("matter.ColorControl.currentX"), "only the attributes of the light's colour mode")
         let (_, empty) = ask(&state, "scene-capture", #"{"name": "Nothing", "room": "Entire Home", "home": "nowhere"}"#)
         #expect(empty?["message"]?.string?.contains("no home 'nowhere'") == true)

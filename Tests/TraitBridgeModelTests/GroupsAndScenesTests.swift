@@ -36,7 +36,8 @@ struct GroupsAndScenesTests {
             let states = [first, second, third]
             for (index, state) in states.enumerated() { try graph.addDevice(member("m\(index)", state)) }
             let id = try graph.addGroup(
-                named: "All", to: graph.primaryHome.id, members: (0..<3).map { GroupMember(device: try! DeviceID("m\($0)")) })
+                named: "All", to: graph.primaryHome.id,
+                members: (0..<3).map { GroupMember(device: try! DeviceID("m\($0)")) })
             let online = states.filter { $0 == .online }.count
             let offline = states.filter { $0 == .offline }.count
             // The table of ARCHITECTURE §3, written out again here as the oracle.
@@ -62,7 +63,9 @@ struct GroupsAndScenesTests {
             named: "Mixed", to: graph.primaryHome.id,
             members: ["half", "cloud", "gone"].map { GroupMember(device: try! DeviceID($0)) })
         var group = try #require(graph.group(id))
-        #expect(graph.connectivity(of: group) == SourceConnectivity(connectivityState: .partiallyOnline, dataSourceLocality: .mixed))
+        #expect(
+            graph.connectivity(of: group)
+                == SourceConnectivity(connectivityState: .partiallyOnline, dataSourceLocality: .mixed))
         try graph.removeDevice(DeviceID("gone"))
         group = try #require(graph.group(id))
         #expect(graph.connectivity(of: group.members[2]) == .unknown, "a member the bridge no longer holds")
@@ -113,14 +116,16 @@ struct GroupsAndScenesTests {
         let cabin = try graph.addHome(named: "Cabin")
         try graph.addDevice(member("lamp", .online))
         #expect(throws: ModelError.unknownDevice(try DeviceID("nobody"))) {
-            try graph.addGroup(named: "G", to: graph.primaryHome.id, members: [GroupMember(device: try DeviceID("nobody"))])
+            try graph.addGroup(
+                named: "G", to: graph.primaryHome.id, members: [GroupMember(device: try DeviceID("nobody"))])
         }
         #expect(throws: ModelError.notInHome(device: try DeviceID("lamp"), home: "Cabin")) {
             try graph.addGroup(named: "G", to: cabin, members: [GroupMember(device: try DeviceID("lamp"))])
         }
         #expect(throws: ModelError.unknownDeviceTypeKey(key: "l9", known: ["speaker"])) {
             try graph.addGroup(
-                named: "G", to: graph.primaryHome.id, members: [GroupMember(device: try DeviceID("lamp"), deviceTypeKey: "l9")])
+                named: "G", to: graph.primaryHome.id,
+                members: [GroupMember(device: try DeviceID("lamp"), deviceTypeKey: "l9")])
         }
         let id = try graph.addGroup(
             named: "G", to: graph.primaryHome.id,
