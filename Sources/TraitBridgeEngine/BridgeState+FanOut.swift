@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -15,6 +16,8 @@ struct FanOutJob: Sendable {
     var scene: SceneID?
     /// The automation whose run this is, and why it ran.
     var automation: AutomationRunInfo?
+    /// The EXECUTE request (Google's ActivateScene) this scene run answers, and the scene's C2C id.
+    var execute: (job: Int, c2cID: String)?
     var entries: [FanOutEntry]
     /// Command index → the entries its outcome settles.
     var commands: [[Int]] = []
@@ -115,10 +118,14 @@ extension BridgeState {
         launch(job, planned, effects: &effects, now: now)
     }
 
-    private mutating func runScene(_ scene: Scene, reply: ResponseSink, now: Date, effects: inout BridgeEffects) {
+    mutating func runScene(
+        _ scene: Scene, reply: ResponseSink?, execute: (job: Int, c2cID: String)? = nil, now: Date,
+        effects: inout BridgeEffects
+    ) {
         var job = FanOutJob(
             reply: reply, kind: "scene", id: scene.id.rawValue, name: scene.name, scene: scene.id, entries: [],
             started: now)
+        job.execute = execute
         let planned = plan(scene.actions, correlation: "scene-\(scene.id.rawValue)", into: &job)
         launch(job, planned, effects: &effects, now: now)
     }
@@ -238,6 +245,16 @@ extension BridgeState {
         answer.append("summary", .object(summary))
         answer.append("results", .array(results))
         if let reply = job.reply { effects.answer(reply, JSONValue.object(answer).serializedBytes()) }
+        if let (executeJob, c2cID) = job.execute {
+            let outcome: ExecuteOutcome =
+                succeeded > 0 || attempted == 0
+                ? ExecuteOutcome(c2cID: c2cID, status: .success, states: ["online": true])
+                : ExecuteOutcome(
+                    c2cID: c2cID, status: .error,
+                    errorCode: counts["skipped", default: 0] == attempted ? "deviceOffline" : "hardError",
+                    debugString: "scene '\(job.name)': none of its \(attempted) actions was done")
+            finishExecute(executeJob, outcome, effects: &effects)
+        }
         if let run = job.automation {
             recordRun(run, status: overall, summary: .object(summary), results: results, effects: &effects)
         }

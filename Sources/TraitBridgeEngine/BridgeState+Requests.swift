@@ -68,7 +68,8 @@ extension BridgeState {
             let options = try? JSONDocument.parse(payload.isEmpty ? Array("{}".utf8) : payload).root
             let agent = options?["agentUserId"]?.string ?? "traitbridge"
             let requestID = options?["requestId"]?.string ?? correlation
-            let (response, skipped) = cloud.syncResponse(cloudExportInputs(), agentUserID: agent, requestID: requestID)
+            let (exported, skipped) = cloud.syncResponse(cloudExportInputs(), agentUserID: agent, requestID: requestID)
+            let response = addingScenes(toSync: exported)
             guard operation == "sync-preview" else {
                 reply(response)
                 return

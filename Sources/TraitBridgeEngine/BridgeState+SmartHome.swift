@@ -8,8 +8,8 @@ extension BridgeState {
     /// has a trait Google can express, with the attributes its sources really support.
     public func smartHomeSync(requestID: String, agentUserID: String) -> [UInt8] {
         guard let cloud else { return Self.noCloudTable(requestID) }
-        return cloud.syncResponse(cloudExportInputs(), agentUserID: agentUserID, requestID: requestID).response
-            .serializedBytes()
+        let response = cloud.syncResponse(cloudExportInputs(), agentUserID: agentUserID, requestID: requestID).response
+        return addingScenes(toSync: response).serializedBytes()
     }
 
     /// The answer to `action.devices.QUERY`: the full state of every device asked for, with
@@ -28,15 +28,19 @@ extension BridgeState {
         }
         var inputs: [CloudExportInput] = []
         var missing: [String] = []
+        var scenes: [String] = []
         var seen = Set<String>()
         for id in ids where seen.insert(id).inserted {
-            if let input = device(forCloudID: id).flatMap({ exportedInput($0) }), input.c2cID == id {
+            if scene(forCloudID: id) != nil {
+                scenes.append(id)
+            } else if let input = device(forCloudID: id).flatMap({ exportedInput($0) }), input.c2cID == id {
                 inputs.append(input)
             } else {
                 missing.append(id)
             }
         }
-        return cloud.queryResponse(inputs, requestID: requestID, missing: missing).serializedBytes()
+        return addingScenes(toQuery: cloud.queryResponse(inputs, requestID: requestID, missing: missing), scenes)
+            .serializedBytes()
     }
 
     /// Starts `action.devices.EXECUTE` through the unified command path; the answer arrives as an

@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeStore
+import TraitBridgeTesting
 
 @testable import TraitBridgeEngine
 
@@ -226,5 +227,65 @@ struct HomeLayoutStateTests {
         #expect(published.published("traitbridge/groups/cabin.group.shed/state"))
         let broken = restarted.restoreLayout(Array("{\"version\": 9, \"homes\": []}".utf8))
         #expect(broken.contains { $0.message.contains("the home layout in the registry cannot be read") })
+    }
+}
+
+/// Scenes exported to Google: SCENE devices in SYNC, online in QUERY, ActivateScene in EXECUTE.
+@Suite("scenes for Google")
+struct SceneExportTests {
+    @Test("a scene is a SCENE device with the Scene trait; ActivateScene runs it and is answered when it is done")
+    func activateScene() throws {
+        var state = try EngineFixtures.state(withCloud: true)
+        _ = state.brokerConnected(now: Date())
+        _ = state.receive("zigbee2mqtt/bridge/state", #"{"state":"online"}"#)
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        _ = state.receive("zigbee2mqtt/Hall light/availability", "online")
+        _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":10,"color_temp":300}"#)
+        let light = EngineFixtures.light.rawValue
+        _ = state.receive(
+            "traitbridge/bridge/request/scene-add/1",
+            #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"}]}"#)
+        let sync = try JSONDocument.parse(state.smartHomeSync(requestID: "s1", agentUserID: "u")).root
+        let devices = sync["payload"]?["devices"]?.elements ?? []
+        let scene = try #require(devices.first { $0["type"]?.string == "action.devices.types.SCENE" })
+        #expect(scene["id"]?.string == "scene.my-home.scene.evening")
+        #expect(scene["traits"]?.elements.compactMap(\.string) == ["action.devices.traits.Scene"])
+        #expect(scene["attributes"]?["sceneReversible"]?.bool == false)
+        #expect(devices.filter { $0["type"]?.string == "action.devices.types.SCENE" }.count == 1, "empty built-ins are left out")
+        if let shared = EngineFixtures.paths.shared {
+            // Google's own JSON Schemas accept it (../shared/tools/c2c-validate).
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tb-scene-sync-\(UUID().uuidString).json")
+            try Data(state.smartHomeSync(requestID: "s1", agentUserID: "u")).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: shared + "/tools/c2c-validate")
+            process.arguments = ["sync", file.path]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "c2c-validate sync")
+        } else {
+            print("skipped: c2c-validate of the scene's SYNC needs ../shared")
+        }
+        let query = try JSONDocument.parse(
+            state.smartHomeQuery(
+                Array(#"{"inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"scene.my-home.scene.evening"}]}}]}"#.utf8),
+                requestID: "q1", source: "test")
+        ).root
+        #expect(query["payload"]?["devices"]?["scene.my-home.scene.evening"]?["online"]?.bool == true)
+
+        func execute(_ params: String) -> BridgeEffects {
+            let body =
+                #"{"requestId":"e1","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"devices":[{"id":"scene.my-home.scene.evening"}],"execution":[{"command":"action.devices.commands.ActivateScene","params":\#(params)}]}]}}]}"#
+            return state.smartHomeExecute(Array(body.utf8), requestID: "e1", source: "test", waiter: 7, now: Date())
+        }
+        let started = execute("{}")
+        #expect(started.publications.contains { $0.topic == "zigbee2mqtt/Hall light/set" })
+        #expect(started.answers.isEmpty, "answered when the light confirms")
+        let done = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":10,"color_temp":300}"#)
+        let answer = try JSONDocument.parse(try #require(done.answers.first { $0.waiter == 7 }).payload).root
+        #expect(answer["payload"]?["commands"]?.elements.first?["status"]?.string == "SUCCESS")
+        let undo = try JSONDocument.parse(try #require(execute(#"{"deactivate":true}"#).answers.first).payload).root
+        #expect(undo["payload"]?["commands"]?.elements.first?["errorCode"]?.string == "actionNotAvailable")
     }
 }
