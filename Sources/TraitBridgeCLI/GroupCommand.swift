@@ -15,7 +15,7 @@ struct GroupCommand: ParsableCommand {
               traitbridge group command "Living room lamps" matter.OnOff.on
               traitbridge group set "Living room lamps" matter.LevelControl.currentLevel=128
             """,
-        subcommands: [List.self, Show.self, Add.self, Members.self, Rename.self, Remove.self, Command.self, Set.self]
+        subcommands: [List.self, Show.self, Add.self, Members.self, RenameLayoutItem<GroupItem>.self, RemoveLayoutItem<GroupItem>.self, Command.self, Set.self]
     )
 
     /// Device names or ids (DEVICE/TYPE for one device type) as the bridge's members.
@@ -123,33 +123,6 @@ struct GroupCommand: ParsableCommand {
                 "group-members", [("group", .string(group)), ("members", members)], home: home.home,
                 connection: connection)
             print("group '\(group)' has \(devices.count) member\(devices.count == 1 ? "" : "s")")
-        }
-    }
-
-    struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a group.")
-        @Argument(help: "The group, by name or id.") var group: String
-        @Argument(help: "The new name.") var name: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send(
-                "group-rename", [("group", .string(group)), ("name", .string(name))], home: home.home,
-                connection: connection)
-            print("group '\(group)' is now '\(name)'")
-        }
-    }
-
-    struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a group (its devices stay).")
-        @Argument(help: "The group, by name or id.") var group: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send("group-remove", [("group", .string(group))], home: home.home, connection: connection)
-            print("removed group '\(group)'")
         }
     }
 

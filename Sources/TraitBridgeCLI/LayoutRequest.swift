@@ -49,3 +49,63 @@ struct PlaceFilter: ParsableArguments {
     @Option(help: "Only devices in a room of this zone.")
     var zone: String?
 }
+
+/// A kind of layout item that `rename` and `remove` act on the same way (rooms, zones, groups, scenes).
+protocol LayoutItemKind {
+    /// The word in requests (`<noun>-rename`), fields and messages.
+    static var noun: String { get }
+    static var removeAbstract: String { get }
+}
+
+enum RoomItem: LayoutItemKind {
+    static let noun = "room"
+    static let removeAbstract = "Remove a room; its devices return to the default room."
+}
+
+enum ZoneItem: LayoutItemKind {
+    static let noun = "zone"
+    static let removeAbstract = "Remove a zone (its rooms stay)."
+}
+
+enum GroupItem: LayoutItemKind {
+    static let noun = "group"
+    static let removeAbstract = "Remove a group (its devices stay)."
+}
+
+enum SceneItem: LayoutItemKind {
+    static let noun = "scene"
+    static let removeAbstract = "Remove a user scene."
+}
+
+/// `<kind> rename ITEM NAME`.
+struct RenameLayoutItem<Kind: LayoutItemKind>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "rename", abstract: "Rename a \(Kind.noun).")
+    }
+    @Argument(help: ArgumentHelp("The \(Kind.noun), by name or id.", valueName: Kind.noun)) var item: String
+    @Argument(help: "The new name.") var name: String
+    @OptionGroup var home: HomeOption
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        try LayoutRequest.send(
+            "\(Kind.noun)-rename", [(Kind.noun, .string(item)), ("name", .string(name))], home: home.home,
+            connection: connection)
+        print("\(Kind.noun) '\(item)' is now '\(name)'")
+    }
+}
+
+/// `<kind> remove ITEM`.
+struct RemoveLayoutItem<Kind: LayoutItemKind>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "remove", abstract: Kind.removeAbstract)
+    }
+    @Argument(help: ArgumentHelp("The \(Kind.noun), by name or id.", valueName: Kind.noun)) var item: String
+    @OptionGroup var home: HomeOption
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() throws {
+        try LayoutRequest.send("\(Kind.noun)-remove", [(Kind.noun, .string(item))], home: home.home, connection: connection)
+        print("removed \(Kind.noun) '\(item)'")
+    }
+}

@@ -15,7 +15,7 @@ struct RoomCommand: ParsableCommand {
               traitbridge room add Kitchen --home "Beach House"
               traitbridge room rename Kitchen "Kid's Room"
             """,
-        subcommands: [List.self, Add.self, Rename.self, Remove.self]
+        subcommands: [List.self, Add.self, RenameLayoutItem<RoomItem>.self, RemoveLayoutItem<RoomItem>.self]
     )
 
     struct List: ParsableCommand {
@@ -53,34 +53,6 @@ struct RoomCommand: ParsableCommand {
             let answer = try LayoutRequest.send(
                 "room-add", [("name", .string(name))], home: home.home, connection: connection)
             print("added room '\(name)' to '\(answer["home"]?["name"]?.string ?? "?")'")
-        }
-    }
-
-    struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a room.")
-        @Argument(help: "The room, by name or id.") var room: String
-        @Argument(help: "The new name.") var name: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send(
-                "room-rename", [("room", .string(room)), ("name", .string(name))], home: home.home,
-                connection: connection)
-            print("room '\(room)' is now '\(name)'")
-        }
-    }
-
-    struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Remove a room; its devices return to the default room.")
-        @Argument(help: "The room, by name or id.") var room: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send("room-remove", [("room", .string(room))], home: home.home, connection: connection)
-            print("removed room '\(room)'")
         }
     }
 }

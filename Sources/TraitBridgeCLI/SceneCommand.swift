@@ -16,7 +16,7 @@ struct SceneCommand: ParsableCommand {
               traitbridge scene add Evening --actions evening.json
               traitbridge scene run "Movie night"
             """,
-        subcommands: [List.self, Show.self, Add.self, Capture.self, Actions.self, Rename.self, Remove.self, Run.self]
+        subcommands: [List.self, Show.self, Add.self, Capture.self, Actions.self, RenameLayoutItem<SceneItem>.self, RemoveLayoutItem<SceneItem>.self, Run.self]
     )
 
     static func find(_ scene: String, in snapshot: BridgeSnapshot) throws -> (id: String, scene: JSON) {
@@ -145,33 +145,6 @@ struct SceneCommand: ParsableCommand {
                 "scene-actions", [("scene", .string(scene)), ("actions", try SceneCommand.actions(actions))],
                 home: home.home, connection: connection)
             print("scene '\(scene)' has \(answer["scene"]?["actions"]?.elements.count ?? 0) actions")
-        }
-    }
-
-    struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a scene.")
-        @Argument(help: "The scene, by name or id.") var scene: String
-        @Argument(help: "The new name.") var name: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send(
-                "scene-rename", [("scene", .string(scene)), ("name", .string(name))], home: home.home,
-                connection: connection)
-            print("scene '\(scene)' is now '\(name)'")
-        }
-    }
-
-    struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user scene.")
-        @Argument(help: "The scene, by name or id.") var scene: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send("scene-remove", [("scene", .string(scene))], home: home.home, connection: connection)
-            print("removed scene '\(scene)'")
         }
     }
 

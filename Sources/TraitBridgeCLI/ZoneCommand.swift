@@ -15,7 +15,7 @@ struct ZoneCommand: ParsableCommand {
               traitbridge zone rooms Downstairs Hall Kitchen "Living room"
               traitbridge devices --zone Downstairs
             """,
-        subcommands: [List.self, Add.self, Rename.self, Remove.self, Rooms.self]
+        subcommands: [List.self, Add.self, RenameLayoutItem<ZoneItem>.self, RemoveLayoutItem<ZoneItem>.self, Rooms.self]
     )
 
     struct List: ParsableCommand {
@@ -50,33 +50,6 @@ struct ZoneCommand: ParsableCommand {
                 "zone-add", [("name", .string(name)), ("rooms", .array(rooms.map { .string($0) }))], home: home.home,
                 connection: connection)
             print("added zone '\(name)' (\(rooms.isEmpty ? "no rooms yet" : rooms.joined(separator: ", ")))")
-        }
-    }
-
-    struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rename a zone.")
-        @Argument(help: "The zone, by name or id.") var zone: String
-        @Argument(help: "The new name.") var name: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send(
-                "zone-rename", [("zone", .string(zone)), ("name", .string(name))], home: home.home,
-                connection: connection)
-            print("zone '\(zone)' is now '\(name)'")
-        }
-    }
-
-    struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a zone (its rooms stay).")
-        @Argument(help: "The zone, by name or id.") var zone: String
-        @OptionGroup var home: HomeOption
-        @OptionGroup var connection: ConnectionOptions
-
-        func run() throws {
-            try LayoutRequest.send("zone-remove", [("zone", .string(zone))], home: home.home, connection: connection)
-            print("removed zone '\(zone)'")
         }
     }
 

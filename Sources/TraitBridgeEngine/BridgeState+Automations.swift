@@ -30,11 +30,18 @@ struct GraphWorld: AutomationWorld {
     let graph: HomeGraph
     let fallbackZone: TimeZone
 
+    /// The value of an attribute; when several device types hold the trait and the reference
+    /// names none (a device fed by two paths), the value of the first that knows one.
     func value(of reference: AttributeReference) -> AttributeValue? {
-        guard let device = graph.devices[reference.device],
-            let address = try? device.resolve(reference.trait, deviceTypeKey: reference.deviceTypeKey)
-        else { return nil }
-        return device.trait(at: address)?.attributes[reference.attribute]
+        guard let device = graph.devices[reference.device] else { return nil }
+        if let address = try? device.resolve(reference.trait, deviceTypeKey: reference.deviceTypeKey) {
+            return device.trait(at: address)?.attributes[reference.attribute]
+        }
+        guard reference.deviceTypeKey == nil else { return nil }
+        for type in device.deviceTypes {
+            if let value = type.trait(reference.trait)?.attributes[reference.attribute] { return value }
+        }
+        return nil
     }
 
     func connectivity(of device: DeviceID) -> ConnectivityState {

@@ -21,16 +21,13 @@ struct SecurityTests {
             clientID: "test-\(user)-\(UUID().uuidString.prefix(8))")
     }
 
-    @Test(
-        "read-only, control and admin roles: the broker refuses a viewer's command and fake state; the bridge's view is unchanged"
-    )
-    func roles() throws {
+    /// A mosquitto enforcing the ACL example with a password per role, and `serve` logging in as
+    /// the bridge (at debug, to show no password is logged); the folder holds the password files.
+    static func securedBridge(_ name: String) throws -> (MosquittoBroker, String, ChildProcess) {
         let broker = try MosquittoBroker(
             .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-security-\(UUID().uuidString)")
-            .path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         for (user, password) in Self.passwords {
             try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8)
         }
@@ -38,9 +35,19 @@ struct SecurityTests {
             #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
             .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
         let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log"
-        )
-        defer { serve.stop() }
+            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
+        return (broker, folder, serve)
+    }
+
+    @Test(
+        "read-only, control and admin roles: the broker refuses a viewer's command and fake state; the bridge's view is unchanged"
+    )
+    func roles() throws {
+        let (broker, folder, serve) = try Self.securedBridge("tb-security")
+        defer {
+            serve.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
 
         let z2m = try client(broker, "zigbee2mqtt", subscribe: ["zigbee2mqtt/#"])
         let admin = try client(broker, "admin", subscribe: ["traitbridge/#"])
@@ -125,22 +132,11 @@ struct SecurityTests {
         "the control role runs scenes and commands groups and devices; its edits of names, rooms, scenes and homes are refused by the broker"
     )
     func controlRole() throws {
-        let broker = try MosquittoBroker(
-            .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-control-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        for (user, password) in Self.passwords {
-            try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8)
+        let (broker, folder, serve) = try Self.securedBridge("tb-control")
+        defer {
+            serve.stop()
+            try? FileManager.default.removeItem(atPath: folder)
         }
-        try
-            #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings"}"#
-            .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log"
-        )
-        defer { serve.stop() }
         let z2m = try client(broker, "zigbee2mqtt", subscribe: ["zigbee2mqtt/#"])
         let admin = try client(broker, "admin", subscribe: ["traitbridge/#"])
         #expect(admin.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
@@ -165,6 +161,11 @@ struct SecurityTests {
             "traitbridge/bridge/request/group-command/o2",
             #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#)
         #expect(operatorClient.waitFor("traitbridge/bridge/response/group-command/o2") != nil)
+        try operatorClient.publish("traitbridge/devices/\(id)/set", #"{"id":"o3","trait":"matter.OnOff","command":"on"}"#)
+        #expect(
+            z2m.waitFor("zigbee2mqtt/Hall light/set") { _ in
+                z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Hall light/set" }.count >= 3
+            } != nil, "the operator commands the device itself too")
         let edits = [
             ("rename", #"{"device": "\#(id)", "name": "Hacked"}"#),
             ("move", #"{"device": "\#(id)", "room": "Hacked"}"#),
