@@ -1,7 +1,7 @@
 public import Foundation
 public import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// One problem in an automation definition: where (JSON path; file:line:col for a file) and what.
 public struct AutomationProblem: Sendable, Hashable, CustomStringConvertible {

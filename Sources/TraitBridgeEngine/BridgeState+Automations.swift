@@ -2,7 +2,7 @@ public import Foundation
 public import TraitBridgeAutomation
 import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// What the bridge keeps for automations beside the graph: the scheduler (which decides when),
 /// each automation's last runs, the fires missed while the bridge was down that wait for the

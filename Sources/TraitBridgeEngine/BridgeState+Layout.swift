@@ -1,7 +1,7 @@
 import FoundationEssentials
 import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 import TraitBridgeStore
 
 /// What the bridge keeps for the home layout beside the graph: the groups each device is in (a

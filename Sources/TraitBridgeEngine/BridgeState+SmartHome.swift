@@ -1,5 +1,5 @@
 public import FoundationEssentials
-public import TraitBridgeCloud
+import TraitBridgeCloud
 public import TraitBridgeJSON
 public import TraitBridgeModel
 

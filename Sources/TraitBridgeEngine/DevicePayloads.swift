@@ -1,5 +1,5 @@
 public import FoundationEssentials
-public import TraitBridgeJSON
+import TraitBridgeJSON
 import TraitBridgeMapping
 public import TraitBridgeModel
 
