@@ -21,7 +21,7 @@ extension AutomationDecoder {
                         "give {\"every\": N, \"unit\": \"minutes\"|\"hours\"|\"days\"|\"weeks\"}")
                     return nil
                 }
-                recurrence = Recurrence(count: Int(count), unit: unit)
+                recurrence = Recurrence(count: FiniteNumber.int(clamping: count) ?? 1, unit: unit)
             }
             let problem = TimerRules.problem(fireDate: fireDate, recurrence: recurrence, now: now ?? .distantPast)
             if let problem {
@@ -55,7 +55,7 @@ extension AutomationDecoder {
                 fail(path.appending("offsetMinutes"), "give \"offsetMinutes\" in whole minutes, −720 to 720")
                 return nil
             }
-            return .solar(event: event, offsetMinutes: Int(offset))
+            return .solar(event: event, offsetMinutes: FiniteNumber.int(clamping: offset) ?? 0)
         case "attribute":
             guard let reference = reference(entry, at: path) else { return nil }
             let change: AttributeChange
@@ -219,7 +219,7 @@ extension AutomationDecoder {
             fail(path.appending("for"), "give \"for\" in whole seconds, 0 to \(Self.maxHoldSeconds)")
             return nil
         }
-        return Int(seconds)
+        return FiniteNumber.int(clamping: seconds) ?? 0
     }
 
     static func date(_ text: String) -> Date? {

@@ -149,7 +149,7 @@ public struct AutomationDecoder {
                 let endActions = list(given, "actions", at: at, required: true) { decoder, element, at in
                     decoder.action(element, at: at)
                 }
-                end = EndAction(afterSeconds: Int(seconds.rounded()), actions: endActions)
+                end = EndAction(afterSeconds: FiniteNumber.int(clamping: seconds) ?? 1, actions: endActions)
             } else {
                 fail(at.appending("after"), "give \"after\" in whole seconds, 1 to 86400")
             }

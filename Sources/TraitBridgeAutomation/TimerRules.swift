@@ -1,4 +1,5 @@
 public import Foundation
+import TraitBridgeModel
 
 /// Where timer, calendar and solar triggers are computed: the home's time zone and location.
 public struct AutomationPlace: Sendable, Hashable {
@@ -82,7 +83,8 @@ public enum TimerRules {
         // Jump close to `after` in one step, then walk: the k-th fire is always counted from the
         // first fire date, so a DST gap never shifts the fires after it.
         let nominal = Double(recurrence.nominalMinutes) * 60
-        var k = max(0, Int((after.timeIntervalSince(fireDate) / nominal).rounded(.down)) - 1)
+        var k = max(
+            0, (FiniteNumber.int(clamping: (after.timeIntervalSince(fireDate) / nominal).rounded(.down)) ?? 0) - 1)
         for _ in 0..<8 {
             guard let candidate = fire(k, of: fireDate, recurrence, calendar: calendar) else { return nil }
             if candidate > after { return candidate }

@@ -15,7 +15,10 @@ struct GroupCommand: ParsableCommand {
               traitbridge group command "Living room lamps" matter.OnOff.on
               traitbridge group set "Living room lamps" matter.LevelControl.currentLevel=128
             """,
-        subcommands: [List.self, Show.self, Add.self, Members.self, RenameLayoutItem<GroupItem>.self, RemoveLayoutItem<GroupItem>.self, Command.self, Set.self]
+        subcommands: [
+            List.self, Show.self, Add.self, Members.self, RenameLayoutItem<GroupItem>.self,
+            RemoveLayoutItem<GroupItem>.self, Command.self, Set.self,
+        ]
     )
 
     /// Device names or ids (DEVICE/TYPE for one device type) as the bridge's members.

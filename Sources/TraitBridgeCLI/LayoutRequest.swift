@@ -105,7 +105,8 @@ struct RemoveLayoutItem<Kind: LayoutItemKind>: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {
-        try LayoutRequest.send("\(Kind.noun)-remove", [(Kind.noun, .string(item))], home: home.home, connection: connection)
+        try LayoutRequest.send(
+            "\(Kind.noun)-remove", [(Kind.noun, .string(item))], home: home.home, connection: connection)
         print("removed \(Kind.noun) '\(item)'")
     }
 }

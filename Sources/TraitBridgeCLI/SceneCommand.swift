@@ -16,7 +16,10 @@ struct SceneCommand: ParsableCommand {
               traitbridge scene add Evening --actions evening.json
               traitbridge scene run "Movie night"
             """,
-        subcommands: [List.self, Show.self, Add.self, Capture.self, Actions.self, RenameLayoutItem<SceneItem>.self, RemoveLayoutItem<SceneItem>.self, Run.self]
+        subcommands: [
+            List.self, Show.self, Add.self, Capture.self, Actions.self, RenameLayoutItem<SceneItem>.self,
+            RemoveLayoutItem<SceneItem>.self, Run.self,
+        ]
     )
 
     static func find(_ scene: String, in snapshot: BridgeSnapshot) throws -> (id: String, scene: JSON) {

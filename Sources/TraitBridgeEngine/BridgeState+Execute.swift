@@ -52,7 +52,8 @@ extension BridgeState {
         for group in request.groups {
             for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
                 if let scene = scene(forCloudID: c2cID) {
-                    executeScene(scene, c2cID: c2cID, executions: group.executions, job: jobID, now: now, effects: &effects)
+                    executeScene(
+                        scene, c2cID: c2cID, executions: group.executions, job: jobID, now: now, effects: &effects)
                     continue
                 }
                 guard let deviceID = device(forCloudID: c2cID), let device = graph.devices[deviceID],

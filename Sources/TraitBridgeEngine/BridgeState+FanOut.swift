@@ -92,21 +92,39 @@ extension BridgeState {
             }
             var actions: [UnifiedCommand.Action] = []
             var missing: String?
+            var unclear: CommandFailure?
+            func check(_ trait: TraitID, _ key: String?) {
+                do { _ = try commandAddress(device, trait, deviceTypeKey: key) } catch {
+                    // A member without the trait is not one the command is for; one that holds it
+                    // in several device types (a dual relay) must be named with its type.
+                    let holds = device.deviceTypes.contains {
+                        key == nil || $0.key == key ? $0.trait(trait) != nil : false
+                    }
+                    if holds { unclear = error } else { missing = trait.description }
+                }
+            }
             for action in command.actions {
                 switch action {
                 case .invoke(let trait, let key, let name, let arguments):
                     let key = member.deviceTypeKey ?? key
-                    if (try? commandAddress(device, trait, deviceTypeKey: key)) == nil { missing = trait.description }
+                    check(trait, key)
                     actions.append(.invoke(trait: trait, deviceTypeKey: key, command: name, arguments: arguments))
                 case .write(let trait, let key, let attribute, let value):
                     let key = member.deviceTypeKey ?? key
-                    if (try? commandAddress(device, trait, deviceTypeKey: key)) == nil { missing = trait.description }
+                    check(trait, key)
                     actions.append(.write(trait: trait, deviceTypeKey: key, attribute: attribute, value: value))
                 }
             }
             if let missing {
                 entry.status = "notApplicable"
                 entry.message = "\(member) has no \(missing)"
+                job.entries.append(entry)
+                continue
+            }
+            if let unclear {
+                entry.status = "refused"
+                entry.code = unclear.code.rawValue
+                entry.message = unclear.message + "; make the member DEVICE/TYPE (traitbridge group members)"
                 job.entries.append(entry)
                 continue
             }
@@ -267,7 +285,7 @@ extension BridgeState {
             run.append("status", .string(overall))
             run.append("summary", .object(summary))
             layout.lastRuns[scene] = .object(run)
-            publishLayout(effects: &effects)
+            publishScene(scene, effects: &effects)
         }
     }
 

@@ -149,6 +149,17 @@ extension BridgeState {
         }
     }
 
+    /// One scene's topic (after a run: its last run), not the whole layout.
+    mutating func publishScene(_ id: SceneID, effects: inout BridgeEffects) {
+        guard broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else { return }
+        let topic = "\(scenesTopic)/\(id.rawValue)"
+        let payload = sceneDocument(scene, in: home).serializedBytes()
+        let hash = DeviceRuntime.hash(payload)
+        guard layout.published[topic] != hash else { return }
+        layout.published[topic] = hash
+        effects.publish(topic, payload, retain: true, qos: 1)
+    }
+
     /// The states of the groups a device is in, after its state was published.
     mutating func refreshGroups(of id: DeviceID, effects: inout BridgeEffects) {
         guard let groups = layout.groupsByDevice[id] else { return }

@@ -71,7 +71,8 @@ extension BridgeState {
                 job,
                 ExecuteOutcome(
                     c2cID: c2cID, status: .error,
-                    errorCode: executions.contains { $0.command == "ActivateScene" } ? "actionNotAvailable" : "functionNotSupported",
+                    errorCode: executions.contains { $0.command == "ActivateScene" }
+                        ? "actionNotAvailable" : "functionNotSupported",
                     debugString: "scene '\(scene.name)' can be activated only (not \(asked)); it is not reversible"),
                 effects: &effects)
             return

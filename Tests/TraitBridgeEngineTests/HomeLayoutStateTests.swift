@@ -155,6 +155,16 @@ struct HomeLayoutStateTests {
         #expect(results[0]["code"]?.string == "deviceOffline")
         #expect(results[1]["message"]?.string?.contains("has no matter.OnOff") == true)
         #expect(answer["summary"]?["confirmed"]?.double == 1)
+        // The whole dual relay as a member: both channels have OnOff, so the member must name one.
+        ask(&state, "group-add", #"{"name": "Relays", "members": ["\#(relay)"]}"#)
+        let (_, unclear) = ask(
+            &state, "group-command", #"{"group": "Relays", "trait": "matter.OnOff", "command": "on"}"#)
+        #expect(unclear?["status"]?.string == "failed")
+        let result = unclear?["results"]?.elements.first
+        #expect(result?["status"]?.string == "refused" && result?["code"]?.string == "notSupported")
+        #expect(
+            result?["message"]?.string?.contains("make the member DEVICE/TYPE") == true,
+            "\(result?["message"]?.string ?? "")")
     }
 
     @Test("a scene runs the rest when one target is offline, says which was skipped and why, and keeps its last run")
@@ -238,7 +248,8 @@ struct SceneExportTests {
         var state = try EngineFixtures.state(withCloud: true)
         _ = state.brokerConnected(now: Date())
         _ = state.receive("zigbee2mqtt/bridge/state", #"{"state":"online"}"#)
-        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        _ = state.handleMessage(
+            topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
         _ = state.receive("zigbee2mqtt/Hall light/availability", "online")
         _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":10,"color_temp":300}"#)
         let light = EngineFixtures.light.rawValue
@@ -251,10 +262,13 @@ struct SceneExportTests {
         #expect(scene["id"]?.string == "scene.my-home.scene.evening")
         #expect(scene["traits"]?.elements.compactMap(\.string) == ["action.devices.traits.Scene"])
         #expect(scene["attributes"]?["sceneReversible"]?.bool == false)
-        #expect(devices.filter { $0["type"]?.string == "action.devices.types.SCENE" }.count == 1, "empty built-ins are left out")
+        #expect(
+            devices.filter { $0["type"]?.string == "action.devices.types.SCENE" }.count == 1,
+            "empty built-ins are left out")
         if let shared = EngineFixtures.paths.shared {
             // Google's own JSON Schemas accept it (../shared/tools/c2c-validate).
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("tb-scene-sync-\(UUID().uuidString).json")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "tb-scene-sync-\(UUID().uuidString).json")
             try Data(state.smartHomeSync(requestID: "s1", agentUserID: "u")).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let process = Process()
@@ -269,7 +283,9 @@ struct SceneExportTests {
         }
         let query = try JSONDocument.parse(
             state.smartHomeQuery(
-                Array(#"{"inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"scene.my-home.scene.evening"}]}}]}"#.utf8),
+                Array(
+                    #"{"inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"scene.my-home.scene.evening"}]}}]}"#
+                        .utf8),
                 requestID: "q1", source: "test")
         ).root
         #expect(query["payload"]?["devices"]?["scene.my-home.scene.evening"]?["online"]?.bool == true)
