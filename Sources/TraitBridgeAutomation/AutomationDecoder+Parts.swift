@@ -167,7 +167,8 @@ extension AutomationDecoder {
                     $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0)
                 })
             else {
-                fail(path.appending("topic"), "a notification topic is 1–64 letters, digits, - or _ (one topic level)")
+                fail(
+                    path.appending("topic"), "a notification topic is 1–64 letters, digits, - or _ (one topic level)")
                 return nil
             }
             guard let message = entry["message"]?.string, message.count <= 500 else {

@@ -49,7 +49,8 @@ public enum TimerRules {
         }
         if fireDate <= now {
             return
-                "the fire date \(AutomationClock.text(fireDate)) is not in the future (now \(AutomationClock.text(now)))"
+                "the fire date \(AutomationClock.text(fireDate)) is not in the future "
+                    + "(now \(AutomationClock.text(now)))"
         }
         if let recurrence {
             if recurrence.count < 1 { return "the recurrence count must be at least 1" }

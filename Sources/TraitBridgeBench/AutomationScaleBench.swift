@@ -22,7 +22,8 @@ func benchmarkAutomationScale(mappings: String) throws {
         _ = state.brokerConnected(now: now)
         for index in 0..<devices {
             let config =
-                #"{"~":"ha\#(index)","stat_t":"~/state","cmd_t":"~/set","avty_t":"~/avail","uniq_id":"ha\#(index)_relay","#
+                #"{"~":"ha\#(index)","stat_t":"~/state","cmd_t":"~/set","avty_t":"~/avail","#
+                + #""uniq_id":"ha\#(index)_relay","#
                 + #""dev":{"ids":["ha\#(index)"],"name":"Switch \#(index)"}}"#
             _ = state.handleMessage(
                 topic: "homeassistant/switch/ha\(index)/relay/config", payload: Array(config.utf8), now: now)
@@ -37,7 +38,8 @@ func benchmarkAutomationScale(mappings: String) throws {
         for index in 1...max(1, automations) where automations > 0 {
             guard let id = ids[index] else { continue }
             let definition =
-                #"{"id": "a\#(index)", "name": "Automation \#(index)", "triggers": [{"type": "attribute", "device": "\#(id)", "#
+                #"{"id": "a\#(index)", "name": "Automation \#(index)", "#
+                + #""triggers": [{"type": "attribute", "device": "\#(id)", "#
                 + #""trait": "matter.OnOff", "attribute": "onOff", "changes": true}], "#
                 + #""conditions": [{"type": "connectivity", "device": "\#(id)", "state": "online"}], "#
                 + #""actions": [{"type": "notify", "message": "switch \#(index) changed"}]}"#

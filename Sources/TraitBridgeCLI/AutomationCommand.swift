@@ -9,7 +9,13 @@ struct AutomationCommand: ParsableCommand {
         commandName: "automation",
         abstract: "List, show, add, enable, disable, run or remove automations, and read their history.",
         discussion: """
-            An automation is a JSON definition: triggers (timer, calendar, solar, attribute, connectivity), conditions (time, sun, attribute, connectivity) and actions (scene, command, set, notify), with an optional end action ("end": {"after": 120, "actions": […]}); README "Automations" has the format. Definitions added here live in the registry; those of `serve --automations DIR` are read from their files (enable, disable and remove them there). Timer and solar triggers use the home's time zone and place (`traitbridge home location`). Editing and running automations needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable, 4 automation not found.
+            An automation is a JSON definition: triggers (timer, calendar, solar, attribute, connectivity), \
+            conditions (time, sun, attribute, connectivity) and actions (scene, command, set, notify), with an \
+            optional end action ("end": {"after": 120, "actions": […]}); README "Automations" has the format. \
+            Definitions added here live in the registry; those of `serve --automations DIR` are read from their \
+            files (enable, disable and remove them there). Timer and solar triggers use the home's time zone and \
+            place (`traitbridge home location`). Editing and running automations needs the admin role. Exit codes: 0 \
+            done, 1 refused (the message says why), 3 broker or bridge not reachable, 4 automation not found.
 
             Examples:
               traitbridge automation add --file back-door.json
@@ -81,7 +87,8 @@ struct AutomationCommand: ParsableCommand {
             if json { return print(automation.value.serialized(.pretty)) }
             print(
                 "\(automation["name"]?.string ?? id) (\(id)) in \(automation["home"]?.string ?? "?"), "
-                    + "\(automation["enabled"]?.bool == true ? "enabled" : "disabled"), from \(automation["origin"]?.string ?? "?")"
+                    + "\(automation["enabled"]?.bool == true ? "enabled" : "disabled"), "
+                + "from \(automation["origin"]?.string ?? "?")"
             )
             for (title, key) in [("when", "triggers"), ("if", "conditions"), ("do", "actions")] {
                 for entry in automation[key]?.elements.compactMap(\.string) ?? [] { print("  \(title) \(entry)") }

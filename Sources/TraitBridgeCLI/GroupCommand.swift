@@ -8,7 +8,12 @@ struct GroupCommand: ParsableCommand {
         commandName: "group",
         abstract: "List, show, add, change or remove groups, and command every member at once.",
         discussion: """
-            A group is a named set of devices of one home (DEVICE, or DEVICE/TYPE for one device type of a device). Its connectivity is its members' aggregated: online when all are, partiallyOnline when some are, mixed locality when they differ. `group command` and `group set` go to every member that has the trait and answer per member: confirmed, assumed, refused (with its code) or notApplicable. Editing groups needs the admin role; commanding them, the control role. Exit codes: 0 done (all members), 5 done for some members, 1 refused or none done, 3 broker or bridge not reachable, 4 device not found.
+            A group is a named set of devices of one home (DEVICE, or DEVICE/TYPE for one device type of a device). \
+            Its connectivity is its members' aggregated: online when all are, partiallyOnline when some are, mixed \
+            locality when they differ. `group command` and `group set` go to every member that has the trait and \
+            answer per member: confirmed, assumed, refused (with its code) or notApplicable. Editing groups needs \
+            the admin role; commanding them, the control role. Exit codes: 0 done (all members), 5 done for some \
+            members, 1 refused or none done, 3 broker or bridge not reachable, 4 device not found.
 
             Examples:
               traitbridge group add "Living room lamps" "Sofa lamp" "Shelf light"
@@ -81,7 +86,8 @@ struct GroupCommand: ParsableCommand {
             if json { return print((state ?? definition).value.serialized(.pretty)) }
             print(
                 "\(definition["name"]?.string ?? id) (\(id)) in \(definition["home"]?.string ?? "?"): "
-                    + "\(state?["connectivityState"]?.string ?? "unknown"), \(state?["dataSourceLocality"]?.string ?? "?")"
+                    + "\(state?["connectivityState"]?.string ?? "unknown"), "
+                + "\(state?["dataSourceLocality"]?.string ?? "?")"
             )
             for member in state?["members"]?.elements ?? [] {
                 let device = member["device"]?.string ?? "?"

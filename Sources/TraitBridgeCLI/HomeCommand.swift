@@ -8,7 +8,10 @@ struct HomeCommand: ParsableCommand {
         commandName: "home",
         abstract: "List, add, rename or remove homes, or choose the primary one.",
         discussion: """
-            Every device is in exactly one home and one room; a new device goes to the primary home's "Entire Home". Removing a home moves its devices to the primary home. Names hold letters, digits, spaces and apostrophes and are compared ignoring case, spaces and apostrophes. Changing homes needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
+            Every device is in exactly one home and one room; a new device goes to the primary home's "Entire Home". \
+            Removing a home moves its devices to the primary home. Names hold letters, digits, spaces and \
+            apostrophes and are compared ignoring case, spaces and apostrophes. Changing homes needs the admin role. \
+            Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
 
             Examples:
               traitbridge home list
@@ -83,7 +86,8 @@ struct HomeCommand: ParsableCommand {
             guard !json else { return }
             let moved = answer["moved"]?.elements.count ?? 0
             print(
-                "removed home '\(home)'; \(moved) device\(moved == 1 ? "" : "s") moved to '\(answer["primary"]?.string ?? "?")'"
+                "removed home '\(home)'; \(moved) device\(moved == 1 ? "" : "s") moved to "
+                    + "'\(answer["primary"]?.string ?? "?")'"
             )
         }
     }

@@ -8,7 +8,9 @@ struct RoomCommand: ParsableCommand {
         commandName: "room",
         abstract: "List, add, rename or remove the rooms of a home.",
         discussion: """
-            Each home has a default room, "Entire Home", which cannot be removed; removing another room returns its devices there and takes it out of its zones. Room names are unique within a home. Changing rooms needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
+            Each home has a default room, "Entire Home", which cannot be removed; removing another room returns its \
+            devices there and takes it out of its zones. Room names are unique within a home. Changing rooms needs \
+            the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
 
             Examples:
               traitbridge room list

@@ -9,7 +9,13 @@ struct SceneCommand: ParsableCommand {
         commandName: "scene",
         abstract: "List, show, add, capture, change or remove scenes, and run them.",
         discussion: """
-            A scene is a list of actions, each a trait command or an attribute write on a device, written as in a device command with "device" added: {"device": "z2m-0x…", "trait": "matter.OnOff", "command": "on"} or {"device": …, "trait": "matter.LevelControl", "attribute": "currentLevel", "value": 128}. `scene run` sends each device its actions in one command and answers per action; an action on an offline trait is skipped with the reason, the rest run. Built-in scenes can be renamed and filled, not removed. Editing scenes needs the admin role; running them, the control role. Exit codes: 0 done (every action), 5 some actions done, 1 refused or none done, 3 broker or bridge not reachable.
+            A scene is a list of actions, each a trait command or an attribute write on a device, written as in a \
+            device command with "device" added: {"device": "z2m-0x…", "trait": "matter.OnOff", "command": "on"} or \
+            {"device": …, "trait": "matter.LevelControl", "attribute": "currentLevel", "value": 128}. `scene run` \
+            sends each device its actions in one command and answers per action; an action on an offline trait is \
+            skipped with the reason, the rest run. Built-in scenes can be renamed and filled, not removed. Editing \
+            scenes needs the admin role; running them, the control role. Exit codes: 0 done (every action), 5 some \
+            actions done, 1 refused or none done, 3 broker or bridge not reachable.
 
             Examples:
               traitbridge scene capture "Movie night" --room "Living room"
@@ -82,7 +88,8 @@ struct SceneCommand: ParsableCommand {
             let (id, scene) = try SceneCommand.find(self.scene, in: snapshot)
             if json { return print(scene.value.serialized(.pretty)) }
             print(
-                "\(scene["name"]?.string ?? id) (\(id), \(scene["kind"]?.string ?? "?")) in \(scene["home"]?.string ?? "?")"
+                "\(scene["name"]?.string ?? id) (\(id), \(scene["kind"]?.string ?? "?")) "
+                    + "in \(scene["home"]?.string ?? "?")"
             )
             for action in scene["actions"]?.elements ?? [] {
                 let device = action["device"]?.string ?? "?"

@@ -218,7 +218,8 @@ struct ServeCommand: AsyncParsableCommand {
             guard loaded.problems.isEmpty else {
                 throw ValidationError(
                     loaded.problems.map(\.description).joined(separator: "\n")
-                        + "\n\(loaded.problems.count) problem\(loaded.problems.count == 1 ? "" : "s") in automations; fix them and start again"
+                        + "\n\(loaded.problems.count) problem\(loaded.problems.count == 1 ? "" : "s") in automations; "
+                        + "fix them and start again"
                 )
             }
             files = loaded.automations

@@ -8,7 +8,9 @@ struct ZoneCommand: ParsableCommand {
         commandName: "zone",
         abstract: "List, add, rename or remove zones, or set a zone's rooms.",
         discussion: """
-            A zone is a named set of rooms of one home; a room may be in many zones. Zone names are unique within a home. Changing zones needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 broker or bridge not reachable.
+            A zone is a named set of rooms of one home; a room may be in many zones. Zone names are unique within a \
+            home. Changing zones needs the admin role. Exit codes: 0 done, 1 refused (the message says why), 3 \
+            broker or bridge not reachable.
 
             Examples:
               traitbridge zone add Downstairs Hall Kitchen

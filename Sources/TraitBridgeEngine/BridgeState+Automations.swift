@@ -114,7 +114,8 @@ extension BridgeState {
                 logs.append(
                     BridgeLogLine(
                         .warning,
-                        "automation '\(automation.name)' missed \(dates.count) timer fire\(dates.count == 1 ? "" : "s") "
+                        "automation '\(automation.name)' missed \(dates.count) "
+                            + "timer fire\(dates.count == 1 ? "" : "s") "
                             + "while the bridge was down (\(text))"
                             + (automation.runMissed ? "; it runs once now" : ""),
                         ["tb.automation": id.rawValue]))

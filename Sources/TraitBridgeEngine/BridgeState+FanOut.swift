@@ -172,7 +172,8 @@ extension BridgeState {
                 entry.status = "skipped"
                 entry.code = CommandFailure.Code.deviceOffline.rawValue
                 entry.message =
-                    "\(address) of \(device.name) is offline: \(trait.connectivity.reason?.description ?? "no reason known")"
+                    "\(address) of \(device.name) is offline: "
+                    + (trait.connectivity.reason?.description ?? "no reason known")
                 job.entries.append(entry)
                 continue
             }

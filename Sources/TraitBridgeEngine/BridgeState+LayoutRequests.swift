@@ -167,7 +167,8 @@ extension BridgeState {
         guard let given = root["home"] else { return graph.primaryHome }
         guard let text = given.string, let home = findHome(text) else {
             throw RequestRefusal(
-                "no home '\(given.string ?? "")'; the bridge has \(graph.homes.map { "'\($0.name)'" }.joined(separator: ", "))"
+                "no home '\(given.string ?? "")'; the bridge has "
+                    + graph.homes.map { "'\($0.name)'" }.joined(separator: ", ")
             )
         }
         return home

@@ -148,7 +148,8 @@ public enum FuzzSeeds {
                 ("group-add", #"{"name": "Lamps", "members": ["\#(light)", {"device": "ha-plug9"}]}"#),
                 (
                     "scene-add",
-                    #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"}]}"#
+                    #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "#
+                        + #""command": "on"}]}"#
                 ),
                 ("scene-capture", #"{"name": "Now", "group": "Lamps"}"#),
                 ("home-location", #"{"timeZone": "Europe/Berlin", "latitude": 52.5, "longitude": 13.4}"#),
@@ -156,11 +157,17 @@ public enum FuzzSeeds {
                 ("scene-run", #"{"scene": "Evening"}"#),
                 (
                     "automation-add",
-                    #"{"name": "Dusk", "triggers": [{"type": "solar", "event": "sunset", "offsetMinutes": -10}], "conditions": [{"type": "time", "after": "22:00", "before": "06:00"}], "actions": [{"type": "scene", "scene": "Evening"}], "end": {"after": 60, "actions": [{"type": "notify", "message": "x"}]}}"#
+                    #"{"name": "Dusk", "triggers": [{"type": "solar", "event": "sunset", "offsetMinutes": -10}], "#
+                        + #""conditions": [{"type": "time", "after": "22:00", "before": "06:00"}], "#
+                        + #""actions": [{"type": "scene", "scene": "Evening"}], "#
+                        + #""end": {"after": 60, "actions": [{"type": "notify", "message": "x"}]}}"#
                 ),
                 (
                     "automation-add",
-                    #"{"name": "Tick", "triggers": [{"type": "timer", "fireDate": "2040-01-01T00:00:00Z", "recurrence": {"every": 5, "unit": "minutes"}}], "actions": [{"type": "set", "device": "\#(light)", "trait": "matter.LevelControl", "attribute": "currentLevel", "value": 128}]}"#
+                    #"{"name": "Tick", "triggers": [{"type": "timer", "fireDate": "2040-01-01T00:00:00Z", "#
+                        + #""recurrence": {"every": 5, "unit": "minutes"}}], "actions": [{"type": "set", "#
+                        + #""device": "\#(light)", "trait": "matter.LevelControl", "attribute": "currentLevel", "#
+                        + #""value": 128}]}"#
                 ),
                 ("zone-rename", #"{"zone": "Downstairs", "name": "Ground"}"#), ("room-remove", #"{"room": "Hall"}"#),
                 ("home-remove", #"{"home": "Cabin"}"#), ("automation-run", #"{"automation": "dusk"}"#),

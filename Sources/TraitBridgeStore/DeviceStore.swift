@@ -207,7 +207,8 @@ public final class DeviceStore: Sendable {
                 if let clock = batch.clock {
                     try db.execute(
                         sql:
-                            "INSERT INTO bridgeClock (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at",
+                            "INSERT INTO bridgeClock (id, at) VALUES (1, ?) "
+                                + "ON CONFLICT(id) DO UPDATE SET at = excluded.at",
                         arguments: [clock.timeIntervalSince1970])
                 }
                 if let layout = batch.layout {
@@ -240,40 +241,6 @@ public final class DeviceStore: Sendable {
                     result[id] = UserPlacement(name: row["name"], room: row["roomName"], home: row["homeID"])
                 }
                 return result
-            }
-        } catch {
-            throw .readFailed("\(error)")
-        }
-    }
-
-    /// The kept home layout document, or `nil` before the first layout change.
-    public func layout() throws(StoreError) -> [UInt8]? {
-        do {
-            return try queue.read { db in
-                let data = try Data.fetchOne(db, sql: "SELECT layout FROM homeLayout WHERE id = 1")
-                return data.map { [UInt8]($0) }
-            }
-        } catch {
-            throw .readFailed("\(error)")
-        }
-    }
-
-    /// The kept automation definitions and histories, and when the bridge last ran.
-    public func automations() throws(StoreError) -> (
-        definitions: [(id: String, definition: [UInt8])], histories: [String: [UInt8]], clock: Date?
-    ) {
-        do {
-            return try queue.read { db in
-                let definitions = try GRDB.Row.fetchAll(db, sql: "SELECT id, definition FROM automation ORDER BY id")
-                    .map {
-                        row in (row["id"] as String, [UInt8](row["definition"] as Data))
-                    }
-                var histories: [String: [UInt8]] = [:]
-                for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, history FROM automationHistory") {
-                    histories[row["id"] as String] = [UInt8](row["history"] as Data)
-                }
-                let clock = try Double.fetchOne(db, sql: "SELECT at FROM bridgeClock WHERE id = 1")
-                return (definitions, histories, clock.map { Date(timeIntervalSince1970: $0) })
             }
         } catch {
             throw .readFailed("\(error)")

@@ -13,7 +13,9 @@ struct SecurityTests {
         "admin": "admin-s3cret-4", "zigbee2mqtt": "z2m-s3cret-5",
     ]
     static let devices =
-        #"[{"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        #"[{"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","#
+            + #""definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","#
+            + #""property":"state","access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#
 
     func client(_ broker: MosquittoBroker, _ user: String, subscribe: [String] = []) throws -> TestMQTTClient {
         try TestMQTTClient(
@@ -31,9 +33,11 @@ struct SecurityTests {
         for (user, password) in Self.passwords {
             try (password + "\n").write(toFile: "\(folder)/\(user).pw", atomically: true, encoding: .utf8)
         }
-        try
-            #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)", "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
-            .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
+        let config =
+            #"{"broker": "mqtt://traitbridge@127.0.0.1:\#(broker.port)","#
+            + #" "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data","#
+            + #" "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
+        try config.write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
         let serve = try ChildProcess(
             [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
         return (broker, folder, serve)
@@ -161,7 +165,8 @@ struct SecurityTests {
             "traitbridge/bridge/request/group-command/o2",
             #"{"group": "Lamps", "trait": "matter.OnOff", "command": "off"}"#)
         #expect(operatorClient.waitFor("traitbridge/bridge/response/group-command/o2") != nil)
-        try operatorClient.publish("traitbridge/devices/\(id)/set", #"{"id":"o3","trait":"matter.OnOff","command":"on"}"#)
+        try operatorClient.publish("traitbridge/devices/\(id)/set", #"{"id":"o3","trait":"matter.OnOff","#
+            + #""command":"on"}"#)
         #expect(
             z2m.waitFor("zigbee2mqtt/Hall light/set") { _ in
                 z2m.messages.all.filter { $0.topic == "zigbee2mqtt/Hall light/set" }.count >= 3
@@ -173,7 +178,8 @@ struct SecurityTests {
             ("home-add", #"{"name": "Hacked"}"#), ("group-members", #"{"group": "Lamps", "members": []}"#),
             (
                 "automation-add",
-                #"{"name": "Hacked", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "x"}]}"#
+                #"{"name": "Hacked", "triggers": [{"type": "calendar", "at": "07:00"}],"#
+                    + #" "actions": [{"type": "notify", "message": "x"}]}"#
             ),
         ]
         for (operation, payload) in edits {

@@ -85,7 +85,8 @@ struct AutomationStateTests {
         var state = try home()
         let added = ask(
             &state, "automation-add",
-            #"{"name": "Morning", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "good morning"}]}"#,
+            #"{"name": "Morning", "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify","#
+                + #" "message": "good morning"}]}"#,
             at: evening)
         #expect(added?["automation"]?["nextFire"]?.string == "2026-11-26T06:00:00Z")
         var notes: [String] = []
@@ -103,7 +104,8 @@ struct AutomationStateTests {
     func missedAtStart() throws {
         var state = try home()
         let definition =
-            #"{"name": "Morning", "runMissed": true, "triggers": [{"type": "calendar", "at": "07:00"}], "actions": [{"type": "notify", "message": "hi"}]}"#
+            #"{"name": "Morning", "runMissed": true, "triggers": [{"type": "calendar", "at": "07:00"}],"#
+                + #" "actions": [{"type": "notify", "message": "hi"}]}"#
         let added = state.handleMessage(
             topic: "traitbridge/bridge/request/automation-add", payload: Array(definition.utf8), now: evening,
             replyTo: Self.address)
@@ -125,19 +127,24 @@ struct AutomationStateTests {
         "refusals name the problem: a past fire date, a 4-minute recurrence, an unknown device, a solar trigger without a place",
         arguments: [
             (
-                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-25T17:00:00Z"}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-25T17:00:00Z"}],"#
+                    + #" "actions": [{"type": "notify", "message": "x"}]}"#,
                 "is not in the future"
             ),
             (
-                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-26T07:00:00Z", "recurrence": {"every": 4, "unit": "minutes"}}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-26T07:00:00Z","#
+                    + #" "recurrence": {"every": 4, "unit": "minutes"}}], "actions": [{"type": "notify","#
+                    + #" "message": "x"}]}"#,
                 "between 5 minutes and 5 weeks"
             ),
             (
-                #"{"name": "A", "triggers": [{"type": "connectivity", "device": "nobody", "state": "offline"}], "actions": [{"type": "notify", "message": "x"}]}"#,
+                #"{"name": "A", "triggers": [{"type": "connectivity", "device": "nobody", "state": "offline"}],"#
+                    + #" "actions": [{"type": "notify", "message": "x"}]}"#,
                 "no device 'nobody'"
             ),
             (
-                #"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify", "message": "x"}], "home": "Cabin"}"#,
+                #"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify","#
+                    + #" "message": "x"}], "home": "Cabin"}"#,
                 "needs the home's place"
             ),
             (

@@ -136,7 +136,8 @@ struct HomeLayoutStateTests {
         var state = try discovered()
         ask(
             &state, "group-add",
-            #"{"name": "Everything", "members": ["\#(light)", "\#(climate)", {"device": "\#(relay)", "deviceType": "switch_l1"}]}"#
+            #"{"name": "Everything", "members": ["\#(light)", "\#(climate)", {"device": "\#(relay)","#
+                + #" "deviceType": "switch_l1"}]}"#
         )
         _ = state.receive("zigbee2mqtt/Hall light/availability", "offline")
         let (sent, early) = ask(
@@ -172,7 +173,9 @@ struct HomeLayoutStateTests {
         var state = try discovered()
         let (_, added) = ask(
             &state, "scene-add",
-            #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"}, {"device": "\#(relay)", "deviceType": "switch_l2", "trait": "matter.OnOff", "attribute": "onOff", "value": true}]}"#
+            #"{"name": "Evening", "actions": [{"device": "\#(light)", "trait": "matter.OnOff", "command": "on"},"#
+                + #" {"device": "\#(relay)", "deviceType": "switch_l2", "trait": "matter.OnOff","#
+                + #" "attribute": "onOff", "value": true}]}"#
         )
         let id = try #require(added?["scene"]?["id"]?.string)
         _ = state.receive("zigbee2mqtt/Hall light/availability", "offline")
@@ -284,15 +287,17 @@ struct SceneExportTests {
         let query = try JSONDocument.parse(
             state.smartHomeQuery(
                 Array(
-                    #"{"inputs":[{"intent":"action.devices.QUERY","payload":{"devices":[{"id":"scene.my-home.scene.evening"}]}}]}"#
-                        .utf8),
+                    (#"{"inputs":[{"intent":"action.devices.QUERY","#
+                        + #""payload":{"devices":[{"id":"scene.my-home.scene.evening"}]}}]}"#).utf8),
                 requestID: "q1", source: "test")
         ).root
         #expect(query["payload"]?["devices"]?["scene.my-home.scene.evening"]?["online"]?.bool == true)
 
         func execute(_ params: String) -> BridgeEffects {
             let body =
-                #"{"requestId":"e1","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"devices":[{"id":"scene.my-home.scene.evening"}],"execution":[{"command":"action.devices.commands.ActivateScene","params":\#(params)}]}]}}]}"#
+                #"{"requestId":"e1","inputs":[{"intent":"action.devices.EXECUTE","#
+                    + #""payload":{"commands":[{"devices":[{"id":"scene.my-home.scene.evening"}],"#
+                    + #""execution":[{"command":"action.devices.commands.ActivateScene","params":\#(params)}]}]}}]}"#
             return state.smartHomeExecute(Array(body.utf8), requestID: "e1", source: "test", waiter: 7, now: Date())
         }
         let started = execute("{}")
