@@ -101,7 +101,6 @@ extension BridgeState {
         placements[id] = placement.isEmpty ? nil : placement
         applyPlacement(id, effects: &effects)
         effects.storeChanges.append(.placement(id, placement))
-        if operation == "move" { syncPlacements(effects: &effects) }
         storeAndPublish(id, now: now, effects: &effects)
         effects.log(
             .info,
