@@ -8,16 +8,7 @@ enum FanOutReport {
         if json {
             printJSON(bytes)
         } else {
-            for result in answer["results"]?.elements ?? [] {
-                let device = result["name"]?.string ?? result["device"]?.string ?? "?"
-                let type = result["deviceType"]?.string.map { "/\($0)" } ?? ""
-                let action = result["action"].map { describe($0) }.map { " \($0)" } ?? ""
-                let status = result["status"]?.string ?? "?"
-                var line = "\(mark(status)) \(device)\(type)\(action): \(status)"
-                if let code = result["code"]?.string { line += " (\(code))" }
-                if let message = result["message"]?.string { line += ": \(message)" }
-                Swift.print(line)
-            }
+            for result in answer["results"]?.elements ?? [] { Swift.print(line(result)) }
             let summary = answer["summary"]
             let parts = ["confirmed", "assumed", "refused", "skipped", "notApplicable"].compactMap { key -> String? in
                 guard let count = summary?[key]?.int64, count > 0 else { return nil }
@@ -32,6 +23,20 @@ enum FanOutReport {
         }
     }
 
+    /// `✓ Hall light matter.OnOff.on: confirmed`, `✗ Relay/switch_l1: refused (deviceOffline): …`;
+    /// an action on no device (an automation's notification) names only itself.
+    static func line(_ result: JSON) -> String {
+        let device = result["name"]?.string ?? result["device"]?.string
+        let type = result["deviceType"]?.string.map { "/\($0)" } ?? ""
+        let action = result["action"].map { describe($0) }
+        let what = [device.map { $0 + type }, action].compactMap { $0 }.joined(separator: " ")
+        let status = result["status"]?.string ?? "?"
+        var line = "\(mark(status)) \(what): \(status)"
+        if let code = result["code"]?.string { line += " (\(code))" }
+        if let message = result["message"]?.string { line += ": \(message)" }
+        return line
+    }
+
     static func mark(_ status: String) -> String {
         switch status {
         case "confirmed", "assumed": "✓"
@@ -42,6 +47,7 @@ enum FanOutReport {
 
     /// `matter.OnOff.on` or `matter.LevelControl.currentLevel=128`.
     static func describe(_ action: JSON) -> String {
+        if let text = action.string { return text }
         let trait = action["trait"]?.string ?? "?"
         if let command = action["command"]?.string { return "\(trait).\(command)" }
         let value = action["value"].map { $0.value.serialized() } ?? "?"
