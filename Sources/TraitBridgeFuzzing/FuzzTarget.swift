@@ -93,6 +93,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// config or mappings error names one; each walks the text, so a few are enough here).
     static func json(_ bytes: [UInt8]) {
         elementsAgree(bytes)
+        projectionAgrees(bytes)
         guard let document = try? JSONDocument.parse(bytes) else { return }
         let text = document.root.value.serializedBytes()
         let again: JSONDocument
@@ -138,6 +139,50 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             precondition(whole?.root.kind != .array, "a whole array was not read element by element")
         case .failure:
             precondition(whole == nil, "an array that parses whole failed element by element")
+        }
+    }
+
+    /// A projected parse (zigbee2mqtt's device entries are read that way) accepts exactly the
+    /// texts a whole parse accepts, refuses the others with the same error, and keeps what the
+    /// projection names.
+    static func projectionAgrees(_ bytes: [UInt8]) {
+        let projection = JSONProjection.members(["a": .all, "b": .allExcept(["c", "d"]), "e": .members(["f": .all])])
+        let whole = Result { () throws(JSONParseError) in try JSONDocument.parse(bytes, maxDepth: 16) }
+        let projected = Result { () throws(JSONParseError) in
+            try JSONDocument.parse(bytes, maxDepth: 16, projection: projection)
+        }
+        switch (whole, projected) {
+        case (.success(let whole), .success(let projected)):
+            precondition(
+                projection.applied(to: whole.root.value) == projection.applied(to: projected.root.value),
+                "a projected parse kept something else than the projection names")
+        case (.failure(let whole), .failure(let projected)):
+            precondition(whole == projected, "a projected parse refused with another error: \(projected) vs \(whole)")
+        case (.success, .failure(let error)): preconditionFailure("a projected parse refused JSON: \(error)")
+        case (.failure(let error), .success):
+            preconditionFailure("a projected parse accepted what is not JSON: \(error)")
+        }
+        var plain: [JSONValue] = []
+        var viaProjection: [JSONValue] = []
+        let elements = Result { () throws(JSONParseError) in
+            try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 16) { _, element in plain.append(element.value) }
+        }
+        let projectedElements = Result { () throws(JSONParseError) in
+            try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 16, projection: projection) { _, element in
+                viaProjection.append(element.value)
+            }
+        }
+        switch (elements, projectedElements) {
+        case (.success(let a), .success(let b)):
+            precondition(a == b, "read with a projection, the text is an array and without it is not (or back)")
+            precondition(
+                plain.map(projection.applied(to:)) == viaProjection.map(projection.applied(to:)),
+                "elements read with a projection keep something else than the projection names")
+        case (.failure(let a), .failure(let b)):
+            precondition(a == b, "elements read with a projection are refused with another error: \(b) vs \(a)")
+        default:
+            preconditionFailure(
+                "elements read with and without a projection disagree: \(elements) vs \(projectedElements)")
         }
     }
 }

@@ -41,6 +41,64 @@ extension JSONDocument {
         }
     }
 
+    /// ``forEachElement(ofArray:maxDepth:_:)-(UnsafeRawBufferPointer,_,_)`` building only what
+    /// `projection` keeps of each element (every element is still checked whole: see
+    /// ``JSONProjection``). Errors are the same, in the same words and places, as without it.
+    public static func forEachElement(
+        ofArray bytes: [UInt8], maxDepth: Int = defaultMaxDepth, projection: JSONProjection,
+        _ body: (_ index: Int, _ element: JSON) -> Void
+    ) throws(JSONParseError) -> Bool {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) in
+                try forEachElement(ofArray: buffer, maxDepth: maxDepth, projection: projection, body)
+            }
+        }.get()
+    }
+
+    static func forEachElement(
+        ofArray bytes: UnsafeRawBufferPointer, maxDepth: Int, projection: JSONProjection,
+        _ body: (_ index: Int, _ element: JSON) -> Void
+    ) throws(JSONParseError) -> Bool {
+        var offset = skipWhitespace(bytes, from: 0)
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else { return false }
+        guard maxDepth > 1 else { throw makeError("nesting deeper than \(maxDepth) levels", at: offset, in: bytes) }
+        offset = skipWhitespace(bytes, from: offset + 1)
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            try expectEnd(bytes, after: offset + 1)
+            return true
+        }
+        let rule = JSONProjector.Rule(projection)
+        var index = 0
+        while true {
+            var projector = JSONProjector(bytes: bytes, maxDepth: maxDepth - 1, from: offset)
+            var element: JSONDocument? = nil
+            var end = 0
+            if let (kept, after) = try? projector.projectValue(rule) {
+                end = skipWhitespace(bytes, from: after)
+                if end < bytes.count, bytes[end] == UInt8(ascii: ",") || bytes[end] == UInt8(ascii: "]") {
+                    element = try? parse(kept, maxDepth: maxDepth - 1)  // cannot fail: checked above
+                }
+            }
+            if element == nil {
+                // Not JSON: read as without a projection, so that json-c says where and why.
+                end = try valueEnd(bytes, from: offset)
+                do {
+                    element = try parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), maxDepth: maxDepth - 1)
+                } catch {
+                    throw makeError(error.reason, at: offset + error.byteOffset, in: bytes)
+                }
+            }
+            guard let element else { throw makeError("not JSON", at: offset, in: bytes) }
+            body(index, element.root)
+            index += 1
+            if bytes[end] == UInt8(ascii: "]") {
+                try expectEnd(bytes, after: end + 1)
+                return true
+            }
+            offset = skipWhitespace(bytes, from: end + 1)
+        }
+    }
+
     /// ``forEachElement(ofArray:maxDepth:_:)-(UnsafeRawBufferPointer,_,_)`` on an array of bytes (an MQTT payload).
     public static func forEachElement(
         ofArray bytes: [UInt8], maxDepth: Int = defaultMaxDepth, _ body: (_ index: Int, _ element: JSON) -> Void

@@ -9,23 +9,31 @@ import TraitBridgeSources
 struct Zigbee2MQTTSourceTests {
     @Test(
         "availability: plain and JSON forms; anything else (and the empty rename leftover) is nil",
-        arguments: [("online", true), ("offline", false), (#"{"state":"online"}"#, true), (#"{"state":"offline"}"#, false),
-                    ("", nil), ("ON", nil), (#"{"state":"maybe"}"#, nil), ("{", nil)] as [(String, Bool?)]
+        arguments: [
+            ("online", true), ("offline", false), (#"{"state":"online"}"#, true), (#"{"state":"offline"}"#, false),
+            ("", nil), ("ON", nil), (#"{"state":"maybe"}"#, nil), ("{", nil),
+        ] as [(String, Bool?)]
     )
     func availability(payload: String, expected: Bool?) {
         #expect(Zigbee2MQTTSource.availability(Array(payload.utf8)) == expected)
     }
 
-    @Test("the 35-device network maps to the expected device types", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    @Test(
+        "the 35-device network maps to the expected device types",
+        .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
     func network() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let discovery = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
+        let discovery = source.discover(
+            try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"))
         let (devices, problems) = (discovery.devices, discovery.problems)
         #expect(problems.isEmpty)
         #expect(devices.count == 34, "35 entries less the coordinator")
         let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.friendlyName, $0) })
         let expected: [(String, DeviceTypeID, [String])] = [
-            ("Climate sensor", .matter("TemperatureSensor"), ["powerSource", "temperatureSensor", "humiditySensor", "pressureSensor"]),
+            (
+                "Climate sensor", .matter("TemperatureSensor"),
+                ["powerSource", "temperatureSensor", "humiditySensor", "pressureSensor"]
+            ),
             ("Contact sensor", .matter("ContactSensor"), ["powerSource", "contactSensor"]),
             ("Leak sensor", .matter("WaterLeakDetector"), ["powerSource", "waterLeakDetector"]),
             ("Aqara Dual relay module T2", .matter("OnOffPlugInUnit"), ["switch_l1", "switch_l2"]),
@@ -47,20 +55,57 @@ struct Zigbee2MQTTSourceTests {
         #expect(byName["Aqara switch T1"]?.isBatteryPowered == false)
     }
 
-    @Test("every state message of the capture converts without a problem", .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    @Test(
+        "the entry projection keeps all that discovery reads: the 35-device network maps the same through it",
+        .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    func projectionKeepsWhatDiscoveryReads() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let path = try #require(SourceFixtures.corpus) + "/zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var plain = Zigbee2MQTTSource.Discovery()
+        var projected = Zigbee2MQTTSource.Discovery()
+        _ = try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 128) { index, entry in
+            source.discover(entry, at: index, into: &plain)
+        }
+        var keptBytes = 0
+        _ = try JSONDocument.forEachElement(
+            ofArray: bytes, maxDepth: 128, projection: Zigbee2MQTTSource.entryProjection
+        ) { index, entry in
+            keptBytes += entry.value.serializedBytes().count
+            source.discover(entry, at: index, into: &projected)
+        }
+        #expect(plain.devices.count == 34)
+        #expect(projected.devices.map(\.device) == plain.devices.map(\.device))
+        #expect(projected.devices.map(\.friendlyName) == plain.devices.map(\.friendlyName))
+        #expect(projected.devices.map(\.isBatteryPowered) == plain.devices.map(\.isBatteryPowered))
+        #expect(projected.devices.map { $0.bindings.keys.sorted() } == plain.devices.map { $0.bindings.keys.sorted() })
+        #expect(projected.problems == plain.problems && projected.kept == plain.kept)
+        #expect(keptBytes < bytes.count / 2, "the projection is meant to build less than half of each entry")
+    }
+
+    @Test(
+        "every state message of the capture converts without a problem",
+        .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
     func capture() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let devices = source.discover(try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json")).devices
+        let devices = source.discover(
+            try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json")
+        ).devices
         let byTopic = Dictionary(uniqueKeysWithValues: devices.map { ("zigbee2mqtt/" + $0.friendlyName, $0) })
         let catalog = try SourceFixtures.catalog()
         var applied = 0
         for message in try SourceFixtures.corpusMessages("zigbee2mqtt/matterbridge-session-702-messages.json") {
-            guard let device = byTopic[message.topic], let document = try? JSONDocument.parse(message.payload) else { continue }
+            guard let device = byTopic[message.topic], let document = try? JSONDocument.parse(message.payload) else {
+                continue
+            }
             let (updates, problems) = source.updates(from: document.root, of: device)
             #expect(problems.isEmpty, "\(message.topic): \(problems)")
             var model = device.device
             for update in updates {
-                #expect(throws: Never.self) { try model.report(update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: .now) }
+                #expect(throws: Never.self) {
+                    try model.report(
+                        update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: .now)
+                }
             }
             applied += updates.count
         }
@@ -111,15 +156,24 @@ struct Zigbee2MQTTCommandTests {
     @Test("a feature without access bit 2 refuses writes, naming the key; a write to an unfed attribute says so")
     func readOnly() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let payload = #"[{"ieee_address":"0x01","friendly_name":"Sensor light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":1,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+        let payload =
+            #"[{"ieee_address":"0x01","friendly_name":"Sensor light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":1,"value_on":"ON","value_off":"OFF"}]}]}}]"#
         let device = try #require(source.discover(try JSONDocument.parse(payload).root).devices.first)
         let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
-        #expect(throws: SourceCommandError.notSupported("zigbee2mqtt does not accept writes of state for this device (access bit 2 not set)")) {
-            try source.commandPayload(for: [AttributeUpdate(address: onOff, attribute: "onOff", value: .bool(true))], on: device)
+        #expect(
+            throws: SourceCommandError.notSupported(
+                "zigbee2mqtt does not accept writes of state for this device (access bit 2 not set)")
+        ) {
+            try source.commandPayload(
+                for: [AttributeUpdate(address: onOff, attribute: "onOff", value: .bool(true))], on: device)
         }
         let level = TraitAddress(deviceTypeKey: "light", traitID: .matter("LevelControl"))
-        #expect(throws: SourceCommandError.notSupported("light/matter.LevelControl.currentLevel is not fed by zigbee2mqtt for this device")) {
-            try source.commandPayload(for: [AttributeUpdate(address: level, attribute: "currentLevel", value: .int(5))], on: device)
+        #expect(
+            throws: SourceCommandError.notSupported(
+                "light/matter.LevelControl.currentLevel is not fed by zigbee2mqtt for this device")
+        ) {
+            try source.commandPayload(
+                for: [AttributeUpdate(address: level, attribute: "currentLevel", value: .int(5))], on: device)
         }
     }
 }

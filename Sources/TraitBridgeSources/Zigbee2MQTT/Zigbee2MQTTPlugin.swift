@@ -81,7 +81,9 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
         // Read one entry at a time (the list can be tens of MB); nothing is applied unless it all reads.
         var discovery = Zigbee2MQTTSource.Discovery()
         do {
-            let isArray = try JSONDocument.forEachElement(ofArray: message.payload, maxDepth: 128) { index, entry in
+            let isArray = try JSONDocument.forEachElement(
+                ofArray: message.payload, maxDepth: 128, projection: Zigbee2MQTTSource.entryProjection
+            ) { index, entry in
                 source.discover(entry, at: index, into: &discovery)
             }
             if !isArray {

@@ -16,6 +16,8 @@ extension Zigbee2MQTTSource {
         /// Whether every entry had an `ieee_address`, so an omission really means "gone".
         public var canRemove = true
 
+        public init() {}
+
         /// Whether a known device must go: the list is whole and neither maps nor keeps it.
         public func removes(_ id: DeviceID) -> Bool {
             canRemove && !kept.contains(id)
@@ -38,6 +40,18 @@ extension Zigbee2MQTTSource {
         for (index, entry) in payload.elements.enumerated() { discover(entry, at: index, into: &result) }
         return result
     }
+
+    /// What ``discover(_:at:into:)`` reads of a `bridge/devices` entry. About two thirds of an entry
+    /// is for people or for zigbee2mqtt itself (`endpoints`, `definition.options`, the exposes'
+    /// descriptions, labels and presets): checked as JSON, never built (see ``JSONProjection``).
+    /// A member added to what `discover` reads must be added here.
+    public static let entryProjection = JSONProjection.members([
+        "type": .all, "ieee_address": .all, "disabled": .all, "friendly_name": .all, "manufacturer": .all,
+        "model_id": .all, "date_code": .all, "software_build_id": .all, "power_source": .all,
+        "definition": .members([
+            "vendor": .all, "model": .all, "exposes": .allExcept(["description", "label", "category", "presets"]),
+        ]),
+    ])
 
     /// Maps one entry of the list (`index` for messages) into `result`: a device, a problem, or
     /// nothing (the coordinator, a disabled device). Used by ``discover(_:)`` and by a caller

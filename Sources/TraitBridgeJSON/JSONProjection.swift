@@ -1,0 +1,363 @@
+/// The members of a JSON value a reader uses. A zigbee2mqtt device entry is 4–5 KB of which the
+/// bridge reads about a third (`endpoints`, `definition.options`, the exposes' descriptions and
+/// labels are for people); building a json-c tree of the rest, then freeing it, was most of the
+/// cost of a 10 000-device `bridge/devices`. With a projection the whole text is still checked
+/// (strict JSON, valid UTF-8, nesting depth), but only what is kept is handed to json-c.
+///
+/// A projection applies to objects; an array hands its projection to each element; a scalar is
+/// kept as it is. A member whose key is written with escapes is always kept (its name is only
+/// known once decoded), so a projection never hides a member a reader asked for.
+public indirect enum JSONProjection: Sendable {
+    /// Everything, as written.
+    case all
+    /// Every member except these keys, here and in every object below.
+    case allExcept(Set<String>)
+    /// Only these members, each read with its own projection.
+    case members([String: JSONProjection])
+}
+
+extension JSONProjection {
+    /// What a projected parse keeps of a value parsed whole (for tests and the fuzzer: the
+    /// projected parse of a text, and the whole parse of it, agree once both are passed through this).
+    public func applied(to value: JSONValue) -> JSONValue {
+        switch (self, value) {
+        case (.all, _): return value
+        case (_, .array(let elements)): return .array(elements.map { applied(to: $0) })
+        case (.allExcept(let dropped), .object(let object)):
+            var kept = JSONObject()
+            for (key, member) in object.members where !dropped.contains(key) { kept[key] = applied(to: member) }
+            return .object(kept)
+        case (.members(let rules), .object(let object)):
+            var kept = JSONObject()
+            for (key, member) in object.members {
+                if let rule = rules[key] { kept[key] = rule.applied(to: member) }
+            }
+            return .object(kept)
+        default: return value
+        }
+    }
+}
+
+extension JSONDocument {
+    /// ``parse(_:maxDepth:projection:)-(UnsafeRawBufferPointer,_,_)`` on an array of bytes (an MQTT payload).
+    public static func parse(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, projection: JSONProjection
+    ) throws(JSONParseError) -> JSONDocument {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(JSONParseError) in try parse(buffer, maxDepth: maxDepth, projection: projection) }
+        }.get()
+    }
+
+    /// Parses `bytes` keeping only what `projection` names. Throws what
+    /// ``parse(_:maxDepth:)-(UnsafeRawBufferPointer,_)`` throws for the same text: when the text is
+    /// not JSON, json-c reads the whole of it to say where and why.
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth, projection: JSONProjection
+    ) throws(JSONParseError) -> JSONDocument {
+        if case .all = projection { return try parse(bytes, maxDepth: maxDepth) }
+        var projector = JSONProjector(bytes: bytes, maxDepth: maxDepth)
+        let kept: [UInt8]
+        do {
+            kept = try projector.project(JSONProjector.Rule(projection))
+        } catch {
+            // Not JSON: json-c says where and why, in the same words as without a projection. (It
+            // cannot accept what the check refused; if it ever did, its reading stands.)
+            return try parse(bytes, maxDepth: maxDepth)
+        }
+        return try parse(kept, maxDepth: maxDepth)
+    }
+}
+
+/// One pass over a JSON text: checks it and copies the projected part, without whitespace.
+struct JSONProjector {
+    struct NotJSON: Error {
+        let offset: Int
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private let maxDepth: Int
+    private var offset = 0
+    private var output: [UInt8] = []
+
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int, from offset: Int = 0) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        self.offset = offset
+    }
+
+    /// The projected text; throws at the first byte that is not JSON.
+    mutating func project(_ projection: Rule) throws(NotJSON) -> [UInt8] {
+        output.reserveCapacity(bytes.count / 2)
+        skipWhitespace()
+        try value(projection, depth: 1, keep: true)
+        skipWhitespace()
+        guard offset == bytes.count else { throw NotJSON(offset: offset) }
+        return output
+    }
+
+    /// One value starting at the current offset (an element of a larger text): its projected text
+    /// and the offset just after it.
+    mutating func projectValue(_ projection: Rule) throws(NotJSON) -> (kept: [UInt8], end: Int) {
+        output = []
+        output.reserveCapacity(2048)
+        try value(projection, depth: 1, keep: true)
+        return (output, offset)
+    }
+
+    /// A projection compiled once per text: keys as bytes, compared without making strings, and no
+    /// allocation per member read.
+    final class Rule: Sendable {
+        enum Kind {
+            case all
+            case allExcept([[UInt8]])
+            case members([([UInt8], Rule)])
+        }
+        let kind: Kind
+        static let all = Rule(JSONProjection.all)
+
+        init(_ projection: JSONProjection) {
+            switch projection {
+            case .all: kind = .all
+            case .allExcept(let keys): kind = .allExcept(keys.map { Array($0.utf8) })
+            case .members(let members): kind = .members(members.map { (Array($0.key.utf8), Rule($0.value)) })
+            }
+        }
+        var isAll: Bool { if case .all = kind { true } else { false } }
+    }
+
+    private mutating func value(_ rule: Rule, depth: Int, keep: Bool) throws(NotJSON) {
+        guard offset < bytes.count else { throw NotJSON(offset: offset) }
+        let start = offset
+        switch bytes[offset] {
+        case UInt8(ascii: "{"):
+            guard depth < maxDepth else { throw NotJSON(offset: offset) }
+            if keep && !rule.isAll {
+                try object(rule, depth: depth)
+                return
+            }
+            try object(nil, depth: depth)
+        case UInt8(ascii: "["):
+            guard depth < maxDepth else { throw NotJSON(offset: offset) }
+            if keep && !rule.isAll {
+                try array(rule, depth: depth)
+                return
+            }
+            try array(nil, depth: depth)
+        case 0x22: try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default: try number()
+        }
+        if keep { copy(start..<offset) }
+    }
+
+    /// An object; with a rule, its kept members are written as they are read (without one, it is
+    /// only checked and the caller copies it whole).
+    private mutating func object(_ rule: Rule?, depth: Int) throws(NotJSON) {
+        offset += 1
+        if rule != nil { output.append(UInt8(ascii: "{")) }
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+            offset += 1
+            if rule != nil { output.append(UInt8(ascii: "}")) }
+            return
+        }
+        var wroteMember = false
+        while true {
+            guard offset < bytes.count, bytes[offset] == 0x22 else { throw NotJSON(offset: offset) }
+            let keyStart = offset
+            let hasEscape = try string()
+            let key = keyStart + 1..<offset - 1
+            skipWhitespace()
+            guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw NotJSON(offset: offset) }
+            offset += 1
+            skipWhitespace()
+            if let rule {
+                let inner = hasEscape ? Rule.all : self.rule(for: key, in: rule)
+                if let inner {
+                    if wroteMember { output.append(UInt8(ascii: ",")) }
+                    copy(keyStart..<key.upperBound + 1)
+                    output.append(UInt8(ascii: ":"))
+                    try value(inner, depth: depth + 1, keep: true)
+                    wroteMember = true
+                } else {
+                    try value(Rule.all, depth: depth + 1, keep: false)
+                }
+            } else {
+                try value(Rule.all, depth: depth + 1, keep: false)
+            }
+            skipWhitespace()
+            guard offset < bytes.count else { throw NotJSON(offset: offset) }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                skipWhitespace()
+                continue
+            }
+            guard bytes[offset] == UInt8(ascii: "}") else { throw NotJSON(offset: offset) }
+            offset += 1
+            if rule != nil { output.append(UInt8(ascii: "}")) }
+            return
+        }
+    }
+
+    private mutating func array(_ rule: Rule?, depth: Int) throws(NotJSON) {
+        offset += 1
+        if rule != nil { output.append(UInt8(ascii: "[")) }
+        skipWhitespace()
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+            offset += 1
+            if rule != nil { output.append(UInt8(ascii: "]")) }
+            return
+        }
+        var first = true
+        while true {
+            if let rule {
+                if !first { output.append(UInt8(ascii: ",")) }
+                try value(rule, depth: depth + 1, keep: true)
+            } else {
+                try value(Rule.all, depth: depth + 1, keep: false)
+            }
+            first = false
+            skipWhitespace()
+            guard offset < bytes.count else { throw NotJSON(offset: offset) }
+            if bytes[offset] == UInt8(ascii: ",") {
+                offset += 1
+                skipWhitespace()
+                continue
+            }
+            guard bytes[offset] == UInt8(ascii: "]") else { throw NotJSON(offset: offset) }
+            offset += 1
+            if rule != nil { output.append(UInt8(ascii: "]")) }
+            return
+        }
+    }
+
+    /// The rule for a member's value, or `nil` when the member is dropped.
+    private func rule(for key: Range<Int>, in rule: Rule) -> Rule? {
+        switch rule.kind {
+        case .all: return rule
+        case .allExcept(let dropped):
+            return dropped.contains(where: { equals(key, $0) }) ? nil : rule
+        case .members(let members):
+            return members.first(where: { equals(key, $0.0) })?.1
+        }
+    }
+
+    private func equals(_ range: Range<Int>, _ key: [UInt8]) -> Bool {
+        range.count == key.count && bytes[range].elementsEqual(key)
+    }
+
+    private mutating func copy(_ range: Range<Int>) {
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+    }
+
+    private mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(NotJSON) {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw NotJSON(offset: offset) }
+        for index in 0..<count where bytes[offset + index] != word.utf8Start[index] {
+            throw NotJSON(offset: offset + index)
+        }
+        offset += count
+    }
+
+    /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`
+    private mutating func number() throws(NotJSON) {
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard offset < bytes.count, isDigit(bytes[offset]) else { throw NotJSON(offset: offset) }
+        if bytes[offset] == UInt8(ascii: "0") {
+            offset += 1
+        } else {
+            try digits()
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            try digits()
+        }
+        if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            try digits()
+        }
+    }
+
+    private mutating func digits() throws(NotJSON) {
+        guard offset < bytes.count, isDigit(bytes[offset]) else { throw NotJSON(offset: offset) }
+        while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    /// A string from its opening quote to after its closing one; returns whether it has escapes.
+    @discardableResult
+    private mutating func string() throws(NotJSON) -> Bool {
+        offset += 1
+        var hasEscape = false
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            switch byte {
+            case 0x22:
+                offset += 1
+                return hasEscape
+            case 0x5C:
+                hasEscape = true
+                try escape()
+            case ..<0x20: throw NotJSON(offset: offset)
+            case ..<0x80: offset += 1
+            default: try utf8Sequence()
+            }
+        }
+        throw NotJSON(offset: offset)
+    }
+
+    private mutating func escape() throws(NotJSON) {
+        offset += 1
+        guard offset < bytes.count else { throw NotJSON(offset: offset) }
+        switch bytes[offset] {
+        case 0x22, 0x5C, 0x2F, UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"),
+            UInt8(ascii: "t"):
+            offset += 1
+        case UInt8(ascii: "u"):
+            guard offset + 4 < bytes.count else { throw NotJSON(offset: offset) }
+            for index in 1...4 where !isHexDigit(bytes[offset + index]) { throw NotJSON(offset: offset + index) }
+            offset += 5
+        default: throw NotJSON(offset: offset)
+        }
+    }
+
+    private func isHexDigit(_ byte: UInt8) -> Bool { isDigit(byte) || (byte | 0x20) &- UInt8(ascii: "a") < 6 }
+
+    /// One UTF-8 sequence of 2–4 bytes (RFC 3629: no overlong forms, no surrogates, ≤ U+10FFFF).
+    private mutating func utf8Sequence() throws(NotJSON) {
+        let lead = bytes[offset]
+        let count: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: count = 2
+        case 0xE0: (count, low) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: count = 3
+        case 0xED: (count, high) = (3, 0x9F)
+        case 0xF0: (count, low) = (4, 0x90)
+        case 0xF1...0xF3: count = 4
+        case 0xF4: (count, high) = (4, 0x8F)
+        default: throw NotJSON(offset: offset)
+        }
+        guard offset + count <= bytes.count else { throw NotJSON(offset: offset) }
+        let second = bytes[offset + 1]
+        guard second >= low, second <= high else { throw NotJSON(offset: offset + 1) }
+        for index in 2..<count where bytes[offset + index] & 0xC0 != 0x80 { throw NotJSON(offset: offset + index) }
+        offset += count
+    }
+}

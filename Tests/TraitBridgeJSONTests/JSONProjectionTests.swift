@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import TraitBridgeJSON
+
+/// A projected parse builds only the members a reader uses (zigbee2mqtt's device entries); the
+/// rest must still be JSON, refused exactly as a whole parse refuses it.
+@Suite("JSON read through a projection")
+struct JSONProjectionTests {
+    static let projection = JSONProjection.members([
+        "a": .all, "b": .allExcept(["c"]), "e": .members(["f": .all]),
+    ])
+
+    func projected(_ text: String, _ projection: JSONProjection = projection) -> Result<String, JSONParseError> {
+        Result { () throws(JSONParseError) -> String in
+            let document = try JSONDocument.parse(Array(text.utf8), projection: projection)
+            return String(decoding: document.root.value.serializedBytes(), as: UTF8.self)
+        }
+    }
+
+    func whole(_ text: String) -> Result<String, JSONParseError> {
+        Result { () throws(JSONParseError) -> String in
+            String(decoding: try JSONDocument.parse(text).root.value.serializedBytes(), as: UTF8.self)
+        }
+    }
+
+    @Test(
+        "only the named members are built; a projection reaches into arrays and below",
+        arguments: [
+            (#"{"a":1,"z":2}"#, #"{"a":1}"#),
+            (#" { "z" : [1, {"a": 2}], "a" : { "z" : 3 } } "#, #"{"a":{"z":3}}"#),
+            (#"{"b":{"c":1,"d":[{"c":2,"x":3}],"e":{"c":4}}}"#, #"{"b":{"d":[{"x":3}],"e":{}}}"#),
+            (#"{"e":[{"f":1,"g":2},{"g":3},7]}"#, #"{"e":[{"f":1},{},7]}"#),
+            (#"{"e":{"f":{"g":1}},"a":null}"#, #"{"e":{"f":{"g":1}},"a":null}"#),
+            (#"[{"a":1,"b":2,"y":3},{"z":1}]"#, #"[{"a":1,"b":2},{}]"#),
+            (#"{}"#, #"{}"#), (#"[]"#, #"[]"#), ("1.5e3", "1500"), (#""x""#, #""x""#),
+        ])
+    func kept(_ text: String, _ expected: String) throws {
+        #expect(try projected(text).get() == expected)
+    }
+
+    @Test("a key written with escapes is kept whole: its name is known only once decoded")
+    func escapedKeys() throws {
+        #expect(try projected(#"{"\u0061":{"z":1},"\u007a":2,"y":3}"#).get() == #"{"a":{"z":1},"z":2}"#)
+    }
+
+    @Test(
+        "what is dropped is still checked: the same error, at the same place, as a whole parse",
+        arguments: [
+            #"{"a":1,"z":[tru]}"#, #"{"z":{"y":"\x"},"a":1}"#, #"{"z":01}"#, #"{"z":[1]]}"#, #"{"z":-}"#,
+            #"{"z":1e}"#, #"{"z":[1,]}"#, #"{"z":{"y":1,}}"#, #"{"z":tru}"#, #"{"z":'q'}"#,
+            #"{"z":NaN}"#, #"{"z":[1 2]}"#, #"{"z":"\u12"}"#, #"{"z":1} x"#, #"{"z":1"#,
+            #"{"z" 1}"#, #"{z:1}"#, #"{"a":1,}"#, "", "   ", #"{"b":{"c":[}}"#, #"{"e":{"g":[1,]}}"#,
+        ])
+    func refused(_ text: String) {
+        guard case .failure(let expected) = whole(text) else {
+            Issue.record("a whole parse accepted \(text)")
+            return
+        }
+        guard case .failure(let error) = projected(text) else {
+            Issue.record("through the projection, \(text) was accepted")
+            return
+        }
+        #expect(error == expected, "\(text)")
+    }
+
+    /// json-c takes `1.`, control characters in strings and some byte sequences that are not
+    /// UTF-8 (overlong forms, surrogates); the check refuses them, and a refused text is read whole
+    /// again, so a projection never refuses what a whole parse accepts.
+    @Test("odd bytes, numbers and control characters in dropped members: accepted or refused as a whole parse does")
+    func whatJSONCAccepts() {
+        let odd: [[UInt8]] = [
+            [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82], [0xFF], [0x01], [0x09],
+            Array(#"",1.,""#.utf8),
+        ]
+        for bad in odd {
+            let bytes = Array(#"{"a":1,"z":""#.utf8) + bad + Array(#""}"#.utf8)
+            let wholeResult = Result { () throws(JSONParseError) in try JSONDocument.parse(bytes) }
+            let projectedResult = Result { () throws(JSONParseError) in
+                try JSONDocument.parse(bytes, projection: Self.projection)
+            }
+            switch (wholeResult, projectedResult) {
+            case (.failure(let a), .failure(let b)): #expect(a == b, "\(bad)")
+            case (.success(let a), .success(let b)):
+                #expect(Self.projection.applied(to: a.root.value) == Self.projection.applied(to: b.root.value))
+            default: Issue.record("\(bad): whole \(wholeResult), projected \(projectedResult)")
+            }
+        }
+    }
+
+    @Test("nesting: the same limit as a whole parse, in dropped members too")
+    func depth() {
+        let deep = #"{"a":1,"z":"# + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "}"
+        #expect(throws: JSONParseError.self) { try whole(deep).get() }
+        #expect(throws: JSONParseError.self) { try projected(deep).get() }
+    }
+
+    @Test("every one-byte change of an entry is accepted or refused as a whole parse does it")
+    func mutations() throws {
+        let entry =
+            Array(
+                #"{"ieee_address":"0x1","definition":{"exposes":[{"type":"binary","name":"state","description":"On\/off","#
+                    .utf8)
+            + Array(#""value_on":"ON","access":7}],"options":[{"x":[1.5e-3,true,null]}]},"endpoints":{"1":{}}}"#.utf8)
+        let projection = JSONProjection.members([
+            "ieee_address": .all, "definition": .members(["exposes": .allExcept(["description"])]),
+        ])
+        var checked = 0
+        for index in entry.indices {
+            for replacement: UInt8 in [0x22, 0x2C, 0x7B, 0x5D, 0x5C, 0x31, 0x20, 0x00, 0xC3] {
+                var bytes = entry
+                bytes[index] = replacement
+                let wholeResult = Result { () throws(JSONParseError) in try JSONDocument.parse(bytes) }
+                let projectedResult = Result { () throws(JSONParseError) in
+                    try JSONDocument.parse(bytes, projection: projection)
+                }
+                switch (wholeResult, projectedResult) {
+                case (.success(let a), .success(let b)):
+                    #expect(projection.applied(to: a.root.value) == projection.applied(to: b.root.value))
+                case (.failure(let a), .failure(let b)): #expect(a == b)
+                default:
+                    Issue.record("byte \(index) → \(replacement): whole \(wholeResult), projected \(projectedResult)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == entry.count * 9)
+    }
+
+    @Test("element by element: the same elements (projected) and the same refusals as without a projection")
+    func elements() throws {
+        let texts = [
+            #"[{"a":1,"z":2},{"b":{"c":1,"d":2}}, 3 ]"#, #"[{"a":1,"z":[tru]}]"#, #"[{"a":1} x]"#, #"[{"a":1},]"#,
+            #"[{"z":"\u12"},{"a":2}]"#, "[", "[1", #"{"a":[1]}"#, "[]",
+        ]
+        for text in texts {
+            var plain: [JSONValue] = []
+            var viaProjection: [JSONValue] = []
+            let a = Result { () throws(JSONParseError) in
+                try JSONDocument.forEachElement(ofArray: Array(text.utf8)) { _, element in plain.append(element.value) }
+            }
+            let b = Result { () throws(JSONParseError) in
+                try JSONDocument.forEachElement(ofArray: Array(text.utf8), projection: Self.projection) { _, element in
+                    viaProjection.append(element.value)
+                }
+            }
+            switch (a, b) {
+            case (.success(let x), .success(let y)):
+                #expect(x == y, "\(text)")
+                #expect(plain.map(Self.projection.applied(to:)) == viaProjection, "\(text)")
+            case (.failure(let x), .failure(let y)): #expect(x == y, "\(text)")
+            default: Issue.record("\(text): without \(a), with \(b)")
+            }
+        }
+    }
+}
