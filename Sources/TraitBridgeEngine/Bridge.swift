@@ -245,16 +245,18 @@ public final class Bridge: Sendable {
 
     // MARK: Events
 
-    private func handle(_ message: MQTTMessage) {
+    private func handle(_ message: consuming MQTTMessage) {
         let now = Date()
+        var payload: [UInt8] = []
+        swap(&payload, &message.payload)
         state.withLock { state in
             let replyTo = message.responseTopic.map {
                 ReplyAddress(topic: $0, correlationData: message.correlationData)
             }
-            perform(
-                state.handleMessage(
-                    topic: message.topic, payload: message.payload, now: now, replyTo: replyTo,
-                    isRetained: message.isRetained))
+            let effects = state.handleMessage(
+                topic: message.topic, payload: payload, now: now, replyTo: replyTo, isRetained: message.isRetained)
+            payload = []  // read: a 45 MB device list is freed before its effects are performed
+            perform(effects)
         }
     }
 
@@ -296,7 +298,7 @@ public final class Bridge: Sendable {
     /// Runs inside the state lock so that publications keep their order. The registry is written
     /// first, in one transaction: whatever is on the broker about a device is on disk before it,
     /// so a `kill -9` at any point leaves nothing published that a restart would not know.
-    private func perform(_ effects: BridgeEffects) {
+    private func perform(_ effects: consuming BridgeEffects) {
         if let store, !effects.storeChanges.isEmpty {
             var batch = DeviceStore.Batch()
             for change in effects.storeChanges {
@@ -311,6 +313,7 @@ public final class Bridge: Sendable {
                 case .clock(let date): batch.clock = date
                 }
             }
+            effects.storeChanges = []  // the rows share their descriptions with the publications: one owner left
             do {
                 try store.commit(batch, at: Date())
             } catch {
@@ -321,7 +324,11 @@ public final class Bridge: Sendable {
             for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect
         }
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
-            for outgoing in effects.publications {
+            var publications: [Outgoing] = []
+            swap(&publications, &effects.publications)
+            for index in publications.indices {
+                let outgoing = publications[index]
+                publications[index].payload = []  // each payload is freed once libmosquitto has its copy
                 if let channel = outgoing.channel {
                     if let send = channelSenders.withLock({ $0[channel] }) {
                         send(outgoing)

@@ -10,7 +10,7 @@ import Synchronization
 /// may be called from any thread (libmosquitto is used in threaded mode). `self` is passed to
 /// libmosquitto as userdata; no global lookup table. Every `MOSQ_ERR_*` becomes an ``MQTTError``.
 public final class MQTTClient: @unchecked Sendable {
-    public typealias MessageHandler = @Sendable (MQTTMessage) -> Void
+    public typealias MessageHandler = @Sendable (consuming MQTTMessage) -> Void
     public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
 
     public let configuration: MQTTClientConfiguration
@@ -19,6 +19,21 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: EventHandler
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
+    /// Messages read by the current `mosquitto_loop` call, handed on once it returns (network thread
+    /// only): libmosquitto has then freed its two copies of each (a 45 MB device list is 90 MB
+    /// until the callback returns), and what the handler publishes is written at once instead of
+    /// queueing behind the callback.
+    private var received: [MQTTMessage] = []
+    /// The network thread (`pthread_self()`), and how many publications it made since it last
+    /// wrote them out: a handler's effects (20 000 publications for a 10 000-device list) are
+    /// written every ``flushInterval`` instead of all waiting in libmosquitto's queue.
+    private let networkThread = Atomic<UInt>(0)
+    private var unflushed = 0
+    /// Network thread only: set while messages are handed on between two loop calls. Never inside
+    /// one of libmosquitto's callbacks: it holds its callback lock there, and writing a packet
+    /// takes that lock again (to report the publication), which would deadlock.
+    private var mayWrite = false
+    private static let flushInterval = 64
 
     private struct State {
         /// Filter → QoS and whether the broker should leave out this client's own publications.
@@ -53,7 +68,9 @@ public final class MQTTClient: @unchecked Sendable {
         self.onEvent = onEvent
         self.state = Mutex(State(backoff: configuration.backoff))
         guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
-            throw .library(code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "mosquitto_new failed (out of memory or invalid client id)")
+            throw .library(
+                code: Int32(MOSQ_ERR_NOMEM.rawValue),
+                message: "mosquitto_new failed (out of memory or invalid client id)")
         }
         self.handle = handle
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
@@ -77,7 +94,8 @@ public final class MQTTClient: @unchecked Sendable {
         }
         if let will = configuration.will {
             let rc = will.payload.withUnsafeBytes { bytes in
-                mosquitto_will_set(handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos), will.isRetained)
+                mosquitto_will_set(
+                    handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos), will.isRetained)
             }
             try Self.check(rc)
         }
@@ -86,7 +104,9 @@ public final class MQTTClient: @unchecked Sendable {
             let caFile = tls.caFile ?? "/etc/ssl/certs/ca-certificates.crt"
             let rc = mosquitto_tls_set(handle, caFile, nil, tls.certificateFile, tls.keyFile, nil)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
-                throw .tlsConfiguration("\(Self.message(for: rc)) (CA file \(caFile), certificate \(tls.certificateFile ?? "none"), key \(tls.keyFile ?? "none"))")
+                throw .tlsConfiguration(
+                    "\(Self.message(for: rc)) (CA file \(caFile), certificate \(tls.certificateFile ?? "none"), key \(tls.keyFile ?? "none"))"
+                )
             }
             if tls.isInsecure { try Self.check(mosquitto_tls_insecure_set(handle, true)) }
         }
@@ -150,7 +170,8 @@ public final class MQTTClient: @unchecked Sendable {
         let rc: Int32
         if configuration.protocolVersion == .v5 && (responseTopic != nil || correlationData != nil) {
             rc = try publishWithProperties(
-                topic, payload: payload, qos: qos, retain: retain, responseTopic: responseTopic, correlationData: correlationData,
+                topic, payload: payload, qos: qos, retain: retain, responseTopic: responseTopic,
+                correlationData: correlationData,
                 mid: &mid)
         } else {
             rc = payload.withUnsafeBytes { bytes in
@@ -160,6 +181,14 @@ public final class MQTTClient: @unchecked Sendable {
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
         if rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_MALFORMED_UTF8.rawValue { throw .invalidTopic(topic) }
         try Self.check(rc)
+        if networkThread.load(ordering: .relaxed) == UInt(pthread_self()) && mayWrite {
+            // A handler's publication, between two loop calls: write what is queued now and then.
+            unflushed += 1
+            if unflushed >= Self.flushInterval {
+                unflushed = 0
+                _ = mosquitto_loop_write(handle, 1)  // as much as the socket takes; the loop writes the rest
+            }
+        }
         return mid
     }
 
@@ -183,19 +212,23 @@ public final class MQTTClient: @unchecked Sendable {
         var properties: OpaquePointer? = nil
         defer { mosquitto_property_free_all(&properties) }
         if let responseTopic {
-            try Self.check(mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic))
+            try Self.check(
+                mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic))
         }
         if let correlationData {
             guard correlationData.count <= Int(UInt16.max) else {
-                throw .library(code: Int32(MOSQ_ERR_INVAL.rawValue), message: "correlation data longer than 65535 bytes")
+                throw .library(
+                    code: Int32(MOSQ_ERR_INVAL.rawValue), message: "correlation data longer than 65535 bytes")
             }
             let rc = correlationData.withUnsafeBytes { bytes in
-                mosquitto_property_add_binary(&properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
+                mosquitto_property_add_binary(
+                    &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
             }
             try Self.check(rc)
         }
         return payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
+            mosquitto_publish_v5(
+                handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
         }
     }
 
@@ -239,12 +272,14 @@ public final class MQTTClient: @unchecked Sendable {
     private var isStopRequested: Bool { state.withLock { $0.isStopRequested } }
 
     private func runLoop() {
+        networkThread.store(UInt(pthread_self()), ordering: .relaxed)
         let broker = configuration.broker
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
         var firstAttempt = true
         while !isStopRequested {
             state.withLock { $0.attemptAcknowledged = false }
-            let rc = firstAttempt
+            let rc =
+                firstAttempt
                 ? mosquitto_connect(handle, broker.host, Int32(broker.port), keepAlive)
                 : mosquitto_reconnect(handle)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
@@ -257,11 +292,15 @@ public final class MQTTClient: @unchecked Sendable {
             var loopResult = MOSQ_ERR_SUCCESS.rawValue
             while !isStopRequested {
                 loopResult = mosquitto_loop(handle, 100, 64)  // read up to 64 packets per wake-up
+                mayWrite = true
+                deliverReceived()
+                mayWrite = false
                 if loopResult != MOSQ_ERR_SUCCESS.rawValue { break }
             }
             if isStopRequested {
                 // Flush the DISCONNECT packet.
                 for _ in 0..<10 where mosquitto_loop(handle, 10, 1) == MOSQ_ERR_SUCCESS.rawValue {}
+                deliverReceived()
                 break
             }
             let (delay, wasAcknowledged) = state.withLock { ($0.backoff.nextDelay(), $0.attemptAcknowledged) }
@@ -280,7 +319,21 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
+    /// Hands on the messages read so far, in order (before any connection event that follows them).
+    private func deliverReceived() {
+        guard !received.isEmpty else { return }
+        var messages: [MQTTMessage] = []
+        swap(&messages, &received)
+        for index in messages.indices {
+            let message = messages[index]
+            messages[index].payload = []  // the handler owns the bytes: a 45 MB list is freed once read
+            onMessage(consume message)
+        }
+        unflushed = 0
+    }
+
     private func didConnect(_ rc: Int32) {
+        deliverReceived()
         state.withLock { $0.attemptAcknowledged = true }  // a CONNACK arrived, accepted or not
         guard rc == 0 else {
             onEvent(.refused(reason: String(cString: mosquitto_connack_string(rc))))
@@ -299,6 +352,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     private func didDisconnect(_ rc: Int32) {
+        deliverReceived()
         let (expected, suspected, wasConnected) = state.withLock { state -> (Bool, Bool, Bool) in
             let duration = state.connectedAt.map { ContinuousClock.now - $0 } ?? .zero
             let wasConnected = state.isConnected
@@ -306,39 +360,49 @@ public final class MQTTClient: @unchecked Sendable {
             state.connectedAt = nil
             let expected = state.isStopRequested
             let takenOver = configuration.protocolVersion == .v5 && rc == 0x8E
-            let suspected = !expected && wasConnected && state.kickOff.connectionEnded(after: duration, sessionTakenOver: takenOver)
+            let suspected =
+                !expected && wasConnected && state.kickOff.connectionEnded(after: duration, sessionTakenOver: takenOver)
             return (expected, suspected, wasConnected)
         }
         // Never connected: the run loop reports the failed attempt (connectFailed), once.
         guard wasConnected || expected else { return }
-        let reason = configuration.protocolVersion == .v5 && rc > MOSQ_ERR_UNKNOWN.rawValue
+        let reason =
+            configuration.protocolVersion == .v5 && rc > MOSQ_ERR_UNKNOWN.rawValue
             ? String(cString: mosquitto_reason_string(rc)) : Self.message(for: rc)
         onEvent(.disconnected(reason: reason, isExpected: expected))
         if suspected {
-            onEvent(.kickOffSuspected(clientID: configuration.clientID, detail: "the broker keeps dropping the connection right after it is made"))
+            onEvent(
+                .kickOffSuspected(
+                    clientID: configuration.clientID,
+                    detail: "the broker keeps dropping the connection right after it is made"))
         }
     }
 
     private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
         let topic = String(cString: message.topic)
         let count = Int(message.payloadlen)
-        let payload: [UInt8] = count > 0 && message.payload != nil
+        let payload: [UInt8] =
+            count > 0 && message.payload != nil
             ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
         var received = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain)
         if let properties { Self.readRequestProperties(properties, into: &received) }  // nil for device traffic
-        onMessage(received)
+        self.received.append(received)
     }
 
     /// Response Topic and Correlation Data of an MQTT 5 message (copied; libmosquitto's are freed).
     private static func readRequestProperties(_ properties: OpaquePointer, into message: inout MQTTMessage) {
         var text: UnsafeMutablePointer<CChar>? = nil
-        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil, let text {
+        if mosquitto_property_read_string(properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), &text, false) != nil,
+            let text
+        {
             message.responseTopic = String(cString: text)
             free(text)
         }
         var bytes: UnsafeMutableRawPointer? = nil
         var length: UInt16 = 0
-        if mosquitto_property_read_binary(properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &bytes, &length, false) != nil {
+        if mosquitto_property_read_binary(
+            properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), &bytes, &length, false) != nil
+        {
             message.correlationData = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
             free(bytes)
         }
