@@ -114,3 +114,41 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
                 + "\(effects.storeChanges.count) registry changes (\(stored / 1024) KB of descriptions)")
     }
 }
+
+/// `TB_BENCH=ha TB_N=<n>`: the scale script's Home Assistant devices (a config, an availability and
+/// a state per plug, as `../shared/bench/scale` publishes them) into one state machine, for a
+/// profile of that cold start without the broker (`valgrind --tool=callgrind`).
+func benchmarkHomeAssistantDiscovery(mappings: String) throws {
+    let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
+    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let count = Int(ProcessInfo.processInfo.environment["TB_N"] ?? "") ?? 2_000
+    var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
+    configuration.homeAssistant = .init(locality: .localPeer)
+    var state = BridgeState(
+        configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
+        homeAssistant: homeAssistant)
+    _ = state.brokerConnected(now: Date())
+    var messages: [(String, [UInt8])] = []
+    for index in 0..<count {
+        let id = "scale_plug_" + String(format: "%05d", index)
+        let base = "scale/" + id
+        let config =
+            #"{"name": null, "unique_id": "\#(id)", "state_topic": "\#(base)/state", "command_topic": "\#(base)/set", "#
+            + #""availability_topic": "\#(base)/avail", "device": {"identifiers": ["\#(id)"], "#
+            + #""name": "HA plug \#(String(format: "%05d", index))", "manufacturer": "Scale", "model": "P1"}}"#
+        messages.append(("homeassistant/switch/\(id)/config", Array(config.utf8)))
+        messages.append(("\(base)/avail", Array("online".utf8)))
+        messages.append(("\(base)/state", Array("ON".utf8)))
+    }
+    let start = nanoseconds()
+    var publications = 0
+    for (topic, payload) in messages {
+        publications += state.handleMessage(topic: topic, payload: payload, now: Date()).publications.count
+    }
+    let seconds = Double(nanoseconds() - start) / 1e9
+    print(
+        String(
+            format: "HA discovery: %d devices in %.3f s (%.1f µs per message), %d publications, %d in the graph",
+            count, seconds, seconds * 1e6 / Double(messages.count), publications, state.graph.devices.count))
+}

@@ -49,6 +49,11 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "z2mlist" {
     exit(0)
 }
 
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "ha" {
+    try benchmarkHomeAssistantDiscovery(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
+    exit(0)
+}
+
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "discovery" {
     try benchmarkDiscoveryScale(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
