@@ -83,7 +83,11 @@ public final class Bridge: Sendable {
             onEvent: { [weak self] event in self?.handle(event) })
         let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
         for filter in filters { client.subscribe(filter, qos: 1) }
-        client.subscribe(own, qos: 1, noLocal: true)
+        // Not with MQTT 5's No Local: mosquitto 2.0.11, asked for it, stopped sending a bridge that
+        // cleared 10 000 stale descriptions the retained messages of the subscriptions after it (its
+        // devices never came). The bridge's own publications come back instead, live (not
+        // retained), and `handleOwnDescription` ignores them as it ignores any live message there.
+        client.subscribe(own, qos: 1)
         clientBox.withLock { $0 = client }
         logger.info(
             "starting",

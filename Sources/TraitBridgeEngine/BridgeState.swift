@@ -125,8 +125,8 @@ public struct BridgeState: Sendable {
         return filters
     }
 
-    /// The bridge's own device descriptions, read once at start (with MQTT 5's No Local, so its
-    /// own publications do not come back): a retained description of a device the bridge does not
+    /// The bridge's own device descriptions, read once at start (its own publications come back
+    /// live and are ignored; see `Bridge.start`): a retained description of a device the bridge does not
     /// know was left by a run that stopped between writing a removal to the registry and clearing
     /// the topic, and is cleared (``handleOwnDescription``).
     public var ownDescriptionsFilter: String { "\(configuration.prefix)/devices/+" }

@@ -19,11 +19,20 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: EventHandler
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
-    /// Messages read by the current `mosquitto_loop` call, handed on once it returns (network thread
-    /// only): libmosquitto has then freed its two copies of each (a 45 MB device list is 90 MB
-    /// until the callback returns), and what the handler publishes is written at once instead of
+    /// Messages and connection events of the current `mosquitto_loop` call, handed on in order once
+    /// it returns (network thread only): libmosquitto has then freed its two copies of each message
+    /// (a 45 MB device list is 90 MB until the callback returns), and what the handlers publish
+    /// (a restart republishes every device on `connected`) is written as it is made instead of
     /// queueing behind the callback.
-    private var received: [MQTTMessage] = []
+    private var received: [Received] = []
+
+    private enum Received {
+        case message(MQTTMessage)
+        case event(MQTTConnectionEvent)
+        /// A message already handed on: its bytes belong to the handler.
+        case handedOn
+    }
+
     /// The network thread (`pthread_self()`), and how many publications it made since it last
     /// wrote them out: a handler's effects (20 000 publications for a 10 000-device list) are
     /// written every ``flushInterval`` instead of all waiting in libmosquitto's queue.
@@ -319,24 +328,27 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
-    /// Hands on the messages read so far, in order (before any connection event that follows them).
+    /// Hands on the messages and events of the loop call, in order.
     private func deliverReceived() {
         guard !received.isEmpty else { return }
-        var messages: [MQTTMessage] = []
-        swap(&messages, &received)
-        for index in messages.indices {
-            let message = messages[index]
-            messages[index].payload = []  // the handler owns the bytes: a 45 MB list is freed once read
-            onMessage(consume message)
+        var items: [Received] = []
+        swap(&items, &received)
+        for index in items.indices {
+            switch items[index] {
+            case .message(let message):
+                items[index] = .handedOn
+                onMessage(consume message)
+            case .event(let event): onEvent(event)
+            case .handedOn: break
+            }
         }
         unflushed = 0
     }
 
     private func didConnect(_ rc: Int32) {
-        deliverReceived()
         state.withLock { $0.attemptAcknowledged = true }  // a CONNACK arrived, accepted or not
         guard rc == 0 else {
-            onEvent(.refused(reason: String(cString: mosquitto_connack_string(rc))))
+            received.append(.event(.refused(reason: String(cString: mosquitto_connack_string(rc)))))
             return
         }
         let subscriptions = state.withLock { state in
@@ -348,11 +360,10 @@ public final class MQTTClient: @unchecked Sendable {
         for (filter, options) in subscriptions.sorted(by: { $0.key < $1.key }) {
             sendSubscribe(filter, qos: options.qos, noLocal: options.noLocal)
         }
-        onEvent(.connected(broker: configuration.broker.description))
+        received.append(.event(.connected(broker: configuration.broker.description)))
     }
 
     private func didDisconnect(_ rc: Int32) {
-        deliverReceived()
         let (expected, suspected, wasConnected) = state.withLock { state -> (Bool, Bool, Bool) in
             let duration = state.connectedAt.map { ContinuousClock.now - $0 } ?? .zero
             let wasConnected = state.isConnected
@@ -369,12 +380,13 @@ public final class MQTTClient: @unchecked Sendable {
         let reason =
             configuration.protocolVersion == .v5 && rc > MOSQ_ERR_UNKNOWN.rawValue
             ? String(cString: mosquitto_reason_string(rc)) : Self.message(for: rc)
-        onEvent(.disconnected(reason: reason, isExpected: expected))
+        received.append(.event(.disconnected(reason: reason, isExpected: expected)))
         if suspected {
-            onEvent(
-                .kickOffSuspected(
-                    clientID: configuration.clientID,
-                    detail: "the broker keeps dropping the connection right after it is made"))
+            received.append(
+                .event(
+                    .kickOffSuspected(
+                        clientID: configuration.clientID,
+                        detail: "the broker keeps dropping the connection right after it is made")))
         }
     }
 
@@ -386,7 +398,7 @@ public final class MQTTClient: @unchecked Sendable {
             ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
         var received = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain)
         if let properties { Self.readRequestProperties(properties, into: &received) }  // nil for device traffic
-        self.received.append(received)
+        self.received.append(.message(received))
     }
 
     /// Response Topic and Correlation Data of an MQTT 5 message (copied; libmosquitto's are freed).
