@@ -12,33 +12,7 @@ extension JSONDocument {
         ofArray bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth,
         _ body: (_ index: Int, _ element: JSON) -> Void
     ) throws(JSONParseError) -> Bool {
-        var offset = skipWhitespace(bytes, from: 0)
-        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else { return false }
-        guard maxDepth > 1 else { throw makeError("nesting deeper than \(maxDepth) levels", at: offset, in: bytes) }
-        offset = skipWhitespace(bytes, from: offset + 1)
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-            try expectEnd(bytes, after: offset + 1)
-            return true
-        }
-        var index = 0
-        while true {
-            let start = offset
-            let end = try valueEnd(bytes, from: start)
-            let element: JSONDocument
-            do {
-                element = try parse(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), maxDepth: maxDepth - 1)
-            } catch {
-                throw makeError(error.reason, at: start + error.byteOffset, in: bytes)
-            }
-            body(index, element.root)
-            index += 1
-            // `end` is at the `,` or `]` that closed the element.
-            if bytes[end] == UInt8(ascii: "]") {
-                try expectEnd(bytes, after: end + 1)
-                return true
-            }
-            offset = end + 1
-        }
+        try forEachElement(ofArray: bytes, maxDepth: maxDepth, rule: nil, body)
     }
 
     /// ``forEachElement(ofArray:maxDepth:_:)-(UnsafeRawBufferPointer,_,_)`` building only what
@@ -59,6 +33,16 @@ extension JSONDocument {
         ofArray bytes: UnsafeRawBufferPointer, maxDepth: Int, projection: JSONProjection,
         _ body: (_ index: Int, _ element: JSON) -> Void
     ) throws(JSONParseError) -> Bool {
+        try forEachElement(ofArray: bytes, maxDepth: maxDepth, rule: JSONProjector.Rule(projection), body)
+    }
+
+    /// The one element loop: with a rule, each element is checked and projected in one pass, and
+    /// json-c builds the projection; without one (or when the check refuses the element), json-c
+    /// reads the element as written, so that it says where and why.
+    private static func forEachElement(
+        ofArray bytes: UnsafeRawBufferPointer, maxDepth: Int, rule: JSONProjector.Rule?,
+        _ body: (_ index: Int, _ element: JSON) -> Void
+    ) throws(JSONParseError) -> Bool {
         var offset = skipWhitespace(bytes, from: 0)
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else { return false }
         guard maxDepth > 1 else { throw makeError("nesting deeper than \(maxDepth) levels", at: offset, in: bytes) }
@@ -67,20 +51,20 @@ extension JSONDocument {
             try expectEnd(bytes, after: offset + 1)
             return true
         }
-        let rule = JSONProjector.Rule(projection)
         var index = 0
         while true {
-            var projector = JSONProjector(bytes: bytes, maxDepth: maxDepth - 1, from: offset)
             var element: JSONDocument? = nil
             var end = 0
-            if let (kept, after) = try? projector.projectValue(rule) {
-                end = skipWhitespace(bytes, from: after)
-                if end < bytes.count, bytes[end] == UInt8(ascii: ",") || bytes[end] == UInt8(ascii: "]") {
-                    element = try? parse(kept, maxDepth: maxDepth - 1)  // cannot fail: checked above
+            if let rule {
+                var projector = JSONProjector(bytes: bytes, maxDepth: maxDepth - 1, from: offset)
+                if let (kept, after) = try? projector.projectValue(rule) {
+                    end = skipWhitespace(bytes, from: after)
+                    if end < bytes.count, bytes[end] == UInt8(ascii: ",") || bytes[end] == UInt8(ascii: "]") {
+                        element = try? parse(kept, maxDepth: maxDepth - 1)  // cannot fail: checked above
+                    }
                 }
             }
             if element == nil {
-                // Not JSON: read as without a projection, so that json-c says where and why.
                 end = try valueEnd(bytes, from: offset)
                 do {
                     element = try parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), maxDepth: maxDepth - 1)
@@ -91,6 +75,7 @@ extension JSONDocument {
             guard let element else { throw makeError("not JSON", at: offset, in: bytes) }
             body(index, element.root)
             index += 1
+            // `end` is at the `,` or `]` that closed the element.
             if bytes[end] == UInt8(ascii: "]") {
                 try expectEnd(bytes, after: end + 1)
                 return true

@@ -187,17 +187,7 @@ struct JSONProjector {
             } else {
                 try value(Rule.all, depth: depth + 1, keep: false)
             }
-            skipWhitespace()
-            guard offset < bytes.count else { throw NotJSON(offset: offset) }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                skipWhitespace()
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "}") else { throw NotJSON(offset: offset) }
-            offset += 1
-            if rule != nil { output.append(UInt8(ascii: "}")) }
-            return
+            if try endOfContainer(UInt8(ascii: "}"), writing: rule != nil) { return }
         }
     }
 
@@ -219,18 +209,24 @@ struct JSONProjector {
                 try value(Rule.all, depth: depth + 1, keep: false)
             }
             first = false
-            skipWhitespace()
-            guard offset < bytes.count else { throw NotJSON(offset: offset) }
-            if bytes[offset] == UInt8(ascii: ",") {
-                offset += 1
-                skipWhitespace()
-                continue
-            }
-            guard bytes[offset] == UInt8(ascii: "]") else { throw NotJSON(offset: offset) }
-            offset += 1
-            if rule != nil { output.append(UInt8(ascii: "]")) }
-            return
+            if try endOfContainer(UInt8(ascii: "]"), writing: rule != nil) { return }
         }
+    }
+
+    /// After a member or element: `,` (another follows: `false`) or the closer (`true`, written
+    /// when the container is).
+    private mutating func endOfContainer(_ closer: UInt8, writing: Bool) throws(NotJSON) -> Bool {
+        skipWhitespace()
+        guard offset < bytes.count else { throw NotJSON(offset: offset) }
+        if bytes[offset] == UInt8(ascii: ",") {
+            offset += 1
+            skipWhitespace()
+            return false
+        }
+        guard bytes[offset] == closer else { throw NotJSON(offset: offset) }
+        offset += 1
+        if writing { output.append(closer) }
+        return true
     }
 
     /// The rule for a member's value, or `nil` when the member is dropped.
