@@ -175,7 +175,8 @@ public final class DeviceStore: Sendable {
                 for (id, entry) in batch.cloudDevices {
                     try db.cachedStatement(
                         sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES (?, ?, ?) "
-                            + "ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, importedAt = excluded.importedAt"
+                            + "ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, "
+                            + "importedAt = excluded.importedAt"
                     ).execute(arguments: [id, Data(entry), importedAt])
                 }
                 for (id, placement) in batch.placements {
