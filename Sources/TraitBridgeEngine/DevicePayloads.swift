@@ -35,7 +35,7 @@ public enum DevicePayloads {
             writer.key("traits")
             writer.beginObject()
             for trait in type.traits {
-                writer.key(trait.traitID.description)
+                writer.key(trait.traitID.namespace.description, dot: trait.traitID.name)
                 writer.beginObject()
                 writer.member("connectivityState", trait.connectivity.state.rawValue)
                 writer.member("dataSourceLocality", trait.connectivity.locality.rawValue)
@@ -134,7 +134,7 @@ public enum DevicePayloads {
             writer.beginObject()
             for trait in type.traits {
                 let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
-                writer.key(trait.traitID.description)
+                writer.key(trait.traitID.namespace.description, dot: trait.traitID.name)
                 writer.beginObject()
                 if let homeAPIsID = catalog.trait(trait.traitID)?.homeAPIsID { writer.member("homeApisId", homeAPIsID) }
                 if let source = trait.source { writer.member("source", source.description) }

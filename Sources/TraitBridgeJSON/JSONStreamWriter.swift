@@ -54,6 +54,17 @@ public struct JSONStreamWriter: Sendable {
         needsComma &= ~(1 << UInt64(depth))  // the value that follows must not add a comma
     }
 
+    /// Writes `"first.second":` without making the joined string (a trait or type id as a key).
+    public mutating func key(_ first: String, dot second: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        JSONEncoding.appendStringContent(first, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        JSONEncoding.appendStringContent(second, to: &bytes)
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma &= ~(1 << UInt64(depth))
+    }
+
     public mutating func string(_ value: String) {
         separate()
         JSONEncoding.appendString(value, to: &bytes)
@@ -106,8 +117,18 @@ public struct JSONStreamWriter: Sendable {
 enum JSONEncoding {
     static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        appendStringContent(text, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's characters, escaped, without the quotes (a key of two parts is written as one).
+    static func appendStringContent(_ text: String, to output: inout [UInt8]) {
         let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            // Fast path: most keys and values need no escaping and are copied in one go.
+            // Most keys and values need no escaping (checked 8 bytes at a time): copied in one go.
+            guard needsEscaping(bytes) else {
+                output.append(contentsOf: bytes)
+                return
+            }
             var start = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
@@ -120,10 +141,39 @@ enum JSONEncoding {
         }
         if done == nil {  // a bridged string without contiguous UTF-8: the slow, general path
             for byte in text.utf8 {
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { appendEscaped(byte, to: &output) } else { output.append(byte) }
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    appendEscaped(byte, to: &output)
+                } else {
+                    output.append(byte)
+                }
             }
         }
-        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte is a control character, `"` or `\`: a word at a time (each test is exact
+    /// for "some byte of the word"), then the last bytes one by one.
+    static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let control = (word &- ones &* 0x20) & ~word
+                let found = (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
+                if found != 0 { return true }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index += 1
+        }
+        return false
     }
 
     static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
@@ -148,8 +198,12 @@ enum JSONEncoding {
             return
         }
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             while magnitude > 0 {
