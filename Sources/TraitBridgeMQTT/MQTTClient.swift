@@ -6,7 +6,8 @@ import Synchronization
 /// backoff, re-sends its subscriptions on every connect, and keeps a Last Will on the broker.
 ///
 /// One network thread of its own runs libmosquitto's loop; `onMessage` and `onEvent` are called on
-/// it, synchronously, so a message handler runs with no task or actor hop per message. `publish`
+/// it, in order, once each loop call returns (never inside libmosquitto's callbacks), so a message
+/// handler runs with no task or actor hop per message. `publish`
 /// may be called from any thread (libmosquitto is used in threaded mode). `self` is passed to
 /// libmosquitto as userdata; no global lookup table. Every `MOSQ_ERR_*` becomes an ``MQTTError``.
 public final class MQTTClient: @unchecked Sendable {
