@@ -6,9 +6,9 @@ import TraitBridgeJSON
 /// rest must still be JSON, refused exactly as a whole parse refuses it.
 @Suite("JSON read through a projection")
 struct JSONProjectionTests {
-    static let projection = JSONProjection.members([
-        "a": .all, "b": .allExcept(["c"]), "e": .members(["f": .all]),
-    ])
+    static var projection: JSONProjection {  // not a global: see Zigbee2MQTTSource.entryProjection
+        .members(["a": .all, "b": .allExcept(["c"]), "e": .members(["f": .all])])
+    }
 
     func projected(_ text: String, _ projection: JSONProjection = projection) -> Result<String, JSONParseError> {
         Result { () throws(JSONParseError) -> String in
