@@ -38,7 +38,9 @@ struct MatterLiveDeviceTests {
 
         // The light switched at the device: the server's subscription brings it to the broker.
         try light.press("on")
-        let pressed = watcher.waitFor("traitbridge/devices/matter-1/state") {
+        // Up to 30 s: under AddressSanitizer with the whole suite running on two cores, the Matter
+        // Server was still setting up its subscriptions to the light after 10 s (CI, 34f6f76).
+        let pressed = watcher.waitFor("traitbridge/devices/matter-1/state", timeout: .seconds(30)) {
             $0.payloadText.contains(#""onOff":true"#)
         }
         #expect(pressed != nil, "\(light.log.suffix(1500))")
