@@ -105,7 +105,8 @@ public final class MQTTClient: @unchecked Sendable {
         if let will = configuration.will {
             let rc = will.payload.withUnsafeBytes { bytes in
                 mosquitto_will_set(
-                    handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(will.qos), will.isRetained)
+                    handle, will.topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: will.qos),
+                    will.isRetained)
             }
             try Self.check(rc)
         }
@@ -114,9 +115,9 @@ public final class MQTTClient: @unchecked Sendable {
             let caFile = tls.caFile ?? "/etc/ssl/certs/ca-certificates.crt"
             let rc = mosquitto_tls_set(handle, caFile, nil, tls.certificateFile, tls.keyFile, nil)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
-                throw .tlsConfiguration(
-                    "\(Self.message(for: rc)) (CA file \(caFile), certificate \(tls.certificateFile ?? "none"), key \(tls.keyFile ?? "none"))"
-                )
+                let certificate = tls.certificateFile ?? "none"
+                let files = "CA file \(caFile), certificate \(certificate), key \(tls.keyFile ?? "none")"
+                throw .tlsConfiguration("\(Self.message(for: rc)) (\(files))")
             }
             if tls.isInsecure { try Self.check(mosquitto_tls_insecure_set(handle, true)) }
         }
@@ -238,7 +239,7 @@ public final class MQTTClient: @unchecked Sendable {
         }
         return payload.withUnsafeBytes { bytes in
             mosquitto_publish_v5(
-                handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain, properties)
+                handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: qos), retain, properties)
         }
     }
 

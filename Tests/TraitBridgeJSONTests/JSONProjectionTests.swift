@@ -97,9 +97,8 @@ struct JSONProjectionTests {
     @Test("every one-byte change of an entry is accepted or refused as a whole parse does it")
     func mutations() throws {
         let entry =
-            Array(
-                #"{"ieee_address":"0x1","definition":{"exposes":[{"type":"binary","name":"state","description":"On\/off","#
-                    .utf8)
+            Array(#"{"ieee_address":"0x1","definition":{"exposes":[{"type":"binary","#.utf8)
+            + Array(#""name":"state","description":"On\/off","#.utf8)
             + Array(#""value_on":"ON","access":7}],"options":[{"x":[1.5e-3,true,null]}]},"endpoints":{"1":{}}}"#.utf8)
         let projection = JSONProjection.members([
             "ieee_address": .all, "definition": .members(["exposes": .allExcept(["description"])]),
