@@ -1,8 +1,8 @@
 internal import CMosquitto
 import Foundation
 
-/// What `MQTTClient` reads from libmosquitto's own structures: a message's MQTT 5 properties, and
-/// its return codes as errors (the one place where they become Swift errors).
+/// MQTT 5 properties (a publication with them, and a message's read back) and return codes as
+/// errors (the one place where they become Swift errors): `MQTTClient`'s use of libmosquitto's structures.
 extension MQTTClient {
     /// Response Topic and Correlation Data of an MQTT 5 message (copied; libmosquitto's are freed).
     static func readRequestProperties(_ properties: OpaquePointer, into message: inout MQTTMessage) {
@@ -34,5 +34,32 @@ extension MQTTClient {
     static func message(for rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
         return String(cString: mosquitto_strerror(rc))
+    }
+
+    func publishWithProperties(
+        _ topic: String, payload: [UInt8], qos: Int, retain: Bool, responseTopic: String?, correlationData: [UInt8]?,
+        mid: inout Int32
+    ) throws(MQTTError) -> Int32 {
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if let responseTopic {
+            try Self.check(
+                mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic))
+        }
+        if let correlationData {
+            guard correlationData.count <= Int(UInt16.max) else {
+                throw .library(
+                    code: Int32(MOSQ_ERR_INVAL.rawValue), message: "correlation data longer than 65535 bytes")
+            }
+            let rc = correlationData.withUnsafeBytes { bytes in
+                mosquitto_property_add_binary(
+                    &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
+            }
+            try Self.check(rc)
+        }
+        return payload.withUnsafeBytes { bytes in
+            mosquitto_publish_v5(
+                handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: qos), retain, properties)
+        }
     }
 }

@@ -15,7 +15,7 @@ public final class MQTTClient: @unchecked Sendable {
     public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
 
     public let configuration: MQTTClientConfiguration
-    private let handle: OpaquePointer
+    let handle: OpaquePointer  // internal: the extensions in MQTTClient+Library.swift use it
     private let onMessage: MessageHandler
     private let onEvent: EventHandler
     private let state: Mutex<State>
@@ -213,33 +213,6 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { state in
             if state.refusals.count >= 256 { state.refusals.removeAll() }
             state.refusals[mid] = reason
-        }
-    }
-
-    private func publishWithProperties(
-        _ topic: String, payload: [UInt8], qos: Int, retain: Bool, responseTopic: String?, correlationData: [UInt8]?,
-        mid: inout Int32
-    ) throws(MQTTError) -> Int32 {
-        var properties: OpaquePointer? = nil
-        defer { mosquitto_property_free_all(&properties) }
-        if let responseTopic {
-            try Self.check(
-                mosquitto_property_add_string(&properties, Int32(MQTT_PROP_RESPONSE_TOPIC.rawValue), responseTopic))
-        }
-        if let correlationData {
-            guard correlationData.count <= Int(UInt16.max) else {
-                throw .library(
-                    code: Int32(MOSQ_ERR_INVAL.rawValue), message: "correlation data longer than 65535 bytes")
-            }
-            let rc = correlationData.withUnsafeBytes { bytes in
-                mosquitto_property_add_binary(
-                    &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
-            }
-            try Self.check(rc)
-        }
-        return payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(
-                handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: qos), retain, properties)
         }
     }
 
