@@ -51,6 +51,9 @@ extension JSONDocument {
             try expectEnd(bytes, after: offset + 1)
             return true
         }
+        guard let tokener = JSONTokener(maxDepth: maxDepth - 1) else {
+            throw makeError("out of memory", at: 0, in: bytes)
+        }
         var index = 0
         while true {
             var element: JSONDocument? = nil
@@ -60,14 +63,23 @@ extension JSONDocument {
                 if let (kept, after) = try? projector.projectValue(rule) {
                     end = skipWhitespace(bytes, from: after)
                     if end < bytes.count, bytes[end] == UInt8(ascii: ",") || bytes[end] == UInt8(ascii: "]") {
-                        element = try? parse(kept, maxDepth: maxDepth - 1)  // cannot fail: checked above
+                        // Cannot fail: checked above.
+                        element = kept.withUnsafeBytes { try? parse($0, tokener: tokener) }
                     }
+                }
+            } else if let (parsed, after) = parsePrefix(
+                UnsafeRawBufferPointer(rebasing: bytes[offset...]), tokener: tokener)
+            {
+                // json-c stops after the value: no separate walk to find its end.
+                end = skipWhitespace(bytes, from: offset + after)
+                if end < bytes.count, bytes[end] == UInt8(ascii: ",") || bytes[end] == UInt8(ascii: "]") {
+                    element = parsed
                 }
             }
             if element == nil {
                 end = try valueEnd(bytes, from: offset)
                 do {
-                    element = try parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), maxDepth: maxDepth - 1)
+                    element = try parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), tokener: tokener)
                 } catch {
                     throw makeError(error.reason, at: offset + error.byteOffset, in: bytes)
                 }
@@ -101,31 +113,59 @@ extension JSONDocument {
     public static func memberRange(_ key: String, inObject bytes: [UInt8]) -> Range<Int>? {
         let wanted = Array(key.utf8)
         return bytes.withUnsafeBytes { buffer -> Range<Int>? in
-            var offset = skipWhitespace(buffer, from: 0)
-            guard offset < buffer.count, buffer[offset] == UInt8(ascii: "{") else { return nil }
-            offset += 1
-            while true {
-                offset = skipWhitespace(buffer, from: offset)
-                guard offset < buffer.count, buffer[offset] == 0x22 else { return nil }
-                let keyStart = offset + 1
-                var keyEnd = keyStart
-                while keyEnd < buffer.count, buffer[keyEnd] != 0x22 {
-                    keyEnd += buffer[keyEnd] == 0x5C ? 2 : 1
-                }
-                guard keyEnd < buffer.count else { return nil }
-                let isWanted = keyEnd - keyStart == wanted.count && buffer[keyStart..<keyEnd].elementsEqual(wanted)
-                offset = skipWhitespace(buffer, from: keyEnd + 1)
-                guard offset < buffer.count, buffer[offset] == UInt8(ascii: ":") else { return nil }
-                let valueStart = skipWhitespace(buffer, from: offset + 1)
-                guard let valueEnd = memberEnd(buffer, from: valueStart) else { return nil }
-                if isWanted {
-                    var end = valueEnd
-                    while end > valueStart, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[end - 1]) { end -= 1 }
-                    return valueStart..<end
-                }
-                guard buffer[valueEnd] == UInt8(ascii: ",") else { return nil }
-                offset = valueEnd + 1
+            var found: Range<Int>? = nil
+            _ = forEachMember(inObject: buffer) { keyBytes, value in
+                guard keyBytes.elementsEqual(wanted) else { return true }
+                found = value
+                return false
             }
+            return found
+        }
+    }
+
+    /// Every top-level member of an object, in the order written: each key (as written, without
+    /// its quotes) and the byte range of its value, found without parsing anything (a SYNC
+    /// response's `payload.devices` is then read element by element). `nil` when the text is not
+    /// an object, a key is written with escapes, or the text ends early. As with
+    /// ``memberRange(_:inObject:)`` nothing is checked here: the caller parses the rest.
+    public static func memberRanges(inObject bytes: UnsafeRawBufferPointer) -> [(key: String, value: Range<Int>)]? {
+        var members: [(key: String, value: Range<Int>)] = []
+        var escaped = false
+        let complete = forEachMember(inObject: bytes) { key, value in
+            escaped = key.contains(0x5C)
+            if !escaped { members.append((String(decoding: key, as: UTF8.self), value)) }
+            return !escaped
+        }
+        return complete && !escaped ? members : nil
+    }
+
+    /// The one member walk: hands each top-level member's key bytes and value range to `body`
+    /// (which returns `false` to stop). Returns `true` when it reached the object's closing `}`.
+    private static func forEachMember(
+        inObject buffer: UnsafeRawBufferPointer, _ body: (Slice<UnsafeRawBufferPointer>, Range<Int>) -> Bool
+    ) -> Bool {
+        var offset = skipWhitespace(buffer, from: 0)
+        guard offset < buffer.count, buffer[offset] == UInt8(ascii: "{") else { return false }
+        offset = skipWhitespace(buffer, from: offset + 1)
+        if offset < buffer.count, buffer[offset] == UInt8(ascii: "}") { return true }
+        while true {
+            offset = skipWhitespace(buffer, from: offset)
+            guard offset < buffer.count, buffer[offset] == 0x22 else { return false }
+            let keyStart = offset + 1
+            var keyEnd = keyStart
+            while keyEnd < buffer.count, buffer[keyEnd] != 0x22 {
+                keyEnd += buffer[keyEnd] == 0x5C ? 2 : 1
+            }
+            guard keyEnd < buffer.count else { return false }
+            offset = skipWhitespace(buffer, from: keyEnd + 1)
+            guard offset < buffer.count, buffer[offset] == UInt8(ascii: ":") else { return false }
+            let valueStart = skipWhitespace(buffer, from: offset + 1)
+            guard let valueEnd = memberEnd(buffer, from: valueStart) else { return false }
+            var end = valueEnd
+            while end > valueStart, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[end - 1]) { end -= 1 }
+            guard body(buffer[keyStart..<keyEnd], valueStart..<end) else { return false }
+            if buffer[valueEnd] == UInt8(ascii: "}") { return true }
+            offset = valueEnd + 1
         }
     }
 

@@ -1,6 +1,7 @@
 internal import CJSONC
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A parsed JSON text, held by json-c.
@@ -53,14 +54,23 @@ public final class JSONDocument: @unchecked Sendable {
         _ bytes: UnsafeRawBufferPointer,
         maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> JSONDocument {
+        guard let tokener = JSONTokener(maxDepth: maxDepth) else {
+            throw JSONParseError(reason: "out of memory", line: 1, column: 1, byteOffset: 0)
+        }
+        return try parse(bytes, tokener: tokener)
+    }
+
+    /// ``parse(_:maxDepth:)-(UnsafeRawBufferPointer,_)`` with a tokener that may be used again.
+    static func parse(_ bytes: UnsafeRawBufferPointer, tokener reusable: JSONTokener) throws(JSONParseError)
+        -> JSONDocument
+    {
         let count = bytes.count
+        let maxDepth = reusable.maxDepth
         guard count < Int(Int32.max) else {
             throw JSONParseError(reason: "text is larger than 2 GiB", line: 1, column: 1, byteOffset: 0)
         }
-        guard let tokener = json_tokener_new_ex(Int32(clamping: max(1, maxDepth))) else {
-            throw JSONParseError(reason: "out of memory", line: 1, column: 1, byteOffset: 0)
-        }
-        defer { json_tokener_free(tokener) }
+        let tokener = reusable.pointer
+        json_tokener_reset(tokener)
         json_tokener_set_flags(tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8))
 
         var terminator: CChar = 0
@@ -109,13 +119,38 @@ public final class JSONDocument: @unchecked Sendable {
         return JSONDocument(rootObject: object)
     }
 
+    /// The JSON value at the start of `bytes`, and the offset just after it, when it parses
+    /// whatever follows it (the rest of a list); `nil` for anything json-c does not finish
+    /// cleanly, so that the caller reads the value as a text of its own and says why.
+    static func parsePrefix(
+        _ bytes: UnsafeRawBufferPointer, tokener reusable: JSONTokener
+    ) -> (document: JSONDocument, end: Int)? {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count < Int(Int32.max) else {
+            return nil
+        }
+        let tokener = reusable.pointer
+        json_tokener_reset(tokener)
+        json_tokener_set_flags(
+            tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 | JSON_TOKENER_ALLOW_TRAILING_CHARS))
+        let object = json_tokener_parse_ex(tokener, base, Int32(bytes.count))
+        let end = json_tokener_get_parse_end(tokener)
+        guard json_tokener_get_error(tokener) == json_tokener_success, end <= bytes.count,
+            firstNonJSONToken(bytes, upTo: end) == nil
+        else {
+            if let object { json_object_put(object) }
+            return nil
+        }
+        return (JSONDocument(rootObject: object), end)
+    }
+
     /// json-c accepts `'single-quoted'` strings, `NaN` and `Infinity` even in strict mode; JSON
     /// does not. Finds the first of them outside double-quoted strings. Cheap on the hot path: the
     /// string-aware scan runs only when one of them occurs anywhere in the text, which is rare.
     private static func firstNonJSONToken(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> (Int, String)? {
         guard end > 0, let base = bytes.baseAddress else { return nil }
-        guard memchr(base, 0x27, end) != nil || contains(Array("NaN".utf8), in: bytes, upTo: end)
-            || contains(Array("Infinity".utf8), in: bytes, upTo: end)
+        guard
+            memchr(base, 0x27, end) != nil || contains(Array("NaN".utf8), in: bytes, upTo: end)
+                || contains(Array("Infinity".utf8), in: bytes, upTo: end)
         else { return nil }
         var inString = false
         var offset = 0
@@ -139,7 +174,9 @@ public final class JSONDocument: @unchecked Sendable {
         var offset = 0
         while offset + needle.count <= end, let hit = memchr(base + offset, Int32(first), end - offset) {
             let index = base.distance(to: UnsafeRawPointer(hit))
-            if index + needle.count <= end, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) { return true }
+            if index + needle.count <= end, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) {
+                return true
+            }
             offset = index + 1
         }
         return false
@@ -149,4 +186,19 @@ public final class JSONDocument: @unchecked Sendable {
         let location = SourceLocation(byteOffset: offset, in: bytes)
         return JSONParseError(reason: reason, line: location.line, column: location.column, byteOffset: offset)
     }
+}
+
+/// A json-c tokener for one nesting bound, reset before each text: a list's elements share one
+/// (allocating a tokener costs about as much as parsing a small element).
+final class JSONTokener {
+    let pointer: UnsafeMutablePointer<json_tokener>
+    let maxDepth: Int
+
+    init?(maxDepth: Int) {
+        guard let pointer = json_tokener_new_ex(Int32(clamping: max(1, maxDepth))) else { return nil }
+        self.pointer = pointer
+        self.maxDepth = maxDepth
+    }
+
+    deinit { json_tokener_free(pointer) }
 }

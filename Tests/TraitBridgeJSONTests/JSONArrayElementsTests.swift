@@ -121,4 +121,21 @@ struct JSONArrayElementsTests {
         }
         #expect(found == expected)
     }
+
+    @Test(
+        "memberRanges lists every top-level member with its value's bytes; nil for escaped keys or a cut text",
+        arguments: [
+            (#"{"a":1,"b" : [1,{"c":"}"}] ,"a":"x"}"#, #"a=1;b=[1,{"c":"}"}];a="x""#),
+            (#" { } "#, ""), (#"{"p":{"devices":[]}}"#, #"p={"devices":[]}"#),
+            (#"{"a\"b":1}"#, nil), (#"{"a":1"#, nil), (#"{"a":1,}"#, nil), (#"[1]"#, nil), ("", nil),
+        ] as [(String, String?)])
+    func memberRanges(_ text: String, _ expected: String?) {
+        let bytes = Array(text.utf8)
+        let found = bytes.withUnsafeBytes { buffer in
+            JSONDocument.memberRanges(inObject: buffer).map { members in
+                members.map { "\($0.key)=\(String(decoding: bytes[$0.value], as: UTF8.self))" }.joined(separator: ";")
+            }
+        }
+        #expect(found == expected)
+    }
 }
