@@ -141,7 +141,19 @@ struct FuzzWorld: Sendable {
     /// A SYNC response: imported, each device's kept entry read back (what the registry stores
     /// must restore), and exported again as SYNC and QUERY responses that are JSON.
     func importSync(_ bytes: [UInt8]) {
-        guard let result = try? cloud.importSync(bytes, source: "fuzz", now: start) else { return }
+        let read = Result { () throws(CloudError) in try cloud.importSync(bytes, source: "fuzz", now: start) }
+        let readWhole = Result { () throws(CloudError) in
+            try cloud.importSync(bytes, source: "fuzz", now: start, reading: .whole)
+        }
+        switch (read, readWhole) {
+        case (.success(let a), .success(let b)):
+            precondition(a == b, "read element by element, a SYNC imports otherwise")
+        case (.failure(let a), .failure(let b)):
+            precondition("\(a)" == "\(b)", "read element by element, a SYNC is refused otherwise: \(a) vs \(b)")
+        default:
+            preconditionFailure("read element by element and whole, a SYNC is refused once: \(read) vs \(readWhole)")
+        }
+        guard case .success(let result) = read else { return }
         var inputs: [CloudExportInput] = []
         for imported in result.devices {
             if let entry = cloud.syncEntryBytes(for: imported) {
