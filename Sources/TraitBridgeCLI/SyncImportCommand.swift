@@ -122,8 +122,8 @@ struct SyncImportCommand: AsyncParsableCommand {
             print(JSONValue.object(["devices": .array(devices), "problems": .array(problems)]).serialized(.pretty))
         } else {
             for imported in result.devices {
-                let types = imported.device.deviceTypes.map {
-                    "\($0.typeID) [\($0.traits.map(\.traitID.description).joined(separator: ", "))]"
+                let types = imported.device.deviceTypes.map { type in
+                    "\(type.typeID) [\(type.traits.map { $0.traitID.description }.joined(separator: ", "))]"
                 }
                 let room = imported.origin.roomHint.map { " in \($0)" } ?? ""
                 print("\(imported.device.id)  \(imported.device.name)\(room): \(types.joined(separator: "; "))")
@@ -131,6 +131,6 @@ struct SyncImportCommand: AsyncParsableCommand {
             for problem in result.problems { print(problem.description) }
             print("\(result.devices.count) devices, \(result.problems.count) problems")
         }
-        if result.problems.contains(where: \.rejectsDevice) { throw ExitCode.failure }
+        if result.problems.contains(where: { $0.rejectsDevice }) { throw ExitCode.failure }
     }
 }

@@ -28,6 +28,8 @@ public struct GoogleC2C: Sendable {
     /// a 10 000-device SYNC asks for them per attribute).
     let syncNames: [TraitID: Set<String>]
     let stateNames: [TraitID: [String]]
+    /// A SYNC attribute name → the short C2C trait names it belongs to (one lookup per attribute).
+    let syncAttributeOwners: [String: Set<String>]
 
     public init(catalog: Catalog, table: GoogleC2CTable, instance: String = "default") {
         self.catalog = catalog
@@ -58,6 +60,11 @@ public struct GoogleC2C: Sendable {
         }
         syncNames = sync
         stateNames = states
+        var owners: [String: Set<String>] = [:]
+        for (short, id) in traits {
+            for name in sync[id] ?? [] { owners[name, default: []].insert(short) }
+        }
+        syncAttributeOwners = owners
     }
 
     /// Parses a payload, or the error that names its line and column.

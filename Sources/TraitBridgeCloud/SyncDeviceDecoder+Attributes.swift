@@ -21,9 +21,8 @@ extension SyncDeviceDecoder {
             return sorted
         }
         for (key, member) in json.members {
-            guard let owner = traits.first(where: { short in
-                c2c.googleTrait(short).map { c2c.syncAttributeNames($0).contains(key) } ?? false
-            }), let trait = c2c.googleTrait(owner) else {
+            let owners = c2c.syncAttributeOwners[key] ?? []
+            guard let owner = traits.first(where: owners.contains), let trait = c2c.googleTrait(owner) else {
                 let declared = traits.isEmpty ? "none" : traits.joined(separator: ", ")
                 problem(attribute: key, "belongs to no declared trait (declared: \(declared)); dropped")
                 continue
@@ -61,11 +60,13 @@ extension SyncDeviceDecoder {
     func chooseDeviceType(_ shortType: String, traits: Set<String>, attributes: Set<String>) -> DeviceTypeID? {
         for candidate in c2c.table.types[shortType] ?? [] {
             let holds = candidate.when.allSatisfy { condition in
-                condition.contains(".") || condition.contains(":") ? attributes.contains(condition) : traits.contains(condition)
+                condition.utf8.contains { $0 == 0x2E || $0 == 0x3A }  // `Trait.attribute` or `SensorState:name`
+                    ? attributes.contains(condition) : traits.contains(condition)
             }
             guard holds, let definition = c2c.catalog.deviceType(candidate.deviceType) else { continue }
             let sensors = c2c.table.sensors.filter { attributes.contains("SensorState:\($0.name)") }.map(\.trait)
-            let provided = Set(traits.flatMap { c2c.table.traits[$0]?.map(\.trait) ?? [] }).union(c2c.table.alwaysAdded).union(sensors)
+            let provided = Set(traits.flatMap { c2c.table.traits[$0]?.map(\.trait) ?? [] }).union(c2c.table.alwaysAdded)
+                .union(sensors)
             if definition.requiredTraits.allSatisfy(provided.contains) { return candidate.deviceType }
         }
         return nil
@@ -87,7 +88,9 @@ extension SyncDeviceDecoder {
                 for sync in rule.sync {
                     guard let raw = CloudValues.value(at: sync.c2cPath, in: .structure(values)) else { continue }
                     guard let model = sync.pipeline.forward(raw, fittingTo: sync.metadata) else {
-                        problem(attribute: sync.c2cPath.joined(separator: "."), "cannot convert \(raw) to \(rule.trait).\(sync.attribute) (dropped)")
+                        problem(
+                            attribute: sync.c2cPath.joined(separator: "."),
+                            "cannot convert \(raw) to \(rule.trait).\(sync.attribute) (dropped)")
                         continue
                     }
                     report(model, attribute: sync.attribute, at: address, on: &device, now: now)
@@ -107,7 +110,9 @@ extension SyncDeviceDecoder {
         }
     }
 
-    private mutating func report(_ value: AttributeValue, attribute: String, at address: TraitAddress, on device: inout Device, now: Date) {
+    private mutating func report(
+        _ value: AttributeValue, attribute: String, at address: TraitAddress, on device: inout Device, now: Date
+    ) {
         do {
             try device.report(value, attribute: attribute, at: address, catalog: c2c.catalog, time: now)
         } catch {

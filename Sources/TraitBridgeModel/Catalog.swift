@@ -69,6 +69,7 @@ public struct Catalog: Sendable {
     ) throws(ModelError) -> DeviceTypeInstance {
         guard let definition = deviceTypes[typeID] else { throw .unknownDeviceType(typeID) }
         var instances: [TraitInstance] = []
+        instances.reserveCapacity(traitIDs.count)
         for traitID in traitIDs {
             guard traits[traitID] != nil else { throw .unknownTrait(traitID) }
             guard !instances.contains(where: { $0.traitID == traitID }) else {

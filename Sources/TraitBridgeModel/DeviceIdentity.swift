@@ -14,7 +14,17 @@ public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Builds a valid id from arbitrary native ids: lower-cases, replaces every other character
     /// with `-`, and keeps the result under 128 characters.
     public static func derived(source: String, nativeID: String) -> DeviceID {
-        var text = "\(source)-\(nativeID)".lowercased()
+        let joined = "\(source)-\(nativeID)"
+        if joined.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (nearly every id): the same rules byte by byte, one byte per character.
+            var bytes = joined.utf8.prefix(128).map { byte -> UInt8 in
+                let lower = (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+                return isAllowed(Unicode.Scalar(lower)) ? lower : UInt8(ascii: "-")
+            }
+            if bytes.first == UInt8(ascii: ".") { bytes[0] = UInt8(ascii: "-") }
+            return DeviceID(unchecked: String(decoding: bytes, as: UTF8.self))
+        }
+        var text = joined.lowercased()
         text = String(text.unicodeScalars.map { Self.isAllowed($0) ? Character($0) : "-" })
         if text.hasPrefix(".") { text = "-" + text.dropFirst() }
         return DeviceID(unchecked: String(text.prefix(128)))
@@ -37,7 +47,8 @@ public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringCon
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard Self.isValid(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: ModelError.invalidDeviceID(text).description))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: ModelError.invalidDeviceID(text).description))
         }
         rawValue = text
     }
@@ -110,7 +121,10 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var hardwareVersion: String?
     public var softwareVersion: String?
 
-    public init(manufacturer: String? = nil, model: String? = nil, hardwareVersion: String? = nil, softwareVersion: String? = nil) {
+    public init(
+        manufacturer: String? = nil, model: String? = nil, hardwareVersion: String? = nil,
+        softwareVersion: String? = nil
+    ) {
         self.manufacturer = manufacturer
         self.model = model
         self.hardwareVersion = hardwareVersion

@@ -133,6 +133,26 @@ struct DeviceTests {
         #expect(DeviceID.isValid(derived.rawValue))
     }
 
+    @Test(
+        "a derived id is the same whether the native id is ASCII (read byte by byte) or not",
+        arguments: [
+            "Living Room/Lamp #1", ".dot", "UPPER.lower_mixed-09", String(repeating: "Ab", count: 80), "\r\n\t x",
+            "0x00158D0001A2B3C4", "", "~!@[]{}`", "Zürich", "İstanbul", "ﬃ", "e\u{301}", String(repeating: "é", count: 70),
+        ])
+    func derivedASCII(_ nativeID: String) {
+        // The rules written once over Unicode scalars (what non-ASCII ids still go through).
+        var text = "x.Y-\(nativeID)".lowercased()
+        let allowed = { (scalar: Unicode.Scalar) in
+            ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || [".", "_", "-"].contains(scalar)
+        }
+        text = String(text.unicodeScalars.map { allowed($0) ? Character($0) : "-" })
+        let expected = String(text.prefix(128))
+        let derived = DeviceID.derived(source: "x.Y", nativeID: nativeID)
+        #expect(derived.rawValue == expected)
+        #expect(DeviceID.isValid(derived.rawValue))
+        #expect(DeviceID.derived(source: ".s", nativeID: nativeID).rawValue.hasPrefix("-s-"))
+    }
+
     @Test("identity matches by unique id, serial, or other device ids")
     func identity() {
         let local = DeviceIdentity(uniqueID: "0x00158d0001a2b3c4", otherDeviceIDs: [OtherDeviceID(deviceID: "lamp-1")])
