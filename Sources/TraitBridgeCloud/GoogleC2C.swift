@@ -78,7 +78,7 @@ public struct GoogleC2C: Sendable {
 
     /// The part after the last dot: `action.devices.traits.OnOff` → `OnOff`.
     public static func shortName(_ full: String) -> String {
-        full.lastIndex(of: ".").map { String(full[full.index(after: $0)...]) } ?? full
+        full.utf8.lastIndex(of: UInt8(ascii: ".")).map { String(full[full.utf8.index(after: $0)...]) } ?? full
     }
 
     /// TraitBridge's id for a device the cloud knows as `c2cID`.

@@ -27,7 +27,8 @@ extension SyncDeviceDecoder {
                 problem(attribute: key, "belongs to no declared trait (declared: \(declared)); dropped")
                 continue
             }
-            var value = AttributeValue(json: member)
+            let original = member.value
+            var value = AttributeValue(jsonValue: original)
             if key == "availableThermostatModes", case .string(let text) = value {
                 // Google documents both forms: an array, or a comma-separated string.
                 value = .list(text.split(separator: ",").map { .string(String($0).trimmingSpaces) })
@@ -43,8 +44,8 @@ extension SyncDeviceDecoder {
                 problem(attribute: key, "\(error) (dropped)")
                 continue
             }
-            sorted.original.append(key, member.value)
-            sorted.present.insert("\(owner).\(key)")
+            sorted.original.append(key, original)
+            sorted.present.insert(owner + "." + key)
             if owner == "SensorState", key == "sensorStatesSupported", case .list(let sensors) = value {
                 for case .structure(let sensor) in sensors {
                     if case .string(let name)? = sensor["name"] { sorted.present.insert("SensorState:\(name)") }

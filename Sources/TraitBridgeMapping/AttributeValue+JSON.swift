@@ -22,6 +22,23 @@ extension AttributeValue {
         }
     }
 
+    /// The same value from JSON already converted (``JSON/value``): a SYNC keeps the attributes
+    /// as written and converts them once, not twice.
+    public init(jsonValue: JSONValue) {
+        switch jsonValue {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .array(let values): self = .list(values.map(AttributeValue.init(jsonValue:)))
+        case .object(let object):
+            var fields: [String: AttributeValue] = [:]
+            for (key, value) in object.members { fields[key] = AttributeValue(jsonValue: value) }
+            self = .structure(fields)
+        }
+    }
+
     /// The JSON form, for state payloads and exports (structure keys sorted for stable output).
     public var jsonValue: JSONValue {
         switch self {
