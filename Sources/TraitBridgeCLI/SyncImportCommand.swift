@@ -85,34 +85,25 @@ struct SyncImportCommand: AsyncParsableCommand {
         }
     }
 
+    /// Translates without a bridge. Each device is turned into its JSON object or text line as
+    /// soon as it is decoded and then dropped (10 000 devices are never held at once); nothing is
+    /// printed unless the whole SYNC reads.
     private func dryRunImport(_ bytes: [UInt8]) throws {
         let c2c = try CloudCLI.load(mappings)
+        var devices: [JSONValue] = []
+        var lines = ""
+        var count = 0
         let result: SyncImport
         do {
-            result = try c2c.importSync(bytes, source: file ?? "link \(fromLink ?? "")", now: Date())
+            result = try c2c.importSync(bytes, source: file ?? "link \(fromLink ?? "")", now: Date()) { imported in
+                count += 1
+                if json { devices.append(Self.json(imported)) } else { Self.line(imported, into: &lines) }
+            }
         } catch {
             printError("error: \(error)")
             throw ExitCode.failure
         }
         if json {
-            var devices: [JSONValue] = []
-            for imported in result.devices {
-                var object = JSONObject()
-                object.append("id", .string(imported.device.id.rawValue))
-                object.append("c2cId", .string(imported.origin.c2cID))
-                object.append("name", .string(imported.device.name))
-                object.setIfPresent("roomHint", imported.origin.roomHint.map { .string($0) })
-                object.append(
-                    "types",
-                    .array(
-                        imported.device.deviceTypes.map { type in
-                            [
-                                "key": .string(type.key), "type": .string(type.typeID.description),
-                                "traits": .array(type.traits.map { .string($0.traitID.description) }),
-                            ]
-                        }))
-                devices.append(.object(object))
-            }
             let problems: [JSONValue] = result.problems.map {
                 [
                     "path": .string($0.path.description), "message": .string($0.message),
@@ -121,16 +112,36 @@ struct SyncImportCommand: AsyncParsableCommand {
             }
             print(JSONValue.object(["devices": .array(devices), "problems": .array(problems)]).serialized(.pretty))
         } else {
-            for imported in result.devices {
-                let types = imported.device.deviceTypes.map { type in
-                    "\(type.typeID) [\(type.traits.map { $0.traitID.description }.joined(separator: ", "))]"
-                }
-                let room = imported.origin.roomHint.map { " in \($0)" } ?? ""
-                print("\(imported.device.id)  \(imported.device.name)\(room): \(types.joined(separator: "; "))")
-            }
+            print(lines, terminator: "")
             for problem in result.problems { print(problem.description) }
-            print("\(result.devices.count) devices, \(result.problems.count) problems")
+            print("\(count) devices, \(result.problems.count) problems")
         }
         if result.problems.contains(where: { $0.rejectsDevice }) { throw ExitCode.failure }
+    }
+
+    private static func json(_ imported: ImportedCloudDevice) -> JSONValue {
+        var object = JSONObject()
+        object.append("id", .string(imported.device.id.rawValue))
+        object.append("c2cId", .string(imported.origin.c2cID))
+        object.append("name", .string(imported.device.name))
+        object.setIfPresent("roomHint", imported.origin.roomHint.map { .string($0) })
+        object.append(
+            "types",
+            .array(
+                imported.device.deviceTypes.map { type in
+                    [
+                        "key": .string(type.key), "type": .string(type.typeID.description),
+                        "traits": .array(type.traits.map { .string($0.traitID.description) }),
+                    ]
+                }))
+        return .object(object)
+    }
+
+    private static func line(_ imported: ImportedCloudDevice, into lines: inout String) {
+        let types = imported.device.deviceTypes.map { type in
+            "\(type.typeID) [\(type.traits.map { $0.traitID.description }.joined(separator: ", "))]"
+        }
+        let room = imported.origin.roomHint.map { " in \($0)" } ?? ""
+        lines += "\(imported.device.id)  \(imported.device.name)\(room): \(types.joined(separator: "; "))\n"
     }
 }

@@ -46,59 +46,79 @@ extension GoogleC2C {
     public func importSync(
         _ bytes: [UInt8], source: String, now: Date, reading: SyncReading = .elementByElement
     ) throws(CloudError) -> SyncImport {
-        if reading == .elementByElement, let result = importSyncByElement(bytes, now: now) { return result }
+        var devices: [ImportedCloudDevice] = []
+        var result = try importSync(bytes, source: source, now: now, reading: reading) { devices.append($0) }
+        result.devices = devices
+        return result
+    }
+
+    /// ``importSync(_:source:now:reading:)`` handing each device to `body` as soon as it is
+    /// decoded, in payload order, instead of keeping them (the result's `devices` stays empty): a
+    /// dry run of 10 000 devices holds one at a time. When the list turns out not to be JSON
+    /// partway, `body` has seen the devices before that point and the error is thrown: a caller
+    /// that must not act on half a list collects, and acts once this returns.
+    public func importSync(
+        _ bytes: [UInt8], source: String, now: Date, reading: SyncReading = .elementByElement,
+        each body: (ImportedCloudDevice) -> Void
+    ) throws(CloudError) -> SyncImport {
+        var list = SyncDeviceList(c2c: self, now: now)
+        if reading == .elementByElement, importSyncByElement(bytes, into: &list, body) { return list.result }
+        // Read whole; after a list that stopped partway (which the whole parse then refuses:
+        // element and whole readings agree), the elements already handed on are not handed again.
         let root = try Self.parse(bytes, source: source)
-        var result = SyncImport()
         let devices: JSON
-        let devicesPath: JSONPath
         if root.kind == .array {
-            (devices, devicesPath) = (root, .root)
+            (devices, list.path) = (root, .root)
         } else if root.kind == .object, let payload = root["payload"], payload.kind == .object {
-            result.requestID = root["requestId"]?.string
-            result.agentUserID = payload["agentUserId"]?.string
-            guard let list = payload["devices"], list.kind == .array else {
+            list.result.requestID = root["requestId"]?.string
+            list.result.agentUserID = payload["agentUserId"]?.string
+            guard let array = payload["devices"], array.kind == .array else {
                 throw .wrongShape(source: source, path: "payload.devices", expected: "an array of devices")
             }
-            (devices, devicesPath) = (list, "payload.devices")
-        } else if root.kind == .object, let list = root["devices"], list.kind == .array {
-            result.agentUserID = root["agentUserId"]?.string
-            (devices, devicesPath) = (list, "devices")
+            (devices, list.path) = (array, "payload.devices")
+        } else if root.kind == .object, let array = root["devices"], array.kind == .array {
+            list.result.agentUserID = root["agentUserId"]?.string
+            (devices, list.path) = (array, "devices")
         } else {
             throw .wrongShape(
                 source: source, path: .root,
                 expected: "a SYNC response {requestId, payload: {agentUserId, devices: [...]}}, "
                     + "its payload {devices: [...]}, or a devices array")
         }
-        var list = SyncDeviceList(c2c: self, path: devicesPath, now: now)
-        for (index, element) in devices.elements.enumerated() { list.add(element, at: index, to: &result) }
-        return result
+        for (index, element) in devices.elements.enumerated() where index >= list.handled {
+            list.add(element, at: index, body)
+        }
+        return list.result
     }
 
     /// The element-by-element reading: the devices array is found by its members' byte ranges,
     /// the rest of the text is parsed with `[]` in its place, then each device is parsed on its own.
-    /// `nil` (nothing decided) when the shape is not one of the three with unique keys written
-    /// without escapes, or when anything does not parse: the whole reading then says what it is.
-    func importSyncByElement(_ bytes: [UInt8], now: Date) -> SyncImport? {
-        bytes.withUnsafeBytes { buffer -> SyncImport? in
-            guard let (range, path, depth) = Self.devicesRange(buffer) else { return nil }
+    /// `false` (nothing handed on) when the shape is not one of the three with unique keys written
+    /// without escapes, or when the text around the list does not parse; `false` after handing on
+    /// the devices before it when an element does not parse: the whole reading then says why.
+    func importSyncByElement(
+        _ bytes: [UInt8], into list: inout SyncDeviceList, _ body: (ImportedCloudDevice) -> Void
+    ) -> Bool {
+        bytes.withUnsafeBytes { buffer -> Bool in
+            guard let (range, path, depth) = Self.devicesRange(buffer) else { return false }
             var result = SyncImport()
             if path != .root {
                 // Everything around the list, checked as the whole reading would (same depth bound).
                 let around = Array(buffer[..<range.lowerBound]) + Array("[]".utf8) + Array(buffer[range.upperBound...])
-                guard let root = try? JSONDocument.parse(around, maxDepth: 128).root else { return nil }
+                guard let root = try? JSONDocument.parse(around, maxDepth: 128).root else { return false }
                 let payload = path == "payload.devices" ? root["payload"] : root
                 guard let payload, payload.kind == .object, payload["devices"]?.elements.isEmpty == true else {
-                    return nil
+                    return false
                 }
                 if path == "payload.devices" { result.requestID = root["requestId"]?.string }
                 result.agentUserID = payload["agentUserId"]?.string
             }
-            var list = SyncDeviceList(c2c: self, path: path, now: now)
+            (list.result, list.path) = (result, path)
             // The whole text may nest 128 deep; an element of a list at `depth` gets what remains.
             let read = try? JSONDocument.forEachElement(
                 ofArray: UnsafeRawBufferPointer(rebasing: buffer[range]), maxDepth: 128 - depth
-            ) { index, element in list.add(element, at: index, to: &result) }
-            return read == true ? result : nil
+            ) { index, element in list.add(element, at: index, body) }
+            return read == true
         }
     }
 
@@ -130,26 +150,30 @@ extension GoogleC2C {
 }
 
 /// The devices of one SYNC list, decoded in payload order; the second device with an id is the
-/// one refused as a duplicate.
-private struct SyncDeviceList {
+/// one refused as a duplicate. Kept across the two readings, so that a whole reading after an
+/// element-by-element one that stopped partway goes on from where it stopped.
+struct SyncDeviceList {
     let c2c: GoogleC2C
-    let path: JSONPath
     let now: Date
-    var first: [String: Int] = [:]
+    var path: JSONPath = .root
+    var result = SyncImport()
+    /// How many elements have been decoded (and their devices handed on).
+    private(set) var handled = 0
+    private var first: [String: Int] = [:]
 
-    init(c2c: GoogleC2C, path: JSONPath, now: Date) {
+    init(c2c: GoogleC2C, now: Date) {
         self.c2c = c2c
-        self.path = path
         self.now = now
     }
 
-    mutating func add(_ element: JSON, at index: Int, to result: inout SyncImport) {
+    mutating func add(_ element: JSON, at index: Int, _ body: (ImportedCloudDevice) -> Void) {
         var duplicateOf: JSONPath? = nil
         if let id = element["id"]?.string, !id.isEmpty {
             if let earlier = first[id] { duplicateOf = path.appending(earlier) } else { first[id] = index }
         }
         var decoder = SyncDeviceDecoder(c2c: c2c, path: path.appending(index))
-        if let device = decoder.decode(element, duplicateOf: duplicateOf, now: now) { result.devices.append(device) }
+        if let device = decoder.decode(element, duplicateOf: duplicateOf, now: now) { body(device) }
         result.problems += decoder.problems
+        handled = index + 1
     }
 }

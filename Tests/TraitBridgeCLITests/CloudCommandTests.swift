@@ -101,6 +101,21 @@ struct CloudCommandTests {
         let notJSON = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", CommandRunner.repository + "/mappings", try file("x.json", "{\n  \"devices\": [,]\n}", in: folder)])
         #expect(notJSON.exitCode == 1)
         #expect(notJSON.standardError.hasPrefix("error: \(folder)/x.json:2:15: not JSON"), "\(notJSON.standardError)")
+
+        // Text: a line per device, the problems, the count. A list broken after a good device prints nothing of it.
+        let text = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", CommandRunner.repository + "/mappings", try file("bad.json", bad, in: folder)])
+        #expect(text.exitCode == 1)
+        #expect(text.standardOutput == """
+            c2c-a  A: matter.OnOffPlugInUnit [matter.Identify, matter.OnOff]
+            devices[1]: missing required field 'id' (device not imported)
+            1 devices, 1 problems
+
+            """, "\(text.standardOutput)")
+        let cut = try file("cut.json", String(bad.dropLast(30)) + "tru}]}", in: folder)
+        let partway = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", CommandRunner.repository + "/mappings", cut])
+        #expect(partway.exitCode == 1)
+        #expect(partway.standardOutput.isEmpty, "\(partway.standardOutput)")
+        #expect(partway.standardError.contains("not JSON"), "\(partway.standardError)")
     }
 
     @Test("no broker: exit 3 with the broker named")

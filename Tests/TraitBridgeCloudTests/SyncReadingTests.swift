@@ -54,7 +54,8 @@ struct SyncReadingTests {
     func taken() {
         func byElement(_ template: String) -> Bool {
             let text = template.replacingOccurrences(of: "L", with: Self.light)
-            return c2c.importSyncByElement(Array(text.utf8), now: CloudFixtures.now) != nil
+            var list = SyncDeviceList(c2c: c2c, now: CloudFixtures.now)
+            return c2c.importSyncByElement(Array(text.utf8), into: &list) { _ in }
         }
         #expect(byElement(#"{"requestId":"r","payload":{"agentUserId":"u","devices":[L,L]}}"#))
         #expect(byElement(#" {"devices":[L]} "#))
@@ -62,6 +63,29 @@ struct SyncReadingTests {
         #expect(!byElement(#"{"payload":{"devices":[L]},"payload":{"devices":[]}}"#))
         #expect(!byElement(#"{"payload":{"dev\u0069ces":[L]}}"#))
         #expect(!byElement(#"{"payload":{"devices":[L,]}}"#))
+    }
+
+    @Test("devices handed on one by one are those kept, in order; a list broken partway hands on those before it")
+    func handedOn() throws {
+        let light = { (id: String) in Self.light.replacingOccurrences(of: #""l1""#, with: #""\#(id)""#) }
+        let text = #"{"payload":{"devices":["# + ["a", "b", "a", "c"].map(light).joined(separator: ",") + "]}}"
+        var handed: [ImportedCloudDevice] = []
+        let streamed = try c2c.importSync(Array(text.utf8), source: "t", now: CloudFixtures.now) { handed.append($0) }
+        let kept = try c2c.importSync(Array(text.utf8), source: "t", now: CloudFixtures.now)
+        #expect(streamed.devices.isEmpty)
+        #expect(handed == kept.devices && handed.map(\.origin.c2cID) == ["a", "b", "c"])
+        #expect(streamed.problems == kept.problems && kept.problems.count == 1, "the second 'a' is refused")
+
+        let broken = #"{"payload":{"devices":["# + light("a") + "," + light("b") + #",{"id":tru}]}}"#
+        var before: [String] = []
+        #expect(throws: CloudError.self) {
+            try c2c.importSync(Array(broken.utf8), source: "t", now: CloudFixtures.now) {
+                before.append($0.origin.c2cID)
+            }
+        }
+        #expect(before == ["a", "b"])
+        let whole = outcomes(Array(broken.utf8))
+        #expect(whole.equal && whole.whole.contains("not JSON"), "\(whole.whole)")
     }
 
     /// json-c counts nesting from the whole text's root; a list two levels down leaves its
