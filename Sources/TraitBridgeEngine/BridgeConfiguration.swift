@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import Logging
 public import TraitBridgeCloud
 public import TraitBridgeModel
 public import TraitBridgeStore
@@ -242,6 +243,18 @@ public struct BridgeEffects: Sendable {
 
     public init() {}
 
+    /// Adds `other`'s effects after these (effects of several messages performed as one).
+    public mutating func append(contentsOf other: consuming BridgeEffects) {
+        publications += other.publications
+        subscriptions += other.subscriptions
+        storeChanges += other.storeChanges
+        logs += other.logs
+        changedStates += other.changedStates
+        changedDescriptions += other.changedDescriptions
+        answers += other.answers
+        linkRequests += other.linkRequests
+    }
+
     mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {
         publications.append(Outgoing(topic: topic, payload: payload, isRetained: retain, qos: qos))
     }
@@ -295,4 +308,19 @@ public enum StoreChange: Sendable, Hashable {
     case automation(String, [UInt8]?)
     case automationHistory(String, [UInt8])
     case clock(Date)
+}
+
+extension BridgeLogLine {
+    /// Writes the line to `logger` at its level, with its metadata.
+    func log(to logger: Logger) {
+        var fields = Logger.Metadata()
+        for (key, value) in metadata { fields[key] = "\(value)" }
+        switch level {
+        case .debug: logger.debug("\(message)", metadata: fields)
+        case .info: logger.info("\(message)", metadata: fields)
+        case .notice: logger.notice("\(message)", metadata: fields)
+        case .warning: logger.warning("\(message)", metadata: fields)
+        case .error: logger.error("\(message)", metadata: fields)
+        }
+    }
 }

@@ -13,11 +13,14 @@ import Synchronization
 public final class MQTTClient: @unchecked Sendable {
     public typealias MessageHandler = @Sendable (consuming MQTTMessage) -> Void
     public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
+    /// Called on the network thread once everything one loop call received has been handed on.
+    public typealias DeliveredHandler = @Sendable () -> Void
 
     public let configuration: MQTTClientConfiguration
     let handle: OpaquePointer  // internal: the extensions in MQTTClient+Library.swift use it
     private let onMessage: MessageHandler
     private let onEvent: EventHandler
+    private let onDelivered: DeliveredHandler
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
     /// Messages and connection events of the current `mosquitto_loop` call, handed on in order once
@@ -70,12 +73,14 @@ public final class MQTTClient: @unchecked Sendable {
     public init(
         configuration: MQTTClientConfiguration,
         onMessage: @escaping MessageHandler,
-        onEvent: @escaping EventHandler = { _ in }
+        onEvent: @escaping EventHandler = { _ in },
+        onDelivered: @escaping DeliveredHandler = {}
     ) throws(MQTTError) {
         _ = Self.libraryInitialised
         self.configuration = configuration
         self.onMessage = onMessage
         self.onEvent = onEvent
+        self.onDelivered = onDelivered
         self.state = Mutex(State(backoff: configuration.backoff))
         guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
             throw .library(
@@ -317,6 +322,7 @@ public final class MQTTClient: @unchecked Sendable {
             case .handedOn: break
             }
         }
+        onDelivered()
         unflushed = 0
     }
 

@@ -137,30 +137,6 @@ public final class DeviceStore: Sendable {
         return migrator
     }
 
-    /// Everything one event changes in the registry, written by ``commit(_:at:)`` in one transaction.
-    public struct Batch: Sendable {
-        public var upserts: [DeviceRecord] = []
-        public var removals: [DeviceID] = []
-        /// SYNC entries of imported cloud devices (replacing those with the same C2C id).
-        public var cloudDevices: [(c2cID: String, entry: [UInt8])] = []
-        /// What the user decided about devices (an empty placement deletes the row).
-        public var placements: [(id: DeviceID, placement: UserPlacement)] = []
-        /// The home layout (homes, rooms, zones, groups, scenes) as one document, when it changed.
-        public var layout: [UInt8]?
-        /// Automation definitions by id (`nil`: removed, with its history), their histories, and
-        /// the time the bridge was last running.
-        public var automations: [(id: String, definition: [UInt8]?)] = []
-        public var histories: [(id: String, history: [UInt8])] = []
-        public var clock: Date?
-
-        public init() {}
-
-        var isEmpty: Bool {
-            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty && layout == nil
-                && automations.isEmpty && histories.isEmpty && clock == nil
-        }
-    }
-
     /// Writes a batch in one transaction: all of it is on disk, or none of it.
     public func commit(_ batch: Batch, at now: Date) throws(StoreError) {
         guard !batch.isEmpty else { return }
