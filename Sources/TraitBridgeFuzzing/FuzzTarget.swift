@@ -146,7 +146,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// texts a whole parse accepts, refuses the others with the same error, and keeps what the
     /// projection names.
     static func projectionAgrees(_ bytes: [UInt8]) {
-        let projection = JSONProjection.members(["a": .all, "b": .allExcept(["c", "d"]), "e": .members(["f": .all])])
+        let projection = JSONProjection.members([
+            "a": .all, "b": .allExcept(["c", "d"]), "e": .members(["f": .all]), "g": .eachMember(.members(["h": .all])),
+        ])
         let whole = Result { () throws(JSONParseError) in try JSONDocument.parse(bytes, maxDepth: 16) }
         let projected = Result { () throws(JSONParseError) in
             try JSONDocument.parse(bytes, maxDepth: 16, projection: projection)

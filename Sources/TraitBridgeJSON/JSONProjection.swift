@@ -14,6 +14,9 @@ public indirect enum JSONProjection: Sendable {
     case allExcept(Set<String>)
     /// Only these members, each read with its own projection.
     case members([String: JSONProjection])
+    /// Every member, each read with this projection: an object keyed by names the reader does not
+    /// know in advance (a description's device types, their traits).
+    case eachMember(JSONProjection)
 }
 
 extension JSONProjection {
@@ -26,6 +29,10 @@ extension JSONProjection {
         case (.allExcept(let dropped), .object(let object)):
             var kept = JSONObject()
             for (key, member) in object.members where !dropped.contains(key) { kept[key] = applied(to: member) }
+            return .object(kept)
+        case (.eachMember(let inner), .object(let object)):
+            var kept = JSONObject()
+            for (key, member) in object.members { kept[key] = inner.applied(to: member) }
             return .object(kept)
         case (.members(let rules), .object(let object)):
             var kept = JSONObject()
@@ -111,6 +118,7 @@ struct JSONProjector {
             case all
             case allExcept([[UInt8]])
             case members([([UInt8], Rule)])
+            case eachMember(Rule)
         }
         let kind: Kind
         static let all = Rule(JSONProjection.all)
@@ -120,6 +128,7 @@ struct JSONProjector {
             case .all: kind = .all
             case .allExcept(let keys): kind = .allExcept(keys.map { Array($0.utf8) })
             case .members(let members): kind = .members(members.map { (Array($0.key.utf8), Rule($0.value)) })
+            case .eachMember(let inner): kind = .eachMember(Rule(inner))
             }
         }
         var isAll: Bool { if case .all = kind { true } else { false } }
@@ -237,6 +246,7 @@ struct JSONProjector {
             return dropped.contains(where: { equals(key, $0) }) ? nil : rule
         case .members(let members):
             return members.first(where: { equals(key, $0.0) })?.1
+        case .eachMember(let inner): return inner
         }
     }
 

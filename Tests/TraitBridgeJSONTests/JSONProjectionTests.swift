@@ -38,6 +38,21 @@ struct JSONProjectionTests {
         #expect(try projected(text).get() == expected)
     }
 
+    @Test(
+        "eachMember keeps every member, each through its own projection, and agrees with applied(to:)",
+        arguments: [
+            (#"{"light":{"type":"x","traits":{"t.A":{"source":"s","attributes":{"m":1}},"t.B":{}}},"l2":{"z":1}}"#,
+             #"{"light":{"type":"x","traits":{"t.A":{"source":"s"},"t.B":{}}},"l2":{}}"#),
+            (#"{}"#, #"{}"#), (#"{"k":[{"type":1,"y":2}]}"#, #"{"k":[{"type":1}]}"#), (#"{"k":3}"#, #"{"k":3}"#),
+        ])
+    func eachMember(_ text: String, _ expected: String) throws {
+        let projection = JSONProjection.eachMember(
+            .members(["type": .all, "traits": .eachMember(.members(["source": .all]))]))
+        #expect(try projected(text, projection).get() == expected)
+        let applied = projection.applied(to: try JSONDocument.parse(text).root.value)
+        #expect(String(decoding: applied.serializedBytes(), as: UTF8.self) == expected)
+    }
+
     @Test("a key written with escapes is kept whole: its name is known only once decoded")
     func escapedKeys() throws {
         #expect(try projected(#"{"\u0061":{"z":1},"\u007a":2,"y":3}"#).get() == #"{"a":{"z":1},"z":2}"#)
