@@ -259,18 +259,6 @@ extension GoogleC2C {
 extension AttributeValue {
     init?(json value: JSONValue?) {
         guard let value else { return nil }
-        switch value {
-        case .null: self = .null
-        case .bool(let flag): self = .bool(flag)
-        case .int(let number): self = .int(number)
-        case .double(let number): self = .double(number)
-        case .string(let text): self = .string(text)
-        case .array(let items): self = .list(items.compactMap { AttributeValue(json: $0) })
-        case .object(let object):
-            self = .structure(
-                Dictionary(
-                    object.members.compactMap { member in AttributeValue(json: member.value).map { (member.key, $0) } },
-                    uniquingKeysWith: { a, _ in a }))
-        }
+        self.init(jsonValue: value)
     }
 }

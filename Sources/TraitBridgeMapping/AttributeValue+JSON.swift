@@ -34,7 +34,10 @@ extension AttributeValue {
         case .array(let values): self = .list(values.map(AttributeValue.init(jsonValue:)))
         case .object(let object):
             var fields: [String: AttributeValue] = [:]
-            for (key, value) in object.members { fields[key] = AttributeValue(jsonValue: value) }
+            // A key written twice (possible in a built JSONObject, never in a parsed one): the first.
+            for (key, value) in object.members where fields[key] == nil {
+                fields[key] = AttributeValue(jsonValue: value)
+            }
             self = .structure(fields)
         }
     }

@@ -103,7 +103,9 @@ struct CloudCommandTests {
         #expect(notJSON.standardError.hasPrefix("error: \(folder)/x.json:2:15: not JSON"), "\(notJSON.standardError)")
 
         // Text: a line per device, the problems, the count. A list broken after a good device prints nothing of it.
-        let text = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", CommandRunner.repository + "/mappings", try file("bad.json", bad, in: folder)])
+        let mappings = CommandRunner.repository + "/mappings"
+        let text = try CommandRunner.run(
+            ["sync", "import", "--dry-run", "--mappings", mappings, try file("bad.json", bad, in: folder)])
         #expect(text.exitCode == 1)
         #expect(text.standardOutput == """
             c2c-a  A: matter.OnOffPlugInUnit [matter.Identify, matter.OnOff]
@@ -112,7 +114,7 @@ struct CloudCommandTests {
 
             """, "\(text.standardOutput)")
         let cut = try file("cut.json", String(bad.dropLast(30)) + "tru}]}", in: folder)
-        let partway = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", CommandRunner.repository + "/mappings", cut])
+        let partway = try CommandRunner.run(["sync", "import", "--dry-run", "--mappings", mappings, cut])
         #expect(partway.exitCode == 1)
         #expect(partway.standardOutput.isEmpty, "\(partway.standardOutput)")
         #expect(partway.standardError.contains("not JSON"), "\(partway.standardError)")

@@ -137,7 +137,8 @@ struct DeviceTests {
         "a derived id is the same whether the native id is ASCII (read byte by byte) or not",
         arguments: [
             "Living Room/Lamp #1", ".dot", "UPPER.lower_mixed-09", String(repeating: "Ab", count: 80), "\r\n\t x",
-            "0x00158D0001A2B3C4", "", "~!@[]{}`", "Zürich", "İstanbul", "ﬃ", "e\u{301}", String(repeating: "é", count: 70),
+            "0x00158D0001A2B3C4", "", "~!@[]{}`", "Zürich", "İstanbul", "ﬃ", "e\u{301}",
+            String(repeating: "é", count: 70),
         ])
     func derivedASCII(_ nativeID: String) {
         // The rules written once over Unicode scalars (what non-ASCII ids still go through).
