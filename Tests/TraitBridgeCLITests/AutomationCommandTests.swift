@@ -36,6 +36,7 @@ struct AutomationCommandTests {
         defer {
             try? FileManager.default.removeItem(atPath: automations)
             try? FileManager.default.removeItem(atPath: data)
+            try? FileManager.default.removeItem(atPath: data + ".log")
         }
         let serve = try ChildProcess(
             [
