@@ -132,7 +132,7 @@ public final class JSONDocument: @unchecked Sendable {
         json_tokener_reset(tokener)
         json_tokener_set_flags(
             tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 | JSON_TOKENER_ALLOW_TRAILING_CHARS))
-        let object = json_tokener_parse_ex(tokener, base, Int32(bytes.count))
+        let object = json_tokener_parse_ex(tokener, base, Int32(clamping: bytes.count))
         let end = json_tokener_get_parse_end(tokener)
         guard json_tokener_get_error(tokener) == json_tokener_success, end <= bytes.count,
             firstNonJSONToken(bytes, upTo: end) == nil

@@ -53,7 +53,8 @@ extension MQTTClient {
             }
             let rc = correlationData.withUnsafeBytes { bytes in
                 mosquitto_property_add_binary(
-                    &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress, UInt16(bytes.count))
+                    &properties, Int32(MQTT_PROP_CORRELATION_DATA.rawValue), bytes.baseAddress,
+                    UInt16(clamping: bytes.count))
             }
             try Self.check(rc)
         }

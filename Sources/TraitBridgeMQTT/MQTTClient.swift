@@ -191,7 +191,8 @@ public final class MQTTClient: @unchecked Sendable {
                 mid: &mid)
         } else {
             rc = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+                mosquitto_publish(
+                    handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: qos), retain)
             }
         }
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
