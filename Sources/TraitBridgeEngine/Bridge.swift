@@ -31,10 +31,9 @@ public final class Bridge: Sendable {
     private let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
     /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
     private let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
-    /// Effects of broker messages not performed yet (taken only inside the state lock): the
-    /// registry rows of up to ``deferredLimit`` messages are committed in one transaction instead
-    /// of one each (8 000 Home Assistant discovery messages were 8 000 commits). Performed before
-    /// anything else is, and as soon as the network thread has handed on what it received.
+    /// Effects of broker messages not performed yet (taken only inside the state lock): up to
+    /// ``deferredLimit`` messages' registry rows in one transaction, not one each. Performed before
+    /// anything else is, and once the network thread has handed on what it received.
     private let deferred = Mutex<(effects: BridgeEffects, messages: Int)>((BridgeEffects(), 0))
     private static let deferredLimit = 64
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
@@ -268,10 +267,11 @@ public final class Bridge: Sendable {
             let effects = state.handleMessage(
                 topic: message.topic, payload: payload, now: now, replyTo: replyTo, isRetained: message.isRetained)
             payload = []  // read: a 45 MB device list is freed before its effects are performed
-            let full = deferred.withLock { deferred in
-                deferred.effects.append(contentsOf: effects)
-                deferred.messages += 1
-                return deferred.messages >= Self.deferredLimit
+            let full = deferred.withLock { held in
+                // The first (often the only one): its effects are taken as they are, not copied.
+                if held.messages > 0 { held.effects.append(contentsOf: effects) } else { held.effects = effects }
+                held.messages += 1
+                return held.messages >= Self.deferredLimit
             }
             if full { performDeferred() }
         }
@@ -279,11 +279,12 @@ public final class Bridge: Sendable {
 
     /// Performs what ``deferred`` holds (inside the state lock).
     private func performDeferred() {
-        let pending = deferred.withLock { deferred in
+        let pending = deferred.withLock { deferred -> BridgeEffects? in
+            guard deferred.messages > 0 else { return nil }
             defer { deferred = (BridgeEffects(), 0) }
             return deferred.effects
         }
-        performNow(pending)
+        if let pending { performNow(pending) }
     }
 
     private func handle(_ event: MQTTConnectionEvent) {
