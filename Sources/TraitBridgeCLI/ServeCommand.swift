@@ -224,7 +224,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
             files = loaded.automations
         }
-        return Bridge(state: state, client: client, store: store, automationFiles: files, logger: logger)
+        return Bridge(
+            state: state, client: client, store: store, automationFiles: files, restoresWhileConnecting: true,
+            logger: logger)
     }
 }
 

@@ -159,7 +159,10 @@ extension BridgeState {
             }
         }
         if own?.keepsName == true, let previous { device.name = previous.name }
-        if let own { runtime[id, default: DeviceRuntime()].sourceName = own.device.name }
+        if let own {
+            runtime[id, default: DeviceRuntime()].sourceName = own.device.name
+            runtime[id]?.restoredFeeds = nil  // its source says again what it feeds
+        }
         if previous == nil {
             try? graph.addDevice(device)
             effects.log(.info, "added device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])

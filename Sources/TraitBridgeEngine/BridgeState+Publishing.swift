@@ -92,6 +92,7 @@ extension BridgeState {
             catalog: catalog,
             fedAttributes: { address in
                 guard let bindings = bindings(address) else {
+                    if let restored = runtime[id]?.restoredFeeds?[address] { return restored.attributes }
                     let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
                     return names.compactMap { name in
                         (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) }
@@ -100,7 +101,9 @@ extension BridgeState {
                 return Self.deviceMetadata(bindings)
             },
             commands: { address in
-                guard let bindings = bindings(address) else { return [] }
+                guard let bindings = bindings(address) else {
+                    return runtime[id]?.restoredFeeds?[address]?.commands ?? []
+                }
                 let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
                 return catalog.commandRules.filter { (command: CommandRule) -> Bool in
                     command.trait == address.traitID && command.unsupportedReason == nil

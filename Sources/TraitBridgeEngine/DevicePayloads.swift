@@ -198,6 +198,26 @@ public enum DevicePayloads {
         writer.endObject()
     }
 
+    /// What ``writeMetadata(_:to:)`` wrote, read back: a restored device describes its attributes as
+    /// it did before the restart. `nil` when the text is not of that shape.
+    static func readMetadata(_ json: JSON) -> AttributeMetadata? {
+        guard json.kind == .object, let format = json["format"]?.string.flatMap(AttributeFormat.init(rawValue:))
+        else { return nil }
+        let unitText = json["unit"]?.string
+        let unit = unitText.flatMap(AttributeUnit.init(rawValue:))
+        guard unitText == nil || unit != nil else { return nil }
+        return AttributeMetadata(
+            format: format, unit: unit, minimum: json["min"]?.double, maximum: json["max"]?.double,
+            step: json["step"]?.double,
+            validValues: json["validValues"].map { list in
+                list.elements.compactMap { entry in
+                    entry["value"].map { ValidValue(AttributeValue(json: $0), label: entry["label"]?.string) }
+                }
+            },
+            maxLength: json["maxLength"]?.int64.flatMap { Int(exactly: $0) },
+            isWritable: json["writable"]?.bool ?? false, isNullable: json["nullable"]?.bool ?? false)
+    }
+
     /// ISO 8601 in UTC with milliseconds: `2026-11-22T03:32:10.396Z`.
     public static func timestamp(_ date: Date) -> String {
         Timestamp.iso8601(date)

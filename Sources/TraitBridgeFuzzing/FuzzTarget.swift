@@ -94,6 +94,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     static func json(_ bytes: [UInt8]) {
         elementsAgree(bytes)
         projectionAgrees(bytes)
+        textAgrees(bytes)
         guard let document = try? JSONDocument.parse(bytes) else { return }
         let text = document.root.value.serializedBytes()
         let again: JSONDocument
@@ -186,5 +187,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             preconditionFailure(
                 "elements read with and without a projection disagree: \(elements) vs \(projectedElements)")
         }
+    }
+
+    /// A member kept as text (``JSONProjection/text``), read again, is what a whole parse reads
+    /// (a member whose key has escapes is kept as a value, never hidden).
+    static func textAgrees(_ bytes: [UInt8]) {
+        guard let whole = try? JSONDocument.parse(bytes, maxDepth: 16) else { return }
+        let projected: JSONDocument
+        do {
+            projected = try JSONDocument.parse(bytes, maxDepth: 16, projection: .members(["t": .text, "u": .all]))
+        } catch {
+            preconditionFailure("a parse with a text member refused JSON: \(error)")
+        }
+        guard let member = whole.root["t"] else {
+            precondition(projected.root["t"] == nil, "a text member appeared from nowhere")
+            return
+        }
+        let kept = projected.root["t"]
+        let reread = kept?.string.flatMap { try? JSONDocument.parse(Array($0.utf8), maxDepth: 17).root.value }
+        precondition(
+            reread == member.value || kept?.value == member.value, "a member kept as text reads as something else")
     }
 }

@@ -17,6 +17,9 @@ public indirect enum JSONProjection: Sendable {
     /// Every member, each read with this projection: an object keyed by names the reader does not
     /// know in advance (a description's device types, their traits).
     case eachMember(JSONProjection)
+    /// The value's text, checked, kept as a JSON string: for a reader that compares it with texts it
+    /// has read already (a restore reads the same attribute metadata of thousands of devices once).
+    case text
 }
 
 extension JSONProjection {
@@ -25,6 +28,8 @@ extension JSONProjection {
     public func applied(to value: JSONValue) -> JSONValue {
         switch (self, value) {
         case (.all, _): return value
+        // The text as written; equal to this when it was written compactly, as the bridge writes.
+        case (.text, _): return .string(String(decoding: value.serializedBytes(), as: UTF8.self))
         case (_, .array(let elements)): return .array(elements.map { applied(to: $0) })
         case (.allExcept(let dropped), .object(let object)):
             var kept = JSONObject()
@@ -119,6 +124,7 @@ struct JSONProjector {
             case allExcept([[UInt8]])
             case members([([UInt8], Rule)])
             case eachMember(Rule)
+            case text
         }
         let kind: Kind
         static let all = Rule(JSONProjection.all)
@@ -129,6 +135,7 @@ struct JSONProjector {
             case .allExcept(let keys): kind = .allExcept(keys.map { Array($0.utf8) })
             case .members(let members): kind = .members(members.map { (Array($0.key.utf8), Rule($0.value)) })
             case .eachMember(let inner): kind = .eachMember(Rule(inner))
+            case .text: kind = .text
             }
         }
         var isAll: Bool { if case .all = kind { true } else { false } }
@@ -137,6 +144,11 @@ struct JSONProjector {
     private mutating func value(_ rule: Rule, depth: Int, keep: Bool) throws(NotJSON) {
         guard offset < bytes.count else { throw NotJSON(offset: offset) }
         let start = offset
+        if keep, case .text = rule.kind {
+            try value(Rule.all, depth: depth, keep: false)
+            writeText(start..<offset)
+            return
+        }
         switch bytes[offset] {
         case UInt8(ascii: "{"):
             guard depth < maxDepth else { throw NotJSON(offset: offset) }
@@ -247,6 +259,7 @@ struct JSONProjector {
         case .members(let members):
             return members.first(where: { equals(key, $0.0) })?.1
         case .eachMember(let inner): return inner
+        case .text: return rule
         }
     }
 
@@ -256,6 +269,26 @@ struct JSONProjector {
 
     private mutating func copy(_ range: Range<Int>) {
         output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// A checked value's text as a JSON string: quotes, backslashes and whitespace escaped.
+    private mutating func writeText(_ range: Range<Int>) {
+        output.append(0x22)
+        for byte in UnsafeRawBufferPointer(rebasing: bytes[range]) {
+            switch byte {
+            case 0x22, 0x5C: escape(byte)
+            case 0x0A: escape(UInt8(ascii: "n"))
+            case 0x0D: escape(UInt8(ascii: "r"))
+            case 0x09: escape(UInt8(ascii: "t"))
+            default: output.append(byte)
+            }
+        }
+        output.append(0x22)
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        output.append(0x5C)
+        output.append(byte)
     }
 
     private mutating func skipWhitespace() {

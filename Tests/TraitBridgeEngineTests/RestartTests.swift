@@ -58,4 +58,23 @@ struct RestartTests {
         }
         #expect(written == [EngineFixtures.relay])
     }
+
+    @Test("a restored device is described as before the restart (attributes, commands) before its source speaks")
+    func descriptionKept() throws {
+        let (rows, _) = try firstRun()
+        var restarted = try EngineFixtures.state()
+        _ = restarted.restore(rows)
+        let connected = restarted.brokerConnected(now: Date())
+        for row in rows {
+            let topic = "traitbridge/devices/\(row.id.rawValue)"
+            let published = try #require(connected.publications.last { $0.topic == topic }, "\(topic) not published")
+            let stored = String(decoding: row.record.description, as: UTF8.self)
+            #expect(String(decoding: published.payload, as: UTF8.self) == stored)
+        }
+        // The sources then describe the devices as they were: no description is published again.
+        let again = restarted.handleMessage(
+            topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
+        let descriptions = again.publications.filter { $0.topic.split(separator: "/").count == 3 }
+        #expect(descriptions.map(\.topic).isEmpty, "published again")
+    }
 }

@@ -166,4 +166,33 @@ struct JSONProjectionTests {
             }
         }
     }
+
+    @Test("a member kept as text: its text as a string, read back to the same value; bad text refused as whole")
+    func text() throws {
+        let source = #"{"a": {"m": {"format": "int16", "min": -5, "s": "q\"uo\\te"}, "n": [1, 2.5e3, true, null]},"#
+            + "\n\t\"b\": 1}"
+        let document = try JSONDocument.parse(Array(source.utf8), projection: .members(["a": .text]))
+        let kept = try #require(document.root["a"]?.string)
+        #expect(kept.hasPrefix(#"{"m": {"format""#), "the text as written, spaces included: \(kept)")
+        let reread = try JSONDocument.parse(Array(kept.utf8)).root.value
+        #expect(reread == (try JSONDocument.parse(Array(source.utf8)).root["a"]?.value))
+        #expect(document.root["b"] == nil)
+        // Whitespace inside the text comes back escaped, and reads again.
+        let spaced = try JSONDocument.parse(Array("{\"a\":[1,\n\t2]}".utf8), projection: .members(["a": .text]))
+        #expect(spaced.root["a"]?.string == "[1,\n\t2]")
+        // A member whose key has escapes is kept as a value (its name is only known once decoded).
+        let escaped = try JSONDocument.parse(Array(#"{"\u0061": {"x": 1}}"#.utf8), projection: .members(["a": .text]))
+        #expect(escaped.root["a"]?["x"]?.int64 == 1)
+        for bad in [#"{"a": {"x": 01}}"#, #"{"a": [1,]}"#, #"{"a": "\x"}"#] {
+            let whole = Result { () throws(JSONParseError) in try JSONDocument.parse(Array(bad.utf8)) }
+            let asText = Result { () throws(JSONParseError) in
+                try JSONDocument.parse(Array(bad.utf8), projection: .members(["a": .text]))
+            }
+            guard case .failure(let expected) = whole, case .failure(let error) = asText else {
+                Issue.record("\(bad) was accepted")
+                continue
+            }
+            #expect(error == expected)
+        }
+    }
 }
