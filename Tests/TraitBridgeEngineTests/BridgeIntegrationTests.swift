@@ -29,6 +29,14 @@ struct BridgeIntegrationTests {
             logger: logger)
     }
 
+    /// A user puts the light in the kitchen between two runs (through the registry, as the CLI does).
+    func moveLightToKitchen(in data: String) throws {
+        let store = try DeviceStore(directory: data)
+        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
+        record.roomName = "Kitchen"
+        try store.upsert(record, seen: Date())
+    }
+
     func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("tb-data-\(UUID().uuidString)").path
     }
@@ -128,11 +136,7 @@ struct BridgeIntegrationTests {
             #expect(eventually { bridge.snapshot.graph.devices.count == 3 })
             bridge.stop()
         }
-        // A user put the light in the kitchen (through the registry, as the CLI will).
-        let store = try DeviceStore(directory: data)
-        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
-        record.roomName = "Kitchen"
-        try store.upsert(record, seen: Date())
+        try moveLightToKitchen(in: data)
 
         let bridge = try makeBridge(broker, dataDirectory: data)
         #expect(bridge.snapshot.graph.devices.count == 3, "restored before any broker traffic")
@@ -161,10 +165,7 @@ struct BridgeIntegrationTests {
             #expect(eventually { bridge.snapshot.graph.devices.count == 3 })
             bridge.stop()
         }
-        let store = try DeviceStore(directory: data)
-        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
-        record.roomName = "Kitchen"
-        try store.upsert(record, seen: Date())
+        try moveLightToKitchen(in: data)
 
         let bridge = try makeBridge(broker, dataDirectory: data, restoresWhileConnecting: true)
         #expect(bridge.snapshot.graph.devices.isEmpty, "nothing restored before start")
