@@ -224,9 +224,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             files = loaded.automations
         }
-        return Bridge(
-            state: state, client: client, store: store, automationFiles: files, restoresWhileConnecting: true,
-            logger: logger)
+        return Bridge(state: state, client: client, store: store, automationFiles: files, logger: logger)
     }
 }
 

@@ -39,17 +39,9 @@ public final class Bridge: Sendable {
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
-    /// Broker traffic held while the registry is restored (see ``TrafficGate``).
-    private let gate: TrafficGate
-    /// The automation files, until the registry is restored (then `nil`).
-    private let pendingRestore: Mutex<[Automation]?>
-
-    /// `restoresWhileConnecting`: the registry is restored in ``start()``, while the network thread
-    /// connects and reads (its traffic held until the devices are back) — what `serve` does; else
-    /// here, before anything else happens.
     public init(
         state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, automationFiles: [Automation] = [],
-        restoresWhileConnecting: Bool = false, logger: Logger
+        logger: Logger
     ) {
         var clientConfiguration = client
         clientConfiguration.will = .init(topic: state.bridgeStateTopic, payload: "offline", qos: 1, isRetained: true)
@@ -58,30 +50,44 @@ public final class Bridge: Sendable {
         self.logger = logger
         var initial = state
         for line in initial.startLogs { line.log(to: logger) }
-        if restoresWhileConnecting {
-            pendingRestore = Mutex(automationFiles)
-        } else {
-            Self.restore(&initial, from: store, automationFiles: automationFiles, logger: logger)
-            pendingRestore = Mutex(nil)
+        if let store {
+            do {
+                // The layout first (the homes and rooms the rest names), then the user's placements,
+                // then the devices, each placed as it comes back.
+                for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
+                for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
+                for line in initial.restore(try store.all()) { line.log(to: logger) }
+                for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { line.log(to: logger) }
+                let kept = try store.automations()
+                for line in initial.restoreAutomations(
+                    definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
+                    now: Date())
+                {
+                    line.log(to: logger)
+                }
+            } catch {
+                logger.error("\(error)")
+            }
+        } else if !automationFiles.isEmpty {
+            for line in initial.restoreAutomations(
+                definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
+            {
+                line.log(to: logger)
+            }
         }
-        gate = TrafficGate(isOpen: !restoresWhileConnecting)
         self.state = Mutex(initial)
     }
 
     /// A copy of the current state (for tests and the CLI).
     public var snapshot: BridgeState { state.withLock { $0 } }
 
-    /// Connects (and keeps reconnecting), restores the registry if ``init`` left it for now, and
-    /// starts the timers.
+    /// Connects (and keeps reconnecting) and starts the timers.
     public func start() throws(MQTTError) {
         let client = try MQTTClient(
             configuration: clientConfiguration,
-            onMessage: { [weak self] message in self?.receive(.message(message, Date())) },
-            onEvent: { [weak self] event in self?.receive(.event(event, Date())) },
-            onDelivered: { [weak self] in
-                guard let self, gate.isOpened else { return }
-                state.withLock { _ in self.performDeferred() }
-            })
+            onMessage: { [weak self] message in self?.handle(message) },
+            onEvent: { [weak self] event in self?.handle(event) },
+            onDelivered: { [weak self] in self?.state.withLock { _ in self?.performDeferred() } })
         let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
         for filter in filters { client.subscribe(filter, qos: 1) }
         // Not with MQTT 5's No Local: mosquitto 2.0.11, asked for it, stopped sending a bridge that
@@ -96,14 +102,6 @@ public final class Bridge: Sendable {
                 "tb.mqtt.broker": "\(clientConfiguration.broker)", "tb.mqtt.client": "\(clientConfiguration.clientID)",
             ])
         client.start()
-        if let files = pendingRestore.withLock({ files in
-            defer { files = nil }
-            return files
-        }) {
-            state.withLock { Self.restore(&$0, from: store, automationFiles: files, logger: logger) }
-        }
-        gate.open { dispatch($0) }
-        state.withLock { _ in performDeferred() }
         ticker.withLock { $0.isRunning = true }
         let thread = Thread { [self] in
             while ticker.withLock({ $0.isRunning }) {
@@ -230,6 +228,12 @@ public final class Bridge: Sendable {
         }
     }
 
+    static func notRunning(_ requestID: String) -> [UInt8] {
+        GoogleC2C.errorResponse(
+            requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"
+        ).serializedBytes()
+    }
+
     // MARK: Edge connections of plug-ins
 
     /// Registers who sends what the plug-in of `channel` publishes (its edge connection).
@@ -252,19 +256,8 @@ public final class Bridge: Sendable {
 
     // MARK: Events
 
-    /// What the network thread delivers: handled now, or held while the registry is restored.
-    private func receive(_ item: consuming TrafficGate.Item) {
-        if let item = gate.hold(item) { dispatch(item) }
-    }
-
-    private func dispatch(_ item: consuming TrafficGate.Item) {
-        switch consume item {
-        case .message(let message, let now): handle(message, now: now)
-        case .event(let event, let now): handle(event, now: now)
-        }
-    }
-
-    private func handle(_ message: consuming MQTTMessage, now: Date) {
+    private func handle(_ message: consuming MQTTMessage) {
+        let now = Date()
         var payload: [UInt8] = []
         swap(&payload, &message.payload)
         state.withLock { state in
@@ -294,7 +287,8 @@ public final class Bridge: Sendable {
         if let pending { performNow(pending) }
     }
 
-    private func handle(_ event: MQTTConnectionEvent, now: Date) {
+    private func handle(_ event: MQTTConnectionEvent) {
+        let now = Date()
         switch event {
         case .connected:
             logger.info("\(event)")

@@ -95,12 +95,3 @@ extension BridgeState {
         ).serializedBytes()
     }
 }
-
-extension Bridge {
-    /// The answer to an EXECUTE that arrives while the bridge is stopped.
-    static func notRunning(_ requestID: String) -> [UInt8] {
-        GoogleC2C.errorResponse(
-            requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"
-        ).serializedBytes()
-    }
-}

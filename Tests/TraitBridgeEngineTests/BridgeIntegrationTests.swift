@@ -13,10 +13,7 @@ import TraitBridgeTesting
 /// plays zigbee2mqtt.
 @Suite("Bridge through a real broker", .serialized)
 struct BridgeIntegrationTests {
-    func makeBridge(
-        _ broker: MosquittoBroker, dataDirectory: String? = nil, commandTimeout: Duration = .seconds(3),
-        restoresWhileConnecting: Bool = false
-    ) throws -> Bridge {
+    func makeBridge(_ broker: MosquittoBroker, dataDirectory: String? = nil, commandTimeout: Duration = .seconds(3)) throws -> Bridge {
         let state = try EngineFixtures.state(commandTimeout: commandTimeout)
         let store = try dataDirectory.map { try DeviceStore(directory: $0) }
         var logger = Logger(label: "test")
@@ -24,17 +21,7 @@ struct BridgeIntegrationTests {
         let client = MQTTClientConfiguration(
             broker: try BrokerURL(broker.url),
             backoff: ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(300)))
-        return Bridge(
-            state: state, client: client, store: store, restoresWhileConnecting: restoresWhileConnecting,
-            logger: logger)
-    }
-
-    /// A user puts the light in the kitchen between two runs (through the registry, as the CLI does).
-    func moveLightToKitchen(in data: String) throws {
-        let store = try DeviceStore(directory: data)
-        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
-        record.roomName = "Kitchen"
-        try store.upsert(record, seen: Date())
+        return Bridge(state: state, client: client, store: store, logger: logger)
     }
 
     func temporaryDirectory() -> String {
@@ -136,7 +123,11 @@ struct BridgeIntegrationTests {
             #expect(eventually { bridge.snapshot.graph.devices.count == 3 })
             bridge.stop()
         }
-        try moveLightToKitchen(in: data)
+        // A user put the light in the kitchen (through the registry, as the CLI will).
+        let store = try DeviceStore(directory: data)
+        var record = try #require(try store.all().first { $0.id == EngineFixtures.light }).record
+        record.roomName = "Kitchen"
+        try store.upsert(record, seen: Date())
 
         let bridge = try makeBridge(broker, dataDirectory: data)
         #expect(bridge.snapshot.graph.devices.count == 3, "restored before any broker traffic")
@@ -149,35 +140,6 @@ struct BridgeIntegrationTests {
         #expect(json["name"]?.string == "Hall light")
         #expect(json["connectivityState"]?.string == "unknown")
         #expect(json[path: "types.light.traits[\"matter.OnOff\"].reasonCode"]?.string == "neverHeard")
-    }
-
-    @Test("restored while connecting (as serve does): the broker's traffic waits for the registry, then applies")
-    func restoreWhileConnecting() throws {
-        let broker = try MosquittoBroker()
-        let data = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let z2m = try TestMQTTClient(broker)
-        try z2m.publish("zigbee2mqtt/bridge/devices", bytes: EngineFixtures.devicesPayload, retain: true)
-        try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":254}"#, retain: true)
-        do {
-            let bridge = try makeBridge(broker, dataDirectory: data)
-            try bridge.start()
-            #expect(eventually { bridge.snapshot.graph.devices.count == 3 })
-            bridge.stop()
-        }
-        try moveLightToKitchen(in: data)
-
-        let bridge = try makeBridge(broker, dataDirectory: data, restoresWhileConnecting: true)
-        #expect(bridge.snapshot.graph.devices.isEmpty, "nothing restored before start")
-        try bridge.start()
-        defer { bridge.stop() }
-        // start() returns once the registry is back (and what the broker sent meanwhile is applied).
-        #expect(bridge.snapshot.graph.devices.count == 3)
-        // Had the retained list been applied before the registry, the light would be new, in no room.
-        #expect(bridge.snapshot.graph.room(of: EngineFixtures.light)?.name == "Kitchen")
-        let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
-        let light = { bridge.snapshot.graph.devices[EngineFixtures.light]?.trait(at: onOff) }
-        #expect(eventually { light()?.attributes["onOff"] == .bool(true) })
     }
 
     @Test("the 35-device network and the 702-message capture replayed through the broker", .enabled(if: EngineFixtures.corpus != nil, "../shared/corpus is not present"))
