@@ -48,7 +48,8 @@ extension BridgeState {
             "types": .eachMember(
                 .members([
                     "type": .all, "isPrimaryType": .all,
-                    "traits": .eachMember(.members(["source": .all, "attributes": .text, "commands": .text])),
+                    "traits": .eachMember(
+                        .members(["source": .all, "attributes": .text(.all), "commands": .text(.all)])),
                 ])),
         ])
     }

@@ -17,9 +17,10 @@ public indirect enum JSONProjection: Sendable {
     /// Every member, each read with this projection: an object keyed by names the reader does not
     /// know in advance (a description's device types, their traits).
     case eachMember(JSONProjection)
-    /// The value's text, checked, kept as a JSON string: for a reader that compares it with texts it
-    /// has read already (a restore reads the same attribute metadata of thousands of devices once).
-    case text
+    /// The value's text (itself projected), checked, kept as a JSON string: for a reader that
+    /// compares it with texts it has read already before reading it — the same attribute metadata of
+    /// thousands of restored devices, the same exposes of thousands of bulbs of one model.
+    case text(JSONProjection)
 }
 
 extension JSONProjection {
@@ -29,7 +30,8 @@ extension JSONProjection {
         switch (self, value) {
         case (.all, _): return value
         // The text as written; equal to this when it was written compactly, as the bridge writes.
-        case (.text, _): return .string(String(decoding: value.serializedBytes(), as: UTF8.self))
+        case (.text(let inner), _):
+            return .string(String(decoding: inner.applied(to: value).serializedBytes(), as: UTF8.self))
         case (_, .array(let elements)): return .array(elements.map { applied(to: $0) })
         case (.allExcept(let dropped), .object(let object)):
             var kept = JSONObject()
@@ -124,7 +126,7 @@ struct JSONProjector {
             case allExcept([[UInt8]])
             case members([([UInt8], Rule)])
             case eachMember(Rule)
-            case text
+            case text(Rule)
         }
         let kind: Kind
         static let all = Rule(JSONProjection.all)
@@ -135,7 +137,7 @@ struct JSONProjector {
             case .allExcept(let keys): kind = .allExcept(keys.map { Array($0.utf8) })
             case .members(let members): kind = .members(members.map { (Array($0.key.utf8), Rule($0.value)) })
             case .eachMember(let inner): kind = .eachMember(Rule(inner))
-            case .text: kind = .text
+            case .text(let inner): kind = .text(Rule(inner))
             }
         }
         var isAll: Bool { if case .all = kind { true } else { false } }
@@ -144,9 +146,17 @@ struct JSONProjector {
     private mutating func value(_ rule: Rule, depth: Int, keep: Bool) throws(NotJSON) {
         guard offset < bytes.count else { throw NotJSON(offset: offset) }
         let start = offset
-        if keep, case .text = rule.kind {
-            try value(Rule.all, depth: depth, keep: false)
-            writeText(start..<offset)
+        if keep, case .text(let inner) = rule.kind {
+            if inner.isAll {
+                try value(inner, depth: depth, keep: false)
+                writeText(UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
+            } else {
+                let mark = output.count
+                try value(inner, depth: depth, keep: true)
+                let projected = Array(output[mark...])
+                output.removeSubrange(mark...)
+                projected.withUnsafeBytes { writeText($0) }
+            }
             return
         }
         switch bytes[offset] {
@@ -272,9 +282,9 @@ struct JSONProjector {
     }
 
     /// A checked value's text as a JSON string: quotes, backslashes and whitespace escaped.
-    private mutating func writeText(_ range: Range<Int>) {
+    private mutating func writeText(_ text: UnsafeRawBufferPointer) {
         output.append(0x22)
-        for byte in UnsafeRawBufferPointer(rebasing: bytes[range]) {
+        for byte in text {
             switch byte {
             case 0x22, 0x5C: escape(byte)
             case 0x0A: escape(UInt8(ascii: "n"))

@@ -171,22 +171,28 @@ struct JSONProjectionTests {
     func text() throws {
         let source = #"{"a": {"m": {"format": "int16", "min": -5, "s": "q\"uo\\te"}, "n": [1, 2.5e3, true, null]},"#
             + "\n\t\"b\": 1}"
-        let document = try JSONDocument.parse(Array(source.utf8), projection: .members(["a": .text]))
+        let document = try JSONDocument.parse(Array(source.utf8), projection: .members(["a": .text(.all)]))
         let kept = try #require(document.root["a"]?.string)
         #expect(kept.hasPrefix(#"{"m": {"format""#), "the text as written, spaces included: \(kept)")
         let reread = try JSONDocument.parse(Array(kept.utf8)).root.value
         #expect(reread == (try JSONDocument.parse(Array(source.utf8)).root["a"]?.value))
         #expect(document.root["b"] == nil)
         // Whitespace inside the text comes back escaped, and reads again.
-        let spaced = try JSONDocument.parse(Array("{\"a\":[1,\n\t2]}".utf8), projection: .members(["a": .text]))
+        let spaced = try JSONDocument.parse(Array("{\"a\":[1,\n\t2]}".utf8), projection: .members(["a": .text(.all)]))
         #expect(spaced.root["a"]?.string == "[1,\n\t2]")
         // A member whose key has escapes is kept as a value (its name is only known once decoded).
-        let escaped = try JSONDocument.parse(Array(#"{"\u0061": {"x": 1}}"#.utf8), projection: .members(["a": .text]))
+        let escaped = try JSONDocument.parse(
+            Array(#"{"\u0061": {"x": 1}}"#.utf8), projection: .members(["a": .text(.all)]))
         #expect(escaped.root["a"]?["x"]?.int64 == 1)
+        // A projected text: what the inner projection keeps, as text.
+        let inner = try JSONDocument.parse(
+            Array(#"{"a": [{"x": 1, "label": "For people"}, {"y": [2]}]}"#.utf8),
+            projection: .members(["a": .text(.allExcept(["label"]))]))
+        #expect(inner.root["a"]?.string == #"[{"x":1},{"y":[2]}]"#)
         for bad in [#"{"a": {"x": 01}}"#, #"{"a": [1,]}"#, #"{"a": "\x"}"#] {
             let whole = Result { () throws(JSONParseError) in try JSONDocument.parse(Array(bad.utf8)) }
             let asText = Result { () throws(JSONParseError) in
-                try JSONDocument.parse(Array(bad.utf8), projection: .members(["a": .text]))
+                try JSONDocument.parse(Array(bad.utf8), projection: .members(["a": .text(.all)]))
             }
             guard case .failure(let expected) = whole, case .failure(let error) = asText else {
                 Issue.record("\(bad) was accepted")

@@ -3,7 +3,7 @@ import Testing
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
-import TraitBridgeSources
+@testable import TraitBridgeSources
 
 @Suite("zigbee2mqtt source from recorded payloads")
 struct Zigbee2MQTTSourceTests {
@@ -63,7 +63,7 @@ struct Zigbee2MQTTSourceTests {
         let path = try #require(SourceFixtures.corpus) + "/zigbee2mqtt/matterbridge-bridge-devices-35.payload.json"
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var plain = Zigbee2MQTTSource.Discovery()
-        var projected = Zigbee2MQTTSource.Discovery()
+        var projected = Zigbee2MQTTSource.Discovery(exposesAsText: true)
         _ = try JSONDocument.forEachElement(ofArray: bytes, maxDepth: 128) { index, entry in
             source.discover(entry, at: index, into: &plain)
         }
@@ -175,5 +175,34 @@ struct Zigbee2MQTTCommandTests {
             try source.commandPayload(
                 for: [AttributeUpdate(address: level, attribute: "currentLevel", value: .int(5))], on: device)
         }
+    }
+
+    @Test("devices of one model: their exposes read once, mapped as each alone; bad exposes: its device's problem")
+    func exposesReadOncePerModel() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let bulb = #"{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"#
+            + #""value_on":"ON","value_off":"OFF","description":"On/off state of this light"},"#
+            + #"{"type":"numeric","name":"brightness","property":"brightness","access":7,"#
+            + #""value_min":0,"value_max":254}]}"#
+        func entry(_ number: Int, exposes: String) -> String {
+            #"{"ieee_address":"0x00000000000000\#(number)","friendly_name":"Bulb \#(number)","type":"Router","#
+                + #""definition":{"vendor":"V","model":"M","exposes":\#(exposes)}}"#
+        }
+        let list = "[" + (10..<15).map { entry($0, exposes: "[\(bulb)]") }.joined(separator: ",") + ","
+            + entry(20, exposes: #"{"not":"a list"}"#) + "]"
+        var projected = Zigbee2MQTTSource.Discovery(exposesAsText: true)
+        _ = try JSONDocument.forEachElement(
+            ofArray: Array(list.utf8), maxDepth: 128, projection: Zigbee2MQTTSource.entryProjection
+        ) { index, entry in source.discover(entry, at: index, into: &projected) }
+        let whole = source.discover(try JSONDocument.parse(Array(list.utf8)).root)
+        #expect(projected.devices.count == 5)
+        #expect(projected.devices.map(\.device) == whole.devices.map(\.device))
+        let bound = [[String]](repeating: ["brightness", "state"], count: 5)
+        #expect(projected.devices.map { $0.bindings.keys.sorted() } == bound)
+        #expect(projected.mappedExposes.count == 2, "one text per model, the bad one included")
+        #expect(projected.problems == whole.problems)
+        let problem = "definition.exposes is object, expected a list; the device is kept as it was"
+        #expect(projected.problems.map(\.message) == [problem])
+        #expect(projected.kept == whole.kept && projected.kept.count == 6)
     }
 }

@@ -79,7 +79,7 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
 
     private mutating func discover(_ message: SourceMessage, into events: inout [SourceEvent]) {
         // Read one entry at a time (the list can be tens of MB); nothing is applied unless it all reads.
-        var discovery = Zigbee2MQTTSource.Discovery()
+        var discovery = Zigbee2MQTTSource.Discovery(exposesAsText: true)
         do {
             let isArray = try JSONDocument.forEachElement(
                 ofArray: message.payload, maxDepth: 128, projection: Zigbee2MQTTSource.entryProjection

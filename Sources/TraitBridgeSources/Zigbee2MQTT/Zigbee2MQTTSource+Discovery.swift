@@ -15,8 +15,16 @@ extension Zigbee2MQTTSource {
         public var kept: Set<DeviceID> = []
         /// Whether every entry had an `ieee_address`, so an omission really means "gone".
         public var canRemove = true
+        /// What each distinct `exposes` text of this list maps to: a network has thousands of
+        /// devices and a few dozen models, each read and mapped once.
+        var mappedExposes: [String: MappedExposes] = [:]
+        /// Whether the entries were read through ``Zigbee2MQTTSource/entryProjection``, which keeps
+        /// `definition.exposes` as text (a string there is the exposes' text, not a string value).
+        let exposesAsText: Bool
 
-        public init() {}
+        public init(exposesAsText: Bool = false) {
+            self.exposesAsText = exposesAsText
+        }
 
         /// Whether a known device must go: the list is whole and neither maps nor keeps it.
         public func removes(_ id: DeviceID) -> Bool {
@@ -45,17 +53,19 @@ extension Zigbee2MQTTSource {
     /// is for people or for zigbee2mqtt itself (`endpoints`, `definition.options`, the exposes'
     /// descriptions, labels and presets): checked as JSON, never built (see ``JSONProjection``).
     /// A member added to what `discover` reads must be added here.
+    /// The exposes are kept as text (``JSONProjection/text(_:)``): read once per distinct text.
     /// (Built on each use, once per list, rather than kept in a global: a global enum of this shape
     /// keeps its boxes behind tagged pointers, which LeakSanitizer reports as leaked.)
     public static var entryProjection: JSONProjection {
         .members([
             "type": .all, "ieee_address": .all, "disabled": .all, "friendly_name": .all, "manufacturer": .all,
             "model_id": .all, "date_code": .all, "software_build_id": .all, "power_source": .all,
-            "definition": .members([
-                "vendor": .all, "model": .all, "exposes": .allExcept(["description", "label", "category", "presets"]),
-            ]),
+            "definition": .members(["vendor": .all, "model": .all, "exposes": .text(exposesProjection)]),
         ])
     }
+
+    /// What discovery reads of `definition.exposes`.
+    static var exposesProjection: JSONProjection { .allExcept(["description", "label", "category", "presets"]) }
 
     /// Maps one entry of the list (`index` for messages) into `result`: a device, a problem, or
     /// nothing (the coordinator, a disabled device). Used by ``discover(_:)`` and by a caller
@@ -81,24 +91,82 @@ extension Zigbee2MQTTSource {
             result.problems.append(SourceProblem(location: location, message: "missing friendly_name for \(ieee)"))
             return
         }
-        if let problem = Self.shapeProblem(entry) {
+        let mapped: MappedExposes
+        if let problem = Self.definitionProblem(entry) {
+            mapped = .problem(problem)
+        } else if result.exposesAsText, let text = entry[path: "definition.exposes"]?.string {
+            if let known = result.mappedExposes[text] {
+                mapped = known
+            } else {
+                mapped = mapExposes(text: text)
+                if result.mappedExposes.count < Self.distinctExposesLimit { result.mappedExposes[text] = mapped }
+            }
+        } else {
+            mapped = mapExposes(entry[path: "definition.exposes"])  // read whole (or a key written with escapes)
+        }
+        switch mapped {
+        case .problem(let problem):
             result.problems.append(
                 SourceProblem(location: "\(location) (\(name))", message: problem + "; the device is kept as it was"))
-            return
-        }
-        do {
-            if let device = try mapDevice(entry, ieee: ieee, name: name) { result.devices.append(device) }
-        } catch {
+        case .failed(let error):
             result.problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
+        case .mapped(let types):
+            do {
+                if let device = try mapDevice(entry, types: types, ieee: ieee, name: name) {
+                    result.devices.append(device)
+                }
+            } catch {
+                result.problems.append(SourceProblem(location: "\(location) (\(name))", message: error.description))
+            }
+        }
+    }
+
+    /// How many distinct exposes texts one list remembers (more are read each time).
+    static let distinctExposesLimit = 4096
+
+    /// An exposes text read and mapped: its problem, or its device types and bindings (none: the
+    /// device exposes nothing the table knows).
+    enum MappedExposes: Sendable {
+        case problem(String)
+        case failed(ModelError)
+        case mapped(MappedTypes?)
+    }
+
+    /// A device's types and bindings, as its exposes make them (shared by the devices of a model).
+    struct MappedTypes: Sendable {
+        var instances: [DeviceTypeInstance]
+        var bindings: [String: [SourceBinding]]
+    }
+
+    /// The projection checked the text; a key written with escapes (kept as it was) may still
+    /// bring a string value here, which is what the exposes are then.
+    private func mapExposes(text: String) -> MappedExposes {
+        guard let exposes = try? JSONDocument.parse(Array(text.utf8), maxDepth: 128).root else {
+            return .problem("definition.exposes is string, expected a list")
+        }
+        return mapExposes(exposes)
+    }
+
+    private func mapExposes(_ exposes: JSON?) -> MappedExposes {
+        if let problem = Self.exposesProblem(exposes) { return .problem(problem) }
+        do {
+            return .mapped(try mapTypes(exposes?.elements ?? []))
+        } catch {
+            return .failed(error)
         }
     }
 
     /// What is wrong with the shape of an entry's definition, if anything: `definition` is an
-    /// object or null, `exposes` a list of objects, `features` lists of objects.
-    static func shapeProblem(_ entry: JSON) -> String? {
+    /// object or null (its `exposes`: ``exposesProblem(_:)``).
+    static func definitionProblem(_ entry: JSON) -> String? {
         guard let definition = entry["definition"], !definition.isNull else { return nil }
         guard definition.kind == .object else { return "definition is \(definition.kind), expected an object or null" }
-        guard let exposes = definition["exposes"] else { return nil }
+        return nil
+    }
+
+    /// What is wrong with the shape of `exposes`, if anything: a list of objects, `features` lists of objects.
+    static func exposesProblem(_ exposes: JSON?) -> String? {
+        guard let exposes else { return nil }
         guard exposes.kind == .array else { return "definition.exposes is \(exposes.kind), expected a list" }
         var pending = exposes.elements
         var checked = 0
@@ -113,10 +181,10 @@ extension Zigbee2MQTTSource {
         return nil
     }
 
-    /// One `bridge/devices` entry → a device with bindings, or `nil` when nothing is mapped.
-    func mapDevice(_ entry: JSON, ieee: String, name: String) throws(ModelError) -> Zigbee2MQTTDevice? {
+    /// The device types and bindings `exposes` make, or `nil` when nothing is mapped.
+    func mapTypes(_ exposes: [JSON]) throws(ModelError) -> MappedTypes? {
         var plan = DevicePlan()
-        for expose in entry[path: "definition.exposes"]?.elements ?? [] {
+        for expose in exposes {
             guard let type = expose["type"]?.string else { continue }
             if let composite = table.composites[type], expose["features"] != nil {
                 planComposite(expose, type: type, rule: composite, into: &plan)
@@ -142,6 +210,15 @@ extension Zigbee2MQTTSource {
                 try catalog.makeDeviceType(
                     key: planned.key, type: planned.type, isPrimaryType: planned.key == primaryKey, traits: traits))
         }
+        return MappedTypes(instances: instances, bindings: plan.bindings)
+    }
+
+    /// An entry's device, from the types and bindings its exposes make.
+    func mapDevice(_ entry: JSON, types: MappedTypes?, ieee: String, name: String) throws(ModelError)
+        -> Zigbee2MQTTDevice?
+    {
+        guard let types else { return nil }
+        let instances = types.instances
         let definition = entry["definition"]
         let source = SourceReference(family: Self.family, instance: instance, nativeID: ieee)
         let device = try Device(
@@ -158,7 +235,8 @@ extension Zigbee2MQTTSource {
             deviceTypes: instances)
         let isBattery = entry["power_source"]?.string?.lowercased().hasPrefix("battery") == true
         return Zigbee2MQTTDevice(
-            ieeeAddress: ieee, friendlyName: name, device: device, bindings: plan.bindings, isBatteryPowered: isBattery)
+            ieeeAddress: ieee, friendlyName: name, device: device, bindings: types.bindings,
+            isBatteryPowered: isBattery)
     }
 
     private func planComposite(
