@@ -314,17 +314,34 @@ public final class MQTTClient: @unchecked Sendable {
         guard !received.isEmpty else { return }
         var items: [Received] = []
         swap(&items, &received)
+        var connected = false
         for index in items.indices {
             switch items[index] {
             case .message(let message):
                 items[index] = .handedOn
                 onMessage(consume message)
-            case .event(let event): onEvent(event)
+            case .event(let event):
+                if case .connected = event { connected = true }
+                onEvent(event)
             case .handedOn: break
             }
         }
         onDelivered()
         unflushed = 0
+        if connected { writeQueued(within: .milliseconds(500)) }
+    }
+
+    /// Writes what is queued before anything more is read: what the handler of a new connection
+    /// published (a bridge's `online` and every retained topic it owns) reaches the broker before
+    /// the retained messages the subscriptions bring are handled — a 45 MB device list would hold
+    /// it back otherwise. Bounded in time; the loop writes whatever is left.
+    private func writeQueued(within limit: Duration) {
+        let deadline = ContinuousClock.now + limit
+        while mosquitto_want_write(handle), ContinuousClock.now < deadline {
+            var socket = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLOUT), revents: 0)
+            guard socket.fd >= 0, poll(&socket, 1, 10) >= 0 else { return }
+            guard mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
+        }
     }
 
     private func didConnect(_ rc: Int32) {
