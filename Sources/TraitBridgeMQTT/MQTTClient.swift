@@ -192,7 +192,7 @@ public final class MQTTClient: @unchecked Sendable {
         } else {
             rc = payload.withUnsafeBytes { bytes in
                 mosquitto_publish(
-                    handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(clamping: qos), retain)
+                    handle, &mid, topic, Int32(clamping: bytes.count), bytes.baseAddress, Int32(clamping: qos), retain)
             }
         }
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
@@ -331,14 +331,12 @@ public final class MQTTClient: @unchecked Sendable {
         if connected { writeQueued(within: .milliseconds(500)) }
     }
 
-    /// Writes what is queued before anything more is read: what the handler of a new connection
-    /// published (a bridge's `online` and every retained topic it owns) reaches the broker before
-    /// the retained messages the subscriptions bring are handled — a 45 MB device list would hold
-    /// it back otherwise. Bounded in time; the loop writes whatever is left.
+    /// Writes what a new connection's handler queued (`online`, every retained topic it owns) before
+    /// a retained 45 MB list is read and handled. Bounded in time; the loop writes whatever is left.
     private func writeQueued(within limit: Duration) {
         let deadline = ContinuousClock.now + limit
         while mosquitto_want_write(handle), ContinuousClock.now < deadline {
-            var socket = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLOUT), revents: 0)
+            var socket = pollfd(fd: mosquitto_socket(handle), events: Int16(truncatingIfNeeded: POLLOUT), revents: 0)
             guard socket.fd >= 0, poll(&socket, 1, 10) >= 0 else { return }
             guard mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
         }
