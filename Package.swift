@@ -70,7 +70,7 @@ let package = Package(
         // The registry on disk: SQLite through GRDB.
         .target(
             name: "TraitBridgeStore",
-            dependencies: ["TraitBridgeModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["TraitBridgeModel", "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: upcoming
         ),
         // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.
@@ -199,6 +199,7 @@ let package = Package(
                 "TraitBridgeModel", "TraitBridgeAutomation",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: upcoming
         ),
         .testTarget(

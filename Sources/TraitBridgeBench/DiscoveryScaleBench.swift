@@ -105,13 +105,13 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
         let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: Array(list.utf8), now: Date())
         let published = effects.publications.reduce(0) { $0 + $1.payload.count }
         let stored = effects.storeChanges.reduce(0) { total, change in
-            if case .upsert(let record) = change { return total + record.description.count }
+            if case .upsert(let record) = change { return total + record.types.reduce(0) { $0 + $1.traits.count } }
             return total
         }
         print(
             "z2m list \(count): list \(list.utf8.count / 1024) KB; peak RSS \(before) → \(peakRSSMegabytes()) MB; "
                 + "the event holds \(effects.publications.count) publications (\(published / 1024) KB) and "
-                + "\(effects.storeChanges.count) registry changes (\(stored / 1024) KB of descriptions)")
+                + "\(effects.storeChanges.count) registry changes (\(stored) traits)")
     }
 }
 

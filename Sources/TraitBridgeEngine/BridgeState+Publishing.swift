@@ -66,6 +66,10 @@ extension BridgeState {
         if republishDescription || runtime[id]?.publishedDescription == nil {
             let description = precomputed ?? descriptionPayload(id)
             let hash = DeviceRuntime.hash(description)
+            if runtime[id]?.isRestoredRow == true {
+                runtime[id]?.storedDescription = hash
+                runtime[id]?.isRestoredRow = false
+            }
             if runtime[id]?.publishedDescription != hash {
                 runtime[id, default: DeviceRuntime()].publishedDescription = hash
                 effects.publish(descriptionTopic(id), description, retain: true)
@@ -90,28 +94,31 @@ extension BridgeState {
             of: device, homeName: home?.name, roomName: room?.name,
             zoneNames: room.map { room in home?.zones.filter { $0.roomIDs.contains(room.id) }.map(\.name) ?? [] } ?? [],
             catalog: catalog,
-            fedAttributes: { address in
-                guard let bindings = bindings(address) else {
-                    if let restored = runtime[id]?.restoredFeeds?[address] { return restored.attributes }
-                    let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
-                    return names.compactMap { name in
-                        (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) }
-                    }
-                }
-                return Self.deviceMetadata(bindings)
-            },
-            commands: { address in
-                guard let bindings = bindings(address) else {
-                    return runtime[id]?.restoredFeeds?[address]?.commands ?? []
-                }
-                let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
-                return catalog.commandRules.filter { (command: CommandRule) -> Bool in
-                    command.trait == address.traitID && command.unsupportedReason == nil
-                        && (command.sets.allSatisfy { writable.contains($0.attribute) }
-                            && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
-                }.map(\.command)
-            }
-        )
+            fedAttributes: { fedAttributes(device, at: $0, bindings: bindings($0)) },
+            commands: { acceptedCommands(device, at: $0, bindings: bindings($0)) })
+    }
+
+    /// The attributes a trait's source feeds, with their metadata: what its bindings declare, else
+    /// what the registry said before a restart, else the catalog's metadata of the values it holds.
+    func fedAttributes(_ device: Device, at address: TraitAddress, bindings: [SourceBinding]?) -> [(
+        name: String, metadata: AttributeMetadata
+    )] {
+        if let bindings { return Self.deviceMetadata(bindings) }
+        if let restored = runtime[device.id]?.restoredFeeds?[address] { return restored.attributes }
+        let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
+        return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
+    }
+
+    /// The unified commands a trait accepts through its source: the catalog's command rules whose
+    /// writes its bindings can all make (or, restored, what the registry said).
+    func acceptedCommands(_ device: Device, at address: TraitAddress, bindings: [SourceBinding]?) -> [String] {
+        guard let bindings else { return runtime[device.id]?.restoredFeeds?[address]?.commands ?? [] }
+        let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
+        return catalog.commandRules.filter { (command: CommandRule) -> Bool in
+            command.trait == address.traitID && command.unsupportedReason == nil
+                && (command.sets.allSatisfy { writable.contains($0.attribute) }
+                    && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
+        }.map(\.command)
     }
 
     /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.
@@ -144,26 +151,37 @@ extension BridgeState {
     }
 
     /// A device changed shape or place: its registry row, then its state and description on the
-    /// broker (the description made once for both).
+    /// broker (the description made once for both, and compared by hash with what the row holds).
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         let description = descriptionPayload(id)
         let hash = DeviceRuntime.hash(description)
         if runtime[id]?.storedDescription != hash {
             runtime[id, default: DeviceRuntime()].storedDescription = hash
-            effects.storeChanges.append(.upsert(record(for: id, description: description)))
+            runtime[id]?.isRestoredRow = false
+            effects.storeChanges.append(.upsert(record(for: id)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: description)
     }
 
-    /// The registry row of a device.
-    func record(for id: DeviceID, description: [UInt8]? = nil) -> DeviceRecord {
-        let device = graph.devices[id]
-        let source = device?.sources.first
+    /// The registry record of a device: the device as the graph holds it, and per trait what its
+    /// source feeds and accepts (as its description says).
+    func record(for id: DeviceID) -> DeviceRecord {
+        guard let device = graph.devices[id] else { return DeviceRecord(id: id, name: id.rawValue, sources: []) }
+        let types = device.deviceTypes.map { type in
+            StoredDeviceType(
+                key: type.key, type: type.typeID, isPrimaryType: type.isPrimaryType,
+                traits: type.traits.map { trait in
+                    let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
+                    let bindings = sourceBindings(of: device, at: address)
+                    return StoredTrait(
+                        id: trait.traitID, source: trait.source,
+                        attributes: DevicePayloads.attributesText(fedAttributes(device, at: address, bindings: bindings)),
+                        commands: acceptedCommands(device, at: address, bindings: bindings))
+                })
+        }
         return DeviceRecord(
-            id: id, name: device?.name ?? id.rawValue,
-            roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
-            sourceFamily: source?.family ?? "", sourceInstance: source?.instance ?? "",
-            nativeID: source?.nativeID ?? "",
-            description: description ?? descriptionPayload(id))
+            id: id, name: device.name, roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
+            identity: device.identity, info: device.info, isMatterDevice: device.isMatterDevice,
+            sources: device.sources, types: types)
     }
 }

@@ -5,25 +5,28 @@ import TraitBridgeModel
 public import TraitBridgeStore
 
 extension BridgeState {
-    /// Puts the devices of the registry back, from their stored descriptions, with connectivity
-    /// unknown ("nothing heard yet") until their sources speak. A row that no longer fits the
-    /// catalog is skipped with a log line; the others are restored.
+    /// Puts the devices of the registry back, from their records, with connectivity unknown
+    /// ("nothing heard yet") until their sources speak. A record that no longer fits the catalog is
+    /// skipped with a log line; the others are restored.
     public mutating func restore(_ rows: [DeviceStore.Row]) -> [BridgeLogLine] {
         var logs: [BridgeLogLine] = []
-        var identifiers = RestoredIdentifiers()
+        var attributeTexts = RestoredAttributes()
         // Cloud devices come back from their kept SYNC entries (restoreCloud), not from here.
-        for row in rows.map(\.record) where graph.devices[row.id] == nil && row.sourceFamily != GoogleC2C.family {
+        for row in rows where graph.devices[row.id] == nil && row.record.sources.first?.family != GoogleC2C.family {
+            for problem in row.problems {
+                logs.append(BridgeLogLine(.warning, "registry: \(problem)", ["tb.device.id": row.id.rawValue]))
+            }
             do {
-                var (device, feeds) = try decodeDevice(row, identifiers: &identifiers)
-                device.name = row.name
+                let (device, feeds) = try makeDevice(row.record, attributeTexts: &attributeTexts, logs: &logs)
                 try graph.addDevice(device)
-                runtime[row.id, default: DeviceRuntime()].storedDescription = DeviceRuntime.hash(row.description)
+                // Its description, made at the first publication, is what the row holds.
+                runtime[row.id, default: DeviceRuntime()].isRestoredRow = true
                 runtime[row.id]?.restoredFeeds = feeds.isEmpty ? nil : feeds
                 if placements[row.id] != nil {
                     var effects = BridgeEffects()
                     applyPlacement(row.id, effects: &effects)
                     logs += effects.logs
-                } else if let roomName = row.roomName {
+                } else if let roomName = row.record.roomName {
                     let home = graph.primaryHome.id
                     let room = try graph.room(named: roomName, addingTo: home)
                     try graph.assignDevice(row.id, to: room)
@@ -39,76 +42,45 @@ extension BridgeState {
         return logs
     }
 
-    /// What a restore reads of a stored description: not the ids and names for people (`homeApisId`,
-    /// home, room), which come from the catalog and the layout. Built on each use, not kept in a
-    /// global: LeakSanitizer reports a global indirect enum's box as leaked (see Zigbee2MQTTSource).
-    static var restoredProjection: JSONProjection {
-        .members([
-            "identity": .all, "deviceInfo": .all, "isMatterDevice": .all, "sources": .all,
-            "types": .eachMember(
-                .members([
-                    "type": .all, "isPrimaryType": .all,
-                    "traits": .eachMember(
-                        .members(["source": .all, "attributes": .text(.all), "commands": .text(.all)])),
-                ])),
-        ])
-    }
-
-    private func decodeDevice(_ row: DeviceRecord, identifiers: inout RestoredIdentifiers) throws -> (
+    private func makeDevice(
+        _ record: DeviceRecord, attributeTexts: inout RestoredAttributes, logs: inout [BridgeLogLine]
+    ) throws -> (
         Device, [TraitAddress: RestoredFeed]
     ) {
-        let root = try JSONDocument.parse(row.description, maxDepth: 128, projection: Self.restoredProjection).root
         var types: [DeviceTypeInstance] = []
-        for (key, type) in root["types"]?.members ?? [] {
+        for type in record.types {
             // Types a cloud device contributed to a merged device are re-attached by restoreCloud.
-            let traitSources = (type["traits"]?.members ?? []).compactMap { $0.value["source"]?.string }
-            if !traitSources.isEmpty && traitSources.allSatisfy({ $0.hasPrefix(GoogleC2C.family + "[") }) { continue }
-            guard let typeText = type["type"]?.string, let typeID = identifiers.deviceType(typeText) else {
-                throw ModelError.unknownDeviceTypeKey(key: key, known: [])
-            }
+            let traitSources = type.traits.compactMap(\.source)
+            if !traitSources.isEmpty && traitSources.allSatisfy({ $0.family == GoogleC2C.family }) { continue }
             // A vendor definition a source discovered comes back when the source describes the
             // device again; until then the device is restored without it.
-            if typeID.namespace.isVendor, catalog.deviceType(typeID) == nil { continue }
-            let traits = (type["traits"]?.members ?? []).compactMap { identifiers.trait($0.key) }
-                .filter { !$0.namespace.isVendor || catalog.trait($0) != nil }
-            types.append(
-                try catalog.makeDeviceType(
-                    key: key, type: typeID, isPrimaryType: type["isPrimaryType"]?.bool ?? false, traits: traits))
+            if type.type.namespace.isVendor, catalog.deviceType(type.type) == nil { continue }
+            let traits = type.traits.map(\.id).filter { !$0.namespace.isVendor || catalog.trait($0) != nil }
+            do {
+                types.append(
+                    try catalog.makeDeviceType(
+                        key: type.key, type: type.type, isPrimaryType: type.isPrimaryType, traits: traits))
+            } catch {
+                // One type that no longer fits the catalog does not keep the device's others away.
+                logs.append(
+                    BridgeLogLine(
+                        .warning, "registry: device type '\(type.key)' left out (\(error)); its source describes it again",
+                        ["tb.device.id": record.id.rawValue]))
+            }
         }
-        let identity = root["identity"]
-        let info = root["deviceInfo"]
-        let rowSource = SourceReference(family: row.sourceFamily, instance: row.sourceInstance, nativeID: row.nativeID)
-        // Everything the description holds comes back, so that a source describing the device
-        // again as it was changes nothing (no new description, no registry write).
-        let sources = (root["sources"]?.elements ?? []).compactMap { $0.string.flatMap { identifiers.source($0) } }
+        // Everything the record holds comes back, so that a source describing the device again as
+        // it was changes nothing (no new description, no registry write).
         var device = try Device(
-            id: row.id, name: row.name,
-            identity: DeviceIdentity(
-                vendorID: identity?["vendorId"]?.int64.flatMap { UInt16(exactly: $0) },
-                productID: identity?["productId"]?.int64.flatMap { UInt16(exactly: $0) },
-                uniqueID: identity?["uniqueId"]?.string,
-                serialNumber: identity?["serialNumber"]?.string,
-                otherDeviceIDs: (identity?["otherDeviceIds"]?.elements ?? []).compactMap { other in
-                    other["deviceId"]?.string.map { OtherDeviceID(agentID: other["agentId"]?.string, deviceID: $0) }
-                }),
-            info: DeviceInfo(
-                manufacturer: info?["manufacturer"]?.string,
-                model: info?["model"]?.string,
-                hardwareVersion: info?["hwVersion"]?.string,
-                softwareVersion: info?["swVersion"]?.string),
-            isMatterDevice: root["isMatterDevice"]?.bool ?? false,
-            sources: sources.isEmpty ? [rowSource] : sources.filter { $0.family != GoogleC2C.family },
+            id: record.id, name: record.name, identity: record.identity, info: record.info,
+            isMatterDevice: record.isMatterDevice, sources: record.sources.filter { $0.family != GoogleC2C.family },
             deviceTypes: types)
         var feeds: [TraitAddress: RestoredFeed] = [:]
-        for (key, type) in root["types"]?.members ?? [] {
-            for (traitText, trait) in type["traits"]?.members ?? [] {
-                guard let traitID = identifiers.trait(traitText), device.deviceType(key: key) != nil else { continue }
-                let address = TraitAddress(deviceTypeKey: key, traitID: traitID)
-                let source = trait["source"]?.string.flatMap { identifiers.source($0) } ?? rowSource
-                try? device.modifyTrait(at: address) { $0.source = source }
-                let feed = RestoredFeed(
-                    attributes: trait["attributes"].map { identifiers.attributes($0) } ?? [],
-                    commands: trait["commands"].map { identifiers.commands($0) } ?? [])
+        for type in record.types where device.deviceType(key: type.key) != nil {
+            for trait in type.traits {
+                let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.id)
+                guard device.trait(at: address) != nil else { continue }  // a vendor trait not known now
+                try device.modifyTrait(at: address) { $0.source = trait.source ?? record.sources.first }
+                let feed = RestoredFeed(attributes: attributeTexts.read(trait.attributes), commands: trait.commands)
                 if !feed.attributes.isEmpty || !feed.commands.isEmpty { feeds[address] = feed }
             }
         }
@@ -135,58 +107,21 @@ struct RestoredFeed: Sendable, Hashable {
     }
 }
 
-/// Trait and device type ids, attribute metadata and command lists read back by one restore: a
-/// few hundred distinct texts over thousands of rows, each read once (and the lists shared).
-private struct RestoredIdentifiers {
-    private var traits: [String: TraitID?] = [:]
-    private var deviceTypes: [String: DeviceTypeID?] = [:]
-    private var attributeTexts: [String: [(name: String, metadata: AttributeMetadata)]] = [:]
-    private var commandTexts: [String: [String]] = [:]
-    private static let textLimit = 4096
-    /// The last source reference read: a device's traits name the same one, one after another.
-    private var lastSource: (text: String, parsed: SourceReference?)?
+/// Attribute lists read back by one restore: a few dozen distinct texts over thousands of traits,
+/// each read once (at most 4 096 kept; more are read each time) and the lists shared.
+private struct RestoredAttributes {
+    private var known: [String: [(name: String, metadata: AttributeMetadata)]] = [:]
+    private static let limit = 4096
 
-    mutating func trait(_ text: String) -> TraitID? {
-        if let known = traits[text] { return known }
-        let parsed = TraitID(parsing: text)
-        if traits.count < Self.textLimit { traits[text] = parsed }
-        return parsed
-    }
-
-    mutating func deviceType(_ text: String) -> DeviceTypeID? {
-        if let known = deviceTypes[text] { return known }
-        let parsed = DeviceTypeID(parsing: text)
-        if deviceTypes.count < Self.textLimit { deviceTypes[text] = parsed }
-        return parsed
-    }
-
-    /// A trait's `attributes`, kept as text by the projection (or, when its key was written with
-    /// escapes, as the object itself).
-    mutating func attributes(_ member: JSON) -> [(name: String, metadata: AttributeMetadata)] {
-        guard let text = member.string else { return Self.readAttributes(member) }
-        if let known = attributeTexts[text] { return known }
-        let read = (try? JSONDocument.parse(Array(text.utf8), maxDepth: 16)).map { Self.readAttributes($0.root) } ?? []
-        if attributeTexts.count < Self.textLimit { attributeTexts[text] = read }
-        return read
-    }
-
-    private static func readAttributes(_ object: JSON) -> [(name: String, metadata: AttributeMetadata)] {
-        object.members.compactMap { name, metadata in DevicePayloads.readMetadata(metadata).map { (name, $0) } }
-    }
-
-    /// A trait's `commands`, as ``attributes(_:)``.
-    mutating func commands(_ member: JSON) -> [String] {
-        guard let text = member.string else { return member.elements.compactMap(\.string) }
-        if let known = commandTexts[text] { return known }
-        let read = (try? JSONDocument.parse(Array(text.utf8), maxDepth: 16))?.root.elements.compactMap(\.string) ?? []
-        if commandTexts.count < Self.textLimit { commandTexts[text] = read }
-        return read
-    }
-
-    mutating func source(_ text: String) -> SourceReference? {
-        if let lastSource, lastSource.text == text { return lastSource.parsed }
-        let parsed = SourceReference(parsing: text)
-        lastSource = (text, parsed)
-        return parsed
+    /// A trait's `attributes` as the record keeps them (the description's JSON object); a text that
+    /// does not read gives no attributes (the source says them again).
+    mutating func read(_ text: String) -> [(name: String, metadata: AttributeMetadata)] {
+        if let list = known[text] { return list }
+        let root = (try? JSONDocument.parse(Array(text.utf8), maxDepth: 16))?.root
+        let list = (root?.members ?? []).compactMap { name, metadata in
+            DevicePayloads.readMetadata(metadata).map { (name, $0) }
+        }
+        if known.count < Self.limit { known[text] = list }
+        return list
     }
 }

@@ -292,6 +292,9 @@ struct DeviceRuntime: Sendable, Hashable {
     /// The description the registry row holds: a device described again as it was (every device,
     /// when the sources speak after a restart) writes no row.
     var storedDescription: Int?
+    /// Restored from the registry and not described since: the first description made of it is
+    /// what its row holds (``storedDescription`` is set from it).
+    var isRestoredRow = false
     var lastUpdate: Date?
     var sourceName: String?
     /// What the registry's description said each trait's source feeds and accepts, for a restored

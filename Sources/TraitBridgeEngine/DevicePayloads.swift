@@ -139,12 +139,7 @@ public enum DevicePayloads {
                 if let homeAPIsID = catalog.trait(trait.traitID)?.homeAPIsID { writer.member("homeApisId", homeAPIsID) }
                 if let source = trait.source { writer.member("source", source.description) }
                 writer.key("attributes")
-                writer.beginObject()
-                for (name, metadata) in fedAttributes(address) {
-                    writer.key(name)
-                    writeMetadata(metadata, to: &writer)
-                }
-                writer.endObject()
+                writeAttributes(fedAttributes(address), to: &writer)
                 writer.key("commands")
                 writer.beginArray()
                 for command in commands(address) { writer.string(command) }
@@ -157,6 +152,26 @@ public enum DevicePayloads {
         writer.endObject()
         writer.endObject()
         return writer.bytes
+    }
+
+    /// A trait's fed attributes as the description writes them (`{"onOff":{"format":"bool",…}}`),
+    /// for the registry's record.
+    public static func attributesText(_ attributes: [(name: String, metadata: AttributeMetadata)]) -> String {
+        guard !attributes.isEmpty else { return "{}" }
+        var writer = JSONStreamWriter(capacity: 96 * attributes.count)
+        writeAttributes(attributes, to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    private static func writeAttributes(
+        _ attributes: [(name: String, metadata: AttributeMetadata)], to writer: inout JSONStreamWriter
+    ) {
+        writer.beginObject()
+        for (name, metadata) in attributes {
+            writer.key(name)
+            writeMetadata(metadata, to: &writer)
+        }
+        writer.endObject()
     }
 
     private static func writeMetadata(_ metadata: AttributeMetadata, to writer: inout JSONStreamWriter) {

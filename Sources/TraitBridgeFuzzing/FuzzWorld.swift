@@ -55,13 +55,14 @@ struct FuzzWorld: Sendable {
             homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog))
         var retained: [String: [UInt8]] = [:]
         var stored: [(name: String, bytes: [UInt8])] = []
+        var written: [DeviceRecord] = []
         func keep(_ effects: BridgeEffects) {
             for publication in effects.publications where publication.isRetained {
                 retained[publication.topic] = publication.payload
             }
             for change in effects.storeChanges {
                 switch change {
-                case .upsert(let record): stored.append((record.name, record.description))
+                case .upsert(let record): written.append(record)
                 case .saveCloudDevice(let id, let entry): stored.append((id, entry))
                 default: break
                 }
@@ -72,6 +73,11 @@ struct FuzzWorld: Sendable {
             keep(Self.deliver(&state, topic, payload, now: start))
         }
         keep(state.tick(now: start))
+        // A record's seed is the device's description: what registries before typed records kept.
+        for record in written {
+            let topic = "\(state.configuration.prefix)/devices/\(record.id.rawValue)"
+            if let description = retained[topic] { stored.append((record.name, description)) }
+        }
         let sync = try FuzzPaths.bytes(FuzzPaths.cloudFixtures + "/home-sync.json")
         var cloudDevices: [String: Device] = [:]
         for imported in try cloud.importSync(sync, source: "fixture", now: start).devices {
@@ -83,8 +89,9 @@ struct FuzzWorld: Sendable {
         self.stored = stored
     }
 
-    /// Registry rows (`name` + newline + the stored description) put back into an empty bridge,
-    /// each also as a kept SYNC entry; then the bridge connects and publishes them.
+    /// Registry rows of a registry before typed records (`name` + newline + the stored description)
+    /// read as migration v8 reads them and put back into an empty bridge, each also as a kept SYNC
+    /// entry; then the bridge connects and publishes them.
     func restore(_ messages: [(topic: String, payload: [UInt8])]) {
         guard let graph = try? HomeGraph() else { return }
         var state = BridgeState(
@@ -93,11 +100,11 @@ struct FuzzWorld: Sendable {
         var rows: [DeviceStore.Row] = []
         for (index, message) in messages.enumerated() {
             guard let id = try? DeviceID("z2m-fuzz\(index)") else { continue }
-            let record = DeviceRecord(
+            let (record, problems) = LegacyDescription.record(
                 id: id, name: message.topic, roomName: index % 2 == 0 ? nil : message.topic,
-                sourceFamily: "zigbee2mqtt",
-                sourceInstance: "default", nativeID: "fuzz\(index)", description: message.payload)
-            rows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start))
+                source: SourceReference(family: "zigbee2mqtt", instance: "default", nativeID: "fuzz\(index)"),
+                description: message.payload)
+            rows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start, problems: problems))
         }
         _ = state.restore(rows)
         _ = state.restoreCloud(messages.enumerated().map { ("c\($0.offset)", $0.element.payload) }, now: start)

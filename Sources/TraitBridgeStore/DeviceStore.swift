@@ -17,13 +17,16 @@ public final class DeviceStore: Sendable {
         public var record: DeviceRecord
         public var firstSeen: Date
         public var lastSeen: Date
+        /// Parts of the stored record this version could not read back (left out of `record`).
+        public var problems: [String]
 
         public var id: DeviceID { record.id }
 
-        public init(record: DeviceRecord, firstSeen: Date, lastSeen: Date) {
+        public init(record: DeviceRecord, firstSeen: Date, lastSeen: Date, problems: [String] = []) {
             self.record = record
             self.firstSeen = firstSeen
             self.lastSeen = lastSeen
+            self.problems = problems
         }
     }
 
@@ -133,6 +136,10 @@ public final class DeviceStore: Sendable {
                 table.primaryKey("id", .integer)
                 table.column("at", .double).notNull()  // when the bridge last ran (missed timer fires)
             }
+        }
+        migrator.registerMigration("v8: typed device records") { db in
+            try createDeviceParts(db)
+            try LegacyDescription.convert(db)
         }
         return migrator
     }
@@ -263,24 +270,6 @@ public final class DeviceStore: Sendable {
         try commit(batch, at: seen)
     }
 
-    /// One row per device; the statement is compiled once per connection (a list of 10 000 devices
-    /// is 10 000 upserts in one transaction) and the time is converted once per batch.
-    private static func upsert(_ record: DeviceRecord, seen: DatabaseValue, in db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen, lastSeen)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
-                  sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
-                  nativeID = excluded.nativeID, description = excluded.description, lastSeen = excluded.lastSeen
-                """)
-        let description = record.description.withUnsafeBytes { Data($0) }
-        try statement.execute(arguments: [
-            record.id.rawValue, record.name, record.roomName, record.sourceFamily, record.sourceInstance,
-            record.nativeID, description, seen, seen,
-        ])
-    }
-
     /// Records when devices were last heard from (batched by the caller).
     public func touch(_ ids: [DeviceID], seen: Date) throws(StoreError) {
         guard !ids.isEmpty else { return }
@@ -297,51 +286,6 @@ public final class DeviceStore: Sendable {
 
     public func remove(_ id: DeviceID) throws(StoreError) {
         try apply(upserts: [], removals: [id], seen: Date())
-    }
-
-    /// Every stored device, by id; rows with an id that is no longer valid are skipped.
-    public func all() throws(StoreError) -> [Row] {
-        do {
-            return try queue.read { db in
-                try GRDB.Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY id").compactMap { row -> Row? in
-                    guard let id = try? DeviceID(row["id"] as String) else { return nil }
-                    let description: Data = row["description"]
-                    let record = DeviceRecord(
-                        id: id, name: row["name"], roomName: row["roomName"], sourceFamily: row["sourceFamily"],
-                        sourceInstance: row["sourceInstance"], nativeID: row["nativeID"],
-                        description: [UInt8](description))
-                    return Row(record: record, firstSeen: row["firstSeen"], lastSeen: row["lastSeen"])
-                }
-            }
-        } catch {
-            throw .readFailed("\(error)")
-        }
-    }
-}
-
-/// What the registry keeps of a device: enough to publish it at start, before its source speaks.
-public struct DeviceRecord: Sendable, Hashable {
-    public var id: DeviceID
-    public var name: String
-    /// The room the user put it in (`nil`: the home's default room).
-    public var roomName: String?
-    public var sourceFamily: String
-    public var sourceInstance: String
-    public var nativeID: String
-    /// The device's last description payload (types and traits), to rebuild it at start.
-    public var description: [UInt8]
-
-    public init(
-        id: DeviceID, name: String, roomName: String?, sourceFamily: String, sourceInstance: String, nativeID: String,
-        description: [UInt8]
-    ) {
-        self.id = id
-        self.name = name
-        self.roomName = roomName
-        self.sourceFamily = sourceFamily
-        self.sourceInstance = sourceInstance
-        self.nativeID = nativeID
-        self.description = description
     }
 }
 

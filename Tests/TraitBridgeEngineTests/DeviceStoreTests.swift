@@ -7,8 +7,8 @@ import GRDB
 @Suite("The registry on disk")
 struct DeviceStoreTests {
     func record(_ id: String, name: String, room: String? = nil) throws -> DeviceRecord {
-        DeviceRecord(id: try DeviceID(id), name: name, roomName: room, sourceFamily: "zigbee2mqtt", sourceInstance: "default",
-                     nativeID: id, description: Array(#"{"types":{}}"#.utf8))
+        DeviceRecord(id: try DeviceID(id), name: name, roomName: room,
+                     sources: [SourceReference(family: "zigbee2mqtt", instance: "default", nativeID: id)])
     }
 
     @Test("rows survive reopening; an update keeps firstSeen and moves lastSeen; removal deletes")

@@ -1,0 +1,97 @@
+import FoundationEssentials
+import GRDB
+public import TraitBridgeModel
+
+/// What the registry keeps of a device, in the model's own terms: enough to put it back at start
+/// and publish it before its source speaks. Stored as rows of their own (device, its sources and
+/// other ids, its device types, their traits), not as the description the bridge publishes.
+public struct DeviceRecord: Sendable, Hashable {
+    public var id: DeviceID
+    public var name: String
+    /// The room the user put it in (`nil`: the home's default room).
+    public var roomName: String?
+    public var identity: DeviceIdentity
+    public var info: DeviceInfo
+    public var isMatterDevice: Bool
+    /// Every source that describes the device; the first is the one it came from.
+    public var sources: [SourceReference]
+    public var types: [StoredDeviceType]
+
+    public init(
+        id: DeviceID, name: String, roomName: String? = nil, identity: DeviceIdentity = DeviceIdentity(),
+        info: DeviceInfo = DeviceInfo(), isMatterDevice: Bool = false, sources: [SourceReference],
+        types: [StoredDeviceType] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.roomName = roomName
+        self.identity = identity
+        self.info = info
+        self.isMatterDevice = isMatterDevice
+        self.sources = sources
+        self.types = types
+    }
+}
+
+/// One device type of a stored device: its key on the device, its id and its traits in order.
+public struct StoredDeviceType: Sendable, Hashable {
+    public var key: String
+    public var type: DeviceTypeID
+    public var isPrimaryType: Bool
+    public var traits: [StoredTrait]
+
+    public init(key: String, type: DeviceTypeID, isPrimaryType: Bool, traits: [StoredTrait]) {
+        self.key = key
+        self.type = type
+        self.isPrimaryType = isPrimaryType
+        self.traits = traits
+    }
+}
+
+/// One trait of a stored device type: which source feeds it, and what that source fed and
+/// accepted, so that a restored device is described as before until its source speaks again.
+public struct StoredTrait: Sendable, Hashable {
+    public var id: TraitID
+    public var source: SourceReference?
+    /// The attributes the source feeds with their metadata, as the JSON object the device's
+    /// description publishes (`{"onOff":{"format":"bool",…}}`); the engine reads it once per
+    /// distinct text (a few dozen over thousands of devices).
+    public var attributes: String
+    /// The unified commands the trait accepts through its source.
+    public var commands: [String]
+
+    public init(id: TraitID, source: SourceReference?, attributes: String = "{}", commands: [String] = []) {
+        self.id = id
+        self.source = source
+        self.attributes = attributes
+        self.commands = commands
+    }
+}
+
+/// Text kept as its UTF-8 bytes: SQLite's text columns, as GRDB reads and binds them, end at the
+/// first NUL, and names and versions from devices hold one now and then (a real zigbee2mqtt
+/// device's `swVersion` is `"2019\u{0}www."`). Reads text written before as it is.
+struct StoredText: DatabaseValueConvertible {
+    var value: String
+
+    init(_ value: String) { self.value = value }
+
+    var databaseValue: DatabaseValue { Data(value.utf8).databaseValue }
+
+    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> StoredText? {
+        switch dbValue.storage {
+        case .blob(let data): StoredText(String(decoding: data, as: UTF8.self))
+        case .string(let text): StoredText(text)
+        default: nil
+        }
+    }
+}
+
+extension Optional<String> {
+    /// The text as ``StoredText``, `nil` staying NULL.
+    var stored: StoredText? { map(StoredText.init) }
+}
+
+extension String {
+    var stored: StoredText { StoredText(self) }
+}

@@ -1,0 +1,244 @@
+import FoundationEssentials
+import GRDB
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// Device records as rows: the device (identity and info in columns), its sources, its other ids,
+/// its device types and their traits, each in a table of its own keyed by the device id.
+extension DeviceStore {
+    /// The tables of typed device records (migration "v8"); a device's parts go with its row.
+    static func createDeviceParts(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE device ADD COLUMN vendorID INTEGER;
+                ALTER TABLE device ADD COLUMN productID INTEGER;
+                ALTER TABLE device ADD COLUMN uniqueID TEXT;
+                ALTER TABLE device ADD COLUMN serialNumber TEXT;
+                ALTER TABLE device ADD COLUMN manufacturer TEXT;
+                ALTER TABLE device ADD COLUMN model TEXT;
+                ALTER TABLE device ADD COLUMN hardwareVersion TEXT;
+                ALTER TABLE device ADD COLUMN softwareVersion TEXT;
+                ALTER TABLE device ADD COLUMN isMatterDevice INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE deviceSource (
+                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  family TEXT NOT NULL, instance TEXT NOT NULL, nativeID TEXT NOT NULL,
+                  PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
+                CREATE TABLE deviceOtherID (
+                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  agentID TEXT, otherID TEXT NOT NULL,
+                  PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
+                CREATE TABLE deviceType (
+                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  key TEXT NOT NULL, type TEXT NOT NULL, isPrimary INTEGER NOT NULL,
+                  PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
+                CREATE TABLE deviceTrait (
+                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, typePosition INTEGER NOT NULL,
+                  position INTEGER NOT NULL, trait TEXT NOT NULL,
+                  sourceFamily TEXT, sourceInstance TEXT, sourceNativeID TEXT,
+                  attributes TEXT NOT NULL, commands TEXT NOT NULL,
+                  PRIMARY KEY (deviceID, typePosition, position)) WITHOUT ROWID;
+                """)
+    }
+
+    /// Inserts or replaces a device and its parts; `firstSeen` is kept from the first insert. The
+    /// statements are compiled once per connection (a list of 10 000 devices is one transaction).
+    static func upsert(_ record: DeviceRecord, seen: DatabaseValue, in db: Database) throws {
+        let source = record.sources.first
+        let identity = record.identity
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen,
+                  lastSeen, vendorID, productID, uniqueID, serialNumber, manufacturer, model, hardwareVersion,
+                  softwareVersion, isMatterDevice)
+                VALUES (?, ?, ?, ?, ?, ?, x'', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
+                  sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
+                  nativeID = excluded.nativeID, description = x'', lastSeen = excluded.lastSeen,
+                  vendorID = excluded.vendorID, productID = excluded.productID, uniqueID = excluded.uniqueID,
+                  serialNumber = excluded.serialNumber, manufacturer = excluded.manufacturer, model = excluded.model,
+                  hardwareVersion = excluded.hardwareVersion, softwareVersion = excluded.softwareVersion,
+                  isMatterDevice = excluded.isMatterDevice
+                """
+        ).execute(arguments: [
+            record.id.rawValue, record.name.stored, record.roomName.stored, (source?.family ?? "").stored,
+            (source?.instance ?? "").stored, (source?.nativeID ?? "").stored, seen, seen,
+            identity.vendorID.map { Int($0) }, identity.productID.map { Int($0) }, identity.uniqueID.stored,
+            identity.serialNumber.stored, record.info.manufacturer.stored, record.info.model.stored,
+            record.info.hardwareVersion.stored, record.info.softwareVersion.stored, record.isMatterDevice,
+        ])
+        try writeParts(of: record, in: db)
+    }
+
+    /// Replaces the parts of a device (its row exists).
+    static func writeParts(of record: DeviceRecord, in db: Database) throws {
+        let id = record.id.rawValue
+        for table in ["deviceSource", "deviceOtherID", "deviceType", "deviceTrait"] {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE deviceID = ?").execute(arguments: [id])
+        }
+        let sources = try db.cachedStatement(
+            sql: "INSERT INTO deviceSource (deviceID, position, family, instance, nativeID) VALUES (?, ?, ?, ?, ?)")
+        for (position, source) in record.sources.enumerated() {
+            try sources.execute(arguments: [
+                id, position, source.family.stored, source.instance.stored, source.nativeID.stored,
+            ])
+        }
+        let others = try db.cachedStatement(
+            sql: "INSERT INTO deviceOtherID (deviceID, position, agentID, otherID) VALUES (?, ?, ?, ?)")
+        for (position, other) in record.identity.otherDeviceIDs.enumerated() {
+            try others.execute(arguments: [id, position, other.agentID.stored, other.deviceID.stored])
+        }
+        let types = try db.cachedStatement(
+            sql: "INSERT INTO deviceType (deviceID, position, key, type, isPrimary) VALUES (?, ?, ?, ?, ?)")
+        let traits = try db.cachedStatement(
+            sql: """
+                INSERT INTO deviceTrait (deviceID, typePosition, position, trait, sourceFamily, sourceInstance,
+                  sourceNativeID, attributes, commands) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for (typePosition, type) in record.types.enumerated() {
+            try types.execute(arguments: [id, typePosition, type.key.stored, type.type.description, type.isPrimaryType])
+            for (position, trait) in type.traits.enumerated() {
+                try traits.execute(arguments: [
+                    id, typePosition, position, trait.id.description, trait.source?.family.stored,
+                    trait.source?.instance.stored, trait.source?.nativeID.stored, trait.attributes,
+                    Self.commandsText(trait.commands),
+                ])
+            }
+        }
+    }
+
+    /// A trait's commands as a JSON array (`[]` for none).
+    static func commandsText(_ commands: [String]) -> String {
+        guard !commands.isEmpty else { return "[]" }
+        var writer = JSONStreamWriter(capacity: 16 * commands.count)
+        writer.beginArray()
+        for command in commands { writer.string(command) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Every stored device, by id. Rows with an id that is no longer valid are skipped; a part that
+    /// no longer reads (a type or trait id this version does not parse) is left out and named in
+    /// the row's ``Row/problems``.
+    public func all() throws(StoreError) -> [Row] {
+        do {
+            return try queue.read { db in try Self.readDevices(db) }
+        } catch {
+            throw .readFailed("\(error)")
+        }
+    }
+
+    private static func readDevices(_ db: Database) throws -> [Row] {
+        var reader = PartReader()
+        var sources: [String: [SourceReference]] = [:]
+        for row in try GRDB.Row.fetchAll(
+            db, sql: "SELECT deviceID, family, instance, nativeID FROM deviceSource ORDER BY deviceID, position")
+        {
+            sources[row[0], default: []].append(
+                SourceReference(family: columnText(row, 1), instance: columnText(row, 2), nativeID: columnText(row, 3)))
+        }
+        var others: [String: [OtherDeviceID]] = [:]
+        for row in try GRDB.Row.fetchAll(
+            db, sql: "SELECT deviceID, agentID, otherID FROM deviceOtherID ORDER BY deviceID, position")
+        {
+            others[row[0], default: []].append(OtherDeviceID(agentID: optionalColumnText(row, 1), deviceID: columnText(row, 2)))
+        }
+        var traits: [String: [Int: [StoredTrait]]] = [:]
+        var problems: [String: [String]] = [:]
+        for row in try GRDB.Row.fetchAll(
+            db,
+            sql: """
+                SELECT deviceID, typePosition, trait, sourceFamily, sourceInstance, sourceNativeID, attributes, commands
+                FROM deviceTrait ORDER BY deviceID, typePosition, position
+                """)
+        {
+            let deviceID: String = row[0]
+            let text: String = row[2]
+            guard let id = reader.trait(text) else {
+                problems[deviceID, default: []].append("trait '\(text)' is not a trait id; left out")
+                continue
+            }
+            let source = optionalColumnText(row, 3).flatMap { family in
+                optionalColumnText(row, 4).flatMap { instance in
+                    optionalColumnText(row, 5).map { SourceReference(family: family, instance: instance, nativeID: $0) }
+                }
+            }
+            let trait = StoredTrait(id: id, source: source, attributes: row[6], commands: reader.commands(row[7]))
+            traits[deviceID, default: [:]][row[1], default: []].append(trait)
+        }
+        var types: [String: [StoredDeviceType]] = [:]
+        for row in try GRDB.Row.fetchAll(
+            db, sql: "SELECT deviceID, position, key, type, isPrimary FROM deviceType ORDER BY deviceID, position")
+        {
+            let deviceID: String = row[0]
+            let text: String = row[3]
+            guard let type = reader.deviceType(text) else {
+                problems[deviceID, default: []].append("device type '\(text)' is not a device type id; left out")
+                continue
+            }
+            types[deviceID, default: []].append(
+                StoredDeviceType(
+                    key: columnText(row, 2), type: type, isPrimaryType: row[4], traits: traits[deviceID]?[row[1]] ?? []))
+        }
+        return try GRDB.Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, name, roomName, firstSeen, lastSeen, vendorID, productID, uniqueID, serialNumber,
+                  manufacturer, model, hardwareVersion, softwareVersion, isMatterDevice
+                FROM device ORDER BY id
+                """
+        ).compactMap { row -> Row? in
+            let text: String = row[0]
+            guard let id = try? DeviceID(text) else { return nil }
+            let vendorID: Int64? = row[5]
+            let productID: Int64? = row[6]
+            let record = DeviceRecord(
+                id: id, name: columnText(row, 1), roomName: optionalColumnText(row, 2),
+                identity: DeviceIdentity(
+                    vendorID: vendorID.flatMap { UInt16(exactly: $0) },
+                    productID: productID.flatMap { UInt16(exactly: $0) }, uniqueID: optionalColumnText(row, 7),
+                    serialNumber: optionalColumnText(row, 8),
+                    otherDeviceIDs: others[text] ?? []),
+                info: DeviceInfo(
+                    manufacturer: optionalColumnText(row, 9), model: optionalColumnText(row, 10),
+                    hardwareVersion: optionalColumnText(row, 11), softwareVersion: optionalColumnText(row, 12)),
+                isMatterDevice: row[13], sources: sources[text] ?? [], types: types[text] ?? [])
+            return Row(record: record, firstSeen: row[3], lastSeen: row[4], problems: problems[text] ?? [])
+        }
+    }
+}
+
+/// A text column as ``StoredText`` reads it (whole, NULs included); NULL reads as empty.
+private func columnText(_ row: GRDB.Row, _ index: Int) -> String { optionalColumnText(row, index) ?? "" }
+
+private func optionalColumnText(_ row: GRDB.Row, _ index: Int) -> String? { (row[index] as StoredText?)?.value }
+
+/// Trait and device type ids and command lists read back by one read of the registry: a few
+/// hundred distinct texts over thousands of rows, each parsed once (bounded; more are parsed each time).
+private struct PartReader {
+    private var traits: [String: TraitID?] = [:]
+    private var deviceTypes: [String: DeviceTypeID?] = [:]
+    private var commandLists: [String: [String]] = [:]
+    private static let limit = 4096
+
+    mutating func trait(_ text: String) -> TraitID? {
+        if let known = traits[text] { return known }
+        let parsed = TraitID(parsing: text)
+        if traits.count < Self.limit { traits[text] = parsed }
+        return parsed
+    }
+
+    mutating func deviceType(_ text: String) -> DeviceTypeID? {
+        if let known = deviceTypes[text] { return known }
+        let parsed = DeviceTypeID(parsing: text)
+        if deviceTypes.count < Self.limit { deviceTypes[text] = parsed }
+        return parsed
+    }
+
+    /// A JSON array of strings; anything else reads as no commands (the source says them again).
+    mutating func commands(_ text: String) -> [String] {
+        if let known = commandLists[text] { return known }
+        let parsed = (try? JSONDocument.parse(Array(text.utf8), maxDepth: 2))?.root.elements.compactMap(\.string) ?? []
+        if commandLists.count < Self.limit { commandLists[text] = parsed }
+        return parsed
+    }
+}
