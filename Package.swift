@@ -70,7 +70,10 @@ let package = Package(
         // The registry on disk: SQLite through GRDB.
         .target(
             name: "TraitBridgeStore",
-            dependencies: ["TraitBridgeModel", "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "TraitBridgeModel", "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.

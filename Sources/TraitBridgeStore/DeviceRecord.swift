@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GRDB
+import GRDBSQLite
 public import TraitBridgeModel
 
 /// What the registry keeps of a device, in the model's own terms: enough to put it back at start
@@ -68,10 +69,10 @@ public struct StoredTrait: Sendable, Hashable {
     }
 }
 
-/// Text kept as its UTF-8 bytes: SQLite's text columns, as GRDB reads and binds them, end at the
-/// first NUL, and names and versions from devices hold one now and then (a real zigbee2mqtt
-/// device's `swVersion` is `"2019\u{0}www."`). Reads text written before as it is.
-struct StoredText: DatabaseValueConvertible {
+/// Text read whole: GRDB reads a text column up to its first NUL, and names and versions from
+/// devices hold one now and then (a real zigbee2mqtt device's `swVersion` is `"2019\u{0}www."`).
+/// ``RowWriter`` binds text with its length; this reads it back with its length (or a blob's bytes).
+struct StoredText: DatabaseValueConvertible, StatementColumnConvertible {
     var value: String
 
     init(_ value: String) { self.value = value }
@@ -85,13 +86,21 @@ struct StoredText: DatabaseValueConvertible {
         default: nil
         }
     }
-}
 
-extension Optional<String> {
-    /// The text as ``StoredText``, `nil` staying NULL.
-    var stored: StoredText? { map(StoredText.init) }
-}
-
-extension String {
-    var stored: StoredText { StoredText(self) }
+    /// Straight from the statement's column (a restore reads some 100 000 of them): the bytes
+    /// SQLite holds, however many, whether written as text or as a blob.
+    init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        let type = sqlite3_column_type(sqliteStatement, index)
+        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return nil }
+        let start =
+            type == SQLITE_BLOB
+            ? sqlite3_column_blob(sqliteStatement, index)
+            : UnsafeRawPointer(sqlite3_column_text(sqliteStatement, index))
+        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+        guard let start, count > 0 else {
+            value = ""
+            return
+        }
+        value = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    }
 }

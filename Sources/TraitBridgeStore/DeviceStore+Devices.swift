@@ -43,9 +43,8 @@ extension DeviceStore {
     /// Inserts or replaces a device and its parts; `firstSeen` is kept from the first insert. The
     /// statements are compiled once per connection (a list of 10 000 devices is one transaction).
     static func upsert(_ record: DeviceRecord, seen: DatabaseValue, in db: Database) throws {
-        let source = record.sources.first
-        let identity = record.identity
-        try db.cachedStatement(
+        var device = try RowWriter(
+            db,
             sql: """
                 INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen,
                   lastSeen, vendorID, productID, uniqueID, serialNumber, manufacturer, model, hardwareVersion,
@@ -58,14 +57,19 @@ extension DeviceStore {
                   serialNumber = excluded.serialNumber, manufacturer = excluded.manufacturer, model = excluded.model,
                   hardwareVersion = excluded.hardwareVersion, softwareVersion = excluded.softwareVersion,
                   isMatterDevice = excluded.isMatterDevice
-                """
-        ).execute(arguments: [
-            record.id.rawValue, record.name.stored, record.roomName.stored, (source?.family ?? "").stored,
-            (source?.instance ?? "").stored, (source?.nativeID ?? "").stored, seen, seen,
-            identity.vendorID.map { Int($0) }, identity.productID.map { Int($0) }, identity.uniqueID.stored,
-            identity.serialNumber.stored, record.info.manufacturer.stored, record.info.model.stored,
-            record.info.hardwareVersion.stored, record.info.softwareVersion.stored, record.isMatterDevice,
-        ])
+                """)
+        try device.run { row in
+            let source = record.sources.first
+            try row.text(record.id.rawValue)
+            try row.text(record.name)
+            try row.text(record.roomName)
+            try row.text(source?.family ?? "")
+            try row.text(source?.instance ?? "")
+            try row.text(source?.nativeID ?? "")
+            try row.value(seen)
+            try row.value(seen)
+            try row.describe(record.identity, record.info, isMatterDevice: record.isMatterDevice)
+        }
         try writeParts(of: record, in: db)
     }
 
@@ -73,35 +77,58 @@ extension DeviceStore {
     static func writeParts(of record: DeviceRecord, in db: Database) throws {
         let id = record.id.rawValue
         for table in ["deviceSource", "deviceOtherID", "deviceType", "deviceTrait"] {
-            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE deviceID = ?").execute(arguments: [id])
+            var delete = try RowWriter(db, sql: "DELETE FROM \(table) WHERE deviceID = ?")
+            try delete.run { try $0.text(id) }
         }
-        let sources = try db.cachedStatement(
-            sql: "INSERT INTO deviceSource (deviceID, position, family, instance, nativeID) VALUES (?, ?, ?, ?, ?)")
+        var sources = try RowWriter(
+            db, sql: "INSERT INTO deviceSource (deviceID, position, family, instance, nativeID) VALUES (?, ?, ?, ?, ?)")
         for (position, source) in record.sources.enumerated() {
-            try sources.execute(arguments: [
-                id, position, source.family.stored, source.instance.stored, source.nativeID.stored,
-            ])
+            try sources.run { row in
+                try row.text(id)
+                try row.int(position)
+                try row.text(source.family)
+                try row.text(source.instance)
+                try row.text(source.nativeID)
+            }
         }
-        let others = try db.cachedStatement(
-            sql: "INSERT INTO deviceOtherID (deviceID, position, agentID, otherID) VALUES (?, ?, ?, ?)")
+        var others = try RowWriter(
+            db, sql: "INSERT INTO deviceOtherID (deviceID, position, agentID, otherID) VALUES (?, ?, ?, ?)")
         for (position, other) in record.identity.otherDeviceIDs.enumerated() {
-            try others.execute(arguments: [id, position, other.agentID.stored, other.deviceID.stored])
+            try others.run { row in
+                try row.text(id)
+                try row.int(position)
+                try row.text(other.agentID)
+                try row.text(other.deviceID)
+            }
         }
-        let types = try db.cachedStatement(
-            sql: "INSERT INTO deviceType (deviceID, position, key, type, isPrimary) VALUES (?, ?, ?, ?, ?)")
-        let traits = try db.cachedStatement(
+        var types = try RowWriter(
+            db, sql: "INSERT INTO deviceType (deviceID, position, key, type, isPrimary) VALUES (?, ?, ?, ?, ?)")
+        var traits = try RowWriter(
+            db,
             sql: """
                 INSERT INTO deviceTrait (deviceID, typePosition, position, trait, sourceFamily, sourceInstance,
                   sourceNativeID, attributes, commands) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for (typePosition, type) in record.types.enumerated() {
-            try types.execute(arguments: [id, typePosition, type.key.stored, type.type.description, type.isPrimaryType])
+            try types.run { row in
+                try row.text(id)
+                try row.int(typePosition)
+                try row.text(type.key)
+                try row.text(type.type.description)
+                try row.bool(type.isPrimaryType)
+            }
             for (position, trait) in type.traits.enumerated() {
-                try traits.execute(arguments: [
-                    id, typePosition, position, trait.id.description, trait.source?.family.stored,
-                    trait.source?.instance.stored, trait.source?.nativeID.stored, trait.attributes,
-                    Self.commandsText(trait.commands),
-                ])
+                try traits.run { row in
+                    try row.text(id)
+                    try row.int(typePosition)
+                    try row.int(position)
+                    try row.text(trait.id.description)
+                    try row.text(trait.source?.family)
+                    try row.text(trait.source?.instance)
+                    try row.text(trait.source?.nativeID)
+                    try row.text(trait.attributes)
+                    try row.text(Self.commandsText(trait.commands))
+                }
             }
         }
     }
@@ -130,27 +157,27 @@ extension DeviceStore {
     private static func readDevices(_ db: Database) throws -> [Row] {
         var reader = PartReader()
         var sources: [String: [SourceReference]] = [:]
-        for row in try GRDB.Row.fetchAll(
+        let sourceRows = try GRDB.Row.fetchCursor(
             db, sql: "SELECT deviceID, family, instance, nativeID FROM deviceSource ORDER BY deviceID, position")
-        {
+        while let row = try sourceRows.next() {
             sources[row[0], default: []].append(
                 SourceReference(family: columnText(row, 1), instance: columnText(row, 2), nativeID: columnText(row, 3)))
         }
         var others: [String: [OtherDeviceID]] = [:]
-        for row in try GRDB.Row.fetchAll(
+        let otherRows = try GRDB.Row.fetchCursor(
             db, sql: "SELECT deviceID, agentID, otherID FROM deviceOtherID ORDER BY deviceID, position")
-        {
+        while let row = try otherRows.next() {
             others[row[0], default: []].append(OtherDeviceID(agentID: optionalColumnText(row, 1), deviceID: columnText(row, 2)))
         }
         var traits: [String: [Int: [StoredTrait]]] = [:]
         var problems: [String: [String]] = [:]
-        for row in try GRDB.Row.fetchAll(
+        let traitRows = try GRDB.Row.fetchCursor(
             db,
             sql: """
                 SELECT deviceID, typePosition, trait, sourceFamily, sourceInstance, sourceNativeID, attributes, commands
                 FROM deviceTrait ORDER BY deviceID, typePosition, position
                 """)
-        {
+        while let row = try traitRows.next() {
             let deviceID: String = row[0]
             let text: String = row[2]
             guard let id = reader.trait(text) else {
@@ -166,9 +193,9 @@ extension DeviceStore {
             traits[deviceID, default: [:]][row[1], default: []].append(trait)
         }
         var types: [String: [StoredDeviceType]] = [:]
-        for row in try GRDB.Row.fetchAll(
+        let typeRows = try GRDB.Row.fetchCursor(
             db, sql: "SELECT deviceID, position, key, type, isPrimary FROM deviceType ORDER BY deviceID, position")
-        {
+        while let row = try typeRows.next() {
             let deviceID: String = row[0]
             let text: String = row[3]
             guard let type = reader.deviceType(text) else {
@@ -179,16 +206,17 @@ extension DeviceStore {
                 StoredDeviceType(
                     key: columnText(row, 2), type: type, isPrimaryType: row[4], traits: traits[deviceID]?[row[1]] ?? []))
         }
-        return try GRDB.Row.fetchAll(
+        var result: [Row] = []
+        let deviceRows = try GRDB.Row.fetchCursor(
             db,
             sql: """
                 SELECT id, name, roomName, firstSeen, lastSeen, vendorID, productID, uniqueID, serialNumber,
                   manufacturer, model, hardwareVersion, softwareVersion, isMatterDevice
                 FROM device ORDER BY id
-                """
-        ).compactMap { row -> Row? in
+                """)
+        while let row = try deviceRows.next() {
             let text: String = row[0]
-            guard let id = try? DeviceID(text) else { return nil }
+            guard let id = try? DeviceID(text) else { continue }
             let vendorID: Int64? = row[5]
             let productID: Int64? = row[6]
             let record = DeviceRecord(
@@ -202,8 +230,9 @@ extension DeviceStore {
                     manufacturer: optionalColumnText(row, 9), model: optionalColumnText(row, 10),
                     hardwareVersion: optionalColumnText(row, 11), softwareVersion: optionalColumnText(row, 12)),
                 isMatterDevice: row[13], sources: sources[text] ?? [], types: types[text] ?? [])
-            return Row(record: record, firstSeen: row[3], lastSeen: row[4], problems: problems[text] ?? [])
+            result.append(Row(record: record, firstSeen: row[3], lastSeen: row[4], problems: problems[text] ?? []))
         }
+        return result
     }
 }
 

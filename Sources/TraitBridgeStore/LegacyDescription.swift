@@ -88,19 +88,17 @@ public enum LegacyDescription {
             let description: [UInt8] = [UInt8]((row[6] as Data?) ?? Data())
             let source = SourceReference(family: row[3], instance: row[4], nativeID: row[5])
             let (record, _) = Self.record(id: id, name: row[1], roomName: row[2], source: source, description: description)
-            let identity = record.identity
-            try db.execute(
+            var update = try RowWriter(
+                db,
                 sql: """
                     UPDATE device SET description = x'', vendorID = ?, productID = ?, uniqueID = ?, serialNumber = ?,
                       manufacturer = ?, model = ?, hardwareVersion = ?, softwareVersion = ?, isMatterDevice = ?
                     WHERE id = ?
-                    """,
-                arguments: [
-                    identity.vendorID.map { Int($0) }, identity.productID.map { Int($0) }, identity.uniqueID.stored,
-                    identity.serialNumber.stored, record.info.manufacturer.stored, record.info.model.stored,
-                    record.info.hardwareVersion.stored, record.info.softwareVersion.stored, record.isMatterDevice,
-                    id.rawValue,
-                ])
+                    """)
+            try update.run { row in
+                try row.describe(record.identity, record.info, isMatterDevice: record.isMatterDevice)
+                try row.text(id.rawValue)
+            }
             try DeviceStore.writeParts(of: record, in: db)
         }
     }
