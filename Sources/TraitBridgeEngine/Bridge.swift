@@ -56,8 +56,10 @@ public final class Bridge: Sendable {
                 // then the devices, each placed as it comes back.
                 for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
                 for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
-                for line in initial.restore(try store.all()) { line.log(to: logger) }
-                for line in initial.restoreCloud(try store.cloudDevices(), now: Date()) { line.log(to: logger) }
+                let rows = try store.all()
+                for line in initial.restore(rows) { line.log(to: logger) }
+                for line in initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date()) { line.log(to: logger) }
+                try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
                 let kept = try store.automations()
                 for line in initial.restoreAutomations(
                     definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
@@ -302,6 +304,24 @@ public final class Bridge: Sendable {
         }
     }
 
+    /// A registry before v8 kept imported cloud devices as SYNC entries: imported once more, kept
+    /// as typed records, and the entries dropped, in one transaction.
+    private static func importLegacyCloud(
+        into state: inout BridgeState, store: DeviceStore, logger: Logger
+    ) throws(StoreError) {
+        let entries = try store.legacyCloudEntries()
+        guard !entries.isEmpty else { return }
+        let effects = state.importLegacyCloud(entries, now: Date())
+        for line in effects.logs { line.log(to: logger) }
+        var batch = DeviceStore.Batch()
+        for case .saveCloudDevice(let origin, let device) in effects.storeChanges {
+            batch.cloudDevices.append((origin, device))
+        }
+        batch.dropsLegacyCloudEntries = true
+        try store.commit(batch, at: Date())
+        logger.notice("the registry's \(entries.count) SYNC entries are kept as typed records now")
+    }
+
     private func tick() {
         let now = Date()
         state.withLock { perform($0.tick(now: now)) }
@@ -337,7 +357,7 @@ public final class Bridge: Sendable {
                 switch change {
                 case .upsert(let record): batch.upsert(record)
                 case .remove(let id): batch.remove(id)
-                case .saveCloudDevice(let id, let entry): batch.cloudDevices.append((id, entry))
+                case .saveCloudDevice(let origin, let device): batch.cloudDevices.append((origin, device))
                 case .placement(let id, let placement): batch.placements.append((id, placement))
                 case .layout(let bytes): batch.layout = bytes
                 case .automation(let id, let definition): batch.automations.append((id, definition))

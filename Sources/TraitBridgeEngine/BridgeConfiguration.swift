@@ -298,8 +298,8 @@ public struct LinkRequest: Sendable, Hashable {
 public enum StoreChange: Sendable, Hashable {
     case upsert(DeviceRecord)
     case remove(DeviceID)
-    /// The SYNC entry of an imported cloud device (re-imported at start).
-    case saveCloudDevice(c2cID: String, entry: [UInt8])
+    /// An imported cloud device: what its SYNC said beyond the model, and the device as imported.
+    case saveCloudDevice(CloudOriginRecord, DeviceRecord)
     /// The user's name and room for a device (empty: back to the sources').
     case placement(DeviceID, UserPlacement)
     /// The whole home layout (``HomeLayoutCodec``), after an edit.

@@ -59,9 +59,7 @@ extension BridgeState {
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
             self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
             applyPlacement(standalone.id, effects: &effects)
-            if persist, let cloud, let entry = cloud.syncEntryBytes(for: item) {
-                effects.storeChanges.append(.saveCloudDevice(c2cID: c2cID, entry: entry))
-            }
+            if persist { effects.storeChanges.append(.saveCloudDevice(Self.originRecord(item), Self.importedRecord(item))) }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))
             if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {
@@ -292,36 +290,5 @@ extension BridgeState {
     func device(forCloudID c2cID: String) -> DeviceID? {
         if let runtime = cloudDevices[c2cID] { return runtime.target }
         return (try? DeviceID(c2cID)).flatMap { graph.devices[$0] != nil ? $0 : nil }
-    }
-
-    /// Re-imports the SYNC entries kept in the registry (at start). Each row is checked on its
-    /// own first: a row that is not a JSON object (a damaged file, an entry written by a newer
-    /// version) is skipped with a log line naming it, and every other cloud device comes back.
-    public mutating func restoreCloud(_ entries: [(c2cID: String, entry: [UInt8])], now: Date) -> [BridgeLogLine] {
-        guard let cloud, !entries.isEmpty else { return [] }
-        var effects = BridgeEffects()
-        var bytes: [UInt8] = Array(#"{"devices":["#.utf8)
-        var kept = 0
-        for (c2cID, entry) in entries {
-            guard let document = try? JSONDocument.parse(entry), document.root.kind == .object else {
-                effects.log(
-                    .error,
-                    "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC import puts it back)",
-                    ["tb.device": c2cID])
-                continue
-            }
-            if kept > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += entry
-            kept += 1
-        }
-        bytes += Array("]}".utf8)
-        guard kept > 0 else { return effects.logs }
-        do {
-            let result = try cloud.importSync(bytes, source: "registry", now: now)
-            _ = importCloud(result, now: now, effects: &effects)
-        } catch {
-            effects.log(.error, "cannot re-import the cloud devices of the registry: \(error)")
-        }
-        return effects.logs
     }
 }

@@ -11,7 +11,7 @@ extension BridgeState {
     public mutating func restore(_ rows: [DeviceStore.Row]) -> [BridgeLogLine] {
         var logs: [BridgeLogLine] = []
         var attributeTexts = RestoredAttributes()
-        // Cloud devices come back from their kept SYNC entries (restoreCloud), not from here.
+        // Cloud devices come back with their origins (restoreCloud), not from here.
         for row in rows where graph.devices[row.id] == nil && row.record.sources.first?.family != GoogleC2C.family {
             for problem in row.problems {
                 logs.append(BridgeLogLine(.warning, "registry: \(problem)", ["tb.device.id": row.id.rawValue]))
@@ -42,8 +42,11 @@ extension BridgeState {
         return logs
     }
 
-    private func makeDevice(
-        _ record: DeviceRecord, attributeTexts: inout RestoredAttributes, logs: inout [BridgeLogLine]
+    /// A device from its record. `isCloud`: an imported cloud device (its own record, all of it
+    /// the cloud's), not a local device that cloud types were joined to.
+    func makeDevice(
+        _ record: DeviceRecord, attributeTexts: inout RestoredAttributes, logs: inout [BridgeLogLine],
+        isCloud: Bool = false
     ) throws -> (
         Device, [TraitAddress: RestoredFeed]
     ) {
@@ -51,7 +54,9 @@ extension BridgeState {
         for type in record.types {
             // Types a cloud device contributed to a merged device are re-attached by restoreCloud.
             let traitSources = type.traits.compactMap(\.source)
-            if !traitSources.isEmpty && traitSources.allSatisfy({ $0.family == GoogleC2C.family }) { continue }
+            if !isCloud && !traitSources.isEmpty && traitSources.allSatisfy({ $0.family == GoogleC2C.family }) {
+                continue
+            }
             // A vendor definition a source discovered comes back when the source describes the
             // device again; until then the device is restored without it.
             if type.type.namespace.isVendor, catalog.deviceType(type.type) == nil { continue }
@@ -72,7 +77,8 @@ extension BridgeState {
         // it was changes nothing (no new description, no registry write).
         var device = try Device(
             id: record.id, name: record.name, identity: record.identity, info: record.info,
-            isMatterDevice: record.isMatterDevice, sources: record.sources.filter { $0.family != GoogleC2C.family },
+            isMatterDevice: record.isMatterDevice,
+            sources: isCloud ? record.sources : record.sources.filter { $0.family != GoogleC2C.family },
             deviceTypes: types)
         var feeds: [TraitAddress: RestoredFeed] = [:]
         for type in record.types where device.deviceType(key: type.key) != nil {
@@ -109,7 +115,7 @@ struct RestoredFeed: Sendable, Hashable {
 
 /// Attribute lists read back by one restore: a few dozen distinct texts over thousands of traits,
 /// each read once (at most 4 096 kept; more are read each time) and the lists shared.
-private struct RestoredAttributes {
+struct RestoredAttributes {
     private var known: [String: [(name: String, metadata: AttributeMetadata)]] = [:]
     private static let limit = 4096
 

@@ -63,7 +63,7 @@ struct FuzzWorld: Sendable {
             for change in effects.storeChanges {
                 switch change {
                 case .upsert(let record): written.append(record)
-                case .saveCloudDevice(let id, let entry): stored.append((id, entry))
+                case .saveCloudDevice(let origin, _): stored.append((origin.c2cID, Array(origin.attributes.utf8)))
                 default: break
                 }
             }
@@ -107,7 +107,25 @@ struct FuzzWorld: Sendable {
             rows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start, problems: problems))
         }
         _ = state.restore(rows)
-        _ = state.restoreCloud(messages.enumerated().map { ("c\($0.offset)", $0.element.payload) }, now: start)
+        // Each payload also as a kept cloud device (its device record and Google's objects) and as
+        // the SYNC entry a registry before typed records kept.
+        var cloudRows: [DeviceStore.Row] = []
+        var origins: [CloudOriginRecord] = []
+        for (index, message) in messages.enumerated() {
+            guard let id = try? DeviceID("c2c-fuzz\(index)") else { continue }
+            let text = String(decoding: message.payload, as: UTF8.self)
+            let (record, _) = LegacyDescription.record(
+                id: id, name: message.topic, roomName: nil,
+                source: SourceReference(family: GoogleC2C.family, instance: "default", nativeID: "fuzz\(index)"),
+                description: message.payload)
+            cloudRows.append(DeviceStore.Row(record: record, firstSeen: start, lastSeen: start))
+            origins.append(
+                CloudOriginRecord(
+                    c2cID: "fuzz\(index)", deviceID: id, name: message.topic, type: message.topic, traits: [text],
+                    attributes: text, customData: index % 2 == 0 ? text : nil, deviceInfo: index % 3 == 0 ? text : nil))
+        }
+        _ = state.restoreCloud(origins, rows: cloudRows, now: start)
+        _ = state.importLegacyCloud(messages.enumerated().map { ("c\($0.offset)", $0.element.payload) }, now: start)
         Self.check(state.brokerConnected(now: start))
     }
 

@@ -104,3 +104,54 @@ struct StoredText: DatabaseValueConvertible, StatementColumnConvertible {
         value = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
     }
 }
+
+/// What a SYNC said about an imported cloud device beyond the model, so that the bridge gives the
+/// cloud back what it described (exports, EXECUTE's `customData`). The device itself is the
+/// ``DeviceRecord`` stored under ``deviceID``. Google's own objects (`attributes`, `customData`,
+/// `deviceInfo`) are kept as the JSON text the cloud sent: the bridge passes them on, it never
+/// reads them as its own.
+public struct CloudOriginRecord: Sendable, Hashable {
+    /// The device's id in the cloud (the SYNC entry's `id`).
+    public var c2cID: String
+    /// TraitBridge's id of the device as imported (`c2c-<id>`).
+    public var deviceID: DeviceID
+    /// The SYNC's `name.name`.
+    public var name: String
+    public var type: String
+    public var traits: [String]
+    public var attributes: String
+    public var customData: String?
+    public var defaultNames: [String]
+    public var nicknames: [String]
+    public var roomHint: String?
+    public var structureHint: String?
+    public var willReportState: Bool
+    public var notificationSupportedByAgent: Bool?
+    public var deviceInfo: String?
+    /// The values the SYNC's attributes gave the device's traits (ranges, capabilities), as a JSON
+    /// object by trait address (`{"light/matter.ColorControl":{"colorCapabilities":16}}`).
+    public var traitValues: String
+
+    public init(
+        c2cID: String, deviceID: DeviceID, name: String, type: String, traits: [String], attributes: String = "{}",
+        customData: String? = nil, defaultNames: [String] = [], nicknames: [String] = [], roomHint: String? = nil,
+        structureHint: String? = nil, willReportState: Bool = false, notificationSupportedByAgent: Bool? = nil,
+        deviceInfo: String? = nil, traitValues: String = "{}"
+    ) {
+        self.c2cID = c2cID
+        self.deviceID = deviceID
+        self.name = name
+        self.type = type
+        self.traits = traits
+        self.attributes = attributes
+        self.customData = customData
+        self.defaultNames = defaultNames
+        self.nicknames = nicknames
+        self.roomHint = roomHint
+        self.structureHint = structureHint
+        self.willReportState = willReportState
+        self.notificationSupportedByAgent = notificationSupportedByAgent
+        self.deviceInfo = deviceInfo
+        self.traitValues = traitValues
+    }
+}

@@ -7,8 +7,10 @@ extension DeviceStore {
     public struct Batch: Sendable {
         public var upserts: [DeviceRecord] = []
         public var removals: [DeviceID] = []
-        /// SYNC entries of imported cloud devices (replacing those with the same C2C id).
-        public var cloudDevices: [(c2cID: String, entry: [UInt8])] = []
+        /// Imported cloud devices: their origins and devices (replacing those with the same C2C id).
+        public var cloudDevices: [(origin: CloudOriginRecord, device: DeviceRecord)] = []
+        /// The SYNC entries of a registry before v8 are gone: the bridge keeps them typed now.
+        public var dropsLegacyCloudEntries = false
         /// What the user decided about devices (an empty placement deletes the row).
         public var placements: [(id: DeviceID, placement: UserPlacement)] = []
         /// The home layout (homes, rooms, zones, groups, scenes) as one document, when it changed.
@@ -32,7 +34,8 @@ extension DeviceStore {
         }
 
         var isEmpty: Bool {
-            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && placements.isEmpty && layout == nil
+            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && !dropsLegacyCloudEntries && placements.isEmpty
+                && layout == nil
                 && automations.isEmpty && histories.isEmpty && clock == nil
         }
     }

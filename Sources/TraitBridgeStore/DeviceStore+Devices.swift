@@ -20,19 +20,19 @@ extension DeviceStore {
                 ALTER TABLE device ADD COLUMN softwareVersion TEXT;
                 ALTER TABLE device ADD COLUMN isMatterDevice INTEGER NOT NULL DEFAULT 0;
                 CREATE TABLE deviceSource (
-                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  deviceID TEXT NOT NULL, position INTEGER NOT NULL,
                   family TEXT NOT NULL, instance TEXT NOT NULL, nativeID TEXT NOT NULL,
                   PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
                 CREATE TABLE deviceOtherID (
-                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  deviceID TEXT NOT NULL, position INTEGER NOT NULL,
                   agentID TEXT, otherID TEXT NOT NULL,
                   PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
                 CREATE TABLE deviceType (
-                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+                  deviceID TEXT NOT NULL, position INTEGER NOT NULL,
                   key TEXT NOT NULL, type TEXT NOT NULL, isPrimary INTEGER NOT NULL,
                   PRIMARY KEY (deviceID, position)) WITHOUT ROWID;
                 CREATE TABLE deviceTrait (
-                  deviceID TEXT NOT NULL REFERENCES device(id) ON DELETE CASCADE, typePosition INTEGER NOT NULL,
+                  deviceID TEXT NOT NULL, typePosition INTEGER NOT NULL,
                   position INTEGER NOT NULL, trait TEXT NOT NULL,
                   sourceFamily TEXT, sourceInstance TEXT, sourceNativeID TEXT,
                   attributes TEXT NOT NULL, commands TEXT NOT NULL,
@@ -41,48 +41,63 @@ extension DeviceStore {
     }
 
     /// Inserts or replaces a device and its parts; `firstSeen` is kept from the first insert. The
-    /// statements are compiled once per connection (a list of 10 000 devices is one transaction).
+    /// statements are compiled once per connection (a list of 10 000 devices is one transaction),
+    /// and a new device (every device of a first start) costs no look-up of parts to replace.
     static func upsert(_ record: DeviceRecord, seen: DatabaseValue, in db: Database) throws {
-        var device = try RowWriter(
+        var insert = try RowWriter(
             db,
             sql: """
-                INSERT INTO device (id, name, roomName, sourceFamily, sourceInstance, nativeID, description, firstSeen,
-                  lastSeen, vendorID, productID, uniqueID, serialNumber, manufacturer, model, hardwareVersion,
-                  softwareVersion, isMatterDevice)
-                VALUES (?, ?, ?, ?, ?, ?, x'', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, roomName = excluded.roomName,
-                  sourceFamily = excluded.sourceFamily, sourceInstance = excluded.sourceInstance,
-                  nativeID = excluded.nativeID, description = x'', lastSeen = excluded.lastSeen,
-                  vendorID = excluded.vendorID, productID = excluded.productID, uniqueID = excluded.uniqueID,
-                  serialNumber = excluded.serialNumber, manufacturer = excluded.manufacturer, model = excluded.model,
-                  hardwareVersion = excluded.hardwareVersion, softwareVersion = excluded.softwareVersion,
-                  isMatterDevice = excluded.isMatterDevice
+                INSERT INTO device (id, firstSeen, lastSeen, description, name, roomName, sourceFamily,
+                  sourceInstance, nativeID, vendorID, productID, uniqueID, serialNumber, manufacturer, model,
+                  hardwareVersion, softwareVersion, isMatterDevice)
+                VALUES (?, ?, ?, x'', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING
                 """)
-        try device.run { row in
-            let source = record.sources.first
+        try insert.run { row in
             try row.text(record.id.rawValue)
-            try row.text(record.name)
-            try row.text(record.roomName)
-            try row.text(source?.family ?? "")
-            try row.text(source?.instance ?? "")
-            try row.text(source?.nativeID ?? "")
             try row.value(seen)
             try row.value(seen)
-            try row.describe(record.identity, record.info, isMatterDevice: record.isMatterDevice)
+            try row.describe(record)
+        }
+        if insert.changedRows == 0 {
+            var update = try RowWriter(
+                db,
+                sql: """
+                    UPDATE device SET lastSeen = ?, description = x'', name = ?, roomName = ?, sourceFamily = ?,
+                      sourceInstance = ?, nativeID = ?, vendorID = ?, productID = ?, uniqueID = ?, serialNumber = ?,
+                      manufacturer = ?, model = ?, hardwareVersion = ?, softwareVersion = ?, isMatterDevice = ?
+                    WHERE id = ?
+                    """)
+            try update.run { row in
+                try row.value(seen)
+                try row.describe(record)
+                try row.text(record.id.rawValue)
+            }
+            try deleteParts(of: record.id, in: db)
         }
         try writeParts(of: record, in: db)
     }
 
-    /// Replaces the parts of a device (its row exists).
-    static func writeParts(of record: DeviceRecord, in db: Database) throws {
-        let id = record.id.rawValue
+    /// Removes a device and its parts.
+    static func delete(_ id: DeviceID, in db: Database) throws {
+        var delete = try RowWriter(db, sql: "DELETE FROM device WHERE id = ?")
+        try delete.run { try $0.text(id.rawValue) }
+        try deleteParts(of: id, in: db)
+    }
+
+    static func deleteParts(of id: DeviceID, in db: Database) throws {
         for table in ["deviceSource", "deviceOtherID", "deviceType", "deviceTrait"] {
             var delete = try RowWriter(db, sql: "DELETE FROM \(table) WHERE deviceID = ?")
-            try delete.run { try $0.text(id) }
+            try delete.run { try $0.text(id.rawValue) }
         }
+    }
+
+    /// Writes the parts of a device whose row exists and has none. Its first source is in the
+    /// device row; `deviceSource` holds the others (a device merged from several sources).
+    static func writeParts(of record: DeviceRecord, in db: Database) throws {
+        let id = record.id.rawValue
         var sources = try RowWriter(
             db, sql: "INSERT INTO deviceSource (deviceID, position, family, instance, nativeID) VALUES (?, ?, ?, ?, ?)")
-        for (position, source) in record.sources.enumerated() {
+        for (position, source) in record.sources.enumerated().dropFirst() {
             try sources.run { row in
                 try row.text(id)
                 try row.int(position)
@@ -127,20 +142,10 @@ extension DeviceStore {
                     try row.text(trait.source?.instance)
                     try row.text(trait.source?.nativeID)
                     try row.text(trait.attributes)
-                    try row.text(Self.commandsText(trait.commands))
+                    try row.text(listText(trait.commands))
                 }
             }
         }
-    }
-
-    /// A trait's commands as a JSON array (`[]` for none).
-    static func commandsText(_ commands: [String]) -> String {
-        guard !commands.isEmpty else { return "[]" }
-        var writer = JSONStreamWriter(capacity: 16 * commands.count)
-        writer.beginArray()
-        for command in commands { writer.string(command) }
-        writer.endArray()
-        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Every stored device, by id. Rows with an id that is no longer valid are skipped; a part that
@@ -211,7 +216,8 @@ extension DeviceStore {
             db,
             sql: """
                 SELECT id, name, roomName, firstSeen, lastSeen, vendorID, productID, uniqueID, serialNumber,
-                  manufacturer, model, hardwareVersion, softwareVersion, isMatterDevice
+                  manufacturer, model, hardwareVersion, softwareVersion, isMatterDevice, sourceFamily,
+                  sourceInstance, nativeID
                 FROM device ORDER BY id
                 """)
         while let row = try deviceRows.next() {
@@ -229,17 +235,25 @@ extension DeviceStore {
                 info: DeviceInfo(
                     manufacturer: optionalColumnText(row, 9), model: optionalColumnText(row, 10),
                     hardwareVersion: optionalColumnText(row, 11), softwareVersion: optionalColumnText(row, 12)),
-                isMatterDevice: row[13], sources: sources[text] ?? [], types: types[text] ?? [])
+                    isMatterDevice: row[13], sources: firstSource(row, at: 14) + (sources[text] ?? []),
+                types: types[text] ?? [])
             result.append(Row(record: record, firstSeen: row[3], lastSeen: row[4], problems: problems[text] ?? []))
         }
         return result
     }
 }
 
-/// A text column as ``StoredText`` reads it (whole, NULs included); NULL reads as empty.
-private func columnText(_ row: GRDB.Row, _ index: Int) -> String { optionalColumnText(row, index) ?? "" }
+/// The device row's source (none when all three are empty: a record with no source).
+private func firstSource(_ row: GRDB.Row, at index: Int) -> [SourceReference] {
+    let source = SourceReference(
+        family: columnText(row, index), instance: columnText(row, index + 1), nativeID: columnText(row, index + 2))
+    return source.family.isEmpty && source.instance.isEmpty && source.nativeID.isEmpty ? [] : [source]
+}
 
-private func optionalColumnText(_ row: GRDB.Row, _ index: Int) -> String? { (row[index] as StoredText?)?.value }
+/// A text column as ``StoredText`` reads it (whole, NULs included); NULL reads as empty.
+func columnText(_ row: GRDB.Row, _ index: Int) -> String { optionalColumnText(row, index) ?? "" }
+
+func optionalColumnText(_ row: GRDB.Row, _ index: Int) -> String? { (row[index] as StoredText?)?.value }
 
 /// Trait and device type ids and command lists read back by one read of the registry: a few
 /// hundred distinct texts over thousands of rows, each parsed once (bounded; more are parsed each time).

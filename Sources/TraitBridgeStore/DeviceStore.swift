@@ -139,6 +139,7 @@ public final class DeviceStore: Sendable {
         }
         migrator.registerMigration("v8: typed device records") { db in
             try createDeviceParts(db)
+            try createCloudOrigins(db)
             try LegacyDescription.convert(db)
         }
         return migrator
@@ -150,18 +151,15 @@ public final class DeviceStore: Sendable {
         do {
             try queue.write { db in
                 for id in batch.removals {
-                    try db.cachedStatement(sql: "DELETE FROM device WHERE id = ?").execute(arguments: [id.rawValue])
+                    try Self.delete(id, in: db)
                 }
                 let seen = now.databaseValue
                 for record in batch.upserts { try Self.upsert(record, seen: seen, in: db) }
-                let importedAt = now.databaseValue
-                for (id, entry) in batch.cloudDevices {
-                    try db.cachedStatement(
-                        sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES (?, ?, ?) "
-                            + "ON CONFLICT(c2cID) DO UPDATE SET entry = excluded.entry, "
-                            + "importedAt = excluded.importedAt"
-                    ).execute(arguments: [id, Data(entry), importedAt])
+                for (origin, device) in batch.cloudDevices {
+                    try Self.upsert(device, seen: seen, in: db)
+                    try Self.upsert(origin, importedAt: now, in: db)
                 }
+                if batch.dropsLegacyCloudEntries { try db.execute(sql: "DELETE FROM cloudDevice") }
                 for (id, placement) in batch.placements {
                     if placement.isEmpty {
                         try db.cachedStatement(sql: "DELETE FROM placement WHERE id = ?").execute(arguments: [
@@ -229,28 +227,6 @@ public final class DeviceStore: Sendable {
                     result[id] = UserPlacement(name: row["name"], room: row["roomName"], home: row["homeID"])
                 }
                 return result
-            }
-        } catch {
-            throw .readFailed("\(error)")
-        }
-    }
-
-    /// Keeps the SYNC entries of imported cloud devices (replacing those with the same C2C id),
-    /// in one transaction; the bridge re-imports them at start.
-    public func saveCloudDevices(_ entries: [(c2cID: String, entry: [UInt8])], importedAt: Date) throws(StoreError) {
-        var batch = Batch()
-        batch.cloudDevices = entries
-        try commit(batch, at: importedAt)
-    }
-
-    /// The kept SYNC entries, by C2C id.
-    public func cloudDevices() throws(StoreError) -> [(c2cID: String, entry: [UInt8])] {
-        do {
-            return try queue.read { db in
-                try GRDB.Row.fetchAll(db, sql: "SELECT c2cID, entry FROM cloudDevice ORDER BY c2cID").map { row in
-                    let entry: Data = row["entry"]
-                    return (row["c2cID"] as String, [UInt8](entry))
-                }
             }
         } catch {
             throw .readFailed("\(error)")

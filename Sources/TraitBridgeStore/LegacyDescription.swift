@@ -91,12 +91,13 @@ public enum LegacyDescription {
             var update = try RowWriter(
                 db,
                 sql: """
-                    UPDATE device SET description = x'', vendorID = ?, productID = ?, uniqueID = ?, serialNumber = ?,
-                      manufacturer = ?, model = ?, hardwareVersion = ?, softwareVersion = ?, isMatterDevice = ?
+                    UPDATE device SET description = x'', name = ?, roomName = ?, sourceFamily = ?, sourceInstance = ?,
+                      nativeID = ?, vendorID = ?, productID = ?, uniqueID = ?, serialNumber = ?, manufacturer = ?,
+                      model = ?, hardwareVersion = ?, softwareVersion = ?, isMatterDevice = ?
                     WHERE id = ?
                     """)
             try update.run { row in
-                try row.describe(record.identity, record.info, isMatterDevice: record.isMatterDevice)
+                try row.describe(record)
                 try row.text(id.rawValue)
             }
             try DeviceStore.writeParts(of: record, in: db)

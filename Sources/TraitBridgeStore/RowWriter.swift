@@ -72,18 +72,27 @@ struct RowWriter {
         }
     }
 
-    /// The identity and info columns of a device row, in the order the device statements name them.
-    mutating func describe(_ identity: DeviceIdentity, _ info: DeviceInfo, isMatterDevice: Bool) throws {
-        try int(identity.vendorID.map { Int($0) })
-        try int(identity.productID.map { Int($0) })
-        try text(identity.uniqueID)
-        try text(identity.serialNumber)
-        try text(info.manufacturer)
-        try text(info.model)
-        try text(info.hardwareVersion)
-        try text(info.softwareVersion)
-        try bool(isMatterDevice)
+    /// The columns of a device row after its id and times, in the order the device statements name them.
+    mutating func describe(_ record: DeviceRecord) throws {
+        let source = record.sources.first
+        try text(record.name)
+        try text(record.roomName)
+        try text(source?.family ?? "")
+        try text(source?.instance ?? "")
+        try text(source?.nativeID ?? "")
+        try int(record.identity.vendorID.map { Int($0) })
+        try int(record.identity.productID.map { Int($0) })
+        try text(record.identity.uniqueID)
+        try text(record.identity.serialNumber)
+        try text(record.info.manufacturer)
+        try text(record.info.model)
+        try text(record.info.hardwareVersion)
+        try text(record.info.softwareVersion)
+        try bool(record.isMatterDevice)
     }
+
+    /// Rows the last run inserted, changed or deleted.
+    var changedRows: Int { connection.map { Int(sqlite3_changes($0)) } ?? 0 }
 
     private func check(_ code: Int32) throws {
         guard code != SQLITE_OK && code != SQLITE_DONE else { return }

@@ -138,8 +138,9 @@ struct CloudBridgeTests {
         echo.cancel()
     }
 
-    @Test("imported cloud devices survive a restart (the registry keeps their SYNC entries) and merge again")
+    @Test("imported cloud devices survive a restart (the registry keeps them as typed records) and merge again; the export is the same")
     func restart() throws {
+        var exported: JSONValue?
         let broker = try MosquittoBroker()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-cloud-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
@@ -151,6 +152,7 @@ struct CloudBridgeTests {
             #expect(eventually { bridge.snapshot.graph.devices[EngineFixtures.light] != nil })
             let app = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/response/#"])
             _ = try request(app, "sync-import", Self.sync, id: "r1")
+            exported = try request(app, "sync-export", "{}", id: "e1")["payload"]?["devices"]?.value
             bridge.stop()
         }
         let bridge = try makeBridge(broker, data: data)
@@ -159,5 +161,20 @@ struct CloudBridgeTests {
         #expect(restored.room(of: try DeviceID("c2c-cloud-plug"))?.name == "Garden")
         #expect(restored.devices[EngineFixtures.light]?.deviceTypes.map(\.key) == ["light", "cloud-light"], "merged again, once")
         #expect(restored.devices[try DeviceID("c2c-cloud-hall")] == nil)
+        // Google is given back what it described: the export is the same as before the restart.
+        try bridge.start()
+        defer { bridge.stop() }
+        let app = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/response/#"])
+        // Once zigbee2mqtt has spoken again (the export narrows a local device by what its source declares).
+        let z2m = try TestMQTTClient(broker)
+        try z2m.publish("zigbee2mqtt/bridge/devices", bytes: EngineFixtures.devicesPayload)
+        var attempt = 0
+        var again: JSONValue?
+        let same = eventually {
+            attempt += 1
+            again = try? request(app, "sync-export", "{}", id: "e\(attempt)")["payload"]?["devices"]?.value
+            return again == exported
+        }
+        #expect(same && exported != nil, "\(again?.serialized() ?? "")\n\(exported?.serialized() ?? "")")
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgeStore
 
 /// Everything anyone on a shared broker can publish, sent to every topic family of every source
 /// and to the bridge's own topics, through the state machine: nothing may trap, and no device may
@@ -272,15 +273,52 @@ struct LeftoverTests {
 
 @Suite("Cloud restore, row by row")
 struct CloudRestoreTests {
-    @Test("a registry row that is not a SYNC device object is skipped with its id; every other cloud device comes back")
+    @Test("an old registry's SYNC entry that is not a device object is skipped with its id; every other cloud device comes back")
     func badRow() throws {
         var state = try EngineFixtures.state(withCloud: true)
         let good = Array(#"{"id":"plug-1","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"name":{"name":"Plug"},"willReportState":true}"#.utf8)
         let other = Array(#"{"id":"plug-2","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"name":{"name":"Plug two"},"willReportState":true}"#.utf8)
-        let logs = state.restoreCloud([("plug-1", good), ("broken", Array(#"{"id":"broken","type":"#.utf8)), ("list", Array("[1]".utf8)),
-                                       ("plug-2", other)], now: Date())
+        let effects = state.importLegacyCloud([("plug-1", good), ("broken", Array(#"{"id":"broken","type":"#.utf8)),
+                                               ("list", Array("[1]".utf8)), ("plug-2", other)], now: Date())
+        let logs = effects.logs
         #expect(state.graph.devices.values.map(\.name).sorted() == ["Plug", "Plug two"])
         #expect(logs.contains { $0.metadata["tb.device"] == "broken" }, "\(logs.map(\.message))")
         #expect(logs.contains { $0.metadata["tb.device"] == "list" })
+        let kept = effects.storeChanges.compactMap { change -> String? in
+            if case .saveCloudDevice(let origin, _) = change { origin.c2cID } else { nil }
+        }
+        #expect(kept == ["plug-1", "plug-2"], "kept as typed records")
+    }
+
+    @Test("a kept cloud device whose record does not read is skipped with its id; the others come back as imported")
+    func badTypedRecord() throws {
+        var first = try EngineFixtures.state(withCloud: true)
+        let entries = ["plug-1", "plug-2", "plug-3"].map { id in
+            (id, Array(#"{"id":"\#(id)","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"name":{"name":"Plug \#(id)"},"customData":{"hub":7},"willReportState":true}"#.utf8))
+        }
+        var origins: [CloudOriginRecord] = []
+        var rows: [DeviceStore.Row] = []
+        for case .saveCloudDevice(let origin, let device) in first.importLegacyCloud(entries, now: Date()).storeChanges {
+            origins.append(origin)
+            if origin.c2cID != "plug-3" { rows.append(DeviceStore.Row(record: device, firstSeen: Date(), lastSeen: Date())) }
+        }
+        #expect(origins.map(\.customData) == Array(repeating: #"{"hub":7}"#, count: 3))
+        origins[1].attributes = "[not an object]"
+        var state = try EngineFixtures.state(withCloud: true)
+        let logs = state.restoreCloud(origins, rows: rows, now: Date())
+        let plug = try DeviceID("c2c-plug-1")
+        #expect(Array(state.graph.devices.keys) == [plug])
+        let restored = try #require(state.graph.devices[plug])
+        let imported = try #require(first.graph.devices[plug])
+        #expect(restored.sources == imported.sources && restored.name == imported.name)
+        #expect(restored.traitAddresses == imported.traitAddresses)
+        for address in imported.traitAddresses {
+            let (a, b) = (restored.trait(at: address), imported.trait(at: address))
+            #expect(a?.attributes == b?.attributes && a?.source == b?.source, "\(address)")
+            #expect(a?.connectivity.state == b?.connectivity.state && a?.connectivity.reason == b?.connectivity.reason)
+            #expect(a?.connectivity.locality == b?.connectivity.locality)
+        }
+        #expect(logs.filter { $0.level == .error }.compactMap { $0.metadata["tb.device"] } == ["plug-2", "plug-3"],
+                "\(logs.map(\.message))")
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Logging
+import TraitBridgeMQTT
 import Testing
 import TraitBridgeEngine
 import TraitBridgeModel
@@ -99,6 +101,35 @@ struct RegistryMigrationTests {
         var state = try EngineFixtures.state()
         _ = state.restore(rows)
         #expect(state.graph.devices.count >= 9, "the eight whole devices and what reads of the others")
+    }
+
+    @Test("an old registry's kept SYNC entries are imported once at start, kept as typed records, and come back after")
+    func legacyCloudEntries() throws {
+        let folder = try copyOfFixture()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let entry = #"{"id":"cloud-plug","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"#
+            + #""name":{"name":"Garden plug"},"willReportState":true,"roomHint":"Garden","customData":{"hub":"h7"}}"#
+        let queue = try DatabaseQueue(path: folder + "/traitbridge.sqlite")
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO cloudDevice (c2cID, entry, importedAt) VALUES ('cloud-plug', ?, 0)",
+                arguments: [Data(entry.utf8)])
+        }
+        try queue.close()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let client = MQTTClientConfiguration(broker: try BrokerURL("mqtt://127.0.0.1:1"))
+        let plug = try DeviceID("c2c-cloud-plug")
+        for start in ["upgrade", "restart"] {
+            let store = try DeviceStore(directory: folder)
+            let bridge = Bridge(state: try EngineFixtures.state(withCloud: true), client: client, store: store, logger: logger)
+            #expect(bridge.snapshot.graph.devices[plug]?.name == "Garden plug", "\(start)")
+            #expect(bridge.snapshot.graph.room(of: plug)?.name == "Garden", "\(start)")
+            #expect(bridge.snapshot.graph.devices.count == 9, "\(start): the eight devices and the plug")
+            #expect(try store.legacyCloudEntries().isEmpty, "\(start)")
+            let origin = try #require(try store.cloudOrigins().first)
+            #expect(origin.c2cID == "cloud-plug" && origin.customData == #"{"hub":"h7"}"# && origin.roomHint == "Garden")
+        }
     }
 
     @Test("a record goes to disk and back whole; an update replaces its parts; a removal takes them")
