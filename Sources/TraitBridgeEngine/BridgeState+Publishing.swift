@@ -79,6 +79,12 @@ extension BridgeState {
     }
 
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
+        var unused: [TraitAddress: TraitFeed] = [:]
+        return descriptionPayload(id, feeds: &unused)
+    }
+
+    /// The description, and in `feeds` what each trait's source feeds and accepts as it says.
+    func descriptionPayload(_ id: DeviceID, feeds: inout [TraitAddress: TraitFeed]) -> [UInt8] {
         guard let device = graph.devices[id] else { return [] }
         let home = device.homeID.flatMap { graph.home($0) }
         let room = graph.room(of: id)
@@ -94,8 +100,16 @@ extension BridgeState {
             of: device, homeName: home?.name, roomName: room?.name,
             zoneNames: room.map { room in home?.zones.filter { $0.roomIDs.contains(room.id) }.map(\.name) ?? [] } ?? [],
             catalog: catalog,
-            fedAttributes: { fedAttributes(device, at: $0, bindings: bindings($0)) },
-            commands: { acceptedCommands(device, at: $0, bindings: bindings($0)) })
+            fedAttributes: { address in
+                let attributes = fedAttributes(device, at: address, bindings: bindings(address))
+                feeds[address, default: TraitFeed(attributes: [], commands: [])].attributes = attributes
+                return attributes
+            },
+            commands: { address in
+                let commands = acceptedCommands(device, at: address, bindings: bindings(address))
+                feeds[address, default: TraitFeed(attributes: [], commands: [])].commands = commands
+                return commands
+            })
     }
 
     /// The attributes a trait's source feeds, with their metadata: what its bindings declare, else
@@ -153,30 +167,37 @@ extension BridgeState {
     /// A device changed shape or place: its registry row, then its state and description on the
     /// broker (the description made once for both, and compared by hash with what the row holds).
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
-        let description = descriptionPayload(id)
+        var feeds: [TraitAddress: TraitFeed] = [:]
+        let description = descriptionPayload(id, feeds: &feeds)
         let hash = DeviceRuntime.hash(description)
         if runtime[id]?.storedDescription != hash {
             runtime[id, default: DeviceRuntime()].storedDescription = hash
             runtime[id]?.isRestoredRow = false
-            effects.storeChanges.append(.upsert(record(for: id)))
+            effects.storeChanges.append(.upsert(record(for: id, feeds: feeds)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: description)
     }
 
     /// The registry record of a device: the device as the graph holds it, and per trait what its
-    /// source feeds and accepts (as its description says).
-    func record(for id: DeviceID) -> DeviceRecord {
+    /// source feeds and accepts (`feeds`, when its description was just made; else asked again).
+    func record(for id: DeviceID, feeds: [TraitAddress: TraitFeed] = [:]) -> DeviceRecord {
         guard let device = graph.devices[id] else { return DeviceRecord(id: id, name: id.rawValue, sources: []) }
         let types = device.deviceTypes.map { type in
             StoredDeviceType(
                 key: type.key, type: type.typeID, isPrimaryType: type.isPrimaryType,
                 traits: type.traits.map { trait in
                     let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
-                    let bindings = sourceBindings(of: device, at: address)
+                    let feed =
+                        feeds[address]
+                        ?? {
+                            let bindings = sourceBindings(of: device, at: address)
+                            return TraitFeed(
+                                attributes: fedAttributes(device, at: address, bindings: bindings),
+                                commands: acceptedCommands(device, at: address, bindings: bindings))
+                        }()
                     return StoredTrait(
                         id: trait.traitID, source: trait.source,
-                        attributes: DevicePayloads.attributesText(fedAttributes(device, at: address, bindings: bindings)),
-                        commands: acceptedCommands(device, at: address, bindings: bindings))
+                        attributes: DevicePayloads.attributesText(feed.attributes), commands: feed.commands)
                 })
         }
         return DeviceRecord(

@@ -48,7 +48,7 @@ extension BridgeState {
         _ record: DeviceRecord, attributeTexts: inout RestoredAttributes, logs: inout [BridgeLogLine],
         isCloud: Bool = false
     ) throws -> (
-        Device, [TraitAddress: RestoredFeed]
+        Device, [TraitAddress: TraitFeed]
     ) {
         var types: [DeviceTypeInstance] = []
         for type in record.types {
@@ -80,13 +80,13 @@ extension BridgeState {
             isMatterDevice: record.isMatterDevice,
             sources: isCloud ? record.sources : record.sources.filter { $0.family != GoogleC2C.family },
             deviceTypes: types)
-        var feeds: [TraitAddress: RestoredFeed] = [:]
+        var feeds: [TraitAddress: TraitFeed] = [:]
         for type in record.types where device.deviceType(key: type.key) != nil {
             for trait in type.traits {
                 let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.id)
                 guard device.trait(at: address) != nil else { continue }  // a vendor trait not known now
                 try device.modifyTrait(at: address) { $0.source = trait.source ?? record.sources.first }
-                let feed = RestoredFeed(attributes: attributeTexts.read(trait.attributes), commands: trait.commands)
+                let feed = TraitFeed(attributes: attributeTexts.read(trait.attributes), commands: trait.commands)
                 if !feed.attributes.isEmpty || !feed.commands.isEmpty { feeds[address] = feed }
             }
         }
@@ -94,13 +94,14 @@ extension BridgeState {
     }
 }
 
-/// What a restored trait's source fed and accepted, as the registry's description said: the
-/// device is described as before the restart until its source describes it again.
-struct RestoredFeed: Sendable, Hashable {
+/// What a trait's source feeds (attributes with their metadata) and accepts (commands): made for
+/// a description and reused for the registry's record; for a restored device, what the record
+/// said, until its source describes it again.
+struct TraitFeed: Sendable, Hashable {
     var attributes: [(name: String, metadata: AttributeMetadata)]
     var commands: [String]
 
-    static func == (lhs: RestoredFeed, rhs: RestoredFeed) -> Bool {
+    static func == (lhs: TraitFeed, rhs: TraitFeed) -> Bool {
         lhs.commands == rhs.commands && lhs.attributes.elementsEqual(rhs.attributes) { $0 == $1 }
     }
 

@@ -299,7 +299,7 @@ struct DeviceRuntime: Sendable, Hashable {
     var sourceName: String?
     /// What the registry's description said each trait's source feeds and accepts, for a restored
     /// device until its own source describes it again (then `nil`).
-    var restoredFeeds: [TraitAddress: RestoredFeed]?
+    var restoredFeeds: [TraitAddress: TraitFeed]?
 
     /// A payload's hash, made from its bytes in bulk (`[UInt8].hashValue` feeds the hasher one byte
     /// at a time: it took a third of the hot path).
