@@ -57,8 +57,9 @@ public final class Bridge: Sendable {
                 for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
                 for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
                 let rows = try store.all()
-                for line in initial.restore(rows) { line.log(to: logger) }
-                for line in initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date()) { line.log(to: logger) }
+                var logs = initial.restore(rows)
+                logs += initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date())
+                for line in logs { line.log(to: logger) }
                 try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
                 let kept = try store.automations()
                 for line in initial.restoreAutomations(
@@ -302,24 +303,6 @@ public final class Bridge: Sendable {
         case .kickOffSuspected:
             logger.error("\(event)")
         }
-    }
-
-    /// A registry before v8 kept imported cloud devices as SYNC entries: imported once more, kept
-    /// as typed records, and the entries dropped, in one transaction.
-    private static func importLegacyCloud(
-        into state: inout BridgeState, store: DeviceStore, logger: Logger
-    ) throws(StoreError) {
-        let entries = try store.legacyCloudEntries()
-        guard !entries.isEmpty else { return }
-        let effects = state.importLegacyCloud(entries, now: Date())
-        for line in effects.logs { line.log(to: logger) }
-        var batch = DeviceStore.Batch()
-        for case .saveCloudDevice(let origin, let device) in effects.storeChanges {
-            batch.cloudDevices.append((origin, device))
-        }
-        batch.dropsLegacyCloudEntries = true
-        try store.commit(batch, at: Date())
-        logger.notice("the registry's \(entries.count) SYNC entries are kept as typed records now")
     }
 
     private func tick() {

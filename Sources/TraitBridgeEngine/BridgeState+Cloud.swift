@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
@@ -59,7 +59,9 @@ extension BridgeState {
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
             self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
             applyPlacement(standalone.id, effects: &effects)
-            if persist { effects.storeChanges.append(.saveCloudDevice(Self.originRecord(item), Self.importedRecord(item))) }
+            if persist {
+                effects.storeChanges.append(.saveCloudDevice(Self.originRecord(item), Self.importedRecord(item)))
+            }
             var summary = JSONObject()
             summary.append("c2cId", .string(c2cID))
             if let targetID = localTarget(for: runtime), var target = graph.devices[targetID] {

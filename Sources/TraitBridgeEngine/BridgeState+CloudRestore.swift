@@ -56,7 +56,8 @@ extension BridgeState {
             guard let document = try? JSONDocument.parse(entry), document.root.kind == .object else {
                 effects.log(
                     .error,
-                    "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC import puts it back)",
+                    "the registry's cloud entry for '\(c2cID)' is not a SYNC device object; skipped (a new SYNC "
+                        + "import puts it back)",
                     ["tb.device": c2cID])
                 continue
             }
@@ -113,7 +114,8 @@ extension BridgeState {
                 throw CloudRestoreError(member: "traitValues.\(key)")
             }
             for (name, value) in values.members {
-                try device.report(AttributeValue(jsonValue: value), attribute: name, at: address, catalog: catalog, time: now)
+                try device.report(
+                    AttributeValue(jsonValue: value), attribute: name, at: address, catalog: catalog, time: now)
             }
         }
     }

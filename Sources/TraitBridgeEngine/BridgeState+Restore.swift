@@ -69,7 +69,8 @@ extension BridgeState {
                 // One type that no longer fits the catalog does not keep the device's others away.
                 logs.append(
                     BridgeLogLine(
-                        .warning, "registry: device type '\(type.key)' left out (\(error)); its source describes it again",
+                        .warning,
+                        "registry: device type '\(type.key)' left out (\(error)); its source describes it again",
                         ["tb.device.id": record.id.rawValue]))
             }
         }

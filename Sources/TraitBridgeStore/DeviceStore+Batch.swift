@@ -34,8 +34,8 @@ extension DeviceStore {
         }
 
         var isEmpty: Bool {
-            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && !dropsLegacyCloudEntries && placements.isEmpty
-                && layout == nil
+            upserts.isEmpty && removals.isEmpty && cloudDevices.isEmpty && !dropsLegacyCloudEntries
+                && placements.isEmpty && layout == nil
                 && automations.isEmpty && histories.isEmpty && clock == nil
         }
     }

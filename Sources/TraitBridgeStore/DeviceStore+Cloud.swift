@@ -1,7 +1,7 @@
 import FoundationEssentials
 import GRDB
 import TraitBridgeJSON
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// Imported cloud devices: their origin (what the SYNC said beyond the model) in `cloudOrigin`,
 /// the device itself as a device record. Registries before v8 kept the SYNC entries instead
@@ -58,7 +58,8 @@ extension DeviceStore {
                     db,
                     sql: """
                         SELECT c2cID, deviceID, name, type, traits, attributes, customData, defaultNames, nicknames,
-                          roomHint, structureHint, willReportState, notificationSupportedByAgent, deviceInfo, traitValues
+                          roomHint, structureHint, willReportState, notificationSupportedByAgent, deviceInfo,
+                          traitValues
                         FROM cloudOrigin ORDER BY c2cID
                         """)
                 while let row = try rows.next() {
