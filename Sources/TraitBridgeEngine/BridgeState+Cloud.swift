@@ -270,17 +270,28 @@ extension BridgeState {
     }
 
     /// What the export needs of one device: the device, its room, the cloud device it came from
-    /// (the lowest C2C id when several merged into it) and its sources' attribute metadata.
+    /// (the lowest C2C id when several merged into it) and its sources' attribute metadata (for a
+    /// restored device whose source has not spoken yet, the registry's).
     func cloudExportInput(_ id: DeviceID) -> CloudExportInput? {
         guard let device = graph.devices[id] else { return nil }
         let runtime = cloudByTarget[id]?.compactMap { cloudDevices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
         var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
         var commandable: [TraitAddress: Set<String>] = [:]
         for address in device.traitAddresses {
-            guard let bindings = sourceBindings(of: device, at: address) else { continue }
-            metadata[address] = Dictionary(
-                Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
-            commandable[address] = Set(bindings.filter(\.isWritable).map(\.attribute))
+            if let bindings = sourceBindings(of: device, at: address) {
+                metadata[address] = Dictionary(
+                    Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+                commandable[address] = Set(bindings.filter(\.isWritable).map(\.attribute))
+            } else if let restored = self.runtime[id]?.restoredFeeds?[address] {
+                // Restored, its source not heard yet: what the registry said it feeds.
+                metadata[address] = Dictionary(
+                    restored.attributes.map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
+                // What it can write: what the commands it accepted set.
+                let commands = Set(restored.commands)
+                commandable[address] = Set(
+                    catalog.commandRules.filter { $0.trait == address.traitID && commands.contains($0.command) }
+                        .flatMap { $0.sets.map(\.attribute) + [$0.toggles].compactMap { $0 } })
+            }
         }
         let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
         return CloudExportInput(

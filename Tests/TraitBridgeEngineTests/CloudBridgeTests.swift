@@ -165,7 +165,9 @@ struct CloudBridgeTests {
         try bridge.start()
         defer { bridge.stop() }
         let app = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/response/#"])
-        // Once zigbee2mqtt has spoken again (the export narrows a local device by what its source declares).
+        // Before zigbee2mqtt speaks again: a local device is exported as the registry described it.
+        let early = try request(app, "sync-export", "{}", id: "e0")["payload"]?["devices"]?.value
+        #expect(early == exported, "\(early?.serialized() ?? "")\n\(exported?.serialized() ?? "")")
         let z2m = try TestMQTTClient(broker)
         try z2m.publish("zigbee2mqtt/bridge/devices", bytes: EngineFixtures.devicesPayload)
         var attempt = 0
