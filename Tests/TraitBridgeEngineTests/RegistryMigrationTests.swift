@@ -120,6 +120,11 @@ struct RegistryMigrationTests {
         logger.logLevel = .critical
         let client = MQTTClientConfiguration(broker: try BrokerURL("mqtt://127.0.0.1:1"))
         let plug = try DeviceID("c2c-cloud-plug")
+        // A start without the Cloud-to-cloud table cannot read them: they are kept for one that can.
+        let withoutCloud = Bridge(
+            state: try EngineFixtures.state(), client: client, store: try DeviceStore(directory: folder), logger: logger)
+        #expect(withoutCloud.snapshot.graph.devices[plug] == nil)
+        #expect(try DeviceStore(directory: folder).legacyCloudEntries().map(\.c2cID) == ["cloud-plug"])
         for start in ["upgrade", "restart"] {
             let store = try DeviceStore(directory: folder)
             let bridge = Bridge(state: try EngineFixtures.state(withCloud: true), client: client, store: store, logger: logger)
