@@ -38,7 +38,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case mappings
     /// The serve config file.
     case config
-    /// Registry rows (device descriptions, SYNC entries) as a damaged or foreign file may hold them.
+    /// What a damaged or foreign registry may hold: an older version's descriptions and SYNC entries,
+    /// a kept cloud origin's Google objects.
     case registry
     /// What the read commands print from retained messages anyone may publish under the prefix.
     case cli

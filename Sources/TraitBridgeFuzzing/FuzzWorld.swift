@@ -27,7 +27,8 @@ struct FuzzWorld: Sendable {
     let cloudDevices: [String: Device]
     /// What the prepared bridge published, last payload per topic (the `cli` target's seed).
     let retained: [String: [UInt8]]
-    /// What it wrote to the registry: device descriptions and SYNC entries (the `registry` target's seeds).
+    /// The `registry` target's seeds: the descriptions of the devices it wrote to the registry (what an
+    /// older registry kept) and its cloud origins' `attributes`.
     let stored: [(name: String, bytes: [UInt8])]
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -186,11 +187,10 @@ struct FuzzWorld: Sendable {
                     let restored = try cloud.importSync(
                         Array(#"{"devices":["#.utf8) + entry + Array("]}".utf8), source: "registry", now: start)
                     precondition(
-                        restored.devices.count == 1, "a kept SYNC entry restores \(restored.devices.count) devices")
+                        restored.devices.count == 1, "an exported SYNC entry imports \(restored.devices.count) devices")
                 } catch {
-                    preconditionFailure(
-                        "a kept SYNC entry does not read back: \(error): \(String(decoding: entry.prefix(300), as: UTF8.self))"
-                    )
+                    let text = String(decoding: entry.prefix(300), as: UTF8.self)
+                    preconditionFailure("an exported SYNC entry does not import: \(error): \(text)")
                 }
             }
             inputs.append(CloudExportInput(device: imported.device, origin: imported.origin))
