@@ -172,7 +172,8 @@ extension DeviceStore {
         let otherRows = try GRDB.Row.fetchCursor(
             db, sql: "SELECT deviceID, agentID, otherID FROM deviceOtherID ORDER BY deviceID, position")
         while let row = try otherRows.next() {
-            others[row[0], default: []].append(OtherDeviceID(agentID: optionalColumnText(row, 1), deviceID: columnText(row, 2)))
+            others[row[0], default: []].append(
+                OtherDeviceID(agentID: optionalColumnText(row, 1), deviceID: columnText(row, 2)))
         }
         var traits: [String: [Int: [StoredTrait]]] = [:]
         var problems: [String: [String]] = [:]
@@ -209,7 +210,8 @@ extension DeviceStore {
             }
             types[deviceID, default: []].append(
                 StoredDeviceType(
-                    key: columnText(row, 2), type: type, isPrimaryType: row[4], traits: traits[deviceID]?[row[1]] ?? []))
+                    key: columnText(row, 2), type: type, isPrimaryType: row[4], traits: traits[deviceID]?[row[1]] ?? [])
+            )
         }
         var result: [Row] = []
         let deviceRows = try GRDB.Row.fetchCursor(
@@ -235,7 +237,7 @@ extension DeviceStore {
                 info: DeviceInfo(
                     manufacturer: optionalColumnText(row, 9), model: optionalColumnText(row, 10),
                     hardwareVersion: optionalColumnText(row, 11), softwareVersion: optionalColumnText(row, 12)),
-                    isMatterDevice: row[13], sources: firstSource(row, at: 14) + (sources[text] ?? []),
+                isMatterDevice: row[13], sources: firstSource(row, at: 14) + (sources[text] ?? []),
                 types: types[text] ?? [])
             result.append(Row(record: record, firstSeen: row[3], lastSeen: row[4], problems: problems[text] ?? []))
         }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import GRDB
-public import TraitBridgeModel
 import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// Registries written before typed records (migrations v1…v7) kept each device as the description
 /// payload the bridge published. Migration v8 reads each of those once into a ``DeviceRecord``;
@@ -87,7 +87,8 @@ public enum LegacyDescription {
             guard let id = try? DeviceID(row[0] as String) else { continue }
             let description: [UInt8] = [UInt8]((row[6] as Data?) ?? Data())
             let source = SourceReference(family: row[3], instance: row[4], nativeID: row[5])
-            let (record, _) = Self.record(id: id, name: row[1], roomName: row[2], source: source, description: description)
+            let (record, _) = Self.record(
+                id: id, name: row[1], roomName: row[2], source: source, description: description)
             var update = try RowWriter(
                 db,
                 sql: """

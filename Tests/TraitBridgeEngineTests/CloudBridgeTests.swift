@@ -138,7 +138,7 @@ struct CloudBridgeTests {
         echo.cancel()
     }
 
-    @Test("imported cloud devices survive a restart (the registry keeps them as typed records) and merge again; the export is the same")
+    @Test("imported cloud devices survive a restart (kept as typed records) and merge again; the export is the same")
     func restart() throws {
         var exported: JSONValue?
         let broker = try MosquittoBroker()

@@ -106,7 +106,8 @@ struct DeviceStoreSafetyTests {
         batch.upserts = [try DeviceStoreTests().record("a", name: "A")]
         batch.removals = [try DeviceID("gone")]
         let plug = try DeviceStoreTests().record("c2c-c1", name: "Plug")
-        batch.cloudDevices = [(CloudOriginRecord(c2cID: "c1", deviceID: plug.id, name: "Plug", type: "OUTLET", traits: []), plug)]
+        let origin = CloudOriginRecord(c2cID: "c1", deviceID: plug.id, name: "Plug", type: "OUTLET", traits: [])
+        batch.cloudDevices = [(origin, plug)]
         batch.placements = [(try DeviceID("a"), UserPlacement(name: "Lamp", room: "Hall"))]
         try store.commit(batch, at: t0)
         #expect(try store.all().map(\.id.rawValue) == ["a", "c2c-c1"])

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 import Logging
-import TraitBridgeMQTT
 import Testing
 import TraitBridgeEngine
+import TraitBridgeMQTT
 import TraitBridgeModel
 import TraitBridgeStore
 
@@ -58,7 +58,9 @@ struct RegistryMigrationTests {
         }
     }
 
-    @Test("an old row that does not read (not JSON, ids this version does not parse) keeps its device; the others are whole")
+    @Test(
+        "an old row that does not read (not JSON, ids that do not parse) keeps its device; the others are whole"
+    )
     func hostileLegacyRows() throws {
         let folder = try copyOfFixture()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -72,7 +74,8 @@ struct RegistryMigrationTests {
         try queue.write { db in
             for (id, description) in [("bad-json", "not json {"), ("odd", odd)] {
                 try db.execute(
-                    sql: "INSERT INTO device (id, name, sourceFamily, sourceInstance, nativeID, description, firstSeen, "
+                    sql:
+                        "INSERT INTO device (id, name, sourceFamily, sourceInstance, nativeID, description, firstSeen, "
                         + "lastSeen) VALUES (?, ?, 'zigbee2mqtt', 'default', ?, ?, 0, 0)",
                     arguments: [id, id, id, Data(description.utf8)])
             }
@@ -96,7 +99,10 @@ struct RegistryMigrationTests {
             id: try DeviceID("odd"), name: "odd", roomName: nil,
             source: SourceReference(family: "zigbee2mqtt", instance: "default", nativeID: "odd"),
             description: Array(odd.utf8))
-        #expect(problems == ["types.a.type is not a device type id; left out", "types.b.traits.no-dot is not a trait id; left out"])
+        #expect(
+            problems == [
+                "types.a.type is not a device type id; left out", "types.b.traits.no-dot is not a trait id; left out",
+            ])
 
         var state = try EngineFixtures.state()
         _ = state.restore(rows)
@@ -107,7 +113,8 @@ struct RegistryMigrationTests {
     func legacyCloudEntries() throws {
         let folder = try copyOfFixture()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let entry = #"{"id":"cloud-plug","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"#
+        let entry =
+            #"{"id":"cloud-plug","type":"action.devices.types.OUTLET","traits":["action.devices.traits.OnOff"],"#
             + #""name":{"name":"Garden plug"},"willReportState":true,"roomHint":"Garden","customData":{"hub":"h7"}}"#
         let queue = try DatabaseQueue(path: folder + "/traitbridge.sqlite")
         try queue.write { db in
@@ -122,18 +129,21 @@ struct RegistryMigrationTests {
         let plug = try DeviceID("c2c-cloud-plug")
         // A start without the Cloud-to-cloud table cannot read them: they are kept for one that can.
         let withoutCloud = Bridge(
-            state: try EngineFixtures.state(), client: client, store: try DeviceStore(directory: folder), logger: logger)
+            state: try EngineFixtures.state(), client: client, store: try DeviceStore(directory: folder), logger: logger
+        )
         #expect(withoutCloud.snapshot.graph.devices[plug] == nil)
         #expect(try DeviceStore(directory: folder).legacyCloudEntries().map(\.c2cID) == ["cloud-plug"])
         for start in ["upgrade", "restart"] {
             let store = try DeviceStore(directory: folder)
-            let bridge = Bridge(state: try EngineFixtures.state(withCloud: true), client: client, store: store, logger: logger)
+            let bridge = Bridge(
+                state: try EngineFixtures.state(withCloud: true), client: client, store: store, logger: logger)
             #expect(bridge.snapshot.graph.devices[plug]?.name == "Garden plug", "\(start)")
             #expect(bridge.snapshot.graph.room(of: plug)?.name == "Garden", "\(start)")
             #expect(bridge.snapshot.graph.devices.count == 9, "\(start): the eight devices and the plug")
             #expect(try store.legacyCloudEntries().isEmpty, "\(start)")
             let origin = try #require(try store.cloudOrigins().first)
-            #expect(origin.c2cID == "cloud-plug" && origin.customData == #"{"hub":"h7"}"# && origin.roomHint == "Garden")
+            #expect(
+                origin.c2cID == "cloud-plug" && origin.customData == #"{"hub":"h7"}"# && origin.roomHint == "Garden")
         }
     }
 
@@ -147,12 +157,15 @@ struct RegistryMigrationTests {
             id: try DeviceID("z2m-0x01"), name: "Plug \"quoted\"", roomName: "Hall",
             identity: DeviceIdentity(
                 vendorID: 4447, productID: 65535, uniqueID: "u-1", serialNumber: "S/N 7",
-                otherDeviceIDs: [OtherDeviceID(agentID: "zigbee2mqtt", deviceID: "0x01"), OtherDeviceID(deviceID: "mac")]),
+                otherDeviceIDs: [
+                    OtherDeviceID(agentID: "zigbee2mqtt", deviceID: "0x01"), OtherDeviceID(deviceID: "mac"),
+                ]),
             info: DeviceInfo(manufacturer: "Acme", model: "P1", hardwareVersion: "2", softwareVersion: nil),
             isMatterDevice: true, sources: [z2m, hub],
             types: [
                 StoredDeviceType(
-                    key: "plug", type: try #require(DeviceTypeID(parsing: "matter.OnOffPlugInUnit")), isPrimaryType: true,
+                    key: "plug", type: try #require(DeviceTypeID(parsing: "matter.OnOffPlugInUnit")),
+                    isPrimaryType: true,
                     traits: [
                         StoredTrait(
                             id: try #require(TraitID(parsing: "matter.OnOff")), source: z2m,
@@ -163,7 +176,10 @@ struct RegistryMigrationTests {
                 StoredDeviceType(
                     key: "power", type: try #require(DeviceTypeID(parsing: "matter.ElectricalSensor")),
                     isPrimaryType: false,
-                    traits: [StoredTrait(id: try #require(TraitID(parsing: "matter.ElectricalPowerMeasurement")), source: hub)]),
+                    traits: [
+                        StoredTrait(
+                            id: try #require(TraitID(parsing: "matter.ElectricalPowerMeasurement")), source: hub)
+                    ]),
             ])
         let store = try DeviceStore(directory: folder)
         try store.upsert(full, seen: Date())
@@ -196,11 +212,14 @@ struct RegistryMigrationTests {
         let effects = state.handleMessage(
             topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
         let store = try DeviceStore(directory: folder)
-        for change in effects.storeChanges { if case .upsert(let record) = change { try store.upsert(record, seen: Date()) } }
+        for change in effects.storeChanges {
+            if case .upsert(let record) = change { try store.upsert(record, seen: Date()) }
+        }
         let queue = try DatabaseQueue(path: folder + "/traitbridge.sqlite")
         try queue.write { db in
             try db.execute(
-                sql: "UPDATE deviceTrait SET trait = 'no-dot', commands = 'not json' WHERE deviceID = ? AND typePosition = 0 AND position = 0",
+                sql: "UPDATE deviceTrait SET trait = 'no-dot', commands = 'not json' "
+                    + "WHERE deviceID = ? AND typePosition = 0 AND position = 0",
                 arguments: [EngineFixtures.light.rawValue])
         }
         try queue.close()
