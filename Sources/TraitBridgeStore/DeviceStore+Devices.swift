@@ -1,6 +1,5 @@
 import FoundationEssentials
 import GRDB
-import TraitBridgeJSON
 import TraitBridgeModel
 
 /// Device records as rows: the device (identity and info in columns), its sources, its other ids,
@@ -282,7 +281,7 @@ private struct PartReader {
     /// A JSON array of strings; anything else reads as no commands (the source says them again).
     mutating func commands(_ text: String) -> [String] {
         if let known = commandLists[text] { return known }
-        let parsed = (try? JSONDocument.parse(Array(text.utf8), maxDepth: 2))?.root.elements.compactMap(\.string) ?? []
+        let parsed = readList(text)
         if commandLists.count < Self.limit { commandLists[text] = parsed }
         return parsed
     }

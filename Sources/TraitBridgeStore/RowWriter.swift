@@ -44,10 +44,12 @@ struct RowWriter {
         try check(code)
     }
 
-    mutating func int(_ value: Int?) throws {
+    mutating func int(_ value: Int?) throws { try int64(value.map { Int64(truncatingIfNeeded: $0) }) }
+
+    mutating func int64(_ value: Int64?) throws {
         index += 1
         guard let value else { return try check(sqlite3_bind_null(statement.sqliteStatement, index)) }
-        try check(sqlite3_bind_int64(statement.sqliteStatement, index, Int64(value)))
+        try check(sqlite3_bind_int64(statement.sqliteStatement, index, value))
     }
 
     mutating func bool(_ value: Bool) throws { try int(value ? 1 : 0) }
@@ -56,7 +58,7 @@ struct RowWriter {
     mutating func value(_ value: DatabaseValue) throws {
         switch value.storage {
         case .null: try text(nil)
-        case .int64(let number): try int(Int(number))
+        case .int64(let number): try int64(number)
         case .double(let number):
             index += 1
             try check(sqlite3_bind_double(statement.sqliteStatement, index, number))
