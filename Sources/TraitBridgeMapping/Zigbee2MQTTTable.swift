@@ -30,6 +30,9 @@ public struct Zigbee2MQTTTable: Sendable {
         /// When set, only features with one of these properties bind (a thermostat's child lock is
         /// also a `lock` expose with a `state` feature, but its property is `child_lock`).
         public var onlyProperties: [String]?
+        /// When set, only an expose with this `unit` binds: zigbee2mqtt 1.x sensors expose a raw
+        /// `illuminance` with no unit beside `illuminance_lux` in `lx`; only the latter is lux.
+        public var exposeUnit: String?
     }
 
     /// A standalone expose by property, with the device type it implies.

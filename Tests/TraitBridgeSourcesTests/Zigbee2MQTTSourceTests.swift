@@ -112,6 +112,27 @@ struct Zigbee2MQTTSourceTests {
         #expect(applied > 300)
     }
 
+    @Test(
+        "illuminance in lux only: a raw reading without a unit beside illuminance_lux is not read as lux",
+        .enabled(if: SourceFixtures.corpus != nil, "../shared/corpus is not present"))
+    func illuminanceUnit() throws {
+        let source = try SourceFixtures.zigbee2mqtt()
+        let devices = source.discover(
+            try SourceFixtures.corpusJSON("zigbee2mqtt/matterbridge-bridge-devices-35.payload.json")
+        ).devices
+        let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0.friendlyName, $0) })
+        // The Aqara GZCGQ11LM (zigbee2mqtt 1.x): "illuminance" raw, no unit; "illuminance_lux" in lx.
+        let aqara = try #require(byName["Light sensor"])
+        #expect(aqara.bindings["illuminance"] == nil)
+        let payload = try JSONDocument.parse(Array(#"{"illuminance":24594,"illuminance_lux":288}"#.utf8))
+        let values = source.updates(from: payload.root, of: aqara).updates.map(\.value)
+        #expect(values == [.int(24595)], "10000 × log10(288) + 1, whatever order the keys are read in")
+        // A sensor whose "illuminance" is in lx binds it.
+        let presence = try #require(byName["Presence sensor"])
+        let lux = try JSONDocument.parse(Array(#"{"illuminance":288}"#.utf8))
+        #expect(source.updates(from: lux.root, of: presence).updates.map(\.value) == [.int(24595)])
+    }
+
     @Test("cover: zigbee2mqtt 100 = open ↔ Matter 0 = open, both ways at the edges")
     func coverInversion() throws {
         let pipeline = ValuePipeline([.invertPercentTo100ths])

@@ -188,11 +188,13 @@ extension Zigbee2MQTTSource {
             guard let type = expose["type"]?.string else { continue }
             if let composite = table.composites[type], expose["features"] != nil {
                 planComposite(expose, type: type, rule: composite, into: &plan)
-            } else if let property = expose["property"]?.string, let rule = table.properties[property] {
+            } else if let property = expose["property"]?.string, let rule = table.properties[property],
+                rule.feature.exposeUnit.map({ expose["unit"]?.isString($0) == true }) ?? true
+            {
                 let key = Self.key(for: rule.deviceType)
                 plan.addType(key: key, type: rule.deviceType, order: order(of: rule.deviceType.description))
                 if let binding = makeBinding(rule.feature, expose: expose, payloadKey: property, key: key) {
-                    plan.bindings[property, default: []] += binding
+                    plan.bindOnce(property, binding)
                 }
             }
         }
@@ -332,5 +334,17 @@ struct DevicePlan {
 
     mutating func addType(key: String, type: DeviceTypeID, order: Int) {
         if !types.contains(where: { $0.key == key }) { types.append((key, type, order)) }
+    }
+
+    /// Binds a standalone property's attributes, except those an earlier expose already binds: one
+    /// attribute holds one value, and which key fed it must not depend on the order a dictionary
+    /// iterates in (`presence` and `occupancy` on one sensor: the first exposed wins).
+    mutating func bindOnce(_ property: String, _ bindings: [SourceBinding]) {
+        let fresh = bindings.filter { binding in
+            !self.bindings.values.joined().contains {
+                $0.address == binding.address && $0.attribute == binding.attribute
+            }
+        }
+        if !fresh.isEmpty { self.bindings[property, default: []] += fresh }
     }
 }

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Where a 10 000-device start spends its time and memory: a timeline beside ../shared/bench/scale.
+
+  scripts/bench-scale-timeline.py BIN N [--runs 1]
+
+Publishes the scale script's N zigbee2mqtt devices (retained) to a private mosquitto on a free
+127.0.0.1 port, starts `BIN serve` cold, then again with the registry on disk (the unified states
+cleared from the broker first), and for each start prints, in seconds from the process start:
+  first / all   the first and the last device's unified state on the broker
+  valued        the last device's state carrying what its source said (the same values as the
+                cold start's final state for that device, `since` and times left out)
+  rss           serve's RSS sampled every 10 ms: its peak and when it was reached, and a few points
+One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
+"""
+import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
+
+SCALE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench", "scale")
+sys.path.insert(0, SCALE)
+import mqttlite  # noqa: E402
+import scale  # noqa: E402
+
+TIMES = re.compile(rb'"(since|lastUpdate|lastChanged|lastSeen)":("[^"]*"|[0-9.]+)')
+
+
+def values_of(payload):
+    """The state with its timestamps blanked: equal when the device says the same."""
+    return TIMES.sub(b'"\\1":0', payload)
+
+
+def sample_rss(pid, samples, stop):
+    t0 = time.time()
+    while not stop.is_set() and time.time() - t0 < 600:
+        try:
+            for line in open(f"/proc/{pid}/status"):
+                if line.startswith("VmRSS"):
+                    samples.append((time.time(), int(line.split()[1]) / 1024))
+        except OSError:
+            return
+        time.sleep(0.01)
+
+
+def measure(bin_, port, data, log, expected, finals, timeout):
+    watch = mqttlite.Client(port, f"timeline-{time.time_ns()}")
+    watch.subscribe("traitbridge/devices/+/state")
+    list(watch.messages(1.0))  # what an earlier run left (cleared before a restart)
+    t0 = time.time()
+    serve = subprocess.Popen([bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
+                              "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
+    samples, stop = [], threading.Event()
+    sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
+    sampler.start()
+    seen, valued, last = set(), set(), {}
+    first = every = done = None
+    for topic, payload in watch.messages(5.0):  # ends after 5 s with nothing new
+        now = time.time() - t0
+        if payload:
+            first = first if first is not None else now
+            seen.add(topic)
+            last[topic] = payload
+            if finals is not None and finals.get(topic) == values_of(payload):
+                valued.add(topic)
+        if every is None and len(seen) >= expected:
+            every = now
+        if finals is not None and len(valued) >= expected:
+            done = now
+            break
+        if now > timeout:
+            break
+    stop.set()
+    sampler.join()
+    if os.environ.get("TIMELINE_DEBUG") and finals is not None:
+        for topic in sorted(set(finals) - valued)[:2]:
+            a, b = finals[topic], values_of(last.get(topic, b""))
+            at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            print("cold:   ", a[at - 200:at + 300], "\nrestart:", b[at - 200:at + 300], file=sys.stderr)
+    watch.close()
+    peak = max(samples, key=lambda s: s[1]) if samples else (t0, 0)
+    end = t0 + (done or every or 0) + 1
+    kept = [s for s in samples if s[0] <= end]
+    points = [(round(t - t0, 2), round(m)) for t, m in kept[:: max(1, len(kept) // 12)]]
+    result = {"first_s": first and round(first, 2), "all_s": every and round(every, 2),
+              "valued_s": done and round(done, 2), "valued": len(valued) if finals is not None else None,
+              "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
+    return serve, result, last
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin"); ap.add_argument("n", type=int)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=120)
+    a = ap.parse_args()
+    for _ in range(a.runs):
+        tmp = tempfile.mkdtemp(prefix="tb-timeline-")
+        port = scale.free_port()
+        conf = os.path.join(tmp, "mosq.conf")
+        open(conf, "w").write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                              "max_queued_messages 1000000\n")
+        broker = subprocess.Popen(["mosquitto", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs = [broker]
+        try:
+            for _ in range(50):
+                try:
+                    socket.create_connection(("127.0.0.1", port), 0.2).close(); break
+                except OSError:
+                    time.sleep(0.1)
+            pub = mqttlite.Client(port, "timeline-pub")
+            for topic, payload in scale.z2m_messages(a.n):
+                pub.publish(topic, payload, retain=True)
+            pub.close()
+            time.sleep(1)
+            log = open(os.path.join(tmp, "serve.log"), "w")
+            data = os.path.join(tmp, "data")
+            serve, cold, last = measure(a.bin, port, data, log, a.n, None, a.timeout)
+            procs.append(serve)
+            serve.send_signal(signal.SIGTERM); serve.wait(30)
+            finals = {t: values_of(p) for t, p in last.items()}
+            clear = mqttlite.Client(port, "timeline-clear")
+            for topic in finals:
+                clear.publish(topic, b"", retain=True)
+            clear.close()
+            time.sleep(1)
+            serve, warm, _ = measure(a.bin, port, data, log, a.n, finals, a.timeout)
+            procs.append(serve)
+            serve.send_signal(signal.SIGTERM); serve.wait(30)
+            print(json.dumps({"start": "cold", **cold}))
+            print(json.dumps({"start": "restart", **warm}))
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
