@@ -49,11 +49,12 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     samples, stop = [], threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
     sampler.start()
-    seen, valued, last = set(), set(), {}
+    seen, valued, last, count = set(), set(), {}, 0
     first = every = done = None
     for topic, payload in watch.messages(5.0):  # ends after 5 s with nothing new
         now = time.time() - t0
         if payload:
+            count += 1
             first = first if first is not None else now
             seen.add(topic)
             last[topic] = payload
@@ -80,7 +81,7 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     points = [(round(t - t0, 2), round(m)) for t, m in kept[:: max(1, len(kept) // 12)]]
     result = {"first_s": first and round(first, 2), "all_s": every and round(every, 2),
               "valued_s": done and round(done, 2), "valued": len(valued) if finals is not None else None,
-              "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
+              "states": count, "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
     return serve, result, last
 
 

@@ -75,12 +75,33 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
                 catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
             _ = state.brokerConnected(now: Date())
             let before = peakRSSMegabytes()
+            let heapBefore = heapInUseMegabytes()
             let start = ContinuousClock.now
-            let effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: list, now: Date())
+            var effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: list, now: Date())
             let elapsed = ContinuousClock.now - start
+            let heapWithEffects = heapInUseMegabytes()
+            let published = effects.publications.reduce(0) { $0 + $1.payload.count }
+            var attributeTexts = 0
+            var identities: Set<Int> = []
+            for case .upsert(let record) in effects.storeChanges {
+                for type in record.types {
+                    for trait in type.traits {
+                        attributeTexts += trait.attributes.utf8.count
+                        trait.attributes.utf8.withContiguousStorageIfAvailable {
+                            identities.insert(Int(bitPattern: $0.baseAddress))
+                        }
+                    }
+                }
+            }
+            let publications = effects.publications.count
+            let changes = effects.storeChanges.count
+            effects = BridgeEffects()
             print(
                 "\(path) (\(list.count / 1024) KB): \(elapsed) for \(state.graph.devices.count) devices; peak RSS \(before) → "
-                    + "\(peakRSSMegabytes()) MB; \(effects.publications.count) publications, \(effects.storeChanges.count) registry changes"
+                    + "\(peakRSSMegabytes()) MB; heap in use \(heapBefore) → \(heapWithEffects) MB with the effects, "
+                    + "\(heapInUseMegabytes()) MB without; \(publications) publications (\(published / 1024) KB), "
+                    + "\(changes) registry changes (attribute texts \(attributeTexts / 1024) KB, "
+                    + "\(identities.count) buffers)"
             )
         }
         return

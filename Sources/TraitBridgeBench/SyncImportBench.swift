@@ -41,6 +41,18 @@ func generatedSync(count: Int) -> [UInt8] {
     return JSONValue.object(["requestId": "bench", "payload": ["agentUserId": "bench", "devices": .array(devices)]]).serializedBytes()
 }
 
+@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+
+/// The process's RSS once malloc has given back what it can (`malloc_trim`), in MB: close to what
+/// is alive, not what the process kept mapped.
+func heapInUseMegabytes() -> Int {
+    _ = mallocTrim(0)
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return -1 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
 func peakRSSMegabytes() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

@@ -36,6 +36,7 @@ public final class Bridge: Sendable {
     /// anything else is, and once the network thread has handed on what it received.
     private let deferred = Mutex<(effects: BridgeEffects, messages: Int)>((BridgeEffects(), 0))
     private static let deferredLimit = 64
+    private static let slicePublications = 1_024
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
@@ -79,6 +80,13 @@ public final class Bridge: Sendable {
             }
         }
         self.state = Mutex(initial)
+        // A 10 000-device list's 20 000 publications and 10 000 registry rows are performed as they
+        // are made, 1 024 publications at a time, not held until the last device is described.
+        self.state.withLock {
+            $0.effectsSlice = EffectsSlice(publications: Self.slicePublications) { [weak self] effects in
+                self?.perform(effects)
+            }
+        }
     }
 
     /// A copy of the current state (for tests and the CLI).

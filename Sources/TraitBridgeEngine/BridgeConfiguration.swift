@@ -226,6 +226,18 @@ public struct BridgeLogLine: Sendable, Hashable {
 }
 
 /// What one event produced: messages to publish, rows to store, lines to log.
+/// Performs a long event's effects in slices, in order (see ``BridgeState/effectsSlice``): the
+/// runtime's `perform`, called inside its lock, after `publications` publications.
+public struct EffectsSlice: Sendable {
+    public var publications: Int
+    public var perform: @Sendable (consuming BridgeEffects) -> Void
+
+    public init(publications: Int, perform: @escaping @Sendable (consuming BridgeEffects) -> Void) {
+        self.publications = publications
+        self.perform = perform
+    }
+}
+
 public struct BridgeEffects: Sendable {
     public var publications: [Outgoing] = []
     /// Topic filters to subscribe to from now on (a Tasmota device's own topics, once discovered).

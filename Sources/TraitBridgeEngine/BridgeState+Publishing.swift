@@ -9,7 +9,10 @@ import TraitBridgeStore
 extension BridgeState {
     /// Recomputes every device (after a broker or source-bridge change).
     mutating func refreshAll(now: Date, effects: inout BridgeEffects) {
-        for id in graph.devices.keys.sorted() { refresh(id, now: now, effects: &effects) }
+        for id in graph.devices.keys.sorted() {
+            refresh(id, now: now, effects: &effects)
+            performSliceIfDue(&effects)
+        }
     }
 
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and

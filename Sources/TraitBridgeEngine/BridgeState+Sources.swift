@@ -71,7 +71,10 @@ extension BridgeState {
         _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date,
         effects: inout BridgeEffects
     ) {
-        for event in events { apply(event, from: index, topic: topic, payload: payload, now: now, effects: &effects) }
+        for event in events {
+            apply(event, from: index, topic: topic, payload: payload, now: now, effects: &effects)
+            performSliceIfDue(&effects)
+        }
     }
 
     private mutating func apply(

@@ -103,6 +103,22 @@ public struct BridgeState: Sendable {
     /// What the plug-ins said while the bridge was made (a generic mapping that makes no device).
     public private(set) var startLogs: [BridgeLogLine] = []
 
+    /// Who performs effects part-way through one event that brings many devices (a 10 000-device
+    /// list, a restart's republication), so that they are not all alive at once. Set by the
+    /// runtime; `nil` (tests, tools): every event's effects come back whole.
+    public var effectsSlice: EffectsSlice?
+
+    /// Hands `effects` to ``effectsSlice`` once they hold its number of publications (only while
+    /// the broker is up: what is published while it is down is dropped, never performed).
+    mutating func performSliceIfDue(_ effects: inout BridgeEffects) {
+        guard let slice = effectsSlice, broker.status == .up, effects.publications.count >= slice.publications else {
+            return
+        }
+        var due = BridgeEffects()
+        swap(&due, &effects)
+        slice.perform(due)
+    }
+
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
         var filters = [
