@@ -7,7 +7,7 @@ Publishes the scale script's N zigbee2mqtt devices (retained) to a private mosqu
 127.0.0.1 port, starts `BIN serve` cold, then again with the registry on disk (the unified states
 cleared from the broker first), and for each start prints, in seconds from the process start:
   first / all   the first and the last device's unified state on the broker
-  valued        the last device's state carrying what its source said (the same values as the
+  first_valued / valued   the first and the last device's state carrying what its source said (the same values as the
                 cold start's final state for that device, `since` and times left out)
   rss           serve's RSS sampled every 10 ms: its peak and when it was reached, and a few points
 One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
@@ -50,7 +50,7 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
     sampler.start()
     seen, valued, last, count = set(), set(), {}, 0
-    first = every = done = None
+    first = every = done = first_valued = None
     for topic, payload in watch.messages(5.0):  # ends after 5 s with nothing new
         now = time.time() - t0
         if payload:
@@ -60,6 +60,7 @@ def measure(bin_, port, data, log, expected, finals, timeout):
             last[topic] = payload
             if finals is not None and finals.get(topic) == values_of(payload):
                 valued.add(topic)
+                first_valued = first_valued if first_valued is not None else now
         if every is None and len(seen) >= expected:
             every = now
         if finals is not None and len(valued) >= expected:
@@ -80,7 +81,7 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     kept = [s for s in samples if s[0] <= end]
     points = [(round(t - t0, 2), round(m)) for t, m in kept[:: max(1, len(kept) // 12)]]
     result = {"first_s": first and round(first, 2), "all_s": every and round(every, 2),
-              "valued_s": done and round(done, 2), "valued": len(valued) if finals is not None else None,
+              "first_valued_s": first_valued and round(first_valued, 2), "valued_s": done and round(done, 2), "valued": len(valued) if finals is not None else None,
               "states": count, "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
     return serve, result, last
 

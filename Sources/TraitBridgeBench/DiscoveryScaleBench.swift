@@ -67,7 +67,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
     let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
     if let path = ProcessInfo.processInfo.environment["TB_LIST"] {
-        let list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         for _ in 0..<3 {
             var state = BridgeState(
                 configuration: BridgeConfiguration(
@@ -78,6 +78,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
             let heapBefore = heapInUseMegabytes()
             let start = ContinuousClock.now
             var effects = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: list, now: Date())
+            if ProcessInfo.processInfo.environment["TB_HOLD"] != nil { list = [] }
             let elapsed = ContinuousClock.now - start
             let heapWithEffects = heapInUseMegabytes()
             let published = effects.publications.reduce(0) { $0 + $1.payload.count }
@@ -103,6 +104,9 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
                     + "\(changes) registry changes (attribute texts \(attributeTexts / 1024) KB, "
                     + "\(identities.count) buffers)"
             )
+            if ProcessInfo.processInfo.environment["TB_HOLD"] != nil {
+                withExtendedLifetime(state) { exit(0) }  // for a heap profiler's last snapshot: the state alone
+            }
         }
         return
     }

@@ -4,6 +4,46 @@ import Foundation
 /// MQTT 5 properties (a publication with them, and a message's read back) and return codes as
 /// errors (the one place where they become Swift errors): `MQTTClient`'s use of libmosquitto's structures.
 extension MQTTClient {
+    // MARK: Received messages
+
+    /// Whether a large payload is taken from libmosquitto instead of copied in its callback.
+    /// libmosquitto 2.0 (lib/handle_publish.c) copies a publication's payload out of the packet it
+    /// read, calls back, then frees that copy with `free()` (`message__cleanup`) and the packet
+    /// after it: a copy made in the callback is a third one (a 45 MB list is 135 MB at that
+    /// moment). Taken, the library frees `NULL`; the payload is copied once the loop call has
+    /// returned and the packet is gone, then freed. Other versions: copied, as any message.
+    static let takesLargePayloads: Bool = {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var revision: Int32 = 0
+        mosquitto_lib_version(&major, &minor, &revision)
+        return major == 2 && minor == 0
+    }()
+
+    /// From this size on a payload is taken (a zigbee2mqtt device list); anything smaller is copied.
+    static let largePayload = 1 << 20
+
+    /// A message, in its callback (network thread): queued to be handed on after the loop call.
+    func didReceive(_ message: UnsafeMutablePointer<mosquitto_message>, properties: OpaquePointer?) {
+        let topic = String(cString: message.pointee.topic)
+        let count = Int(message.pointee.payloadlen)
+        var received = MQTTMessage(
+            topic: topic, payload: [], qos: Int(message.pointee.qos), isRetained: message.pointee.retain)
+        if let properties { Self.readRequestProperties(properties, into: &received) }  // nil for device traffic
+        guard count > 0, let payload = message.pointee.payload else {
+            self.received.append(.message(received))
+            return
+        }
+        if count >= Self.largePayload && Self.takesLargePayloads {
+            message.pointee.payload = nil
+            message.pointee.payloadlen = 0
+            self.received.append(.taken(received, UnsafeMutableRawBufferPointer(start: payload, count: count)))
+        } else {
+            received.payload = Array(UnsafeRawBufferPointer(start: payload, count: count))
+            self.received.append(.message(received))
+        }
+    }
+
     /// Response Topic and Correlation Data of an MQTT 5 message (copied; libmosquitto's are freed).
     static func readRequestProperties(_ properties: OpaquePointer, into message: inout MQTTMessage) {
         var text: UnsafeMutablePointer<CChar>? = nil

@@ -28,10 +28,13 @@ public final class MQTTClient: @unchecked Sendable {
     /// (a 45 MB device list is 90 MB until the callback returns), and what the handlers publish
     /// (a restart republishes every device on `connected`) is written as it is made instead of
     /// queueing behind the callback.
-    private var received: [Received] = []
+    var received: [Received] = []  // internal: didReceive (MQTTClient+Library.swift) appends
 
-    private enum Received {
+    enum Received {
         case message(MQTTMessage)
+        /// A large message whose payload was taken from libmosquitto (``takesLargePayloads``), not
+        /// copied yet: ours to copy and free.
+        case taken(MQTTMessage, UnsafeMutableRawBufferPointer)
         case event(MQTTConnectionEvent)
         /// A message already handed on: its bytes belong to the handler.
         case handedOn
@@ -95,6 +98,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
+        for case .taken(_, let payload) in received { free(payload.baseAddress) }
         mosquitto_destroy(handle)
     }
 
@@ -137,8 +141,8 @@ public final class MQTTClient: @unchecked Sendable {
             MQTTClient.from(userdata)?.didRefuse(mid, reason: String(cString: mosquitto_reason_string(reasonCode)))
         }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, properties in
-            guard let client = MQTTClient.from(userdata), let message = message?.pointee else { return }
-            client.didReceive(message, properties: properties)
+            guard let client = MQTTClient.from(userdata), let message else { return }
+            client.didReceive(UnsafeMutablePointer(mutating: message), properties: properties)
         }
     }
 
@@ -320,6 +324,11 @@ public final class MQTTClient: @unchecked Sendable {
             case .message(let message):
                 items[index] = .handedOn
                 onMessage(consume message)
+            case .taken(var message, let payload):
+                items[index] = .handedOn
+                message.payload = Array(payload)  // libmosquitto's packet is gone: two copies at most
+                free(payload.baseAddress)
+                onMessage(message)
             case .event(let event):
                 if case .connected = event { connected = true }
                 onEvent(event)
@@ -385,16 +394,5 @@ public final class MQTTClient: @unchecked Sendable {
                         clientID: configuration.clientID,
                         detail: "the broker keeps dropping the connection right after it is made")))
         }
-    }
-
-    private func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
-        let topic = String(cString: message.topic)
-        let count = Int(message.payloadlen)
-        let payload: [UInt8] =
-            count > 0 && message.payload != nil
-            ? Array(UnsafeRawBufferPointer(start: message.payload, count: count)) : []
-        var received = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), isRetained: message.retain)
-        if let properties { Self.readRequestProperties(properties, into: &received) }  // nil for device traffic
-        self.received.append(.message(received))
     }
 }
