@@ -7,14 +7,17 @@ Publishes the scale script's N zigbee2mqtt devices (retained) to a private mosqu
 127.0.0.1 port, starts `BIN serve` cold, then again with the registry on disk (the unified states
 cleared from the broker first), and for each start prints, in seconds from the process start:
   first / all   the first and the last device's unified state on the broker
-  first_valued / valued   the first and the last device's state carrying what its source said (the same values as the
-                cold start's final state for that device, `since` and times left out)
+  first_valued / valued
+                the first and the last device's state carrying what its source said (restart only: the
+                same values as the cold start's final state of that device, `since` and times left out)
   rss           serve's RSS sampled every 10 ms: its peak and when it was reached, and a few points
 One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
 """
 import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
 SCALE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "bench", "scale")
+if not os.path.isdir(SCALE):
+    sys.exit(f"bench-scale-timeline: {SCALE} is not there (it needs ../shared beside the repository)")
 sys.path.insert(0, SCALE)
 import mqttlite  # noqa: E402
 import scale  # noqa: E402
@@ -81,7 +84,8 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     kept = [s for s in samples if s[0] <= end]
     points = [(round(t - t0, 2), round(m)) for t, m in kept[:: max(1, len(kept) // 12)]]
     result = {"first_s": first and round(first, 2), "all_s": every and round(every, 2),
-              "first_valued_s": first_valued and round(first_valued, 2), "valued_s": done and round(done, 2), "valued": len(valued) if finals is not None else None,
+              "first_valued_s": first_valued and round(first_valued, 2), "valued_s": done and round(done, 2),
+              "valued": len(valued) if finals is not None else None,
               "states": count, "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
     return serve, result, last
 

@@ -80,8 +80,7 @@ public final class Bridge: Sendable {
             }
         }
         self.state = Mutex(initial)
-        // A 10 000-device list's 20 000 publications and 10 000 registry rows are performed as they
-        // are made, 1 024 publications at a time, not held until the last device is described.
+        // A 10 000-device list's effects are performed as they are made, not held until its end.
         self.state.withLock {
             $0.effectsSlice = EffectsSlice(publications: Self.slicePublications) { [weak self] effects in
                 self?.perform(effects)
@@ -89,8 +88,8 @@ public final class Bridge: Sendable {
         }
     }
 
-    /// A copy of the current state (for tests and the CLI).
-    public var snapshot: BridgeState { state.withLock { $0 } }
+    /// A copy of the current state (for tests and the CLI), which performs nothing on this bridge.
+    public var snapshot: BridgeState { state.withLock { $0.withoutEffectsSlice } }
 
     /// Connects (and keeps reconnecting) and starts the timers.
     public func start() throws(MQTTError) {

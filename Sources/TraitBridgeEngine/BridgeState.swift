@@ -108,6 +108,13 @@ public struct BridgeState: Sendable {
     /// runtime; `nil` (tests, tools): every event's effects come back whole.
     public var effectsSlice: EffectsSlice?
 
+    /// This state without ``effectsSlice``: a copy must never perform on the bridge it came from.
+    public var withoutEffectsSlice: BridgeState {
+        var copy = self
+        copy.effectsSlice = nil
+        return copy
+    }
+
     /// Hands `effects` to ``effectsSlice`` once they hold its number of publications (only while
     /// the broker is up: what is published while it is down is dropped, never performed).
     mutating func performSliceIfDue(_ effects: inout BridgeEffects) {
