@@ -54,7 +54,12 @@ struct Zigbee2MQTTTableDecoder {
 
     private func decodeFeature(_ value: JSON, at path: JSONPath, extraKeys: Set<String> = []) -> Zigbee2MQTTTable.Feature? {
         guard let object = reader.object(value, at: path) else { return nil }
-        reader.checkKeys(object, at: path, allowed: extraKeys.union(["trait", "attribute", "transform", "fields", "binaryFromExpose", "clampToExposeRange", "onlyProperties", "exposeUnit"]))
+        reader.checkKeys(
+            object, at: path,
+            allowed: extraKeys.union([
+                "trait", "attribute", "transform", "fields", "binaryFromExpose", "clampToExposeRange", "onlyProperties",
+                "exposeUnit",
+            ]))
         guard let trait = tables.trait(object, at: path) else { return nil }
         var fields: [String: (attribute: String, pipeline: ValuePipeline)] = [:]
         var attribute: String?
@@ -76,7 +81,9 @@ struct Zigbee2MQTTTableDecoder {
             trait: trait, attribute: attribute, pipeline: tables.pipeline(object, at: path), fields: fields,
             isBinaryFromExpose: reader.bool(object, "binaryFromExpose", at: path) ?? false,
             clampsToExposeRange: reader.bool(object, "clampToExposeRange", at: path) ?? false,
-            onlyProperties: object["onlyProperties"].map { _ in reader.array(object, "onlyProperties", at: path).compactMap(\.string) },
+            onlyProperties: object["onlyProperties"].map { _ in
+                reader.array(object, "onlyProperties", at: path).compactMap(\.string)
+            },
             exposeUnit: reader.string(object, "exposeUnit", at: path))
     }
 }
