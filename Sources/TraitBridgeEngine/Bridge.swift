@@ -16,7 +16,7 @@ public import TraitBridgeStore
 /// Messages are handled synchronously on libmosquitto's thread: no task or actor hop per message,
 /// one lock per message. Everything long-running stops in ``stop()``, which publishes `offline`.
 public final class Bridge: Sendable {
-    private let state: Mutex<BridgeState>
+    let state: Mutex<BridgeState>  // internal: the extensions in Bridge+*.swift take it
     private let clientBox = Mutex<MQTTClient?>(nil)
     /// The registry (also where account-linking tokens are kept).
     public let store: DeviceStore?
@@ -28,7 +28,7 @@ public final class Bridge: Sendable {
     /// must only take note and return.
     private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
     /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
-    private let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
+    let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
     /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
     private let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
     /// Effects of broker messages not performed yet (taken only inside the state lock): up to
@@ -149,54 +149,8 @@ public final class Bridge: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    // MARK: Cloud links
-
-    /// Registers the client that sends `link`'s EXECUTE requests (called inside the state lock:
-    /// it must only hand the request on).
-    public func sendLinkRequests(for link: String, with sender: @escaping @Sendable (LinkRequest) -> Void) {
-        linkSenders.withLock { $0[link] = sender }
-    }
-
-    /// A link's SYNC answer arrived (see ``BridgeState/importLinkSync(_:link:now:)``).
-    public func linkSynced(_ body: [UInt8], link: String) {
-        state.withLock { perform($0.importLinkSync(body, link: link, now: Date())) }
-    }
-
-    /// A link's QUERY or EXECUTE answer arrived.
-    public func linkAnswered(_ body: [UInt8], link: String) {
-        state.withLock { perform($0.applyLinkAnswer(body, link: link, now: Date())) }
-    }
-
-    /// A link's partner pushed Report State (with notifications, perhaps) to the local Home Graph.
-    public func linkPushed(_ body: [UInt8], link: String) {
-        state.withLock { perform($0.applyLinkPush(body, link: link, now: Date())) }
-    }
-
-    /// A link's answer to the EXECUTE request `requestID` arrived: it settles that command.
-    public func linkExecuted(_ body: [UInt8], link: String, requestID: String) {
-        state.withLock { perform($0.applyLinkExecute(body, link: link, requestID: requestID, now: Date())) }
-    }
-
-    /// A link's EXECUTE request got no answer: its command ends with `error`.
-    public func linkRequestFailed(_ requestID: String, link: String, error: String) {
-        state.withLock { perform($0.linkRequestFailed(requestID, link: link, error: error, now: Date())) }
-    }
-
-    /// The links now configured (added or removed while the bridge runs).
-    public func setCloudLinks(_ links: Set<String>, staleness: [String: Duration] = [:]) {
-        state.withLock { perform($0.setCloudLinks(links, staleness: staleness, now: Date())) }
-    }
-
-    /// A link's request failed; its devices' traits take `state` with the link's reason.
-    public func linkFailed(_ link: String, error: String, state connectivity: TraitConnectivityState) {
-        state.withLock { perform($0.linkFailed(link, error: error, state: connectivity, now: Date())) }
-    }
-
     /// Whether ``start()`` ran and ``stop()`` has not.
     public var isRunning: Bool { ticker.withLock { $0.isRunning } }
-
-    /// The cloud ids of a link's devices.
-    public func linkDeviceIDs(_ link: String) -> [String] { state.withLock { $0.linkDeviceIDs(link) } }
 
     // MARK: Smart-home fulfillment
 
@@ -335,7 +289,7 @@ public final class Bridge: Sendable {
     /// Runs inside the state lock so that publications keep their order. The registry is written
     /// first, in one transaction: whatever is on the broker about a device is on disk before it,
     /// so a `kill -9` at any point leaves nothing published that a restart would not know.
-    private func perform(_ effects: consuming BridgeEffects) {
+    func perform(_ effects: consuming BridgeEffects) {
         performDeferred()  // earlier messages first: publications keep their order
         performNow(effects)
     }

@@ -118,9 +118,10 @@ public struct BridgeState: Sendable {
     /// Hands `effects` to ``effectsSlice`` once they hold its number of publications (only while
     /// the broker is up: what is published while it is down is dropped, never performed).
     mutating func performSliceIfDue(_ effects: inout BridgeEffects) {
-        guard let slice = effectsSlice, broker.status == .up, effects.publications.count >= slice.publications else {
-            return
-        }
+        // Per event on the message path: the count first, the closure (a retain) only when due.
+        guard let limit = effectsSlice?.publications, effects.publications.count >= limit, broker.status == .up,
+            let slice = effectsSlice
+        else { return }
         var due = BridgeEffects()
         swap(&due, &effects)
         slice.perform(due)
