@@ -48,7 +48,7 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     list(watch.messages(1.0))  # what an earlier run left (cleared before a restart)
     t0 = time.time()
     serve = subprocess.Popen([bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
-                              "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
+                              "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")], stdout=log, stderr=subprocess.STDOUT)
     samples, stop = [], threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
     sampler.start()
@@ -135,6 +135,11 @@ def main():
             for p in procs:
                 if p.poll() is None:
                     p.kill()
+            if os.environ.get("TIMELINE_DEBUG"):
+                pattern = os.environ["TIMELINE_DEBUG"]  # 1: the log's end; else its lines holding this text
+                text = open(os.path.join(tmp, "serve.log")).read()
+                sys.stderr.write(text[-4000:] if pattern == "1" else
+                                 "".join(line for line in text.splitlines(True) if pattern in line))
             shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -17,11 +17,12 @@ extension BridgeState {
 
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
     /// description) when the bytes differ from what was last published.
-    /// `description`: the device's description when the caller just made it (it costs as much as the rest).
+    /// `description`: the device's description and its hash when the caller just made them (they cost as
+    /// much as the rest).
     mutating func refresh(
         _ id: DeviceID, now: Date, effects: inout BridgeEffects, republishDescription: Bool = false,
         valuesChanged: Bool = true,
-        description precomputed: [UInt8]? = nil
+        description precomputed: (bytes: [UInt8], hash: Int)? = nil
     ) {
         guard let sources = graph.devices[id]?.sources else { return }
         var connectivityChanged = false
@@ -67,8 +68,8 @@ extension BridgeState {
             }
         }
         if republishDescription || runtime[id]?.publishedDescription == nil {
-            let description = precomputed ?? descriptionPayload(id)
-            let hash = DeviceRuntime.hash(description)
+            let description = precomputed?.bytes ?? descriptionPayload(id)
+            let hash = precomputed?.hash ?? DeviceRuntime.hash(description)
             if runtime[id]?.isRestoredRow == true {
                 runtime[id]?.storedDescription = hash
                 runtime[id]?.isRestoredRow = false
@@ -131,8 +132,8 @@ extension BridgeState {
     func acceptedCommands(_ device: Device, at address: TraitAddress, bindings: [SourceBinding]?) -> [String] {
         guard let bindings else { return runtime[device.id]?.restoredFeeds?[address]?.commands ?? [] }
         let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
-        return catalog.commandRules.filter { (command: CommandRule) -> Bool in
-            command.trait == address.traitID && command.unsupportedReason == nil
+        return (catalog.commandRulesByTrait[address.traitID] ?? []).filter { (command: CommandRule) -> Bool in
+            command.unsupportedReason == nil
                 && (command.sets.allSatisfy { writable.contains($0.attribute) }
                     && (!command.sets.isEmpty || command.toggles.map(writable.contains) == true))
         }.map(\.command)
@@ -178,7 +179,7 @@ extension BridgeState {
             runtime[id]?.isRestoredRow = false
             effects.storeChanges.append(.upsert(record(for: id, feeds: feeds)))
         }
-        refresh(id, now: now, effects: &effects, republishDescription: true, description: description)
+        refresh(id, now: now, effects: &effects, republishDescription: true, description: (description, hash))
     }
 
     /// The registry record of a device: the device as the graph holds it, and per trait what its

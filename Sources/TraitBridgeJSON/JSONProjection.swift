@@ -252,24 +252,58 @@ struct JSONProjector {
         output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
     }
 
-    /// A checked value's text as a JSON string: quotes, backslashes and whitespace escaped.
+    /// A checked value's text as a JSON string: quotes, backslashes and whitespace escaped (a
+    /// checked text has no other byte below 0x20). Written through a pointer into room made for the
+    /// worst case (every byte escaped): a text's runs between quotes are a few bytes each.
     private mutating func writeText(_ text: UnsafeRawBufferPointer) {
-        output.append(0x22)
-        for byte in text {
-            switch byte {
-            case 0x22, 0x5C: escape(byte)
-            case 0x0A: escape(UInt8(ascii: "n"))
-            case 0x0D: escape(UInt8(ascii: "r"))
-            case 0x09: escape(UInt8(ascii: "t"))
-            default: output.append(byte)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: text.count * 2 + 2))
+        let end = output.withUnsafeMutableBufferPointer { buffer -> Int in
+            var at = start
+            func put(_ byte: UInt8) {
+                buffer[at] = byte
+                at += 1
             }
+            put(0x22)
+            for byte in text {
+                switch byte {
+                case 0x22, 0x5C: put(0x5C); put(byte)
+                case 0x0A: put(0x5C); put(UInt8(ascii: "n"))
+                case 0x0D: put(0x5C); put(UInt8(ascii: "r"))
+                case 0x09: put(0x5C); put(UInt8(ascii: "t"))
+                default: put(byte)
+                }
+            }
+            put(0x22)
+            return at
         }
-        output.append(0x22)
+        output.removeLast(output.count - end)
     }
 
-    private mutating func escape(_ byte: UInt8) {
-        output.append(0x5C)
-        output.append(byte)
+    /// Where the run of plain ASCII starting at `start` ends: a quote, a backslash, a byte below 0x20
+    /// or one of 0x80 or more (a UTF-8 sequence to check) ends it. Eight bytes at a time: the lowest
+    /// flagged byte of a word is exact (a borrow only reaches the bytes above it).
+    static func plainRun(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = start
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let control = (word &- ones &* 0x20) & ~word
+                let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | control | word
+                let found = special & (ones &* 0x80)
+                if found != 0 { return index + found.trailingZeroBitCount / 8 }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return index }
+            index += 1
+        }
+        return index
     }
 
     private mutating func skipWhitespace() {
@@ -325,6 +359,8 @@ struct JSONProjector {
         offset += 1
         var hasEscape = false
         while offset < bytes.count {
+            offset = Self.plainRun(bytes, from: offset)  // plain ASCII, whole
+            guard offset < bytes.count else { break }
             let byte = bytes[offset]
             switch byte {
             case 0x22:

@@ -6,7 +6,11 @@ public struct Catalog: Sendable {
     public private(set) var traits: [TraitID: TraitDefinition] = [:]
     public private(set) var deviceTypes: [DeviceTypeID: DeviceTypeDefinition] = [:]
     /// How unified commands become attribute writes, for every source.
-    public var commandRules: [CommandRule] = []
+    public var commandRules: [CommandRule] = [] {
+        didSet { commandRulesByTrait = Dictionary(grouping: commandRules, by: \.trait) }
+    }
+    /// ``commandRules`` by trait, in their order (a description asks for each trait's).
+    public private(set) var commandRulesByTrait: [TraitID: [CommandRule]] = [:]
 
     public init() {}
 

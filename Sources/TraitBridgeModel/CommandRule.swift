@@ -30,6 +30,6 @@ public struct CommandRule: Sendable {
 extension Catalog {
     /// The rule of a command, if the catalog has one.
     public func commandRule(_ trait: TraitID, _ name: String) -> CommandRule? {
-        commandRules.first { $0.trait == trait && $0.command == name }
+        commandRulesByTrait[trait]?.first { $0.command == name }
     }
 }

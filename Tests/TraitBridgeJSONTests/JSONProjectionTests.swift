@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TraitBridgeJSON
+@testable import TraitBridgeJSON
 
 /// A projected parse builds only the members a reader uses (zigbee2mqtt's device entries); the
 /// rest must still be JSON, refused exactly as a whole parse refuses it.
@@ -199,6 +199,56 @@ struct JSONProjectionTests {
                 continue
             }
             #expect(error == expected)
+        }
+    }
+
+    @Test("the scan eight bytes at a time stops where a byte-by-byte scan stops, at every offset and byte")
+    func plainRunAgreesByteByByte() {
+        var generator = SystemRandomNumberGenerator()
+        let stops: [UInt8] = [0x22, 0x5C, 0x00, 0x09, 0x1F, 0x80, 0xC3, 0xFF]
+        for round in 0..<2_000 {
+            var bytes = (0..<(round % 40)).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
+            bytes.removeAll { $0 == 0x22 || $0 == 0x5C }
+            if !bytes.isEmpty, round % 5 != 0 {  // one odd byte somewhere (none, one round in five)
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = stops[round % stops.count]
+            }
+            for start in 0...bytes.count {
+                let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 >= 0x80 }
+                let found = bytes.withUnsafeBytes { JSONProjector.plainRun($0, from: start) }
+                guard found == expected ?? bytes.count else {
+                    Issue.record("\(bytes) from \(start): \(found), expected \(expected ?? bytes.count)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test("long strings with odd bytes at every distance from a word's start: checked and kept as written")
+    func longStrings() throws {
+        for position in 0..<24 {
+            for odd in ["é", "\\\"", "\\n", "€x", "\\u00e9"] {
+                var text = String(repeating: "a", count: 24)
+                text.insert(contentsOf: odd, at: text.index(text.startIndex, offsetBy: position))
+                let source = #"{"a": {"s": ""# + text + #""}, "b": "x\#(text)"}"#
+                let document = try JSONDocument.parse(Array(source.utf8), projection: .members(["a": .text(.all)]))
+                let kept = try #require(document.root["a"]?.string)
+                #expect(kept == #"{"s": ""# + text + #""}"#, "\(position) \(odd)")
+                let whole = try JSONDocument.parse(Array(source.utf8)).root["b"]?.string
+                let b = try JSONDocument.parse(Array(source.utf8), projection: .members(["b": .all])).root["b"]?.string
+                #expect(b != nil && b == whole, "the member after it, read through the dropped one")
+            }
+            // A raw control character inside a string: accepted or refused as a whole parse does it.
+            var bytes = Array(#"{"a": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}"#.utf8)
+            bytes[7 + position] = 0x01
+            let whole = Result { () throws(JSONParseError) in try JSONDocument.parse(bytes) }
+            let projected = Result { () throws(JSONParseError) in
+                try JSONDocument.parse(bytes, projection: .members(["a": .all]))
+            }
+            switch (whole, projected) {
+            case (.failure(let a), .failure(let b)): #expect(a == b)
+            case (.success(let a), .success(let b)): #expect(a.root.value == b.root.value)
+            default: Issue.record("a control character at \(7 + position): whole \(whole), projected \(projected)")
+            }
         }
     }
 }
