@@ -245,7 +245,11 @@ struct JSONProjector {
     }
 
     private func equals(_ range: Range<Int>, _ key: [UInt8]) -> Bool {
-        range.count == key.count && bytes[range].elementsEqual(key)
+        guard range.count == key.count else { return false }
+        return key.withUnsafeBytes { key in
+            for index in 0..<key.count where bytes[range.lowerBound + index] != key[index] { return false }
+            return true
+        }
     }
 
     private mutating func copy(_ range: Range<Int>) {
