@@ -12,6 +12,8 @@ cleared from the broker first), and for each start prints, in seconds from the p
                 same values as the cold start's final state of that device, `since` and times left out)
   rss           serve's RSS sampled every 10 ms: its peak and when it was reached, and a few points
 One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
+TIMELINE_LOG_LEVEL=info runs serve at that level; TIMELINE_DEBUG=1 prints the end of serve's log (and
+the first differences of two states that did not come back), TIMELINE_DEBUG=<text> its lines holding <text>.
 """
 import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
@@ -48,7 +50,8 @@ def measure(bin_, port, data, log, expected, finals, timeout):
     list(watch.messages(1.0))  # what an earlier run left (cleared before a restart)
     t0 = time.time()
     serve = subprocess.Popen([bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
-                              "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")], stdout=log, stderr=subprocess.STDOUT)
+                              "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")],
+                             stdout=log, stderr=subprocess.STDOUT)
     samples, stop = [], threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
     sampler.start()
