@@ -102,14 +102,7 @@ struct JSONProjector {
     /// An object; with a rule, its kept members are written as they are read (without one, it is
     /// only checked and the caller copies it whole).
     private mutating func object(_ rule: Rule?, depth: Int) throws(NotJSON) {
-        offset += 1
-        if rule != nil { output.append(UInt8(ascii: "{")) }
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
-            offset += 1
-            if rule != nil { output.append(UInt8(ascii: "}")) }
-            return
-        }
+        if isEmpty(opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}"), writing: rule != nil) { return }
         var wroteMember = false
         while true {
             guard offset < bytes.count, bytes[offset] == 0x22 else { throw NotJSON(offset: offset) }
@@ -139,14 +132,7 @@ struct JSONProjector {
     }
 
     private mutating func array(_ rule: Rule?, depth: Int) throws(NotJSON) {
-        offset += 1
-        if rule != nil { output.append(UInt8(ascii: "[")) }
-        skipWhitespace()
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
-            offset += 1
-            if rule != nil { output.append(UInt8(ascii: "]")) }
-            return
-        }
+        if isEmpty(opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), writing: rule != nil) { return }
         var first = true
         while true {
             if let rule {
@@ -158,6 +144,18 @@ struct JSONProjector {
             first = false
             if try endOfContainer(UInt8(ascii: "]"), writing: rule != nil) { return }
         }
+    }
+
+    /// Steps over a container's opener (written when the container is); `true` when its closer
+    /// follows at once (then written and stepped over too).
+    private mutating func isEmpty(opening: UInt8, closing: UInt8, writing: Bool) -> Bool {
+        offset += 1
+        if writing { output.append(opening) }
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == closing else { return false }
+        offset += 1
+        if writing { output.append(closing) }
+        return true
     }
 
     /// After a member or element: `,` (another follows: `false`) or the closer (`true`, written

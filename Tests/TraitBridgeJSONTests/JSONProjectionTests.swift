@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TraitBridgeJSON
+import TraitBridgeTesting
 
 /// A projected parse builds only the members a reader uses (zigbee2mqtt's device entries); the
 /// rest must still be JSON, refused exactly as a whole parse refuses it.
@@ -204,7 +205,7 @@ struct JSONProjectionTests {
 
     @Test("the scan eight bytes at a time stops where a byte-by-byte scan stops, at every offset and byte")
     func plainRunAgreesByteByByte() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x7B_1D6E)  // seeded: a failure is the same on every run
         let stops: [UInt8] = [0x22, 0x5C, 0x00, 0x09, 0x1F, 0x80, 0xC3, 0xFF]
         for round in 0..<2_000 {
             var bytes = (0..<(round % 40)).map { _ in UInt8.random(in: 0x20...0x7E, using: &generator) }
