@@ -97,6 +97,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
             let publications = effects.publications.count
             let changes = effects.storeChanges.count
             effects = BridgeEffects()
+            withExtendedLifetime(effects) {}
             print(
                 "\(path) (\(list.count / 1024) KB): \(elapsed) for \(state.graph.devices.count) devices; peak RSS \(before) → "
                     + "\(peakRSSMegabytes()) MB; heap in use \(heapBefore) → \(heapWithEffects) MB with the effects, "

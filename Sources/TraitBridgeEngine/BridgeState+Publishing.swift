@@ -59,8 +59,9 @@ extension BridgeState {
         guard broker.status == .up, let device = graph.devices[id] else { return }
         if valuesChanged || connectivityChanged || runtime[id]?.publishedState == nil {
             let state = DevicePayloads.state(of: device, lastUpdate: runtime[id]?.lastUpdate)
-            if runtime[id]?.publishedState != state {
-                runtime[id, default: DeviceRuntime()].publishedState = state
+            let hash = DeviceRuntime.hash(state)
+            if runtime[id]?.publishedState != hash {
+                runtime[id, default: DeviceRuntime()].publishedState = hash
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
                 if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }

@@ -54,18 +54,24 @@ extension BridgeState {
     }
 
     mutating func deliver(to index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        // One buffer, reused: a replay inside `apply` finds it taken and makes its own.
+        // One buffer, reused: a replay inside `apply` finds it taken and makes its own. Kept only
+        // while small: a 10 000-device list's events would hold ~10 MB of room for good.
         var events = eventBuffer
         eventBuffer = []
         defer {
-            events.removeAll(keepingCapacity: true)
-            eventBuffer = events
+            if events.capacity <= Self.eventBufferCapacity {
+                events.removeAll(keepingCapacity: true)
+                eventBuffer = events
+            }
         }
         let message = SourceMessage(
             topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
         plugins[index].receive(message, into: &events)
         apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
     }
+
+    /// The most events whose room ``eventBuffer`` keeps between messages.
+    static let eventBufferCapacity = 64
 
     mutating func apply(
         _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date,

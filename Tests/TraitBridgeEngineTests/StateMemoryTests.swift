@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import TraitBridgeModel
+
+@testable import TraitBridgeEngine
+
+/// What the engine keeps per device and between messages stays small (the 10 000-device memory goal,
+/// issue #14): the last published state as a hash, not its bytes; no room left over from a long list.
+@Suite("What the engine keeps between messages")
+struct StateMemoryTests {
+    @Test("a 300-device list leaves no room for 300 events behind; every device is there")
+    func longListLeavesNoRoom() throws {
+        var state = try EngineFixtures.state()
+        _ = state.brokerConnected(now: Date())
+        _ = state.receive("zigbee2mqtt/bridge/state", "online")
+        let effects = state.handleMessage(
+            topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(300), now: Date())
+        #expect(effects.storeChanges.count == 300)
+        #expect(state.graph.devices.count == 300)
+        #expect(state.eventBuffer.capacity <= BridgeState.eventBufferCapacity, "\(state.eventBuffer.capacity)")
+        // A small message still reuses the buffer it leaves.
+        _ = state.receive("zigbee2mqtt/Light 1", #"{"state":"ON","brightness":20}"#)
+        #expect(state.eventBuffer.capacity > 0 && state.eventBuffer.capacity <= BridgeState.eventBufferCapacity)
+    }
+
+    @Test("the state is published when its bytes change and only then, compared by hash")
+    func publishedOnlyOnChange() throws {
+        var state = try EngineFixtures.state()
+        _ = state.brokerConnected(now: Date())
+        _ = state.receive("zigbee2mqtt/bridge/state", "online")
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(2), now: Date())
+        let stateTopic = "traitbridge/devices/\(try #require(state.graph.devices.keys.sorted().first))/state"
+        let now = Date()  // one time for every message: the state carries its last update
+        func statesPublished(_ payload: String) -> [String] {
+            state.receive("zigbee2mqtt/Light 0", payload, at: now).publications.filter { $0.topic == stateTopic }
+                .map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+        let first = statesPublished(#"{"state":"ON","brightness":20}"#)
+        #expect(first.count == 1 && first.first?.contains(#""currentLevel":20"#) == true)
+        #expect(statesPublished(#"{"state":"ON","brightness":20}"#).isEmpty, "the same values: the same bytes")
+        let changed = statesPublished(#"{"state":"ON","brightness":21}"#)
+        #expect(changed.count == 1 && changed.first?.contains(#""currentLevel":21"#) == true)
+        let again = statesPublished(#"{"state":"ON","brightness":20}"#)
+        #expect(again.count == 1 && again == first, "back to the first bytes: published again")
+        let id = try #require(state.graph.devices.keys.sorted().first)
+        #expect(state.runtime[id]?.publishedState == DeviceRuntime.hash(Array(first[0].utf8)))
+    }
+}
