@@ -95,7 +95,7 @@ public final class Bridge: Sendable {
     public func start() throws(MQTTError) {
         let client = try MQTTClient(
             configuration: clientConfiguration,
-            onMessage: { [weak self] message in self?.handle(message) },
+            onMessage: { [weak self] message in self?.handle(consume message) },
             onEvent: { [weak self] event in self?.handle(event) },
             onDelivered: { [weak self] in self?.state.withLock { _ in self?.performDeferred() } })
         let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
@@ -228,9 +228,12 @@ public final class Bridge: Sendable {
             let replyTo = message.responseTopic.map {
                 ReplyAddress(topic: $0, correlationData: message.correlationData)
             }
+            // Handed over, not copied: a 45 MB device list is let go once its source has read it.
+            var owned: [UInt8] = []
+            swap(&owned, &payload)
             let effects = state.handleMessage(
-                topic: message.topic, payload: payload, now: now, replyTo: replyTo, isRetained: message.isRetained)
-            payload = []  // read: a 45 MB device list is freed before its effects are performed
+                topic: message.topic, payload: consume owned, now: now, replyTo: replyTo,
+                isRetained: message.isRetained)
             let full = deferred.withLock { held in
                 // The first (often the only one): its effects are taken as they are, not copied.
                 if held.messages > 0 { held.effects.append(contentsOf: effects) } else { held.effects = effects }

@@ -212,7 +212,19 @@ public enum ResponseSink: Sendable, Hashable {
 
 /// A log line produced by the state machine, written by the caller with swift-log.
 public struct BridgeLogLine: Sendable, Hashable {
-    public enum Level: Sendable, Hashable { case debug, info, notice, warning, error }
+    public enum Level: Sendable, Hashable {
+        case debug, info, notice, warning, error
+
+        var loggerLevel: Logger.Level {
+            switch self {
+            case .debug: .debug
+            case .info: .info
+            case .notice: .notice
+            case .warning: .warning
+            case .error: .error
+            }
+        }
+    }
     public var level: Level
     public var message: String
     /// `tb.`-prefixed metadata (`tb.mqtt.topic`, `tb.device.id`, `tb.source`).
@@ -325,14 +337,9 @@ public enum StoreChange: Sendable, Hashable {
 extension BridgeLogLine {
     /// Writes the line to `logger` at its level, with its metadata.
     func log(to logger: Logger) {
+        guard logger.logLevel <= level.loggerLevel else { return }  // 10 000 "added device" lines at warning
         var fields = Logger.Metadata()
         for (key, value) in metadata { fields[key] = "\(value)" }
-        switch level {
-        case .debug: logger.debug("\(message)", metadata: fields)
-        case .info: logger.info("\(message)", metadata: fields)
-        case .notice: logger.notice("\(message)", metadata: fields)
-        case .warning: logger.warning("\(message)", metadata: fields)
-        case .error: logger.error("\(message)", metadata: fields)
-        }
+        logger.log(level: level.loggerLevel, "\(message)", metadata: fields)
     }
 }

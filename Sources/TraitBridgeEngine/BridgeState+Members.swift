@@ -252,8 +252,8 @@ extension BridgeState {
     private mutating func replayWaiting(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         guard members[id]?.target != nil, let topics = waitingTopics.removeValue(forKey: id) else { return }
         for topic in topics.sorted() {
-            guard let payload = takePending(topic) else { continue }
-            _ = deliverToSource(topic: topic, payload: payload, now: now, effects: &effects)
+            guard var payload = takePending(topic) else { continue }
+            _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
         }
     }
 

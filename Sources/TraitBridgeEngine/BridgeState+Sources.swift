@@ -7,12 +7,14 @@ import TraitBridgeSources
 /// meant. Nothing here knows a family by name.
 extension BridgeState {
     /// Hands a message to the plug-in its topic is routed to, or to the first that claims it.
-    /// `false`: no plug-in takes the topic.
-    mutating func deliverToSource(topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) -> Bool {
+    /// `false`: no plug-in takes the topic. The payload is the caller's no more (see ``deliver(to:)``).
+    mutating func deliverToSource(
+        topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
+    ) -> Bool {
         if let route = routes[topic] {
-            deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
+            deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
         } else if let index = plugins.firstIndex(where: { $0.channel == nil && $0.claims(topic) }) {
-            deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
+            deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
         } else {
             return false
         }
@@ -24,7 +26,7 @@ extension BridgeState {
 
     /// A message from a plug-in's own edge connection (a Matter Server's WebSocket), never from
     /// the broker: bounded like a broker message, then handed to the plug-in of that channel.
-    public mutating func handleChannelMessage(channel: String, topic: String, payload: [UInt8], now: Date)
+    public mutating func handleChannelMessage(channel: String, topic: String, payload: consuming [UInt8], now: Date)
         -> BridgeEffects
     {
         var effects = BridgeEffects()
@@ -40,20 +42,33 @@ extension BridgeState {
                 "a message of \(payload.count) bytes", effects: &effects)
             return effects
         }
-        deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects)
+        deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
         return effects
     }
 
     /// A routed topic goes to each plug-in that routed it (a generic mapping may read a
     /// zigbee2mqtt device's topic), in registration order.
     mutating func deliver(
-        _ route: SourceRoute, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects
+        _ route: SourceRoute, topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
     ) {
-        deliver(to: route.first, topic: topic, payload: payload, now: now, effects: &effects)
-        for index in route.others { deliver(to: index, topic: topic, payload: payload, now: now, effects: &effects) }
+        deliver(to: route.first, topic: topic, payload: &payload, mayRelease: route.others.isEmpty, now: now,
+            effects: &effects)
+        for index in route.others {
+            deliver(to: index, topic: topic, payload: &payload, mayRelease: index == route.others.last, now: now,
+                effects: &effects)
+        }
     }
 
-    mutating func deliver(to index: Int, topic: String, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
+    /// A payload this large is let go once the plug-in has read it, unless an event still needs it:
+    /// a 45 MB device list is not held while its 10 000 devices are described.
+    static let releasedPayloadBytes = 1 << 16
+
+    /// `mayRelease`: no other plug-in reads the payload after this one, so it may be let go (set
+    /// empty) once read; the caller's copy must be this one for the memory to go back.
+    mutating func deliver(
+        to index: Int, topic: String, payload: inout [UInt8], mayRelease: Bool, now: Date,
+        effects: inout BridgeEffects
+    ) {
         // One buffer, reused: a replay inside `apply` finds it taken and makes its own. Kept only
         // while small: a 10 000-device list's events would hold ~10 MB of room for good.
         var events = eventBuffer
@@ -64,9 +79,14 @@ extension BridgeState {
                 eventBuffer = events
             }
         }
-        let message = SourceMessage(
-            topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
-        plugins[index].receive(message, into: &events)
+        do {
+            let message = SourceMessage(
+                topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
+            plugins[index].receive(message, into: &events)
+        }
+        if mayRelease, payload.count >= Self.releasedPayloadBytes, !events.contains(where: \.needsPayload) {
+            payload = []
+        }
         apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
     }
 
@@ -136,8 +156,8 @@ extension BridgeState {
 
     /// Handles again a message kept before its device was known.
     private mutating func replayPending(_ topic: String, now: Date, effects: inout BridgeEffects) {
-        guard let payload = takePending(topic) else { return }
-        _ = deliverToSource(topic: topic, payload: payload, now: now, effects: &effects)
+        guard var payload = takePending(topic) else { return }
+        _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
     }
 
     /// The plug-in a trait's source reference names.
@@ -212,5 +232,15 @@ struct SourceRoute: Sendable, Hashable {
         guard index == first else { return SourceRoute(first: first, others: others.filter { $0 != index }) }
         guard let next = others.first else { return nil }
         return SourceRoute(first: next, others: Array(others.dropFirst()))
+    }
+}
+
+extension SourceEvent {
+    /// The engine reads the message's payload again for it: kept for a device not known yet.
+    fileprivate var needsPayload: Bool {
+        switch self {
+        case .values, .keepUntilKnown: true
+        default: false
+        }
     }
 }

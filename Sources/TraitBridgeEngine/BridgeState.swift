@@ -163,9 +163,10 @@ public struct BridgeState: Sendable {
 
     /// Dispatches one MQTT message by its exact topic. `replyTo` is the message's MQTT 5 Response
     /// Topic and Correlation Data, if it had them (only requests to the bridge use them);
-    /// `isRetained`: the broker kept it from before this subscription.
+    /// `isRetained`: the broker kept it from before this subscription. The payload is taken, not
+    /// borrowed: a large one is let go as soon as its source has read it.
     public mutating func handleMessage(
-        topic: String, payload: [UInt8], now: Date, replyTo: ReplyAddress? = nil, isRetained: Bool = false
+        topic: String, payload: consuming [UInt8], now: Date, replyTo: ReplyAddress? = nil, isRetained: Bool = false
     ) -> BridgeEffects {
         var effects = BridgeEffects()
         if let id = ownDescriptionID(topic) {
@@ -179,7 +180,7 @@ public struct BridgeState: Sendable {
             return effects
         }
         if let route = routes[topic] {
-            deliver(route, topic: topic, payload: payload, now: now, effects: &effects)
+            deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
@@ -188,7 +189,7 @@ public struct BridgeState: Sendable {
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else {
-            _ = deliverToSource(topic: topic, payload: payload, now: now, effects: &effects)
+            _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
         }
         return effects
     }

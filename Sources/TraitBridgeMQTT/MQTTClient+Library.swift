@@ -104,3 +104,19 @@ extension MQTTClient {
         }
     }
 }
+
+extension MQTTClient {
+    /// A payload taken from libmosquitto (``Received/taken``), copied into an array and freed.
+    static func copyAndFree(_ payload: UnsafeMutableRawBufferPointer) -> [UInt8] {
+        defer { free(payload.baseAddress) }
+        return Array(payload)
+    }
+}
+
+extension MQTTMessage {
+    /// This message with `payload` as its payload, handed on without a second reference to it.
+    consuming func carrying(_ payload: consuming [UInt8]) -> MQTTMessage {
+        self.payload = payload
+        return self
+    }
+}

@@ -324,11 +324,10 @@ public final class MQTTClient: @unchecked Sendable {
             case .message(let message):
                 items[index] = .handedOn
                 onMessage(consume message)
-            case .taken(var message, let payload):
+            case .taken(let message, let payload):
                 items[index] = .handedOn
-                message.payload = Array(payload)  // libmosquitto's packet is gone: two copies at most
-                free(payload.baseAddress)
-                onMessage(message)
+                // libmosquitto's packet is gone: two copies at most, and the handler holds the only one left.
+                onMessage(message.carrying(Self.copyAndFree(payload)))
             case .event(let event):
                 if case .connected = event { connected = true }
                 onEvent(event)

@@ -31,4 +31,17 @@ struct BridgeLogLineTests {
         #expect(lines.map(\.1) == ["not sent", "quiet"])
         #expect(lines.first?.2 == ["tb.mqtt.topic": "a/b", "tb.device.id": "z2m-1"])
     }
+
+    @Test("a line below the logger's level is dropped before its metadata is built; the rest pass")
+    func belowLevel() {
+        let handler = CapturingHandler()
+        handler.logLevel = .warning
+        let logger = Logger(label: "test") { _ in handler }
+        for level: BridgeLogLine.Level in [.debug, .info, .notice, .warning, .error] {
+            BridgeLogLine(level, "\(level)", ["tb.device.id": "z2m-1"]).log(to: logger)
+        }
+        let lines = handler.lines.withLock { $0 }
+        #expect(lines.map(\.0) == [.warning, .error])
+        #expect(lines.map(\.1) == ["warning", "error"])
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraitBridgeModel
+import TraitBridgeSources
 
 @testable import TraitBridgeEngine
 
@@ -44,5 +45,43 @@ struct StateMemoryTests {
         #expect(again.count == 1 && again == first, "back to the first bytes: published again")
         let id = try #require(state.graph.devices.keys.sorted().first)
         #expect(state.runtime[id]?.publishedState == DeviceRuntime.hash(Array(first[0].utf8)))
+    }
+
+    @Test("a large list is let go once its plug-in has read it, before its devices are described")
+    func listLetGo() throws {
+        let list = SlicedEffectsTests.list(300)
+        #expect(list.count >= BridgeState.releasedPayloadBytes)
+        for mayRelease in [true, false] {
+            var state = try EngineFixtures.state()
+            _ = state.brokerConnected(now: Date())
+            let topic = "zigbee2mqtt/bridge/devices"
+            let index = try #require(state.plugins.firstIndex { $0.carriesList(topic) })
+            var payload = list
+            var effects = BridgeEffects()
+            state.deliver(to: index, topic: topic, payload: &payload, mayRelease: mayRelease, now: Date(),
+                effects: &effects)
+            #expect(state.graph.devices.count == 300)
+            #expect(payload.isEmpty == mayRelease, "let go only when no other plug-in reads it after")
+        }
+    }
+
+    @Test("a large message kept until its device is known is not let go: it is handled later, whole")
+    func keptPayloadStays() throws {
+        var state = try EngineFixtures.state()
+        let now = Date()
+        _ = state.brokerConnected(now: now)
+        let padding = String(repeating: "x", count: BridgeState.releasedPayloadBytes)
+        let early = #"{"state":"ON","brightness":99,"note":"\#(padding)"}"#
+        let topic = "zigbee2mqtt/Light 0"
+        let index = try #require(state.plugins.firstIndex { $0.claims(topic) })
+        var payload = Array(early.utf8)
+        var effects = BridgeEffects()
+        state.deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
+        #expect(payload.count == early.utf8.count, "kept for later: still the caller's")
+        let listed = state.handleMessage(
+            topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(1), now: now)
+        let published = listed.publications.filter { $0.topic.hasSuffix("/state") }
+            .map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(published.contains { $0.contains(#""currentLevel":99"#) }, "the kept message, replayed whole")
     }
 }
