@@ -8,7 +8,12 @@ public import TraitBridgeStore
 /// Built by `traitbridge serve` from flags and the config file; see README "Configuration".
 public struct BridgeConfiguration: Sendable {
     /// Prefix of the unified topics (`<prefix>/devices/<id>/state`); default `traitbridge`.
-    public var prefix: String
+    public var prefix: String {
+        didSet { devicesTopicPrefix = prefix + "/devices/" }
+    }
+    /// `<prefix>/devices/`, made once: every message's topic is checked against it, and every
+    /// state's topic starts with it.
+    public private(set) var devicesTopicPrefix: String
     /// The broker as printed in reasons ("broker mqtt://127.0.0.1:1883 disconnected").
     public var brokerDescription: String
     /// The zigbee2mqtt networks, each its own plug-in: base topic, instance name, locality.
@@ -160,6 +165,7 @@ public struct BridgeConfiguration: Sendable {
         pendingMessageLimit: Int = 10_000
     ) {
         self.prefix = prefix
+        self.devicesTopicPrefix = prefix + "/devices/"
         self.brokerDescription = brokerDescription
         self.zigbee2mqttInstances = zigbee2mqtt.map { [$0] } ?? []
         self.commandTimeout = commandTimeout

@@ -48,7 +48,7 @@ extension BridgeState {
 
     /// The device id of a topic `<prefix>/devices/<id>` (a description, never `…/state` or `…/set`).
     func ownDescriptionID(_ topic: String) -> Substring? {
-        let prefix = configuration.prefix + "/devices/"
+        let prefix = configuration.devicesTopicPrefix
         guard topic.hasPrefix(prefix) else { return nil }
         let id = topic.dropFirst(prefix.count)
         return id.isEmpty || id.contains("/") ? nil : id

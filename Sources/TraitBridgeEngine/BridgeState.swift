@@ -156,8 +156,8 @@ public struct BridgeState: Sendable {
     public var ownDescriptionsFilter: String { "\(configuration.prefix)/devices/+" }
 
     public var bridgeStateTopic: String { "\(configuration.prefix)/bridge/state" }
-    func stateTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)/state" }
-    func descriptionTopic(_ id: DeviceID) -> String { "\(configuration.prefix)/devices/\(id.rawValue)" }
+    func stateTopic(_ id: DeviceID) -> String { configuration.devicesTopicPrefix + id.rawValue + "/state" }
+    func descriptionTopic(_ id: DeviceID) -> String { configuration.devicesTopicPrefix + id.rawValue }
 
     // MARK: Events
 
@@ -262,7 +262,7 @@ public struct BridgeState: Sendable {
     }
 
     func commandTarget(_ topic: String) -> DeviceID? {
-        let prefix = configuration.prefix + "/devices/"
+        let prefix = configuration.devicesTopicPrefix
         guard topic.hasPrefix(prefix), topic.hasSuffix("/set") else { return nil }
         let middle = topic.dropFirst(prefix.count).dropLast(4)
         guard !middle.contains("/") else { return nil }

@@ -61,7 +61,8 @@ public struct JSONStreamWriter: Sendable {
         JSONEncoding.appendStringContent(first, to: &bytes)
         bytes.append(UInt8(ascii: "."))
         JSONEncoding.appendStringContent(second, to: &bytes)
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma &= ~(1 << UInt64(depth))
     }
 
@@ -77,12 +78,16 @@ public struct JSONStreamWriter: Sendable {
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        append(value ? "true" : "false")  // no array made per value (a description writes ~30)
+    }
+
+    private mutating func append(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        append("null")
     }
 
     /// Any value (serialized compactly).

@@ -54,6 +54,8 @@ public final class MQTTClient: @unchecked Sendable {
     private struct State {
         /// Filter → QoS and whether the broker should leave out this client's own publications.
         var subscriptions: [String: (qos: Int32, noLocal: Bool)] = [:]
+        /// The filters in the order first asked for: re-sent (and their retained messages sent) in it.
+        var subscriptionOrder: [String] = []
         var isConnected = false
         var isStopRequested = false
         var isRunning = false
@@ -155,10 +157,12 @@ public final class MQTTClient: @unchecked Sendable {
     /// Whether the broker has accepted the current connection.
     public var isConnected: Bool { state.withLock { $0.isConnected } }
 
-    /// Subscribes now when connected, and again after every reconnect.
+    /// Subscribes now when connected, and again after every reconnect, in the order first asked for.
     public func subscribe(_ filter: String, qos: Int = 0, noLocal: Bool = false) {
         let connected = state.withLock { state in
-            state.subscriptions[filter] = (Int32(qos), noLocal)
+            if state.subscriptions.updateValue((Int32(qos), noLocal), forKey: filter) == nil {
+                state.subscriptionOrder.append(filter)
+            }
             return state.isConnected
         }
         if connected { sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal) }
@@ -360,9 +364,9 @@ public final class MQTTClient: @unchecked Sendable {
             state.isConnected = true
             state.connectedAt = .now
             state.backoff.reset()
-            return state.subscriptions
+            return state.subscriptionOrder.compactMap { filter in state.subscriptions[filter].map { (filter, $0) } }
         }
-        for (filter, options) in subscriptions.sorted(by: { $0.key < $1.key }) {
+        for (filter, options) in subscriptions {
             sendSubscribe(filter, qos: options.qos, noLocal: options.noLocal)
         }
         received.append(.event(.connected(broker: configuration.broker.description)))
