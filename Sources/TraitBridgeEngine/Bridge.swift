@@ -100,8 +100,6 @@ public final class Bridge: Sendable {
             onDelivered: { [weak self] in self?.state.withLock { _ in self?.performDeferred() } })
         let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
         for filter in filters { client.subscribe(filter, qos: 1) }
-        // Last: the broker sends a subscription's retained messages in the order subscribed, so the
-        // sources' (a device list) come before the 10 000 descriptions of the last run.
         // Not with MQTT 5's No Local: mosquitto 2.0.11, asked for it, stopped sending a bridge that
         // cleared 10 000 stale descriptions the retained messages of the subscriptions after it (its
         // devices never came). The bridge's own publications come back instead, live (not

@@ -54,8 +54,6 @@ public final class MQTTClient: @unchecked Sendable {
     private struct State {
         /// Filter → QoS and whether the broker should leave out this client's own publications.
         var subscriptions: [String: (qos: Int32, noLocal: Bool)] = [:]
-        /// The filters in the order first asked for: re-sent (and their retained messages sent) in it.
-        var subscriptionOrder: [String] = []
         var isConnected = false
         var isStopRequested = false
         var isRunning = false
@@ -157,12 +155,10 @@ public final class MQTTClient: @unchecked Sendable {
     /// Whether the broker has accepted the current connection.
     public var isConnected: Bool { state.withLock { $0.isConnected } }
 
-    /// Subscribes now when connected, and again after every reconnect, in the order first asked for.
+    /// Subscribes now when connected, and again after every reconnect.
     public func subscribe(_ filter: String, qos: Int = 0, noLocal: Bool = false) {
         let connected = state.withLock { state in
-            if state.subscriptions.updateValue((Int32(qos), noLocal), forKey: filter) == nil {
-                state.subscriptionOrder.append(filter)
-            }
+            state.subscriptions[filter] = (Int32(qos), noLocal)
             return state.isConnected
         }
         if connected { sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal) }
@@ -364,9 +360,9 @@ public final class MQTTClient: @unchecked Sendable {
             state.isConnected = true
             state.connectedAt = .now
             state.backoff.reset()
-            return state.subscriptionOrder.compactMap { filter in state.subscriptions[filter].map { (filter, $0) } }
+            return state.subscriptions
         }
-        for (filter, options) in subscriptions {
+        for (filter, options) in subscriptions.sorted(by: { $0.key < $1.key }) {
             sendSubscribe(filter, qos: options.qos, noLocal: options.noLocal)
         }
         received.append(.event(.connected(broker: configuration.broker.description)))

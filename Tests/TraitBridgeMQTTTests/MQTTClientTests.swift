@@ -34,28 +34,6 @@ struct MQTTClientTests {
         #expect(throws: MQTTError.invalidTopic("bad/#")) { try client.publish("bad/#", text: "x") }
     }
 
-    @Test("subscriptions go out in the order first asked for: their retained messages come in that order")
-    func subscriptionOrder() throws {
-        let broker = try MosquittoBroker()
-        let seen = Recorder<MQTTMessage>()
-        let publisher = try makeClient(broker, clientID: "tb-order-publisher", messages: seen)
-        publisher.subscribe("tb-order/#", qos: 1)
-        publisher.start()
-        defer { publisher.stop() }
-        #expect(eventually { publisher.isConnected })
-        let topics = ["tb-order/z", "tb-order/a", "tb-order/m"]  // not sorted: the order asked for counts
-        for topic in topics { try publisher.publish(topic, text: topic, qos: 1, retain: true) }
-        #expect(eventually { Set(seen.all.map(\.topic)) == Set(topics) }, "retained on the broker")
-        let messages = Recorder<MQTTMessage>()
-        let client = try makeClient(broker, clientID: "tb-order-reader", messages: messages)
-        for topic in topics { client.subscribe(topic, qos: 1) }
-        client.subscribe(topics[0], qos: 1)  // asked again: keeps its place
-        client.start()
-        defer { client.stop() }
-        #expect(eventually { messages.all.count >= topics.count })
-        #expect(messages.all.map(\.topic) == topics)
-    }
-
     @Test("payloads either side of the 1 MB line (taken from libmosquitto, not copied) arrive whole, at each QoS")
     func largePayloads() throws {
         let broker = try MosquittoBroker()
