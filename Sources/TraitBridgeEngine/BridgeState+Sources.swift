@@ -7,7 +7,8 @@ import TraitBridgeSources
 /// meant. Nothing here knows a family by name.
 extension BridgeState {
     /// Hands a message to the plug-in its topic is routed to, or to the first that claims it.
-    /// `false`: no plug-in takes the topic. The payload is the caller's no more (see ``deliver(to:)``).
+    /// `false`: no plug-in takes the topic. A large payload may be let go once read (set empty):
+    /// see `deliver(to:topic:payload:mayRelease:now:effects:)`.
     mutating func deliverToSource(
         topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
     ) -> Bool {

@@ -9,11 +9,17 @@ import TraitBridgeSources
 /// issue #14): the last published state as a hash, not its bytes; no room left over from a long list.
 @Suite("What the engine keeps between messages")
 struct StateMemoryTests {
+    /// The fixtures' state, connected, its zigbee2mqtt bridge online.
+    static func connected(at now: Date = Date()) throws -> BridgeState {
+        var state = try EngineFixtures.state()
+        _ = state.brokerConnected(now: now)
+        _ = state.receive("zigbee2mqtt/bridge/state", "online", at: now)
+        return state
+    }
+
     @Test("a 300-device list leaves no room for 300 events behind; every device is there")
     func longListLeavesNoRoom() throws {
-        var state = try EngineFixtures.state()
-        _ = state.brokerConnected(now: Date())
-        _ = state.receive("zigbee2mqtt/bridge/state", "online")
+        var state = try Self.connected()
         let effects = state.handleMessage(
             topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(300), now: Date())
         #expect(effects.storeChanges.count == 300)
@@ -26,9 +32,7 @@ struct StateMemoryTests {
 
     @Test("the state is published when its bytes change and only then, compared by hash")
     func publishedOnlyOnChange() throws {
-        var state = try EngineFixtures.state()
-        _ = state.brokerConnected(now: Date())
-        _ = state.receive("zigbee2mqtt/bridge/state", "online")
+        var state = try Self.connected()
         _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(2), now: Date())
         let stateTopic = "traitbridge/devices/\(try #require(state.graph.devices.keys.sorted().first))/state"
         let now = Date()  // one time for every message: the state carries its last update
@@ -52,8 +56,7 @@ struct StateMemoryTests {
         let list = SlicedEffectsTests.list(300)
         #expect(list.count >= BridgeState.releasedPayloadBytes)
         for mayRelease in [true, false] {
-            var state = try EngineFixtures.state()
-            _ = state.brokerConnected(now: Date())
+            var state = try Self.connected()
             let topic = "zigbee2mqtt/bridge/devices"
             let index = try #require(state.plugins.firstIndex { $0.carriesList(topic) })
             var payload = list
@@ -67,9 +70,8 @@ struct StateMemoryTests {
 
     @Test("a large message kept until its device is known is not let go: it is handled later, whole")
     func keptPayloadStays() throws {
-        var state = try EngineFixtures.state()
         let now = Date()
-        _ = state.brokerConnected(now: now)
+        var state = try Self.connected(at: now)
         let padding = String(repeating: "x", count: BridgeState.releasedPayloadBytes)
         let early = #"{"state":"ON","brightness":99,"note":"\#(padding)"}"#
         let topic = "zigbee2mqtt/Light 0"
