@@ -16,7 +16,7 @@ extension BridgeState {
     }
 
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
-    /// description) when the bytes differ from what was last published.
+    /// description) when its bytes differ (by hash) from what was last published.
     /// `description`: the device's description and its hash when the caller just made them (they cost as
     /// much as the rest).
     mutating func refresh(

@@ -5,7 +5,7 @@ public import TraitBridgeModel
 
 /// The JSON of the MQTT contract (ARCHITECTURE §5) for one device: `…/devices/<id>/state` and
 /// the retained description `…/devices/<id>`. Keys come in a fixed order, so equal states give
-/// equal bytes and "publish only on change" is a byte comparison.
+/// equal bytes and "publish only on change" compares their hashes.
 public enum DevicePayloads {
     /// `id`, `name`, `connectivityState`, `dataSourceLocality`, `lastUpdate`, then per device type
     /// (in device order) its aggregate and per trait its connectivity, reason, since and values.
