@@ -9,7 +9,7 @@ extension BridgeState {
     /// A unified command: checked against the catalog, refused when the trait is offline,
     /// translated for the source, and answered on `…/set/result`.
     mutating func handleCommand(deviceID: DeviceID, payload: [UInt8], now: Date, effects: inout BridgeEffects) {
-        let resultTopic = "\(configuration.prefix)/devices/\(deviceID.rawValue)/set/result"
+        let resultTopic = configuration.devicesTopicPrefix + deviceID.rawValue + "/set/result"
         switch UnifiedCommand.parse(payload) {
         case .failure(let failure):
             finish(
@@ -27,7 +27,7 @@ extension BridgeState {
     ) {
         guard pendingCommands.count < configuration.limits.pendingCommands else {
             refuseAtLimit(
-                .pendingCommands, topic: "\(configuration.prefix)/devices/\(deviceID.rawValue)/set",
+                .pendingCommands, topic: configuration.devicesTopicPrefix + deviceID.rawValue + "/set",
                 "a command while \(pendingCommands.count) wait for their echo", effects: &effects)
             let failure = CommandFailure(
                 .protocolError,

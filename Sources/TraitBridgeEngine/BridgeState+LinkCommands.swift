@@ -163,7 +163,7 @@ extension BridgeState {
                 let bytes = value.serializedBytes()
                 event.append("notification", bytes.count <= 4096 ? value : ["truncated": .int(Int64(bytes.count))])
                 effects.publish(
-                    "\(configuration.prefix)/devices/\(runtime.target.rawValue)/event",
+                    configuration.devicesTopicPrefix + runtime.target.rawValue + "/event",
                     JSONValue.object(event).serializedBytes(), retain: false, qos: 1)
             }
         }

@@ -61,7 +61,7 @@ extension BridgeState {
         guard isRetained, !isEmpty else { return }
         let deviceID = try? DeviceID(String(id))
         if let deviceID, graph.devices[deviceID] != nil { return }
-        let topic = configuration.prefix + "/devices/" + id
+        let topic = configuration.devicesTopicPrefix + id
         effects.publish(topic + "/state", [], retain: true)
         effects.publish(topic, [], retain: true)
         effects.log(

@@ -130,7 +130,7 @@ public struct BridgeState: Sendable {
     /// The topic filters the bridge subscribes to.
     public var subscriptions: [String] {
         var filters = [
-            "\(configuration.prefix)/devices/+/set", "\(configuration.prefix)/bridge/request/+",
+            configuration.devicesTopicPrefix + "+/set", "\(configuration.prefix)/bridge/request/+",
             "\(configuration.prefix)/bridge/request/+/+",
         ]
         if cloud != nil { filters.append(cloudResponseTopic) }
@@ -153,7 +153,7 @@ public struct BridgeState: Sendable {
     /// live and are ignored; see `Bridge.start`): a retained description of a device the bridge does not
     /// know was left by a run that stopped between writing a removal to the registry and clearing
     /// the topic, and is cleared (``handleOwnDescription``).
-    public var ownDescriptionsFilter: String { "\(configuration.prefix)/devices/+" }
+    public var ownDescriptionsFilter: String { configuration.devicesTopicPrefix + "+" }
 
     public var bridgeStateTopic: String { "\(configuration.prefix)/bridge/state" }
     func stateTopic(_ id: DeviceID) -> String { configuration.devicesTopicPrefix + id.rawValue + "/state" }

@@ -76,20 +76,16 @@ struct JSONProjector {
             return
         }
         switch bytes[offset] {
-        case UInt8(ascii: "{"):
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard depth < maxDepth else { throw NotJSON(offset: offset) }
-            if keep && !rule.isAll {
-                try object(rule, depth: depth)
-                return
+            // Projected: the container writes what it keeps. Else it is only checked, and copied whole below.
+            let projected = keep && !rule.isAll
+            if bytes[offset] == UInt8(ascii: "{") {
+                try object(projected ? rule : nil, depth: depth)
+            } else {
+                try array(projected ? rule : nil, depth: depth)
             }
-            try object(nil, depth: depth)
-        case UInt8(ascii: "["):
-            guard depth < maxDepth else { throw NotJSON(offset: offset) }
-            if keep && !rule.isAll {
-                try array(rule, depth: depth)
-                return
-            }
-            try array(nil, depth: depth)
+            if projected { return }
         case 0x22: try string()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
