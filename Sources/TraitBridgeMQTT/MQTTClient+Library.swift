@@ -34,6 +34,7 @@ extension MQTTClient {
             self.received.append(.message(received))
             return
         }
+        if count >= Self.largePayload { receivedLargePayload = true }
         if count >= Self.largePayload && Self.takesLargePayloads {
             message.pointee.payload = nil
             message.pointee.payloadlen = 0

@@ -23,8 +23,8 @@ public final class MQTTClient: @unchecked Sendable {
     private let onDelivered: DeliveredHandler
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
-    /// Messages and connection events of the current `mosquitto_loop` call, handed on in order once
-    /// it returns (network thread only): libmosquitto has then freed its two copies of each message
+    /// Messages and connection events of the current loop round's reads, handed on in order once
+    /// they are done (network thread only): libmosquitto has then freed its two copies of each message
     /// (a 45 MB device list is 90 MB until the callback returns), and what the handlers publish
     /// (a restart republishes every device on `connected`) is written as it is made instead of
     /// queueing behind the callback.
@@ -45,10 +45,16 @@ public final class MQTTClient: @unchecked Sendable {
     /// written every ``flushInterval`` instead of all waiting in libmosquitto's queue.
     private let networkThread = Atomic<UInt>(0)
     private var unflushed = 0
+    /// Wakes the network thread's `poll` when another thread queued a packet.
+    let wakeSignal: WakeSignal
+    /// Network thread only: the last round read as many packets as it may (more may be waiting), and
+    /// whether this round read a large payload (hand it on before reading more).
+    var readBudgetSpent = false
+    var receivedLargePayload = false
     /// Network thread only: set while messages are handed on between two loop calls. Never inside
     /// one of libmosquitto's callbacks: it holds its callback lock there, and writing a packet
     /// takes that lock again (to report the publication), which would deadlock.
-    private var mayWrite = false
+    var mayWrite = false
     private static let flushInterval = 64
 
     private struct State {
@@ -85,6 +91,7 @@ public final class MQTTClient: @unchecked Sendable {
         self.onEvent = onEvent
         self.onDelivered = onDelivered
         self.state = Mutex(State(backoff: configuration.backoff))
+        self.wakeSignal = try WakeSignal()
         guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
             throw .library(
                 code: Int32(MOSQ_ERR_NOMEM.rawValue),
@@ -161,7 +168,10 @@ public final class MQTTClient: @unchecked Sendable {
             state.subscriptions[filter] = (Int32(qos), noLocal)
             return state.isConnected
         }
-        if connected { sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal) }
+        if connected {
+            sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal)
+            wakeUnlessNetworkThread()
+        }
     }
 
     /// `noLocal` (MQTT 5's No Local option): the broker does not send this client its own
@@ -202,8 +212,12 @@ public final class MQTTClient: @unchecked Sendable {
         if rc == MOSQ_ERR_NO_CONN.rawValue { throw .notConnected }
         if rc == MOSQ_ERR_INVAL.rawValue || rc == MOSQ_ERR_MALFORMED_UTF8.rawValue { throw .invalidTopic(topic) }
         try Self.check(rc)
-        if networkThread.load(ordering: .relaxed) == UInt(pthread_self()) && mayWrite {
-            // A handler's publication, between two loop calls: write what is queued now and then.
+        guard networkThread.load(ordering: .relaxed) == UInt(pthread_self()) else {
+            wakeSignal.signal()
+            return mid
+        }
+        if mayWrite {
+            // A handler's publication, between two loop rounds: write what is queued now and then.
             unflushed += 1
             if unflushed >= Self.flushInterval {
                 unflushed = 0
@@ -256,6 +270,7 @@ public final class MQTTClient: @unchecked Sendable {
         }
         guard wasRunning else { return }
         mosquitto_disconnect(handle)
+        wakeUnlessNetworkThread()
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         _ = finished.wait(timeout: .now() + seconds)
         state.withLock { $0.isRunning = false }
@@ -263,7 +278,11 @@ public final class MQTTClient: @unchecked Sendable {
 
     // MARK: Network thread
 
-    private var isStopRequested: Bool { state.withLock { $0.isStopRequested } }
+    var isStopRequested: Bool { state.withLock { $0.isStopRequested } }
+
+    private func wakeUnlessNetworkThread() {
+        if networkThread.load(ordering: .relaxed) != UInt(pthread_self()) { wakeSignal.signal() }
+    }
 
     private func runLoop() {
         networkThread.store(UInt(pthread_self()), ordering: .relaxed)
@@ -285,16 +304,12 @@ public final class MQTTClient: @unchecked Sendable {
             firstAttempt = false
             var loopResult = MOSQ_ERR_SUCCESS.rawValue
             while !isStopRequested {
-                loopResult = mosquitto_loop(handle, 100, 64)  // read up to 64 packets per wake-up
-                mayWrite = true
-                deliverReceived()
-                mayWrite = false
+                loopResult = loopRound(timeout: 100)
                 if loopResult != MOSQ_ERR_SUCCESS.rawValue { break }
             }
             if isStopRequested {
                 // Flush the DISCONNECT packet.
-                for _ in 0..<10 where mosquitto_loop(handle, 10, 1) == MOSQ_ERR_SUCCESS.rawValue {}
-                deliverReceived()
+                for _ in 0..<10 where loopRound(timeout: 10) == MOSQ_ERR_SUCCESS.rawValue {}
                 break
             }
             let (delay, wasAcknowledged) = state.withLock { ($0.backoff.nextDelay(), $0.attemptAcknowledged) }
@@ -306,15 +321,9 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { $0.isConnected = false }
     }
 
-    private func sleepInterruptibly(_ delay: Duration) {
-        let deadline = ContinuousClock.now + delay
-        while !isStopRequested && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-    }
-
     /// Hands on the messages and events of the loop call, in order.
-    private func deliverReceived() {
+    func deliverReceived() {
+        receivedLargePayload = false
         guard !received.isEmpty else { return }
         var items: [Received] = []
         swap(&items, &received)
@@ -337,17 +346,6 @@ public final class MQTTClient: @unchecked Sendable {
         onDelivered()
         unflushed = 0
         if connected { writeQueued(within: .milliseconds(500)) }
-    }
-
-    /// Writes what a new connection's handler queued (`online`, every retained topic it owns) before
-    /// a retained 45 MB list is read and handled. Bounded in time; the loop writes whatever is left.
-    private func writeQueued(within limit: Duration) {
-        let deadline = ContinuousClock.now + limit
-        while mosquitto_want_write(handle), ContinuousClock.now < deadline {
-            var socket = pollfd(fd: mosquitto_socket(handle), events: Int16(truncatingIfNeeded: POLLOUT), revents: 0)
-            guard socket.fd >= 0, poll(&socket, 1, 10) >= 0 else { return }
-            guard mosquitto_loop_write(handle, 1) == MOSQ_ERR_SUCCESS.rawValue else { return }
-        }
     }
 
     private func didConnect(_ rc: Int32) {
