@@ -17,12 +17,14 @@ public enum DevicePayloads {
         let connectivity = device.sourceConnectivity
         writer.member("connectivityState", connectivity.connectivityState.rawValue)
         writer.member("dataSourceLocality", connectivity.dataSourceLocality.rawValue)
-        if let lastUpdate { writer.member("lastUpdate", timestamp(lastUpdate)) }
+        if let lastUpdate {
+            writer.key("lastUpdate")
+            writer.timestamp(lastUpdate)
+        }
         writer.key("types")
         writer.beginObject()
-        // The traits of one source share their reason and since: format each once per payload.
+        // The traits of one source share their reason: format it once per payload.
         var lastReason: (ConnectivityReason, String, String)?
-        var lastSince: (Date, String)?
         for type in device.deviceTypes {
             writer.key(type.key)
             writer.beginObject()
@@ -45,8 +47,8 @@ public enum DevicePayloads {
                     writer.member("reasonCode", lastReason!.2)
                 }
                 if let since = trait.connectivity.since {
-                    if lastSince?.0 != since { lastSince = (since, timestamp(since)) }
-                    writer.member("since", lastSince!.1)
+                    writer.key("since")
+                    writer.timestamp(since)
                 }
                 writer.key("attributes")
                 writer.beginObject()

@@ -1,4 +1,5 @@
 internal import CJSONC
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -54,9 +55,11 @@ public final class JSONDocument: @unchecked Sendable {
         _ bytes: UnsafeRawBufferPointer,
         maxDepth: Int = defaultMaxDepth
     ) throws(JSONParseError) -> JSONDocument {
-        guard let tokener = JSONTokener(maxDepth: maxDepth) else {
+        let pooled = maxDepth == defaultMaxDepth ? JSONTokener.pool.withLock { $0.popLast() } : nil
+        guard let tokener = pooled ?? JSONTokener(maxDepth: maxDepth) else {
             throw JSONParseError(reason: "out of memory", line: 1, column: 1, byteOffset: 0)
         }
+        defer { JSONTokener.giveBack(tokener, afterParsing: bytes.count) }
         return try parse(bytes, tokener: tokener)
     }
 
@@ -190,7 +193,7 @@ public final class JSONDocument: @unchecked Sendable {
 
 /// A json-c tokener for one nesting bound, reset before each text: a list's elements share one
 /// (allocating a tokener costs about as much as parsing a small element).
-final class JSONTokener {
+final class JSONTokener: @unchecked Sendable {  // one user at a time: taken from the pool, or local
     let pointer: UnsafeMutablePointer<json_tokener>
     let maxDepth: Int
 
@@ -201,4 +204,18 @@ final class JSONTokener {
     }
 
     deinit { json_tokener_free(pointer) }
+
+    /// Tokeners of the default depth kept for the next parse: making one (a `calloc` of its
+    /// 64-level stack, then `free`) cost as much as parsing a 40-byte payload.
+    static let pool = Mutex<[JSONTokener]>([])
+
+    /// Back to the pool, unless the pool is full (4, one per thread that parses at once) or the text
+    /// was large: json-c keeps a buffer as long as the text's longest string, and a pooled tokener
+    /// would hold it for good.
+    static func giveBack(_ tokener: JSONTokener, afterParsing count: Int) {
+        guard tokener.maxDepth == JSONDocument.defaultMaxDepth, count <= 1 << 16 else { return }
+        pool.withLock { tokeners in
+            if tokeners.count < 4 { tokeners.append(tokener) }
+        }
+    }
 }

@@ -78,4 +78,29 @@ struct JSONDocumentTests {
         let fromString = try JSONDocument.parse(text).root.value
         #expect(fromBytes == fromString)
     }
+
+    @Test("tokeners are reused: good and bad texts in turn, from four threads at once, each parsed as if alone")
+    func pooledTokeners() async throws {
+        let texts: [(text: String, valid: Bool)] = [
+            (#"{"temperature":21.5,"linkquality":100}"#, true), (#"{"a":[1,2,"#, false),
+            (#"[1,{"b":"\u00e9"}]"#, true), (#"{"a":1}}"#, false), ("12", true),
+            (String(repeating: "[", count: 70) + String(repeating: "]", count: 70), false), ("\"x\"", true),
+        ]
+        let expected = texts.map { entry in entry.valid ? try? JSONDocument.parse(entry.text).root.value : nil }
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<2_000 {
+                        let index = (round + worker) % texts.count
+                        let parsed = try? JSONDocument.parse(Array(texts[index].text.utf8)).root.value
+                        if parsed != expected[index] || (parsed == nil) == texts[index].valid { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
 }

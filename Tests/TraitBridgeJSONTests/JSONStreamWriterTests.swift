@@ -38,4 +38,39 @@ struct JSONStreamWriterTests {
         writer.endObject()
         #expect(try JSONDocument.parse(writer.bytes).root["name"]?.string == "Küche — Licht \u{1F4A1} \"hell\"\n")
     }
+
+    @Test("integers at the edges of Int64 and of each digit count are written as JSONValue writes them")
+    func integers() throws {
+        var values: [Int64] = [0, -1, 1, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, -power, -(power - 1)]
+        }
+        var writer = JSONStreamWriter(capacity: 1)
+        writer.beginArray()
+        for value in values { writer.int(value) }
+        writer.endArray()
+        #expect(writer.bytes == JSONValue.array(values.map(JSONValue.int)).serializedBytes())
+    }
+
+    @Test("a writer made with room for one byte grows to 10 000 members and reads back whole")
+    func growth() throws {
+        var writer = JSONStreamWriter(capacity: 1)
+        writer.beginObject()
+        for index in 0..<10_000 {
+            writer.key("k\(index)")
+            writer.beginObject()
+            writer.member("v", String(repeating: "x", count: index % 40) + "\"\(index)")
+            writer.key("b")
+            writer.bool(index.isMultiple(of: 2))
+            writer.endObject()
+        }
+        writer.endObject()
+        let root = try JSONDocument.parse(writer.bytes).root
+        #expect(root["k9999"]?["v"]?.string == String(repeating: "x", count: 9999 % 40) + "\"9999")
+        #expect(root["k42"]?["b"]?.bool == true)
+        #expect(root["k43"]?["b"]?.bool == false)
+        #expect(root.count == 10_000)
+    }
 }
