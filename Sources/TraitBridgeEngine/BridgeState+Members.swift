@@ -70,7 +70,7 @@ extension BridgeState {
                 compose(id, now: now, effects: &effects)
             }
         case .device(let target):
-            guard target != id, graph.devices[target] != nil, isOwner(target) else {
+            guard target != id, graph.hasDevice(target), isOwner(target) else {
                 setTarget(id, nil)  // waits for its target; messages meanwhile are kept
                 return
             }
@@ -263,7 +263,7 @@ extension BridgeState {
         effects: inout BridgeEffects
     ) {
         guard let member = members[id] else { return }
-        guard let target = member.target, graph.devices[target] != nil else {
+        guard let target = member.target, graph.hasDevice(target) else {
             keepPending(topic: topic, payload: payload, effects: &effects)  // its device is not there yet
             waitingTopics[id, default: []].insert(topic)
             return

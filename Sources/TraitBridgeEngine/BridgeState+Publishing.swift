@@ -24,7 +24,7 @@ extension BridgeState {
         valuesChanged: Bool = true,
         description precomputed: (bytes: [UInt8], hash: Int)? = nil
     ) {
-        guard let sources = graph.devices[id]?.sources else { return }
+        guard let sources = graph.readDevice(id, { $0.sources }) else { return }
         var connectivityChanged = false
         for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
@@ -56,11 +56,15 @@ extension BridgeState {
                 }) ?? false
             connectivityChanged = connectivityChanged || changed
         }
-        guard broker.status == .up, let device = graph.devices[id] else { return }
-        if valuesChanged || connectivityChanged || runtime[id]?.publishedState == nil {
-            let state = DevicePayloads.state(of: device, lastUpdate: runtime[id]?.lastUpdate)
+        guard broker.status == .up else { return }
+        let known = runtime[id]  // one lookup for what was published and when the values last changed
+        if valuesChanged || connectivityChanged || known?.publishedState == nil {
+            let lastUpdate = known?.lastUpdate
+            guard let state = graph.readDevice(id, { DevicePayloads.state(of: $0, lastUpdate: lastUpdate) }) else {
+                return
+            }
             let hash = DeviceRuntime.hash(state)
-            if runtime[id]?.publishedState != hash {
+            if known?.publishedState != hash {
                 runtime[id, default: DeviceRuntime()].publishedState = hash
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)

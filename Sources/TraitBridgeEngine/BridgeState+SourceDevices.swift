@@ -60,7 +60,7 @@ extension BridgeState {
     mutating func handleOwnDescription(_ id: Substring, isRetained: Bool, isEmpty: Bool, effects: inout BridgeEffects) {
         guard isRetained, !isEmpty else { return }
         let deviceID = try? DeviceID(String(id))
-        if let deviceID, graph.devices[deviceID] != nil { return }
+        if let deviceID, graph.hasDevice(deviceID) { return }
         let topic = configuration.devicesTopicPrefix + id
         effects.publish(topic + "/state", [], retain: true)
         effects.publish(topic, [], retain: true)

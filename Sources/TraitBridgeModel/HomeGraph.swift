@@ -174,13 +174,32 @@ public struct HomeGraph: Sendable, Hashable {
         throws(ModelError) -> Result?
     {
         guard let index = devices.index(forKey: id) else { return nil }  // one hash lookup, then in place
-        let identity = devices.values[index].identity
-        defer {
-            if devices.values[index].identity != identity {
-                self.index(id, old: identity, new: devices.values[index].identity)
-            }
+        // Read through the inout access: `devices.values[index]` as a value copies the whole device
+        // (every string and array in it retained, then released), twice per message on the hot path.
+        var moved: (old: DeviceIdentity, new: DeviceIdentity)?
+        let result = try Self.inPlace(&devices.values[index]) { (device) throws(ModelError) -> Result in
+            let identity = device.identity
+            defer { if device.identity != identity { moved = (identity, device.identity) } }
+            return try body(&device)
         }
-        return try body(&devices.values[index])
+        if let moved { self.index(id, old: moved.old, new: moved.new) }
+        return result
+    }
+
+    /// Reads a device where it is, without the copy a dictionary's getter makes; `nil` when there
+    /// is no such device. Mutating only to reach the storage in place: the device is not changed.
+    public mutating func readDevice<Result>(_ id: DeviceID, _ body: (borrowing Device) -> Result) -> Result? {
+        guard let index = devices.index(forKey: id) else { return nil }
+        return Self.inPlace(&devices.values[index]) { device in body(device) }
+    }
+
+    /// Whether the graph holds the device (`devices[id] != nil` copies it out first).
+    public func hasDevice(_ id: DeviceID) -> Bool { devices.index(forKey: id) != nil }
+
+    private static func inPlace<Result, Failure>(
+        _ device: inout Device, _ body: (inout Device) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(&device)
     }
 
     public mutating func removeDevice(_ id: DeviceID) throws(ModelError) {

@@ -94,4 +94,32 @@ struct HomeGraphTests {
         #expect(graph.devices[try DeviceID("lamp")]?.name == "Desk Lamp")
         #expect(graph.room(of: try DeviceID("lamp"))?.id == office)
     }
+
+    @Test("a device changed in place is found by its new identity, not its old; reads and checks change nothing")
+    func inPlace() throws {
+        var graph = try HomeGraph(primaryHomeName: "Home")
+        var lamp = try device("lamp")
+        lamp.identity.serialNumber = "S-1"
+        try graph.addDevice(lamp)
+        let probe = { (serial: String) -> DeviceIdentity in
+            var identity = DeviceIdentity()
+            identity.serialNumber = serial
+            return identity
+        }
+        #expect(graph.devices(sharingIdentityWith: probe("S-1")) == [lamp.id])
+        let renamed = try graph.modifyDevice(lamp.id) { (device: inout Device) throws(ModelError) -> String in
+            device.identity.serialNumber = "S-2"
+            device.name = "Lamp"
+            return device.name
+        }
+        #expect(renamed == "Lamp")
+        #expect(graph.devices(sharingIdentityWith: probe("S-1")).isEmpty)
+        #expect(graph.devices(sharingIdentityWith: probe("S-2")) == [lamp.id])
+        #expect(graph.readDevice(lamp.id) { $0.name } == "Lamp")
+        #expect(graph.readDevice(try DeviceID("absent")) { $0.name } == nil)
+        #expect(graph.hasDevice(lamp.id))
+        #expect(!graph.hasDevice(try DeviceID("absent")))
+        let unchanged = try graph.modifyDevice(try DeviceID("absent")) { (_: inout Device) throws(ModelError) in 1 }
+        #expect(unchanged == nil)
+    }
 }
