@@ -10,7 +10,7 @@ extension MQTTClient {
     /// libmosquitto 2.0 (lib/handle_publish.c) copies a publication's payload out of the packet it
     /// read, calls back, then frees that copy with `free()` (`message__cleanup`) and the packet
     /// after it: a copy made in the callback is a third one (a 45 MB list is 135 MB at that
-    /// moment). Taken, the library frees `NULL`; the payload is copied once the loop call has
+    /// moment). Taken, the library frees `NULL`; the payload is copied once the read has
     /// returned and the packet is gone, then freed. Other versions: copied, as any message.
     static let takesLargePayloads: Bool = {
         var major: Int32 = 0
@@ -23,7 +23,7 @@ extension MQTTClient {
     /// From this size on a payload is taken (a zigbee2mqtt device list); anything smaller is copied.
     static let largePayload = 1 << 20
 
-    /// A message, in its callback (network thread): queued to be handed on after the loop call.
+    /// A message, in its callback (network thread): queued to be handed on after the round's reads.
     func didReceive(_ message: UnsafeMutablePointer<mosquitto_message>, properties: OpaquePointer?) {
         let topic = String(cString: message.pointee.topic)
         let count = Int(message.pointee.payloadlen)

@@ -5,15 +5,16 @@ import Synchronization
 /// An MQTT connection through libmosquitto that stays up: it reconnects forever with jittered
 /// backoff, re-sends its subscriptions on every connect, and keeps a Last Will on the broker.
 ///
-/// One network thread of its own runs libmosquitto's loop; `onMessage` and `onEvent` are called on
-/// it, in order, once each loop call returns (never inside libmosquitto's callbacks), so a message
-/// handler runs with no task or actor hop per message. `publish`
-/// may be called from any thread (libmosquitto is used in threaded mode). `self` is passed to
+/// One network thread of its own runs the loop (`MQTTClient+Loop.swift`); `onMessage` and `onEvent`
+/// are called on it, in order, once each round's reads are done (never inside libmosquitto's
+/// callbacks), so a message handler runs with no task or actor hop per message. `publish`
+/// may be called from any thread (libmosquitto is used in threaded mode; a wake-up pipe tells the
+/// network thread). `self` is passed to
 /// libmosquitto as userdata; no global lookup table. Every `MOSQ_ERR_*` becomes an ``MQTTError``.
 public final class MQTTClient: @unchecked Sendable {
     public typealias MessageHandler = @Sendable (consuming MQTTMessage) -> Void
     public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
-    /// Called on the network thread once everything one loop call received has been handed on.
+    /// Called on the network thread once everything one round read has been handed on.
     public typealias DeliveredHandler = @Sendable () -> Void
 
     public let configuration: MQTTClientConfiguration
@@ -51,7 +52,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// whether this round read a large payload (hand it on before reading more).
     var readBudgetSpent = false
     var receivedLargePayload = false
-    /// Network thread only: set while messages are handed on between two loop calls. Never inside
+    /// Network thread only: set while messages are handed on between two loop rounds. Never inside
     /// one of libmosquitto's callbacks: it holds its callback lock there, and writing a packet
     /// takes that lock again (to report the publication), which would deadlock.
     var mayWrite = false
@@ -321,7 +322,7 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { $0.isConnected = false }
     }
 
-    /// Hands on the messages and events of the loop call, in order.
+    /// Hands on the messages and events of the round, in order.
     func deliverReceived() {
         receivedLargePayload = false
         guard !received.isEmpty else { return }
