@@ -177,13 +177,12 @@ public struct HomeGraph: Sendable, Hashable {
         // Read through the inout access: `devices.values[index]` as a value copies the whole device
         // (every string and array in it retained, then released), twice per message on the hot path.
         var moved: (old: DeviceIdentity, new: DeviceIdentity)?
-        let result = try Self.inPlace(&devices.values[index]) { (device) throws(ModelError) -> Result in
+        defer { if let moved { self.index(id, old: moved.old, new: moved.new) } }  // also when the body throws
+        return try Self.inPlace(&devices.values[index]) { (device) throws(ModelError) -> Result in
             let identity = device.identity
             defer { if device.identity != identity { moved = (identity, device.identity) } }
             return try body(&device)
         }
-        if let moved { self.index(id, old: moved.old, new: moved.new) }
-        return result
     }
 
     /// Reads a device where it is, without the copy a dictionary's getter makes; `nil` when there

@@ -121,5 +121,14 @@ struct HomeGraphTests {
         #expect(!graph.hasDevice(try DeviceID("absent")))
         let unchanged = try graph.modifyDevice(try DeviceID("absent")) { (_: inout Device) throws(ModelError) in 1 }
         #expect(unchanged == nil)
+        // A body that changes the identity and then throws: the change stays, so does the index's.
+        #expect(throws: ModelError.self) {
+            try graph.modifyDevice(lamp.id) { (device: inout Device) throws(ModelError) in
+                device.identity.serialNumber = "S-3"
+                throw ModelError.unknownDevice(device.id)
+            }
+        }
+        #expect(graph.devices(sharingIdentityWith: probe("S-3")) == [lamp.id])
+        #expect(graph.devices(sharingIdentityWith: probe("S-2")).isEmpty)
     }
 }
