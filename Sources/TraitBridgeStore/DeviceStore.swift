@@ -44,6 +44,8 @@ public final class DeviceStore: Sendable {
         } catch {
             throw Self.openingError(path: directory + "/traitbridge.sqlite", error)
         }
+        let lock = try MigrationLock(path: path + ".lock")  // one process migrates at a time
+        defer { withExtendedLifetime(lock) {} }
         do {
             let unknown = try queue.read { db in
                 try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)

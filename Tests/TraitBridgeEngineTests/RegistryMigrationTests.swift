@@ -231,4 +231,29 @@ struct RegistryMigrationTests {
         #expect(restarted.graph.devices.count == 3)
         #expect(logs.contains { $0.message == "registry: trait 'no-dot' is not a trait id; left out" })
     }
+
+    @Test("several processes' worth of opens of one new registry at once: every one migrates or waits, none fails")
+    func concurrentOpens() async throws {
+        var failures: [String] = []
+        for round in 0..<10 {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-race-\(UUID().uuidString)")
+                .path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let errors = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        do {
+                            let store = try DeviceStore(directory: folder)
+                            return try store.all().isEmpty ? nil : "a new registry has rows"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { if let error = $1 { $0.append(error) } }
+            }
+            failures += errors.map { "round \(round): \($0)" }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+    }
 }
