@@ -35,6 +35,14 @@ public final class DeviceStore: Sendable {
         path = directory + "/traitbridge.sqlite"
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw Self.openingError(path: path, error)
+        }
+        // One process opens and migrates at a time: a new file's switch to WAL takes an exclusive
+        // lock SQLite does not wait for, and two processes would both run the migrations.
+        let lock = try MigrationLock(path: path + ".lock")
+        defer { withExtendedLifetime(lock) {} }
+        do {
             var configuration = Configuration()
             configuration.journalMode = .wal
             // Wait for a lock held by another connection (a previous bridge still closing, which
@@ -44,8 +52,6 @@ public final class DeviceStore: Sendable {
         } catch {
             throw Self.openingError(path: directory + "/traitbridge.sqlite", error)
         }
-        let lock = try MigrationLock(path: path + ".lock")  // one process migrates at a time
-        defer { withExtendedLifetime(lock) {} }
         do {
             let unknown = try queue.read { db in
                 try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)

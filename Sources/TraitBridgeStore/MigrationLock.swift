@@ -4,11 +4,12 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Lets one process at a time migrate a registry. `serve` creating a new registry while another
-/// command (`traitbridge cloud link add`) opened it ran the same migrations twice, and the second
-/// failed ("table device already exists"): each read which migrations were applied before either
-/// had written. An advisory `flock` on `<registry>.lock` (an empty file left beside it), waited for
-/// at most `timeout`, then released.
+/// Lets one process at a time open and migrate a registry. `serve` creating a new registry while
+/// another command (`traitbridge cloud link add`) opened it ran the same migrations twice, and the
+/// second failed ("table device already exists"): each read which migrations were applied before
+/// either had written; and a new file's switch to WAL takes a lock SQLite does not wait for
+/// ("database is locked"). An advisory `flock` on `<registry>.lock` (an empty file left beside it),
+/// waited for at most `timeout`, then released.
 final class MigrationLock {
     private let descriptor: Int32
 
