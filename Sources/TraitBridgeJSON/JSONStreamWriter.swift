@@ -86,22 +86,8 @@ public struct JSONStreamWriter: ~Copyable {
 
     public mutating func int(_ value: Int64) {
         separate()
-        reserve(20)  // a sign and 19 digits
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        var index = count + digits - 1
-        repeat {
-            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-            index -= 1
-        } while magnitude > 0
-        count += digits
+        reserve(JSONEncoding.integerLength)
+        count += JSONEncoding.writeInteger(value, to: base + count)
     }
 
     public mutating func bool(_ value: Bool) {
@@ -294,28 +280,38 @@ enum JSONEncoding {
         }
     }
 
+    /// The most bytes ``writeInteger(_:to:)`` writes: a sign and 19 digits.
+    static let integerLength = 20
+
     /// Decimal digits without going through `String`.
     static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
-        if value == 0 {
-            output.append(UInt8(ascii: "0"))
-            return
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for `integerLength` bytes
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            output.append(contentsOf: UnsafeBufferPointer(start: base, count: writeInteger(value, to: base)))
+        }
+    }
+
+    /// Writes `value` in decimal at `base` (``integerLength`` bytes of room) and returns the count.
+    static func writeInteger(_ value: Int64, to base: UnsafeMutablePointer<UInt8>) -> Int {
+        var position = 0
+        if value < 0 {
+            base[0] = UInt8(ascii: "-")
+            position = 1
         }
         var magnitude = value.magnitude
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            if value < 0 { output.append(UInt8(ascii: "-")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { output.append(buffer[index]) }
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
+        var index = position + digits - 1
+        repeat {
+            base[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            index -= 1
+        } while magnitude > 0
+        return position + digits
     }
 }

@@ -52,7 +52,7 @@ public enum Timestamp {
         let clamped = min(max(interval, earliest), latest)
         // To the nearest millisecond: a `Date` counts from 2001, so one made from whole milliseconds
         // since 1970 reads back a hair off (-0.001 s as -0.00100004…), and rounding down would show .998.
-        let rounded = Int64((clamped * 1000).rounded())  // within ±2.6e14: in range
+        let rounded = Int64(exactly: (clamped * 1000).rounded()) ?? 0  // finite and within ±2.6e14: exact
         return min(rounded, 253_402_300_799_999)  // .9996 of the last second stays in year 9999
     }
 

@@ -52,6 +52,7 @@ struct JSONStreamWriterTests {
         for value in values { writer.int(value) }
         writer.endArray()
         #expect(writer.bytes == JSONValue.array(values.map(JSONValue.int)).serializedBytes())
+        #expect(writer.bytes == Array(("[" + values.map(String.init).joined(separator: ",") + "]").utf8))
     }
 
     @Test("a writer made with room for one byte grows to 10 000 members and reads back whole")
