@@ -14,6 +14,8 @@ cleared from the broker first), and for each start prints, in seconds from the p
 One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
 TIMELINE_LOG_LEVEL=info runs serve at that level; TIMELINE_DEBUG=1 prints the end of serve's log (and
 the first differences of two states that did not come back), TIMELINE_DEBUG=<text> its lines holding <text>.
+TIMELINE_RESTART_PREFIX="perf record -g -o restart.data --" runs the restart under that command (its RSS is
+then the wrapper's; TIMELINE_COLD_PREFIX the cold start).
 """
 import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
@@ -44,12 +46,12 @@ def sample_rss(pid, samples, stop):
         time.sleep(0.01)
 
 
-def measure(bin_, port, data, log, expected, finals, timeout):
+def measure(bin_, port, data, log, expected, finals, timeout, prefix=()):
     watch = mqttlite.Client(port, f"timeline-{time.time_ns()}")
     watch.subscribe("traitbridge/devices/+/state")
     list(watch.messages(1.0))  # what an earlier run left (cleared before a restart)
     t0 = time.time()
-    serve = subprocess.Popen([bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
+    serve = subprocess.Popen([*prefix, bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
                               "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")],
                              stdout=log, stderr=subprocess.STDOUT)
     samples, stop = [], threading.Event()
@@ -120,7 +122,8 @@ def main():
             time.sleep(1)
             log = open(os.path.join(tmp, "serve.log"), "w")
             data = os.path.join(tmp, "data")
-            serve, cold, last = measure(a.bin, port, data, log, a.n, None, a.timeout)
+            cold_prefix = os.environ.get("TIMELINE_COLD_PREFIX", "").split()
+            serve, cold, last = measure(a.bin, port, data, log, a.n, None, a.timeout, cold_prefix)
             procs.append(serve)
             serve.send_signal(signal.SIGTERM); serve.wait(30)
             finals = {t: values_of(p) for t, p in last.items()}
@@ -129,7 +132,8 @@ def main():
                 clear.publish(topic, b"", retain=True)
             clear.close()
             time.sleep(1)
-            serve, warm, _ = measure(a.bin, port, data, log, a.n, finals, a.timeout)
+            prefix = os.environ.get("TIMELINE_RESTART_PREFIX", "").split()
+            serve, warm, _ = measure(a.bin, port, data, log, a.n, finals, a.timeout, prefix)
             procs.append(serve)
             serve.send_signal(signal.SIGTERM); serve.wait(30)
             print(json.dumps({"start": "cold", **cold}))
