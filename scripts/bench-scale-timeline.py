@@ -10,6 +10,9 @@ cleared from the broker first), and for each start prints, in seconds from the p
   first_valued / valued
                 the first and the last device's state carrying what its source said (restart only: the
                 same values as the cold start's final state of that device, `since` and times left out)
+  settled       when the last device's state last changed its values (cold too: when every value was in)
+  all_cpu_s / valued_cpu_s / settled_cpu_s
+                serve's CPU time (user + system, every thread) at those moments
   rss           serve's RSS sampled every 10 ms: its peak and when it was reached, and a few points
 One JSON line per start. Loops and waits are bounded (--timeout). Only loopback is used.
 TIMELINE_LOG_LEVEL=info runs serve at that level; TIMELINE_DEBUG=1 prints the end of serve's log (and
@@ -40,10 +43,19 @@ def sample_rss(pid, samples, stop):
         try:
             for line in open(f"/proc/{pid}/status"):
                 if line.startswith("VmRSS"):
-                    samples.append((time.time(), int(line.split()[1]) / 1024))
+                    samples.append((time.time(), int(line.split()[1]) / 1024, cpu_seconds(pid)))
         except OSError:
             return
         time.sleep(0.01)
+
+
+def cpu_seconds(pid):
+    """serve's user + system CPU time so far (all threads): steadier than the wall clock on a busy machine."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def measure(bin_, port, data, log, expected, finals, timeout, prefix=()):
@@ -57,22 +69,26 @@ def measure(bin_, port, data, log, expected, finals, timeout, prefix=()):
     samples, stop = [], threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
     sampler.start()
-    seen, valued, last, count = set(), set(), {}, 0
-    first = every = done = first_valued = None
+    seen, valued, last, count, settled_at = set(), set(), {}, 0, {}
+    first = every = done = first_valued = every_cpu = done_cpu = None
     for topic, payload in watch.messages(5.0):  # ends after 5 s with nothing new
         now = time.time() - t0
         if payload:
             count += 1
             first = first if first is not None else now
             seen.add(topic)
+            if topic not in last or values_of(last[topic]) != values_of(payload):
+                settled_at[topic] = now  # its values changed: settled no earlier than now
             last[topic] = payload
             if finals is not None and finals.get(topic) == values_of(payload):
                 valued.add(topic)
                 first_valued = first_valued if first_valued is not None else now
         if every is None and len(seen) >= expected:
             every = now
+            every_cpu = cpu_seconds(serve.pid)
         if finals is not None and len(valued) >= expected:
             done = now
+            done_cpu = cpu_seconds(serve.pid)
             break
         if now > timeout:
             break
@@ -84,13 +100,16 @@ def measure(bin_, port, data, log, expected, finals, timeout, prefix=()):
             at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
             print("cold:   ", a[at - 200:at + 300], "\nrestart:", b[at - 200:at + 300], file=sys.stderr)
     watch.close()
-    peak = max(samples, key=lambda s: s[1]) if samples else (t0, 0)
+    peak = max(samples, key=lambda s: s[1]) if samples else (t0, 0, None)
+    settled = max(settled_at.values()) if settled_at else None
+    settled_cpu = next((s[2] for s in reversed(samples) if settled is not None and s[0] - t0 <= settled), None)
     end = t0 + (done or every or 0) + 1
     kept = [s for s in samples if s[0] <= end]
-    points = [(round(t - t0, 2), round(m)) for t, m in kept[:: max(1, len(kept) // 12)]]
+    points = [(round(t - t0, 2), round(m)) for t, m, _ in kept[:: max(1, len(kept) // 12)]]
     result = {"first_s": first and round(first, 2), "all_s": every and round(every, 2),
               "first_valued_s": first_valued and round(first_valued, 2), "valued_s": done and round(done, 2),
-              "valued": len(valued) if finals is not None else None,
+              "valued": len(valued) if finals is not None else None, "all_cpu_s": every_cpu, "valued_cpu_s": done_cpu,
+              "settled_s": settled and round(settled, 2), "settled_cpu_s": settled_cpu,
               "states": count, "peak_rss_mb": round(peak[1], 1), "peak_at_s": round(peak[0] - t0, 2), "rss": points}
     return serve, result, last
 
