@@ -37,8 +37,6 @@ public final class Bridge: Sendable {
     private let deferred = Mutex<(effects: BridgeEffects, messages: Int)>((BridgeEffects(), 0))
     private static let deferredLimit = 64
     private static let slicePublications = 1_024
-    /// Devices published again per quiet moment after a (re)connection (~10 ms of work each).
-    private static let republishBatch = 256
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
@@ -99,8 +97,7 @@ public final class Bridge: Sendable {
             configuration: clientConfiguration,
             onMessage: { [weak self] message in self?.handle(consume message) },
             onEvent: { [weak self] event in self?.handle(event) },
-            onDelivered: { [weak self] in self?.state.withLock { _ in self?.performDeferred() } },
-            onQuiet: { [weak self] in self?.republishDue() ?? false })
+            onDelivered: { [weak self] in self?.state.withLock { _ in self?.performDeferred() } })
         let (filters, own) = state.withLock { ($0.subscriptions, $0.ownDescriptionsFilter) }
         for filter in filters { client.subscribe(filter, qos: 1) }
         // Not with MQTT 5's No Local: mosquitto 2.0.11, asked for it, stopped sending a bridge that
@@ -244,16 +241,6 @@ public final class Bridge: Sendable {
                 return held.messages >= Self.deferredLimit
             }
             if full { performDeferred() }
-        }
-    }
-
-    /// Publishes the next devices due since the broker connection began (``BridgeState/republishDue(now:limit:)``);
-    /// returns whether more are left.
-    private func republishDue() -> Bool {
-        state.withLock { state in
-            guard state.hasRepublishDue else { return false }
-            perform(state.republishDue(now: Date(), limit: Self.republishBatch))
-            return state.hasRepublishDue
         }
     }
 

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
@@ -15,28 +15,6 @@ extension BridgeState {
         }
     }
 
-    /// Whether devices are still to be published again since the broker connection began.
-    public var hasRepublishDue: Bool { !republishing.isEmpty }
-
-    /// Publishes up to `limit` of the devices still due since the broker connection began (every
-    /// device is, on `connected`: the broker may have lost what was published). The bridge calls it
-    /// when the broker has been quiet for a moment (and now and then under a steady flow): by then
-    /// the sources' retained messages have described and published most devices again, and those
-    /// are passed over, so a restart publishes each device once, after what its source says, instead
-    /// of its restored state first and then again.
-    public mutating func republishDue(now: Date, limit: Int) -> BridgeEffects {
-        var effects = BridgeEffects()
-        var published = 0
-        while published < max(1, limit), let id = republishing.next() {
-            if let known = runtime[id], known.publishedState != nil, known.publishedDescription != nil {
-                continue  // its source has spoken since: published with that
-            }
-            refresh(id, now: now, effects: &effects)
-            published += 1
-        }
-        return effects
-    }
-
     /// Re-derives the device's trait connectivity from the chain and publishes its state (and
     /// description) when its bytes differ (by hash) from what was last published.
     /// `description`: the device's description and its hash when the caller just made them (they cost as
@@ -46,43 +24,7 @@ extension BridgeState {
         valuesChanged: Bool = true,
         description precomputed: (bytes: [UInt8], hash: Int)? = nil
     ) {
-        guard let connectivityChanged = resolveConnectivity(id, now: now) else { return }
-        guard broker.status == .up else { return }
-        let known = runtime[id]  // one lookup for what was published and when the values last changed
-        if valuesChanged || connectivityChanged || known?.publishedState == nil {
-            let lastUpdate = known?.lastUpdate
-            guard let state = graph.readDevice(id, { DevicePayloads.state(of: $0, lastUpdate: lastUpdate) }) else {
-                return
-            }
-            let hash = DeviceRuntime.hash(state)
-            if known?.publishedState != hash {
-                runtime[id, default: DeviceRuntime()].publishedState = hash
-                effects.publish(stateTopic(id), state, retain: true)
-                effects.changedStates.append(id)
-                if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
-                automationsDeviceChanged(id, now: now, effects: &effects)
-            }
-        }
-        if republishDescription || runtime[id]?.publishedDescription == nil {
-            let description = precomputed?.bytes ?? descriptionPayload(id)
-            let hash = precomputed?.hash ?? DeviceRuntime.hash(description)
-            if runtime[id]?.restoredRow != nil {
-                runtime[id]?.storedDescription = hash
-                runtime[id]?.restoredRow = nil
-            }
-            if runtime[id]?.publishedDescription != hash {
-                runtime[id, default: DeviceRuntime()].publishedDescription = hash
-                effects.publish(descriptionTopic(id), description, retain: true)
-                effects.changedDescriptions.append(id)
-            }
-        }
-    }
-
-    /// Re-derives the device's trait connectivity from each source's chain; whether it changed
-    /// (nil: no such device).
-    @discardableResult
-    mutating func resolveConnectivity(_ id: DeviceID, now: Date) -> Bool? {
-        guard let sources = graph.readDevice(id, { $0.sources }) else { return nil }
+        guard let sources = graph.readDevice(id, { $0.sources }) else { return }
         var connectivityChanged = false
         for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
@@ -114,7 +56,35 @@ extension BridgeState {
                 }) ?? false
             connectivityChanged = connectivityChanged || changed
         }
-        return connectivityChanged
+        guard broker.status == .up else { return }
+        let known = runtime[id]  // one lookup for what was published and when the values last changed
+        if valuesChanged || connectivityChanged || known?.publishedState == nil {
+            let lastUpdate = known?.lastUpdate
+            guard let state = graph.readDevice(id, { DevicePayloads.state(of: $0, lastUpdate: lastUpdate) }) else {
+                return
+            }
+            let hash = DeviceRuntime.hash(state)
+            if known?.publishedState != hash {
+                runtime[id, default: DeviceRuntime()].publishedState = hash
+                effects.publish(stateTopic(id), state, retain: true)
+                effects.changedStates.append(id)
+                if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
+                automationsDeviceChanged(id, now: now, effects: &effects)
+            }
+        }
+        if republishDescription || runtime[id]?.publishedDescription == nil {
+            let description = precomputed?.bytes ?? descriptionPayload(id)
+            let hash = precomputed?.hash ?? DeviceRuntime.hash(description)
+            if runtime[id]?.isRestoredRow == true {
+                runtime[id]?.storedDescription = hash
+                runtime[id]?.isRestoredRow = false
+            }
+            if runtime[id]?.publishedDescription != hash {
+                runtime[id, default: DeviceRuntime()].publishedDescription = hash
+                effects.publish(descriptionTopic(id), description, retain: true)
+                effects.changedDescriptions.append(id)
+            }
+        }
     }
 
     func descriptionPayload(_ id: DeviceID) -> [UInt8] {
@@ -210,12 +180,9 @@ extension BridgeState {
         let description = descriptionPayload(id, feeds: &feeds)
         let hash = DeviceRuntime.hash(description)
         if runtime[id]?.storedDescription != hash {
-            let restoredRow = runtime[id]?.restoredRow
             runtime[id, default: DeviceRuntime()].storedDescription = hash
-            runtime[id]?.restoredRow = nil
-            let record = record(for: id, feeds: feeds)
-            // Described by its source after a restart before it was published: unchanged, nothing is written.
-            if restoredRow != record.hashValue { effects.storeChanges.append(.upsert(record)) }
+            runtime[id]?.isRestoredRow = false
+            effects.storeChanges.append(.upsert(record(for: id, feeds: feeds)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: (description, hash))
     }
@@ -246,24 +213,5 @@ extension BridgeState {
             id: id, name: device.name, roomName: graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name },
             identity: device.identity, info: device.info, isMatterDevice: device.isMatterDevice,
             sources: device.sources, types: types)
-    }
-}
-
-/// The devices to publish again, in order, taken from the front (``BridgeState/republishDue(now:limit:)``).
-struct RepublishQueue: Sendable {
-    private var ids: [DeviceID] = []
-    private var position = 0
-
-    init(_ ids: [DeviceID] = []) { self.ids = ids }
-
-    var isEmpty: Bool { position >= ids.count }
-
-    /// The next device, or nil; the storage is let go with the last one.
-    mutating func next() -> DeviceID? {
-        guard position < ids.count else { return nil }
-        let id = ids[position]
-        position += 1
-        if position == ids.count { self = RepublishQueue() }
-        return id
     }
 }

@@ -20,7 +20,7 @@ extension BridgeState {
                 let (device, feeds) = try makeDevice(row.record, attributeTexts: &attributeTexts, logs: &logs)
                 try graph.addDevice(device)
                 // Its description, made at the first publication, is what the row holds.
-                runtime[row.id, default: DeviceRuntime()].restoredRow = row.record.hashValue
+                runtime[row.id, default: DeviceRuntime()].isRestoredRow = true
                 runtime[row.id]?.restoredFeeds = feeds.isEmpty ? nil : feeds
                 if placements[row.id] != nil {
                     var effects = BridgeEffects()

@@ -49,8 +49,6 @@ public struct BridgeState: Sendable {
     var carried: [DeviceID: [Device]] = [:]
     /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
     var runtime: [DeviceID: DeviceRuntime] = [:]
-    /// The devices still to publish again since the broker connection began (``republishDue(now:limit:)``).
-    var republishing = RepublishQueue()
     var pendingCommands: [PendingCommand] = []
     /// Devices imported by SYNC, by their C2C id.
     var cloudDevices: [String: CloudRuntime] = [:]
@@ -203,19 +201,14 @@ public struct BridgeState: Sendable {
         broker = LinkState(status: .up, since: now, origin: configuration.brokerDescription)
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         for id in runtime.keys { runtime[id]?.forgetPublished() }
-        // Every device's connectivity now, its publication not all at once: the retained messages now
-        // coming describe most devices again (and publish them), so the rest go out in batches when
-        // the broker is quiet (``republishDue(now:limit:)``).
-        let ids = graph.devices.keys.sorted()
-        for id in ids { resolveConnectivity(id, now: now) }
-        republishing = RepublishQueue(ids)
+        refreshAll(now: now, effects: &effects)
         for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
         publishLayout(effects: &effects)
         publishAutomations(effects: &effects)
         isHealthChanged = true
         publishHealthIfChanged(effects: &effects)
         effects.log(
-            .info, "connected; \(graph.devices.count) devices to publish again",
+            .info, "connected; republished \(graph.devices.count) devices",
             ["tb.mqtt.broker": configuration.brokerDescription])
         return effects
     }
@@ -225,7 +218,6 @@ public struct BridgeState: Sendable {
     public mutating func brokerDisconnected(now: Date, reason: String) -> BridgeEffects {
         var effects = BridgeEffects()
         broker = LinkState(status: .down, since: now, origin: configuration.brokerDescription)
-        republishing = RepublishQueue()  // nothing can be published now; on reconnect every device is again
         refreshAll(now: now, effects: &effects)
         effects.publications.removeAll()
         effects.log(
@@ -324,10 +316,9 @@ struct DeviceRuntime: Sendable, Hashable {
     /// The description the registry row holds: a device described again as it was (every device,
     /// when the sources speak after a restart) writes no row.
     var storedDescription: Int?
-    /// Restored from the registry and not described since: the hash of its row's record. The first
-    /// description published of it is what its row holds (``storedDescription`` is set from it); if
-    /// its source describes it first, a record equal to the row writes nothing.
-    var restoredRow: Int?
+    /// Restored from the registry and not described since: the first description made of it is
+    /// what its row holds (``storedDescription`` is set from it).
+    var isRestoredRow = false
     var lastUpdate: Date?
     var sourceName: String?
     /// What the registry's description said each trait's source feeds and accepts, for a restored

@@ -12,10 +12,6 @@ import Foundation
 extension MQTTClient {
     /// Packets read in one round at most before they are handed on.
     static let readBudget = 512
-    /// How long the broker stays quiet before ``onQuiet`` runs, and how often it runs at least while
-    /// messages keep coming (so its work is not put off for ever by a steady flow).
-    static let quietWait: Int32 = 20
-    static let quietInterval = Duration.milliseconds(100)
 
     /// Waits up to `timeout` milliseconds for the broker's socket or a wake-up, then reads, hands on,
     /// writes and keeps the connection alive. Network thread only. Returns libmosquitto's result:
@@ -30,8 +26,7 @@ extension MQTTClient {
             pollfd(fd: wakeSignal.readEnd, events: readable, revents: 0),
         ]
         // A budget spent last round may have left bytes inside TLS that poll cannot see: do not wait then.
-        let wait = readBudgetSpent ? 0 : quietWorkMayRemain ? min(timeout, Self.quietWait) : timeout
-        let ready = poll(&descriptors, 2, wait)
+        let ready = poll(&descriptors, 2, readBudgetSpent ? 0 : timeout)
         guard ready >= 0 else {
             return errno == EINTR ? Int32(MOSQ_ERR_SUCCESS.rawValue) : Int32(MOSQ_ERR_ERRNO.rawValue)
         }
@@ -45,10 +40,6 @@ extension MQTTClient {
         }
         mayWrite = true
         deliverReceived()
-        if quietWorkMayRemain, ready == 0 || ContinuousClock.now - lastQuietRun >= Self.quietInterval {
-            quietWorkMayRemain = onQuiet()
-            lastQuietRun = ContinuousClock.now
-        }
         mayWrite = false
         if rc == MOSQ_ERR_SUCCESS.rawValue && mosquitto_want_write(handle) {
             rc = mosquitto_loop_write(handle, 1)  // every queued packet, until the socket is full

@@ -16,17 +16,12 @@ public final class MQTTClient: @unchecked Sendable {
     public typealias EventHandler = @Sendable (MQTTConnectionEvent) -> Void
     /// Called on the network thread once everything one round read has been handed on.
     public typealias DeliveredHandler = @Sendable () -> Void
-    /// Called on the network thread for background work in small batches once the broker has been
-    /// quiet for ``quietWait`` (or at least every ``quietInterval`` under a steady flow) after a round
-    /// handed something on; returns whether work is left (then it is called again soon).
-    public typealias QuietHandler = @Sendable () -> Bool
 
     public let configuration: MQTTClientConfiguration
     let handle: OpaquePointer  // internal: the extensions in MQTTClient+Library.swift use it
     private let onMessage: MessageHandler
     private let onEvent: EventHandler
     private let onDelivered: DeliveredHandler
-    let onQuiet: QuietHandler  // internal: the loop (MQTTClient+Loop.swift) calls it
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
     /// Messages and connection events of the current loop round's reads, handed on in order once
@@ -57,10 +52,6 @@ public final class MQTTClient: @unchecked Sendable {
     /// whether this round read a large payload (hand it on before reading more).
     var readBudgetSpent = false
     var receivedLargePayload = false
-    /// Network thread only: a handler may have left background work (``onQuiet`` has not said
-    /// otherwise since something was handed on), and when ``onQuiet`` last ran.
-    var quietWorkMayRemain = false
-    var lastQuietRun = ContinuousClock.now
     /// Network thread only: set while messages are handed on between two loop rounds. Never inside
     /// one of libmosquitto's callbacks: it holds its callback lock there, and writing a packet
     /// takes that lock again (to report the publication), which would deadlock.
@@ -93,15 +84,13 @@ public final class MQTTClient: @unchecked Sendable {
         configuration: MQTTClientConfiguration,
         onMessage: @escaping MessageHandler,
         onEvent: @escaping EventHandler = { _ in },
-        onDelivered: @escaping DeliveredHandler = {},
-        onQuiet: @escaping QuietHandler = { false }
+        onDelivered: @escaping DeliveredHandler = {}
     ) throws(MQTTError) {
         _ = Self.libraryInitialised
         self.configuration = configuration
         self.onMessage = onMessage
         self.onEvent = onEvent
         self.onDelivered = onDelivered
-        self.onQuiet = onQuiet
         self.state = Mutex(State(backoff: configuration.backoff))
         self.wakeSignal = try WakeSignal()
         guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
@@ -356,7 +345,6 @@ public final class MQTTClient: @unchecked Sendable {
             }
         }
         onDelivered()
-        quietWorkMayRemain = true
         unflushed = 0
         if connected { writeQueued(within: .milliseconds(500)) }
     }

@@ -62,36 +62,12 @@ struct RestartTests {
         #expect(written == [EngineFixtures.relay])
     }
 
-    @Test("after a restart each device is published once: by its source if it speaks first, else from the registry")
-    func publishedOnce() throws {
-        let (rows, _, _) = try firstRun()
-        var restarted = try EngineFixtures.state()
-        _ = restarted.restore(rows)
-        let connected = restarted.brokerConnected(now: Date())
-        #expect(!connected.publications.contains { $0.topic.hasPrefix("traitbridge/devices/") }, "none before the sources")
-        // The list comes without the relay: the other two are described, published, and passed over after.
-        let list = try #require(JSONSerialization.jsonObject(with: Data(EngineFixtures.devicesPayload)) as? [[String: Any]])
-        let withoutRelay = list.filter { ($0["friendly_name"] as? String) != "Relay" }
-        let described = restarted.handleMessage(
-            topic: "zigbee2mqtt/bridge/devices", payload: Array(try JSONSerialization.data(withJSONObject: withoutRelay)),
-            now: Date())
-        let relay = "traitbridge/devices/\(EngineFixtures.relay.rawValue)"
-        let fromList = Set(described.publications.map(\.topic).filter { $0.hasPrefix("traitbridge/devices/") })
-        #expect(fromList.count == 4, "two devices, each its description and state: \(fromList.sorted())")
-        #expect(!fromList.contains(relay))
-        let quiet = restarted.republishDue(now: Date(), limit: .max)
-        let republished = quiet.publications.map(\.topic).filter { $0.hasPrefix("traitbridge/devices/") }
-        #expect(republished.sorted() == [relay, relay + "/state"], "only the device its source did not describe")
-        #expect(!restarted.hasRepublishDue)
-    }
-
     @Test("a restored device is described as before the restart (attributes, commands) before its source speaks")
     func descriptionKept() throws {
         let (rows, _, before) = try firstRun()
         var restarted = try EngineFixtures.state()
         _ = restarted.restore(rows)
-        var connected = restarted.brokerConnected(now: Date())
-        connected.append(contentsOf: restarted.republishDue(now: Date(), limit: .max))  // the broker is quiet
+        let connected = restarted.brokerConnected(now: Date())
         for row in rows {
             let topic = "traitbridge/devices/\(row.id.rawValue)"
             let published = try #require(connected.publications.last { $0.topic == topic }, "\(topic) not published")

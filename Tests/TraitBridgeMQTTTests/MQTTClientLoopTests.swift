@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import TraitBridgeMQTT
 import TraitBridgeTesting
@@ -48,47 +47,6 @@ struct MQTTClientLoopTests {
         #expect(arrived.all.map(\.topic) == (0..<count).map { "tb-loop/in/\($0)" })
         let answered = Set(answers.all.map { String(decoding: $0.payload, as: UTF8.self) })
         #expect(answered == Set((0..<count).map(String.init)))
-    }
-
-    @Test("quiet work runs once the broker is quiet, again while some is left, and again after a delivery")
-    func quietWork() throws {
-        let broker = try MosquittoBroker()
-        let seen = Recorder<MQTTMessage>()
-        let observer = try client(broker, "observer") { seen.append($0) }
-        observer.subscribe("tb-quiet/#", qos: 1)
-        let calls = Mutex(0)
-        let worker = Box<MQTTClient?>(nil)
-        let configuration = MQTTClientConfiguration(
-            broker: try BrokerURL(broker.url), clientID: "worker",
-            backoff: ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400)))
-        worker.value = try MQTTClient(
-            configuration: configuration, onMessage: { _ in },
-            onQuiet: {
-                // Three batches after the connection, each publishing one message; then nothing is left.
-                let call = calls.withLock { calls in
-                    calls += 1
-                    return calls
-                }
-                if call <= 3 { _ = try? worker.value?.publish("tb-quiet/\(call)", text: "\(call)", qos: 1) }
-                return call < 3
-            })
-        guard let workerClient = worker.value else { return }
-        workerClient.subscribe("tb-quiet-in/#", qos: 1)
-        observer.start()
-        defer {
-            workerClient.stop()
-            observer.stop()
-            worker.value = nil  // the handler holds the box that holds the client: break the cycle
-        }
-        #expect(eventually { observer.isConnected })
-        Thread.sleep(forTimeInterval: 0.2)
-        workerClient.start()
-        #expect(eventually { seen.all.count == 3 }, "each batch's publication went out")
-        #expect(seen.all.map(\.topic) == ["tb-quiet/1", "tb-quiet/2", "tb-quiet/3"])
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(calls.withLock { $0 } == 3, "no more calls once none is left and nothing was delivered")
-        try observer.publish("tb-quiet-in/x", text: "x", qos: 1)
-        #expect(eventually { calls.withLock { $0 } == 4 }, "a delivery may have left work: asked again")
     }
 
     @Test("a wake-up is seen by poll until drained; a full pipe never blocks the thread that signals")
