@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server build test test-asan demo bench fuzz catalog validate clean
+.PHONY: deps matter-server build test test-plain test-asan demo bench fuzz catalog validate clean
 
 deps:
 	@scripts/install-deps.sh
@@ -12,14 +12,16 @@ matter-server:
 build: deps
 	$(SWIFT) build
 
-## The test command: installs what is missing, runs every test, then every test again under
-## AddressSanitizer (which includes LeakSanitizer on Linux) to show json-c ownership is leak-free.
-## The tests use Swift Testing only; --disable-xctest keeps XCTest's empty runner (which leaks a
-## little by itself) out of the leak report.
-test: deps matter-server
+## The test command: installs what is missing, then runs every test under AddressSanitizer (which
+## includes LeakSanitizer on Linux: json-c ownership and the C boundary are leak-free). The same
+## assertions as a plain `swift test` (the quick loop while developing, `make test-plain`), and
+## memory errors and leaks besides. The tests use Swift Testing only; --disable-xctest keeps
+## XCTest's empty runner (which leaks a little by itself) out of the leak report.
+test: test-asan
+
+test-plain: deps matter-server
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
-	$(MAKE) test-asan
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
@@ -32,14 +34,20 @@ test-asan: deps matter-server
 ## Matter Server with a bridge's node and a software Matter light commissioned over loopback):
 ## status, then changes until Ctrl-C. `make demo ARGS=--once` prints the status and exits.
 ## Everything it starts is stopped at the end.
-## CONFIG=debug reuses the test build (CI does, to stay well under its time budget).
+## CONFIG=asan reuses the test build (CI does, to stay well under its time budget; leaks are the
+## tests' to report); CONFIG=debug the plain debug build.
 ARGS ?=
 CONFIG ?= release
 demo: deps
 	@scripts/install-matter-server.sh || \
 		echo "demo: the Matter Server did not install; the demo goes on without Matter devices"
+ifeq ($(CONFIG),asan)
+	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product traitbridge
+	ASAN_OPTIONS=detect_leaks=0 .build-asan/debug/traitbridge demo $(ARGS)
+else
 	$(SWIFT) build -c $(CONFIG) --product traitbridge
 	.build/$(CONFIG)/traitbridge demo $(ARGS)
+endif
 
 bench: deps
 	$(SWIFT) run -c release TraitBridgeBench

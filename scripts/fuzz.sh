@@ -2,6 +2,7 @@
 # Coverage-guided fuzzing of every entry point that takes outside bytes (Sources/TraitBridgeFuzzing).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]      (make fuzz FUZZ_SECONDS=60 FUZZ_TARGETS="json shelly")
+#   FUZZ_MERGE=0 scripts/fuzz.sh 10            (CI: no merge of the corpus afterwards)
 #
 # Builds Fuzz/ with libFuzzer and AddressSanitizer, then runs each target for SECONDS (default 60)
 # from its kept corpus (Fuzz/corpus/<target>/) and its seeds (the tests' messages and
@@ -49,8 +50,11 @@ for target in "${targets[@]}"; do
         result=crash
     else
         # Keep only the inputs that add coverage (the corpus stays small enough to replay in tests).
-        TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -merge=1 -max_len=262144 \
-            "$work/$target-merged" "$corpus" >/dev/null 2>&1 && rm -f "$corpus"/* && cp "$work/$target-merged"/* "$corpus"/ 2>/dev/null || true
+        # FUZZ_MERGE=0 (CI: its clone is thrown away) leaves the kept corpus as it was.
+        if [ "${FUZZ_MERGE:-1}" != 0 ]; then
+            TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -merge=1 -max_len=262144 \
+                "$work/$target-merged" "$corpus" >/dev/null 2>&1 && rm -f "$corpus"/* && cp "$work/$target-merged"/* "$corpus"/ 2>/dev/null || true
+        fi
         echo "fuzz: $target ok: ${runs} runs in ${seconds} s, coverage ${coverage}, corpus $(ls "$corpus" | wc -l) inputs"
         result=ok
     fi
