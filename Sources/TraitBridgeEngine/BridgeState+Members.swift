@@ -171,10 +171,12 @@ extension BridgeState {
             }
         } else {
             try? graph.updateDevice(device)
-            effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
         }
         applyPlacement(id, effects: &effects)
-        storeAndPublish(id, now: now, effects: &effects)
+        // Said only of a device that changed: a restart's sources describe every device again.
+        if storeAndPublish(id, now: now, effects: &effects), previous != nil {
+            effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
+        }
     }
 
     /// Adds a joined member's device types to `device`, each key renamed while it is taken.

@@ -175,16 +175,20 @@ extension BridgeState {
 
     /// A device changed shape or place: its registry row, then its state and description on the
     /// broker (the description made once for both, and compared by hash with what the row holds).
-    mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
+    /// Returns whether the row changed (a device described again as it was writes nothing).
+    @discardableResult
+    mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) -> Bool {
         var feeds: [TraitAddress: TraitFeed] = [:]
         let description = descriptionPayload(id, feeds: &feeds)
         let hash = DeviceRuntime.hash(description)
-        if runtime[id]?.storedDescription != hash {
+        let changed = runtime[id]?.storedDescription != hash
+        if changed {
             runtime[id, default: DeviceRuntime()].storedDescription = hash
             runtime[id]?.isRestoredRow = false
             effects.storeChanges.append(.upsert(record(for: id, feeds: feeds)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: (description, hash))
+        return changed
     }
 
     /// The registry record of a device: the device as the graph holds it, and per trait what its

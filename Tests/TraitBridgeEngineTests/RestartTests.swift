@@ -43,7 +43,7 @@ struct RestartTests {
         }
     }
 
-    @Test("the same list after a restart writes no registry row; a renamed device is written")
+    @Test("the same list after a restart writes no registry row and logs no update; a renamed device is both")
     func noRewrite() throws {
         let (rows, _, _) = try firstRun()
         var restarted = try EngineFixtures.state()
@@ -53,6 +53,8 @@ struct RestartTests {
             topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: Date())
         let upserts = again.storeChanges.filter { if case .upsert = $0 { true } else { false } }
         #expect(upserts.isEmpty, "\(upserts.count) rows written for devices described as they were")
+        let updates = again.logs.filter { $0.message.hasPrefix("updated device") }.map(\.message)
+        #expect(updates.isEmpty, "\(updates)")
         let renamed = String(decoding: EngineFixtures.devicesPayload, as: UTF8.self).replacingOccurrences(
             of: "\"Relay\"", with: "\"Porch relay\"")
         let changed = restarted.receive("zigbee2mqtt/bridge/devices", renamed)
@@ -60,6 +62,7 @@ struct RestartTests {
             if case .upsert(let record) = change { record.id } else { nil }
         }
         #expect(written == [EngineFixtures.relay])
+        #expect(changed.logs.filter { $0.message.hasPrefix("updated device") }.map(\.message) == ["updated device Porch relay"])
     }
 
     @Test("a restored device is described as before the restart (attributes, commands) before its source speaks")
