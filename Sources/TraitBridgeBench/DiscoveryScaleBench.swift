@@ -62,13 +62,14 @@ func benchmarkDiscoveryScale(mappings: String) throws {
 
 /// `TB_BENCH=z2mlist`: where a cold start's memory goes — one zigbee2mqtt list of N devices into
 /// an empty state machine: peak RSS before, after the event, and the bytes the event's effects hold.
-/// `TB_LIST=<file>` takes that list instead (the scale script's, dumped), run three times.
+/// `TB_LIST=<file>` takes that list instead (the scale script's, dumped), run three times (`TB_RUNS`).
 func benchmarkZigbee2MQTTList(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
     let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
     if let path = ProcessInfo.processInfo.environment["TB_LIST"] {
         var list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        for _ in 0..<3 {
+        let runs = ProcessInfo.processInfo.environment["TB_RUNS"].flatMap { Int($0) } ?? 3
+        for _ in 0..<max(1, runs) {
             var state = BridgeState(
                 configuration: BridgeConfiguration(
                     brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
