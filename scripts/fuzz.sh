@@ -50,10 +50,11 @@ for target in "${targets[@]}"; do
         result=crash
     else
         # Keep only the inputs that add coverage (the corpus stays small enough to replay in tests).
-        # FUZZ_MERGE=0 (CI: its clone is thrown away) leaves the kept corpus as it was.
+        # FUZZ_MERGE=0 (CI: its clone is thrown away) keeps what the run added to the corpus unmerged.
+        merged="$work/$target-merged"
         if [ "${FUZZ_MERGE:-1}" != 0 ]; then
             TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -merge=1 -max_len=262144 \
-                "$work/$target-merged" "$corpus" >/dev/null 2>&1 && rm -f "$corpus"/* && cp "$work/$target-merged"/* "$corpus"/ 2>/dev/null || true
+                "$merged" "$corpus" >/dev/null 2>&1 && rm -f "$corpus"/* && cp "$merged"/* "$corpus"/ 2>/dev/null || true
         fi
         echo "fuzz: $target ok: ${runs} runs in ${seconds} s, coverage ${coverage}, corpus $(ls "$corpus" | wc -l) inputs"
         result=ok
