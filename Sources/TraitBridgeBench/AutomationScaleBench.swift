@@ -17,7 +17,7 @@ func benchmarkAutomationScale(mappings: String) throws {
         configuration.homeAssistant = .init(locality: .localPeer)
         var state = BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: nil, graph: try HomeGraph(),
-            homeAssistant: homeAssistant)
+            homeAssistant: homeAssistant, now: Date())
         let now = Date()
         _ = state.brokerConnected(now: now)
         for index in 0..<devices {

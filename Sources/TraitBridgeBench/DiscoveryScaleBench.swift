@@ -19,7 +19,7 @@ func benchmarkDiscoveryScale(mappings: String) throws {
         configuration.homeAssistant = .init(locality: .localPeer)
         var state = BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
-            cloud: cloud, homeAssistant: homeAssistant)
+            cloud: cloud, homeAssistant: homeAssistant, now: Date())
         _ = state.brokerConnected(now: Date())
         let sync = generatedSync(count: count)
         let syncStart = nanoseconds()
@@ -73,7 +73,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
             var state = BridgeState(
                 configuration: BridgeConfiguration(
                     brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
-                catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+                catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
             _ = state.brokerConnected(now: Date())
             let before = peakRSSMegabytes()
             let heapBefore = heapInUseMegabytes()
@@ -116,7 +116,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
     for count in [1_000, 5_000, 10_000] {
         var state = BridgeState(
             configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
-            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
         _ = state.brokerConnected(now: Date())
         var list = "["
         for index in 0..<count {
@@ -155,7 +155,7 @@ func benchmarkHomeAssistantDiscovery(mappings: String) throws {
     configuration.homeAssistant = .init(locality: .localPeer)
     var state = BridgeState(
         configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
-        homeAssistant: homeAssistant)
+        homeAssistant: homeAssistant, now: Date())
     _ = state.brokerConnected(now: Date())
     var messages: [(String, [UInt8])] = []
     for index in 0..<count {

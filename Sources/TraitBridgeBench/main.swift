@@ -125,7 +125,7 @@ let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, cata
 var bridge = BridgeState(
     configuration: BridgeConfiguration(
         brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
-    catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+    catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
 _ = bridge.brokerConnected(now: Date())
 let sensors: JSONValue = .array(
     (0..<1000).map { index in

@@ -108,12 +108,12 @@ extension BridgeState {
         var pending = JSONObject()
         pending.append("messages", .int(Int64(self.pending.count)))
         pending.append("bytes", .int(Int64(self.pending.bytes)))
-        pending.append("commands", .int(Int64(pendingCommands.count)))
+        pending.append("commands", .int(Int64(commands.waitingCount)))
         var root: JSONObject = [
             "limits": .object(limits), "refused": .object(refused), "devices": .object(devices),
             "pending": .object(pending),
         ]
-        if !configuration.cloudLinks.isEmpty { root.append("links", .object(linkHealth())) }
+        if !cloudLinks.isEmpty { root.append("links", .object(linkHealth())) }
         return JSONValue.object(root).serializedBytes()
     }
 

@@ -5,29 +5,6 @@ import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeSources
 
-/// A device a SYNC imported, at run time: what the cloud said, and which device shows its traits.
-struct CloudRuntime: Sendable {
-    var origin: CloudDeviceOrigin
-    var source: SourceReference
-    var identity: DeviceIdentity
-    /// The device id it has on its own (`c2c-<id>`).
-    var ownID: DeviceID
-    /// The device its traits are on: its own, or a local device of the same identity.
-    var target: DeviceID
-    /// Keys of its device types on the target.
-    var keys: [String]
-    /// Its device types as imported (used when the target is rebuilt by its own source).
-    var types: [DeviceTypeInstance]
-    /// Cloud states no trait holds, for QUERY exports.
-    var extraStates: [String: AttributeValue] = [:]
-    /// A link's device: when an answer (SYNC, QUERY, EXECUTE, a push) last spoke of it, and
-    /// whether its traits were made `unknown` for want of one.
-    var lastAnswer: Date?
-    var isStale = false
-
-    var isStandalone: Bool { target == ownID }
-}
-
 extension BridgeState {
     var cloudResponseTopic: String { "\(configuration.prefix)/cloud/response" }
     var cloudExecuteTopic: String { "\(configuration.prefix)/cloud/execute" }
@@ -42,8 +19,8 @@ extension BridgeState {
         var rooms: [String: RoomID] = [:]
         for item in result.devices {
             let c2cID = item.origin.c2cID
-            if let old = cloudDevices[c2cID] {
-                setCloudRuntime(c2cID, nil)
+            if let old = cloudImports[c2cID] {
+                cloudImports.set(c2cID, nil)
                 detachCloud(old, effects: &effects)
             }
             var runtime = CloudRuntime(
@@ -51,7 +28,7 @@ extension BridgeState {
                 ownID: item.device.id,
                 target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
             runtime.lastAnswer = now
-            setCloudRuntime(c2cID, runtime)
+            cloudImports.set(c2cID, runtime)
             var standalone = item.device
             if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
             standalone.name = item.device.name
@@ -109,14 +86,14 @@ extension BridgeState {
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
     /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
     mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
-        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudDevices.isEmpty else { return }
+        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImports.isEmpty else { return }
         // The cloud devices on it, the standalone ones that share an identity key with it, and
         // those the config aliases to it: looked up, not found by a scan of every cloud device.
-        var candidates = cloudByTarget[device.id] ?? []
-        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudByTarget[id] ?? []) }
+        var candidates = cloudImports.ids(on: device.id)
+        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudImports.ids(on: id)) }
         for (c2cID, alias) in configuration.cloudAliases where alias == device.id { candidates.insert(c2cID) }
         for c2cID in candidates.sorted() {
-            guard var runtime = cloudDevices[c2cID] else { continue }
+            guard var runtime = cloudImports[c2cID] else { continue }
             let aliased = configuration.cloudAliases[c2cID] == device.id
             guard
                 runtime.target == device.id
@@ -151,18 +128,8 @@ extension BridgeState {
             }
             runtime.target = device.id
             runtime.keys = keys
-            setCloudRuntime(c2cID, runtime)
+            cloudImports.set(c2cID, runtime)
         }
-    }
-
-    /// Sets (or removes) a cloud device's runtime, keeping `cloudByTarget` in step.
-    mutating func setCloudRuntime(_ c2cID: String, _ runtime: CloudRuntime?) {
-        if let old = cloudDevices[c2cID]?.target {
-            cloudByTarget[old]?.remove(c2cID)
-            if cloudByTarget[old]?.isEmpty == true { cloudByTarget.removeValue(forKey: old) }
-        }
-        cloudDevices[c2cID] = runtime
-        if let target = runtime?.target { cloudByTarget[target, default: []].insert(c2cID) }
     }
 
     /// Takes a cloud device's traits off its target (or removes it when it stands alone).
@@ -212,7 +179,7 @@ extension BridgeState {
         var unknown: [JSONValue] = []
         var problems: [JSONValue] = result.problems.map { .string($0.description) }
         for report in result.reports {
-            guard var runtime = cloudDevices[report.c2cID], instance == nil || runtime.source.instance == instance
+            guard var runtime = cloudImports[report.c2cID], instance == nil || runtime.source.instance == instance
             else {
                 unknown.append(.string(report.c2cID))
                 continue
@@ -223,7 +190,7 @@ extension BridgeState {
             for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
             runtime.lastAnswer = now
             runtime.isStale = false
-            cloudDevices[report.c2cID] = runtime
+            cloudImports.set(report.c2cID, runtime)
             problems += applied.problems.map { .string("\(report.path): \($0)") }
             if applied.valuesChanged { self.runtime[runtime.target, default: DeviceRuntime()].lastUpdate = now }
             refresh(
@@ -274,7 +241,7 @@ extension BridgeState {
     /// restored device whose source has not spoken yet, the registry's).
     func cloudExportInput(_ id: DeviceID) -> CloudExportInput? {
         guard let device = graph.devices[id] else { return nil }
-        let runtime = cloudByTarget[id]?.compactMap { cloudDevices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
+        let runtime = cloudImports.ids(on: id).compactMap { cloudImports[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
         var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
         var commandable: [TraitAddress: Set<String>] = [:]
         for address in device.traitAddresses {
@@ -301,7 +268,7 @@ extension BridgeState {
 
     /// The device a C2C id names: an imported device's target, or a device exported under its own id.
     func device(forCloudID c2cID: String) -> DeviceID? {
-        if let runtime = cloudDevices[c2cID] { return runtime.target }
+        if let runtime = cloudImports[c2cID] { return runtime.target }
         return (try? DeviceID(c2cID)).flatMap { graph.devices[$0] != nil ? $0 : nil }
     }
 }

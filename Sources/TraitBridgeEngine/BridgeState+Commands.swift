@@ -14,7 +14,7 @@ extension BridgeState {
         case .failure(let failure):
             finish(
                 .resultTopic(resultTopic), deviceID: deviceID, correlationID: failure.correlationID, failure: failure,
-                effects: &effects)
+                now: now, effects: &effects)
         case .success(let command):
             runCommand(command, deviceID: deviceID, sink: .resultTopic(resultTopic), now: now, effects: &effects)
         }
@@ -25,14 +25,17 @@ extension BridgeState {
     mutating func runCommand(
         _ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects
     ) {
-        guard pendingCommands.count < configuration.limits.pendingCommands else {
+        let waiting = commands.waitingCount
+        guard waiting < configuration.limits.pendingCommands else {
             refuseAtLimit(
                 .pendingCommands, topic: configuration.devicesTopicPrefix + deviceID.rawValue + "/set",
-                "a command while \(pendingCommands.count) wait for their echo", effects: &effects)
+                "a command while \(waiting) wait for their echo", effects: &effects)
             let failure = CommandFailure(
                 .protocolError,
-                "\(pendingCommands.count) commands are waiting for their devices' answers; try again in a few seconds")
-            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
+                "\(waiting) commands are waiting for their devices' answers; try again in a few seconds")
+            finish(
+                sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, now: now,
+                effects: &effects)
             return
         }
         do {
@@ -71,14 +74,14 @@ extension BridgeState {
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }
             var pending = PendingCommand(
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
-                deadline: .now + configuration.commandTimeout, sink: sink)
+                deadline: now.adding(configuration.commandTimeout), sink: sink)
             for planned in relayedCommands.links {
                 pending.openLinkRequests[planned.request.requestID] = (planned.request.link, planned.covers)
             }
             if expected.isEmpty && pending.openLinkRequests.isEmpty {
-                finish(pending, status: "assumed", device: device, effects: &effects)  // nothing to echo (a relayed google command)
+                finish(pending, status: "assumed", device: device, now: now, effects: &effects)  // nothing to echo (relayed)
             } else {
-                pendingCommands.append(pending)
+                commands.track(pending)
             }
             effects.log(
                 .debug, "sent command",
@@ -86,11 +89,13 @@ extension BridgeState {
         } catch let failure as CommandFailure {
             var failure = failure
             failure.correlationID = command.correlationID
-            finish(sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, effects: &effects)
+            finish(
+                sink, deviceID: deviceID, correlationID: command.correlationID, failure: failure, now: now,
+                effects: &effects)
         } catch {
             finish(
                 sink, deviceID: deviceID, correlationID: command.correlationID,
-                failure: CommandFailure(.protocolError, "\(error)"), effects: &effects)
+                failure: CommandFailure(.protocolError, "\(error)"), now: now, effects: &effects)
         }
     }
 
@@ -195,9 +200,8 @@ extension BridgeState {
 
     /// Confirms the pending commands of a device whose reported values now match.
     mutating func confirmCommands(for id: DeviceID, now: Date, effects: inout BridgeEffects) {
-        guard !pendingCommands.isEmpty, let device = graph.devices[id] else { return }
-        var remaining = pendingCommands
-        remaining.removeAll { pending in
+        guard commands.waitingCount > 0, let device = graph.devices[id] else { return }
+        let confirmed = commands.settle { pending in
             guard pending.deviceID == id else { return false }
             // A command of google invocations only (nothing to echo) ends with its link's answer.
             if pending.expected.isEmpty { return false }
@@ -220,47 +224,42 @@ extension BridgeState {
                 }
                 return reported == wanted
             }
-            if matched { finish(pending, status: "confirmed", device: device, effects: &effects) }
             return matched
         }
-        pendingCommands = remaining
+        for pending in confirmed { finish(pending, status: "confirmed", device: device, now: now, effects: &effects) }
     }
 
     /// A source refused what was sent for this device: its waiting commands end with that reason.
-    mutating func failCommands(on id: DeviceID, reason: String, effects: inout BridgeEffects) {
-        let failed = pendingCommands.filter { $0.deviceID == id }
+    mutating func failCommands(on id: DeviceID, reason: String, now: Date, effects: inout BridgeEffects) {
+        let failed = commands.settle { $0.deviceID == id }
         guard !failed.isEmpty else {
             effects.log(.warning, reason, ["tb.device.id": id.rawValue])
             return
         }
-        pendingCommands.removeAll { $0.deviceID == id }
         for pending in failed {
             finish(
                 pending.sink, deviceID: id, correlationID: pending.correlationID,
-                failure: CommandFailure(.protocolError, reason), effects: &effects)
+                failure: CommandFailure(.protocolError, reason), now: now, effects: &effects)
         }
     }
 
     /// Commands whose echo did not come in time are reported `assumed`.
     mutating func expireCommands(now: Date, effects: inout BridgeEffects) {
-        let instant = ContinuousClock.now
-        guard !pendingCommands.isEmpty else { return }
-        var remaining = pendingCommands
-        remaining.removeAll { pending in
-            guard pending.deadline <= instant else { return false }
+        for pending in commands.expire(at: now) {
             let note =
                 pending.awaitsFollowUp
                 ? "the partner cloud answered PENDING and sent no follow-up within "
                     + "\(configuration.followUpTimeout.components.seconds) s" : nil
-            finish(pending, status: "assumed", device: graph.devices[pending.deviceID], note: note, effects: &effects)
-            return true
+            finish(
+                pending, status: "assumed", device: graph.devices[pending.deviceID], note: note, now: now,
+                effects: &effects)
         }
-        pendingCommands = remaining
     }
 
     /// A command ended (confirmed or assumed): its result on the MQTT result topic, or its EXECUTE outcome.
     mutating func finish(
-        _ pending: PendingCommand, status: String, device: Device?, note: String? = nil, effects: inout BridgeEffects
+        _ pending: PendingCommand, status: String, device: Device?, note: String? = nil, now: Date,
+        effects: inout BridgeEffects
     ) {
         guard case .resultTopic(let topic) = pending.sink else {
             if case .execute(let job, let c2cID) = pending.sink {
@@ -269,7 +268,7 @@ extension BridgeState {
                     effects: &effects)
             } else if case .fanOut(let job, let command) = pending.sink {
                 finishFanOut(
-                    job, command: command, status: status, failure: nil, note: note, now: Date(), effects: &effects)
+                    job, command: command, status: status, failure: nil, note: note, now: now, effects: &effects)
             }
             return
         }
@@ -294,7 +293,7 @@ extension BridgeState {
 
     /// A command was refused: an error result, or an EXECUTE outcome with Google's errorCode.
     mutating func finish(
-        _ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure,
+        _ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure, now: Date,
         effects: inout BridgeEffects
     ) {
         guard case .resultTopic(let topic) = sink else {
@@ -304,7 +303,7 @@ extension BridgeState {
                     effects: &effects)
             } else if case .fanOut(let job, let command) = sink {
                 finishFanOut(
-                    job, command: command, status: "refused", failure: failure, note: nil, now: Date(),
+                    job, command: command, status: "refused", failure: failure, note: nil, now: now,
                     effects: &effects)
             }
             return

@@ -44,13 +44,12 @@ extension BridgeState {
             return
         }
         for problem in request.problems { effects.log(.notice, "EXECUTE request: \(problem)", ["tb.request": source]) }
-        let jobID = nextJobID
-        nextJobID += 1
         var order: [String] = []
         for group in request.groups { for id in group.deviceIDs where !order.contains(id) { order.append(id) } }
-        executeJobs[jobID] = ExecuteJob(requestID: request.requestID ?? correlation, reply: reply, order: order)
+        let jobID = commands.startExecute(
+            ExecuteJob(requestID: request.requestID ?? correlation, reply: reply, order: order))
         for group in request.groups {
-            for c2cID in group.deviceIDs where executeJobs[jobID]?.outcomes[c2cID] == nil {
+            for c2cID in group.deviceIDs where !commands.hasOutcome(job: jobID, for: c2cID) {
                 if let scene = scene(forCloudID: c2cID) {
                     executeScene(
                         scene, c2cID: c2cID, executions: group.executions, job: jobID, now: now, effects: &effects)
@@ -103,11 +102,10 @@ extension BridgeState {
     ) -> ExecuteOutcome? {
         let rules = configuration.challengeRules
         guard !rules.isNone, let cloud, let input = exportedInput(deviceID) else { return nil }
-        pinFailures.removeAll { now.timeIntervalSince($0) >= rules.lockoutSeconds }
         for execution in executions {
             guard let kind = cloud.requiredChallenge(execution, on: input, rules: rules) else { continue }
-            switch GoogleC2C.verify(kind, answer: execution.challenge, rules: rules, recentFailures: pinFailures.count)
-            {
+            let recentFailures = commands.recentWrongPins(now: now, lockoutSeconds: rules.lockoutSeconds)
+            switch GoogleC2C.verify(kind, answer: execution.challenge, rules: rules, recentFailures: recentFailures) {
             case .pass: continue
             case .refused(let code):
                 return ExecuteOutcome(
@@ -118,8 +116,7 @@ extension BridgeState {
                         : "\(execution.command) on \(c2cID): too many wrong PINs; wait for the lockout to pass")
             case .needed(let type):
                 if type == "challengeFailedPinNeeded" {
-                    pinFailures.append(now)
-                    if pinFailures.count > rules.maxFailedPins { pinFailures.removeFirst() }
+                    commands.recordWrongPin(now: now, keeping: rules.maxFailedPins)
                 }
                 return ExecuteOutcome(
                     c2cID: c2cID, status: .error, states: kind == .ack ? cloud.executeStates(of: input) : nil,
@@ -142,13 +139,7 @@ extension BridgeState {
 
     /// Records one device's outcome; answers the request when it was the last one.
     mutating func finishExecute(_ jobID: Int, _ outcome: ExecuteOutcome?, effects: inout BridgeEffects) {
-        guard var job = executeJobs[jobID], let cloud else { return }
-        if let outcome { job.outcomes[outcome.c2cID] = outcome }
-        guard job.outcomes.count >= job.order.count else {
-            executeJobs[jobID] = job
-            return
-        }
-        executeJobs.removeValue(forKey: jobID)
+        guard let cloud, let job = commands.record(outcome, job: jobID) else { return }
         let response = cloud.executeResponse(
             requestID: job.requestID, outcomes: job.order.compactMap { job.outcomes[$0] })
         effects.answer(job.reply, response.serializedBytes())
@@ -203,7 +194,7 @@ extension BridgeState {
         var links: [PlannedLinkRequest] = []
         func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
             let source = device.trait(at: address)?.source
-            guard let runtime = cloudDevices.values.first(where: { $0.source == source }) else {
+            guard let runtime = cloudImports.runtime(for: source) else {
                 throw CommandFailure(.notSupported, "\(address) comes from a cloud device this bridge no longer holds")
             }
             return runtime.origin
@@ -213,9 +204,8 @@ extension BridgeState {
             throws(CommandFailure)
         {
             let origin = try origin(address)
-            if let link = device.trait(at: address)?.source?.instance, configuration.cloudLinks.contains(link) {
-                nextLinkRequest += 1
-                let requestID = "tb-link-\(nextLinkRequest)"
+            if let link = device.trait(at: address)?.source?.instance, cloudLinks.contains(link) {
+                let requestID = cloudLinks.nextRequestID()
                 let request = cloud.relayRequest(
                     origin: origin, command: command, params: params, requestID: requestID, challenge: challenge,
                     followUpToken: requestID)

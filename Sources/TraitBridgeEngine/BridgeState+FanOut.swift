@@ -205,12 +205,11 @@ extension BridgeState {
     mutating func launch(
         _ job: FanOutJob, _ planned: [(DeviceID, UnifiedCommand)], effects: inout BridgeEffects, now: Date
     ) {
-        let jobID = layout.nextJob
-        layout.nextJob += 1
-        var job = job
-        job.open = planned.count
-        layout.jobs[jobID] = job
-        if planned.isEmpty { return answerFanOut(jobID, now: now, effects: &effects) }
+        let jobID = commands.startFanOut(job, open: planned.count)
+        if planned.isEmpty {
+            if let job = commands.takeFanOut(jobID) { answerFanOut(job, now: now, effects: &effects) }
+            return
+        }
         for (index, (device, command)) in planned.enumerated() {
             runCommand(
                 command, deviceID: device, sink: .fanOut(job: jobID, command: index), now: now, effects: &effects)
@@ -222,19 +221,14 @@ extension BridgeState {
         _ jobID: Int, command: Int, status: String, failure: CommandFailure?, note: String?, now: Date,
         effects: inout BridgeEffects
     ) {
-        guard var job = layout.jobs[jobID], command < job.commands.count else { return }
-        for index in job.commands[command] {
-            job.entries[index].status = failure == nil ? status : "refused"
-            job.entries[index].code = failure?.code.rawValue
-            job.entries[index].message = failure?.message ?? note
-        }
-        job.open -= 1
-        layout.jobs[jobID] = job
-        if job.open <= 0 { answerFanOut(jobID, now: now, effects: &effects) }
+        guard let job = commands.settle(fanOut: jobID, command: command, status: status, failure: failure, note: note)
+        else { return }
+        answerFanOut(job, now: now, effects: &effects)
     }
 
-    private mutating func answerFanOut(_ jobID: Int, now: Date, effects: inout BridgeEffects) {
-        guard let job = layout.jobs.removeValue(forKey: jobID) else { return }
+    /// Every outcome of a fan-out job is known: the answer, the EXECUTE outcome, the automation's
+    /// history and the scene's last run.
+    private mutating func answerFanOut(_ job: FanOutJob, now: Date, effects: inout BridgeEffects) {
         var counts: [String: Int] = [:]
         var results: [JSONValue] = []
         for entry in job.entries {

@@ -6,14 +6,11 @@ import TraitBridgeStore
 
 /// What the bridge keeps for the home layout beside the graph: the groups each device is in (a
 /// device's change republishes only its groups' states), a hash of what each layout topic last
-/// carried (publish on change; clear what went away), scenes' last runs, and the group commands
-/// and scene runs waiting for their members' outcomes.
+/// carried (publish on change; clear what went away), and scenes' last runs.
 struct LayoutRuntime: Sendable {
     var groupsByDevice: [DeviceID: [GroupID]] = [:]
     var published: [String: Int] = [:]
     var lastRuns: [SceneID: JSONValue] = [:]
-    var jobs: [Int: FanOutJob] = [:]
-    var nextJob = 0
 }
 
 /// The home layout as the registry keeps it: one JSON document of the homes with their rooms,

@@ -37,39 +37,48 @@ extension BridgeState {
     mutating func settleLinkRequest(
         _ requestID: String, _ outcome: LinkOutcome, now: Date, effects: inout BridgeEffects
     ) {
-        guard let index = pendingCommands.firstIndex(where: { $0.openLinkRequests[requestID] != nil }) else { return }
-        var pending = pendingCommands[index]
+        let followUp = configuration.followUpTimeout
+        var wasAwaiting = false
+        var isDone = false
+        let updated = commands.updateCommand(sentRequest: requestID) { pending in
+            wasAwaiting = pending.awaitsFollowUp
+            switch outcome {
+            case .failure: isDone = true
+            case .pending:
+                pending.awaitsFollowUp = true
+                pending.deadline = max(pending.deadline, now.adding(followUp))
+            case .success:
+                let covers = pending.openLinkRequests.removeValue(forKey: requestID)?.covers ?? []
+                pending.vouched.formUnion(covers)
+                if pending.openLinkRequests.isEmpty { pending.awaitsFollowUp = false }
+                isDone = pending.expected.isEmpty && pending.openLinkRequests.isEmpty
+            }
+            return !isDone
+        }
+        guard let pending = updated else { return }
         switch outcome {
         case .failure(var failure):
-            pendingCommands.remove(at: index)
             failure.correlationID = pending.correlationID
             finish(
                 pending.sink, deviceID: pending.deviceID, correlationID: pending.correlationID, failure: failure,
-                effects: &effects)
+                now: now, effects: &effects)
         case .pending:
-            if !pending.awaitsFollowUp, case .resultTopic(let topic) = pending.sink {
+            if !wasAwaiting, case .resultTopic(let topic) = pending.sink {
                 // Said once, so a waiting caller knows to wait for the follow-up.
                 var interim = JSONObject()
                 interim.setIfPresent("id", pending.correlationID.map { .string($0) })
                 interim.append("status", "pending")
-                let seconds = configuration.followUpTimeout.components.seconds
+                let seconds = followUp.components.seconds
                 interim.append(
                     "message", .string("the partner cloud is carrying it out; the outcome follows (≤ \(seconds) s)"))
                 interim.append("waitSeconds", .int(seconds))
                 effects.publish(topic, JSONValue.object(interim).serializedBytes(), retain: false)
             }
-            pending.awaitsFollowUp = true
-            pending.deadline = max(pending.deadline, .now + configuration.followUpTimeout)
-            pendingCommands[index] = pending
         case .success:
-            let covers = pending.openLinkRequests.removeValue(forKey: requestID)?.covers ?? []
-            pending.vouched.formUnion(covers)
-            if pending.openLinkRequests.isEmpty { pending.awaitsFollowUp = false }
-            if pending.expected.isEmpty && pending.openLinkRequests.isEmpty {
-                pendingCommands.remove(at: index)
-                finish(pending, status: "confirmed", device: graph.devices[pending.deviceID], effects: &effects)
+            if isDone {
+                finish(
+                    pending, status: "confirmed", device: graph.devices[pending.deviceID], now: now, effects: &effects)
             } else {
-                pendingCommands[index] = pending
                 confirmCommands(for: pending.deviceID, now: now, effects: &effects)
             }
         }
@@ -139,7 +148,7 @@ extension BridgeState {
             let notifications = root["payload"]?["devices"]?["notifications"], notifications.kind == .object
         else { return }
         for (c2cID, traits) in notifications.members.prefix(1000) where traits.kind == .object {
-            guard let runtime = cloudDevices[c2cID], runtime.source.instance == link else {
+            guard let runtime = cloudImports[c2cID], runtime.source.instance == link else {
                 effects.log(
                     .notice, "link \(link): a notification for '\(c2cID.prefix(64))', never synced", ["tb.link": link])
                 continue

@@ -22,7 +22,7 @@ extension BridgeState {
         }
         let listed = Set(result.devices.map(\.origin.c2cID))
         result.devices.removeAll { item in
-            guard let held = cloudDevices[item.origin.c2cID] else { return false }
+            guard let held = cloudImports[item.origin.c2cID] else { return false }
             // Said again as it was (every scheduled SYNC): kept as it is, values and connectivity too.
             if held.source.instance == link { return held.origin == item.origin }
             effects.log(
@@ -36,7 +36,7 @@ extension BridgeState {
         for problem in result.problems.prefix(20) {
             effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
         }
-        if linkFailures.removeValue(forKey: link) != nil || !result.devices.isEmpty { isHealthChanged = true }
+        if cloudLinks.succeeded(link) || !result.devices.isEmpty { isHealthChanged = true }
         publishHealthIfChanged(effects: &effects)
         return effects
     }
@@ -46,9 +46,8 @@ extension BridgeState {
     mutating func dropLinkDevices(
         _ link: String, keeping: Set<String>, why: String, now: Date, effects: inout BridgeEffects
     ) {
-        for (c2cID, runtime) in cloudDevices.sorted(by: { $0.key < $1.key })
-        where runtime.source.instance == link && !keeping.contains(c2cID) {
-            setCloudRuntime(c2cID, nil)
+        for (c2cID, runtime) in cloudImports.devices(ofInstance: link) where !keeping.contains(c2cID) {
+            cloudImports.set(c2cID, nil)
             detachCloud(runtime, effects: &effects)
             if !runtime.isStandalone {
                 refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
@@ -64,19 +63,16 @@ extension BridgeState {
         _ links: Set<String>, staleness: [String: Duration] = [:], now: Date
     ) -> BridgeEffects {
         var effects = BridgeEffects()
-        linkStaleness = staleness
-        for gone in configuration.cloudLinks.subtracting(links).sorted() {
+        let (removed, changed) = cloudLinks.setLinks(links, staleness: staleness)
+        for gone in removed {
             // Its commands still waiting end now: nothing will answer them.
-            let requests = pendingCommands.flatMap { $0.openLinkRequests.filter { $0.value.link == gone }.keys }
-            for requestID in requests.sorted() {
+            for requestID in commands.openRequests(to: gone) {
                 let failure = CommandFailure(.deviceOffline, "cloud link \(gone) was removed before it answered")
                 settleLinkRequest(requestID, .failure(failure), now: now, effects: &effects)
             }
             dropLinkDevices(gone, keeping: [], why: "went with its link", now: now, effects: &effects)
-            linkFailures.removeValue(forKey: gone)
         }
-        if configuration.cloudLinks != links { isHealthChanged = true }
-        configuration.cloudLinks = links
+        if changed { isHealthChanged = true }
         publishHealthIfChanged(effects: &effects)
         return effects
     }
@@ -94,7 +90,7 @@ extension BridgeState {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
-            if linkFailures.removeValue(forKey: link) != nil {
+            if cloudLinks.succeeded(link) {
                 isHealthChanged = true
                 publishHealthIfChanged(effects: &effects)
             }
@@ -121,12 +117,11 @@ extension BridgeState {
     mutating func linkFailed(
         _ link: String, error: String, state: TraitConnectivityState, now: Date, effects: inout BridgeEffects
     ) {
-        let since = linkFailures[link]?.since ?? now
-        if linkFailures[link]?.error != error { isHealthChanged = true }
-        linkFailures[link] = (since, error)
+        let (since, isChanged) = cloudLinks.failed(link, error: error, now: now)
+        if isChanged { isHealthChanged = true }
         effects.log(.warning, "cloud link \(link): \(error)", ["tb.link": link])
         let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
-        for runtime in cloudDevices.values where runtime.source.instance == link {
+        for (_, runtime) in cloudImports.devices(ofInstance: link) {
             let changed = try? graph.modifyDevice(runtime.target) { device in
                 device.setConnectivity(state, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
             }
@@ -139,17 +134,13 @@ extension BridgeState {
     /// (a partner whose answers leave it out) has its traits `unknown`, saying since when. A
     /// failing link is not swept: its failure already says why.
     mutating func sweepStaleLinkDevices(now: Date, effects: inout BridgeEffects) {
-        guard !configuration.cloudLinks.isEmpty, lastLinkSweep.map({ now.timeIntervalSince($0) >= 1 }) ?? true
-        else { return }
-        lastLinkSweep = now
-        for (c2cID, runtime) in cloudDevices where !runtime.isStale {
+        guard cloudLinks.takeSweep(now: now) else { return }
+        for (c2cID, runtime) in cloudImports.sorted where !runtime.isStale {
             let link = runtime.source.instance
-            guard configuration.cloudLinks.contains(link), linkFailures[link] == nil,
-                let lastAnswer = runtime.lastAnswer
+            guard let lastAnswer = runtime.lastAnswer, cloudLinks.isStale(link: link, lastAnswer: lastAnswer, now: now)
             else { continue }
-            let budget = linkStaleness[link] ?? .seconds(180)
-            guard now.timeIntervalSince(lastAnswer) > Double(budget.components.seconds) else { continue }
-            cloudDevices[c2cID]?.isStale = true
+            let budget = cloudLinks.budget(of: link)
+            cloudImports.modify(c2cID) { $0.isStale = true }
             let reason = ConnectivityReason.stale(lastSeen: lastAnswer, budgetSeconds: Int(budget.components.seconds))
             let changed = try? graph.modifyDevice(runtime.target) { device in
                 device.setConnectivity(
@@ -163,24 +154,11 @@ extension BridgeState {
 
     /// Each configured link on the health topic: its devices, and whether it fails, since when, why.
     func linkHealth() -> JSONObject {
-        var links = JSONObject()
-        for link in configuration.cloudLinks.sorted() {
-            var entry = JSONObject()
-            entry.append("devices", .int(Int64(cloudDevices.values.filter { $0.source.instance == link }.count)))
-            if let failure = linkFailures[link] {
-                entry.append("state", "failing")
-                entry.append("since", .string(failure.since.formatted(.iso8601)))
-                entry.append("error", .string(failure.error))
-            } else {
-                entry.append("state", "ok")
-            }
-            links.append(link, .object(entry))
-        }
-        return links
+        cloudLinks.health { cloudImports.devices(ofInstance: $0).count }
     }
 
     /// The cloud ids of a link's devices, for its QUERY.
     public func linkDeviceIDs(_ link: String) -> [String] {
-        cloudDevices.filter { $0.value.source.instance == link }.keys.sorted()
+        cloudImports.devices(ofInstance: link).map(\.c2cID)
     }
 }

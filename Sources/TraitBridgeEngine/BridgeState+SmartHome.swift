@@ -79,7 +79,7 @@ extension BridgeState {
     /// Every waiting EXECUTE answered now (the bridge is stopping): PENDING for what was sent.
     public mutating func abandonWaiters() -> BridgeEffects {
         var effects = BridgeEffects()
-        for (jobID, job) in executeJobs.sorted(by: { $0.key < $1.key }) {
+        for (jobID, job) in commands.waitingExecutes {
             guard case .waiter = job.reply else { continue }
             for c2cID in job.order where job.outcomes[c2cID] == nil {
                 finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .pending), effects: &effects)

@@ -139,7 +139,7 @@ extension BridgeState {
                 Outgoing(
                     topic: message.topic, payload: message.payload, isRetained: false, channel: plugins[index].channel))
         case .commandFailed(let id, let reason):
-            failCommands(on: members[id]?.target ?? id, reason: reason, effects: &effects)
+            failCommands(on: members[id]?.target ?? id, reason: reason, now: now, effects: &effects)
         case .keepUntilKnown:
             keepPending(topic: topic, payload: payload, effects: &effects)
         case .replay(let topics):

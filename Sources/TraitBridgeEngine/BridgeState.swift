@@ -49,41 +49,31 @@ public struct BridgeState: Sendable {
     var carried: [DeviceID: [Device]] = [:]
     /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
     var runtime: [DeviceID: DeviceRuntime] = [:]
-    var pendingCommands: [PendingCommand] = []
-    /// Devices imported by SYNC, by their C2C id.
-    var cloudDevices: [String: CloudRuntime] = [:]
-    /// Since when each failing cloud link has failed, and its last error (cleared by its next good answer).
-    var linkFailures: [String: (since: Date, error: String)] = [:]
-    /// How long a link's device may go unmentioned by the link's answers before its traits are
-    /// `unknown` (by link; 180 s when not given), and when that was last checked.
-    var linkStaleness: [String: Duration] = [:]
-    var lastLinkSweep: Date?
-    /// Device → the cloud devices whose traits are on it (standalone ones on their own id):
-    /// ``CloudRuntime/target`` inverted, kept in step by `setCloudRuntime`.
-    var cloudByTarget: [DeviceID: Set<String>] = [:]
+    /// Commands waiting for their echo, EXECUTE requests, group commands and scene runs, wrong PINs.
+    var commands = CommandTracker()
+    /// Devices imported by SYNC (files and cloud links), by C2C id and by the device they are on.
+    var cloudImports = CloudImportIndex()
+    /// The cloud links: which there are, which fail, their staleness budgets, their request ids.
+    var cloudLinks: CloudLinkSupervisor
     /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
     var placements: [DeviceID: UserPlacement] = [:]
     /// Groups by device, layout topics published, scenes' last runs, group commands and scene runs.
     var layout = LayoutRuntime()
     /// The automations: scheduler, histories, fires waiting for the broker.
     var automations = AutomationRuntime()
-    /// EXECUTE requests waiting for their commands' outcomes.
-    var executeJobs: [Int: ExecuteJob] = [:]
-    var nextJobID = 0
-    /// Numbers the EXECUTE requests sent over cloud links (request id and follow-up token).
-    var nextLinkRequest = 0
-    /// When the recent wrong PINs were given (at most `challengeRules.maxFailedPins` kept).
-    var pinFailures: [Date] = []
 
+    /// A bridge with no device yet but those its plug-ins know before any message (generic
+    /// mappings), described at `now`: the state reads no clock, every event brings its time.
     public init(
         configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
         generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil,
         shelly: ShellyTable? = nil,
-        homeAssistant: HomeAssistantTable? = nil
+        homeAssistant: HomeAssistantTable? = nil, now: Date
     ) {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
+        self.cloudLinks = CloudLinkSupervisor(links: configuration.cloudLinks)
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
         self.plugins = SourceRegistry.plugins(
             configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly,
@@ -95,7 +85,7 @@ public struct BridgeState: Sendable {
         for index in plugins.indices {
             var events: [SourceEvent] = []
             plugins[index].start(into: &events)
-            apply(events, from: index, topic: "", payload: [], now: Date(), effects: &effects)
+            apply(events, from: index, topic: "", payload: [], now: now, effects: &effects)
         }
         startLogs = effects.logs
     }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 public import TraitBridgeJSON
 public import TraitBridgeModel
 import TraitBridgeMapping
@@ -110,7 +111,7 @@ struct PendingCommand: Sendable {
     var deviceID: DeviceID
     var correlationID: String?
     var expected: [AttributeUpdateKey: AttributeValue]
-    var deadline: ContinuousClock.Instant
+    var deadline: Date
     var sink: CommandSink
     /// EXECUTE requests sent over cloud links and not yet answered SUCCESS, by request id (also
     /// the follow-up token): the link each went to and the values it covers.

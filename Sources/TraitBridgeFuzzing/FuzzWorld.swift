@@ -53,7 +53,7 @@ struct FuzzWorld: Sendable {
             graph: try HomeGraph(), generic: generic, cloud: table,
             tasmota: try TasmotaTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
             shelly: try ShellyTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
-            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog))
+            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog), now: Date())
         var retained: [String: [UInt8]] = [:]
         var stored: [(name: String, bytes: [UInt8])] = []
         var written: [DeviceRecord] = []
@@ -97,7 +97,7 @@ struct FuzzWorld: Sendable {
         guard let graph = try? HomeGraph() else { return }
         var state = BridgeState(
             configuration: prepared.configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
-            cloud: cloud.table)
+            cloud: cloud.table, now: Date())
         var rows: [DeviceStore.Row] = []
         for (index, message) in messages.enumerated() {
             guard let id = try? DeviceID("z2m-fuzz\(index)") else { continue }
@@ -251,7 +251,7 @@ struct FuzzWorld: Sendable {
             guard let graph = try? HomeGraph() else { return }
             var state = BridgeState(
                 configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
-                generic: devices)
+                generic: devices, now: Date())
             Self.check(state.brokerConnected(now: start))
         }
     }

@@ -58,7 +58,7 @@ struct BridgeIntegrationTests {
         let state = BridgeState(
             configuration: BridgeConfiguration(brokerDescription: broker.url, zigbee2mqtt: .init(locality: .localPeer)),
             catalog: catalog, zigbee2mqtt: try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog),
-            graph: try HomeGraph(), generic: generic)
+            graph: try HomeGraph(), generic: generic, now: Date())
         var logger = Logger(label: "test")
         logger.logLevel = .error
         let bridge = Bridge(state: state, client: MQTTClientConfiguration(broker: try BrokerURL(broker.url)), store: nil, logger: logger)

@@ -38,7 +38,7 @@ enum EngineFixtures {
         let homeAssistant = withHomeAssistant ? try HomeAssistantTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         return BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), cloud: cloud, tasmota: tasmota, shelly: shelly,
-            homeAssistant: homeAssistant)
+            homeAssistant: homeAssistant, now: Date())
     }
 
     static func corpusBytes(_ relativePath: String) throws -> [UInt8] {

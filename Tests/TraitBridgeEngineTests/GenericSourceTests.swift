@@ -19,7 +19,7 @@ struct GenericSourceTests {
         var state = BridgeState(
             configuration: BridgeConfiguration(
                 brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
-            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), generic: generic)
+            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), generic: generic, now: Date())
         _ = state.brokerConnected(now: Date())
         return state
     }

@@ -17,7 +17,7 @@ struct SourceInstancesTests {
         configuration.zigbee2mqttInstances.append(
             .init(instance: "upstairs", baseTopic: "z2m-upstairs", locality: .direct))
         var state = BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph())
+            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
         _ = state.brokerConnected(now: Date())
         return state
     }
