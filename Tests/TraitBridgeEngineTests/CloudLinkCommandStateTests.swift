@@ -147,8 +147,12 @@ struct CloudLinkCommandStateTests {
         let third = try send(&quick, "door", unlock)
         _ = quick.applyLinkExecute(
             Self.answer(#"{"ids":["door"],"status":"PENDING"}"#), link: "p", requestID: third.requestID, now: now)
-        Thread.sleep(forTimeInterval: 0.01)
-        #expect(quick.tick(now: now).publications.allSatisfy { !$0.topic.hasSuffix("/set/result") }, "follow-up time")
+        // Past the command timeout (1 ms), within the follow-up time (60 s): still waiting.
+        #expect(
+            quick.tick(now: now.addingTimeInterval(30)).publications.allSatisfy { !$0.topic.hasSuffix("/set/result") },
+            "follow-up time")
+        let late = quick.tick(now: now.addingTimeInterval(61))
+        #expect(result(late, "door")?.contains(#""status":"assumed""#) == true, "\(result(late, "door") ?? "none")")
     }
 
     @Test("a doorbell notification is a device event; a removed link takes its devices with it")
