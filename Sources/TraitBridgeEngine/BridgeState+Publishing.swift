@@ -30,7 +30,7 @@ extension BridgeState {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
             if source?.family == GoogleC2C.family { continue }
             let resolved: TraitConnectivity
-            if let source, let known = references[source] {
+            if let source, let known = directory[source] {
                 // Its plug-in's chain: the source bridge (if it has one) and the device's (or entity's) own word.
                 resolved = ConnectivityChain.resolve(
                     broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[known.plugin],

@@ -29,10 +29,7 @@ extension BridgeState {
             }
         }
         if changed { runtime[id, default: DeviceRuntime()].lastUpdate = now }
-        for reference in seen {
-            references[reference]?.liveness.lastSeen = now
-            references[reference]?.liveness.lastTopic = topic
-        }
+        for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)
         refresh(id, now: now, effects: &effects, valuesChanged: changed)
     }

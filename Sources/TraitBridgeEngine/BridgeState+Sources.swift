@@ -127,7 +127,7 @@ extension BridgeState {
             effects.log(
                 isOnline ? .info : .warning, "\(origin ?? family + " bridge") is \(isOnline ? "online" : "offline")",
                 ["tb.mqtt.topic": topic, "tb.source": family])
-            for id in plugins[index].deviceIDs { refresh(members[id]?.target ?? id, now: now, effects: &effects) }
+            for id in plugins[index].deviceIDs { refresh(directory.target(of: id) ?? id, now: now, effects: &effects) }
         case .route(let topics):
             for routed in topics { routes[routed, default: SourceRoute(first: index)].insert(index) }
         case .unroute(let topics):
@@ -139,7 +139,7 @@ extension BridgeState {
                 Outgoing(
                     topic: message.topic, payload: message.payload, isRetained: false, channel: plugins[index].channel))
         case .commandFailed(let id, let reason):
-            failCommands(on: members[id]?.target ?? id, reason: reason, now: now, effects: &effects)
+            failCommands(on: directory.target(of: id) ?? id, reason: reason, now: now, effects: &effects)
         case .keepUntilKnown:
             keepPending(topic: topic, payload: payload, effects: &effects)
         case .replay(let topics):
@@ -180,10 +180,10 @@ extension BridgeState {
                     .notSupported,
                     "device '\(id)' has no source that accepts these commands yet (not discovered since start)")
             }
-            let own = references[reference]?.owner ?? id
+            let own = directory[reference]?.owner ?? id
             var local = write
             if own != id,
-                let original = members[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key
+                let original = directory[own]?.keyMap.first(where: { $0.value == write.address.deviceTypeKey })?.key
             {
                 local.address.deviceTypeKey = original
             }

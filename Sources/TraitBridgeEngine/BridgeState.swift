@@ -34,19 +34,10 @@ public struct BridgeState: Sendable {
     var isHealthChanged = true
 
     var broker = LinkState()
-    /// Each source reference (a device, a Home Assistant entity): its plug-in, member, locality and
-    /// what it said of itself — one lookup per source on the hot path (``ReferenceRuntime``).
-    var references: [SourceReference: ReferenceRuntime] = [:]
     /// The events of the message being handled (kept to reuse its storage).
     var eventBuffer: [SourceEvent] = []
-    /// Devices the plug-ins described, by their own id; the members joined to each device; those
-    /// waiting for their `mergeWith` target; the topics kept for members not placed yet; devices
-    /// that just moved in, for their values.
-    var members: [DeviceID: SourceMember] = [:]
-    var joined: [DeviceID: Set<DeviceID>] = [:]
-    var waitingFor: [DeviceID: Set<DeviceID>] = [:]
-    var waitingTopics: [DeviceID: Set<String>] = [:]
-    var carried: [DeviceID: [Device]] = [:]
+    /// The sources' devices: each member and its target, joins, waits, and each source reference.
+    var directory = MemberDirectory()
     /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
     var runtime: [DeviceID: DeviceRuntime] = [:]
     /// Commands waiting for their echo, EXECUTE requests, group commands and scene runs, wrong PINs.
@@ -222,11 +213,11 @@ public struct BridgeState: Sendable {
         expireCommands(now: now, effects: &effects)
         sweepStaleLinkDevices(now: now, effects: &effects)
         automationsTick(now: now, effects: &effects)
-        for reference in references.values where reference.liveness.availability.status == .unknown {
+        for reference in directory.allReferences where reference.liveness.availability.status == .unknown {
             let live = reference.liveness
             guard let lastSeen = live.lastSeen,
                 now.timeIntervalSince(lastSeen) > Double(live.stalenessBudget.components.seconds),
-                let target = reference.owner.flatMap({ members[$0]?.target })
+                let target = reference.owner.flatMap({ directory.target(of: $0) })
             else { continue }
             refresh(target, now: now, effects: &effects)
         }
@@ -289,8 +280,8 @@ extension BridgeState {
     /// Devices heard from since `date` (for the registry's last-seen times).
     public func devicesSeen(since date: Date) -> [DeviceID] {
         var seen: Set<DeviceID> = []
-        for reference in references.values where (reference.liveness.lastSeen ?? .distantPast) > date {
-            if let target = reference.owner.flatMap({ members[$0]?.target }) { seen.insert(target) }
+        for reference in directory.allReferences where (reference.liveness.lastSeen ?? .distantPast) > date {
+            if let target = reference.owner.flatMap({ directory.target(of: $0) }) { seen.insert(target) }
         }
         return seen.sorted()
     }
@@ -324,14 +315,4 @@ struct DeviceRuntime: Sendable, Hashable {
         publishedState = nil
         publishedDescription = nil
     }
-}
-
-/// What the bridge knows of one source reference (a device, a Home Assistant entity, a generic
-/// mapping): the plug-in that feeds it, the member it belongs to (nil before its device is
-/// described), the locality of its traits and what it said of itself.
-struct ReferenceRuntime: Sendable {
-    var plugin: Int
-    var owner: DeviceID?
-    var locality: TraitLocality
-    var liveness: DeviceLiveness
 }
