@@ -59,9 +59,7 @@ extension BridgeState {
     /// Counts one refusal by `kind` and logs it: the first, then at every power of two, so a flood
     /// of 50 000 refusals is 16 log lines that each say how many so far.
     mutating func refuseAtLimit(_ kind: LimitKind, topic: String, _ detail: String, effects: inout BridgeEffects) {
-        let count = limitCounts[kind, default: 0] + 1
-        limitCounts[kind] = count
-        isHealthChanged = true
+        let count = sources.countRefusal(kind)
         guard count & (count - 1) == 0 else { return }
         let limit = configuration.limits.named.first { $0.name == kind.rawValue }?.value ?? 0
         effects.log(
@@ -80,11 +78,7 @@ extension BridgeState {
 
     /// The largest payload taken on `topic`: lists and requests may be larger than device messages.
     func payloadLimit(_ topic: String) -> Int {
-        if let index = routes[topic]?.first ?? plugins.firstIndex(where: { $0.claims(topic) }),
-            plugins[index].carriesList(topic)
-        {
-            return configuration.limits.listBytes
-        }
+        if sources.carriesList(topic) { return configuration.limits.listBytes }
         if topic.hasPrefix(configuration.prefix + "/bridge/request/") || topic == cloudResponseTopic {
             return configuration.limits.listBytes
         }
@@ -97,17 +91,17 @@ extension BridgeState {
         var limits = JSONObject()
         for (name, value) in configuration.limits.named { limits.append(name, .int(Int64(value))) }
         var refused = JSONObject()
-        for kind in LimitKind.allCases { refused.append(kind.rawValue, .int(Int64(limitCounts[kind, default: 0]))) }
+        for kind in LimitKind.allCases { refused.append(kind.rawValue, .int(Int64(sources.refusalCount(kind)))) }
         var devices = JSONObject()
-        for plugin in plugins {
+        for plugin in sources.allPlugins {
             devices.append(
                 plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)",
                 .int(Int64(plugin.deviceCount)))
         }
         devices.append("all", .int(Int64(graph.devices.count)))
         var pending = JSONObject()
-        pending.append("messages", .int(Int64(self.pending.count)))
-        pending.append("bytes", .int(Int64(self.pending.bytes)))
+        pending.append("messages", .int(Int64(sources.pendingCount)))
+        pending.append("bytes", .int(Int64(sources.pendingBytes)))
         pending.append("commands", .int(Int64(commands.waitingCount)))
         var root: JSONObject = [
             "limits": .object(limits), "refused": .object(refused), "devices": .object(devices),
@@ -119,8 +113,7 @@ extension BridgeState {
 
     /// Publishes the health topic when something changed since it was last published.
     mutating func publishHealthIfChanged(effects: inout BridgeEffects) {
-        guard isHealthChanged, broker.status == .up else { return }
-        isHealthChanged = false
+        guard sources.takeHealthChange() else { return }
         effects.publish(healthTopic, healthPayload(), retain: true, qos: 1)
     }
 }

@@ -225,7 +225,7 @@ extension BridgeState {
 
     /// Publishes an automation's topics when they changed; clears them when it is gone.
     mutating func publishAutomation(_ id: AutomationID, effects: inout BridgeEffects) {
-        guard broker.status == .up else { return }
+        guard sources.broker.status == .up else { return }
         let topic = "\(automationsTopic)/\(id.rawValue)"
         var current: [(String, [UInt8])] = []
         if let automation = automations.scheduler.automations[id] {

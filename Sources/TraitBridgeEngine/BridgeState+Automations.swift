@@ -139,7 +139,7 @@ extension BridgeState {
     /// Time passed: due timers, holds and end actions; fires that waited for the broker; and the
     /// bridge's clock in the registry once a minute (for the fires missed while it is down).
     mutating func automationsTick(now: Date, effects: inout BridgeEffects) {
-        if broker.status == .up, !automations.waiting.isEmpty {
+        if sources.broker.status == .up, !automations.waiting.isEmpty {
             let waiting = automations.waiting
             automations.waiting = []
             for fire in waiting { runAutomation(fire, now: now, effects: &effects) }

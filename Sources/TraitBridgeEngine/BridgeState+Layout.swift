@@ -122,7 +122,7 @@ extension BridgeState {
 
     /// Publishes every layout topic whose payload changed and clears those that went away.
     mutating func publishLayout(effects: inout BridgeEffects) {
-        guard broker.status == .up else { return }
+        guard sources.broker.status == .up else { return }
         var current: [String: [UInt8]] = [:]
         for home in graph.homes {
             current["\(homesTopic)/\(home.id.rawValue)"] = homeDocument(home).serializedBytes()
@@ -148,7 +148,7 @@ extension BridgeState {
 
     /// One scene's topic (after a run: its last run), not the whole layout.
     mutating func publishScene(_ id: SceneID, effects: inout BridgeEffects) {
-        guard broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else { return }
+        guard sources.broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else { return }
         let topic = "\(scenesTopic)/\(id.rawValue)"
         let payload = sceneDocument(scene, in: home).serializedBytes()
         let hash = DeviceRuntime.hash(payload)

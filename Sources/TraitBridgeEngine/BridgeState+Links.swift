@@ -36,7 +36,7 @@ extension BridgeState {
         for problem in result.problems.prefix(20) {
             effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
         }
-        if cloudLinks.succeeded(link) || !result.devices.isEmpty { isHealthChanged = true }
+        if cloudLinks.succeeded(link) || !result.devices.isEmpty { sources.markHealthChanged() }
         publishHealthIfChanged(effects: &effects)
         return effects
     }
@@ -53,7 +53,7 @@ extension BridgeState {
                 refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
             }
             effects.log(.info, "link \(link): \(c2cID) \(why)", ["tb.link": link])
-            isHealthChanged = true
+            sources.markHealthChanged()
         }
     }
 
@@ -72,7 +72,7 @@ extension BridgeState {
             }
             dropLinkDevices(gone, keeping: [], why: "went with its link", now: now, effects: &effects)
         }
-        if changed { isHealthChanged = true }
+        if changed { sources.markHealthChanged() }
         publishHealthIfChanged(effects: &effects)
         return effects
     }
@@ -91,7 +91,7 @@ extension BridgeState {
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
             if cloudLinks.succeeded(link) {
-                isHealthChanged = true
+                sources.markHealthChanged()
                 publishHealthIfChanged(effects: &effects)
             }
         } else {
@@ -118,7 +118,7 @@ extension BridgeState {
         _ link: String, error: String, state: TraitConnectivityState, now: Date, effects: inout BridgeEffects
     ) {
         let (since, isChanged) = cloudLinks.failed(link, error: error, now: now)
-        if isChanged { isHealthChanged = true }
+        if isChanged { sources.markHealthChanged() }
         effects.log(.warning, "cloud link \(link): \(error)", ["tb.link": link])
         let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
         for (_, runtime) in cloudImports.devices(ofInstance: link) {

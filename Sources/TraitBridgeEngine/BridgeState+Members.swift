@@ -13,7 +13,7 @@ extension BridgeState {
         if !described.traitDefinitions.isEmpty || !described.deviceTypeDefinitions.isEmpty {
             catalog.addDiscovered(traits: described.traitDefinitions, deviceTypes: described.deviceTypeDefinitions)
         }
-        directory.record(described, plugin: plugin, locality: described.locality ?? plugins[plugin].locality)
+        directory.record(described, plugin: plugin, locality: described.locality ?? sources[plugin].locality)
         place(id, now: now, effects: &effects)
     }
 
@@ -52,7 +52,7 @@ extension BridgeState {
         if let member = directory[id] { return member.described.joining == .owns }
         // A device the registry restored, before its source describes it again.
         return graph.devices[id]?.sources.contains { reference in
-            pluginIndex(of: reference).map { !plugins[$0].joinsOtherDevices } ?? false
+            sources.index(of: reference).map { !sources[$0].joinsOtherDevices } ?? false
         } ?? false
     }
 
@@ -92,7 +92,7 @@ extension BridgeState {
         let previous = graph.devices[id]
         let own = directory[id].flatMap { $0.target == id ? $0.described : nil }
         guard var device = own?.device ?? previous.map(withoutJoinedTypes) else { return }
-        let family = directory[id].map { plugins[$0.plugin].family } ?? device.sources.first?.family ?? ""
+        let family = directory[id].map { sources[$0.plugin].family } ?? device.sources.first?.family ?? ""
         for other in directory.joined(to: id) { attach(other, to: &device) }
         attachCloud(to: &device, effects: &effects)
         // Values, last updates and connectivity: from the device as it was, and from any that just moved in.
@@ -134,7 +134,7 @@ extension BridgeState {
     private mutating func attach(_ id: DeviceID, to device: inout Device) {
         guard let member = directory[id] else { return }
         let prefix =
-            member.described.keyPrefix.isEmpty ? plugins[member.plugin].family + "-" : member.described.keyPrefix
+            member.described.keyPrefix.isEmpty ? sources[member.plugin].family + "-" : member.described.keyPrefix
         var keyMap: [String: String] = [:]
         for var type in member.described.device.deviceTypes {
             let original = type.key
@@ -193,7 +193,7 @@ extension BridgeState {
     private mutating func replayWaiting(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
         guard directory.target(of: id) != nil, let topics = directory.takeWaitingTopics(of: id) else { return }
         for topic in topics.sorted() {
-            guard var payload = takePending(topic) else { continue }
+            guard var payload = sources.takePending(topic) else { continue }
             _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
         }
     }
@@ -242,8 +242,8 @@ extension BridgeState {
         // A reference not described yet (a Shelly's `online` came first) is kept for when it is.
         guard
             directory.setAvailability(
-                reference, availability, plugin: plugin, locality: plugins[plugin].locality,
-                staleness: plugins[plugin].staleness)
+                reference, availability, plugin: plugin, locality: sources[plugin].locality,
+                staleness: sources[plugin].staleness)
         else { return }
         if let target = directory.target(of: reference) {
             refresh(target, now: now, effects: &effects)

@@ -24,39 +24,41 @@ extension BridgeState {
         valuesChanged: Bool = true,
         description precomputed: (bytes: [UInt8], hash: Int)? = nil
     ) {
-        guard let sources = graph.readDevice(id, { $0.sources }) else { return }
+        guard let references = graph.readDevice(id, { $0.sources }) else { return }
         var connectivityChanged = false
-        for source in sources.isEmpty ? [nil] : sources.map(Optional.some) {
+        for source in references.isEmpty ? [nil] : references.map(Optional.some) {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
             if source?.family == GoogleC2C.family { continue }
             let resolved: TraitConnectivity
             if let source, let known = directory[source] {
                 // Its plug-in's chain: the source bridge (if it has one) and the device's (or entity's) own word.
                 resolved = ConnectivityChain.resolve(
-                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[known.plugin],
+                    broker: sources.broker, brokerURL: configuration.brokerDescription,
+                    sourceBridge: sources.sourceLink(known.plugin),
                     device: known.liveness, locality: known.locality, now: now)
-            } else if let source, let index = pluginIndex(of: source) {
+            } else if let source, let index = sources.index(of: source) {
                 // Restored from the registry, not described again yet.
                 resolved = ConnectivityChain.resolve(
-                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: sourceLinks[index],
-                    device: DeviceLiveness(stalenessBudget: plugins[index].staleness),
-                    locality: plugins[index].locality, now: now)
+                    broker: sources.broker, brokerURL: configuration.brokerDescription,
+                    sourceBridge: sources.sourceLink(index),
+                    device: DeviceLiveness(stalenessBudget: sources[index].staleness),
+                    locality: sources[index].locality, now: now)
             } else {
                 // A device the registry restored whose source is not configured now.
                 let live = DeviceLiveness(stalenessBudget: .seconds(600))
                 resolved = ConnectivityChain.resolve(
-                    broker: broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
+                    broker: sources.broker, brokerURL: configuration.brokerDescription, sourceBridge: LinkState(),
                     device: live, locality: .localPeer, now: now)
             }
             let changed =
                 (try? graph.modifyDevice(id) { device in
                     device.setConnectivity(
                         resolved.state, locality: resolved.locality, reason: resolved.reason ?? .neverHeard,
-                        forTraitsOf: sources.count > 1 ? source : nil, time: resolved.since ?? now)
+                        forTraitsOf: references.count > 1 ? source : nil, time: resolved.since ?? now)
                 }) ?? false
             connectivityChanged = connectivityChanged || changed
         }
-        guard broker.status == .up else { return }
+        guard sources.broker.status == .up else { return }
         let known = runtime[id]  // one lookup for what was published and when the values last changed
         if valuesChanged || connectivityChanged || known?.publishedState == nil {
             let lastUpdate = known?.lastUpdate
@@ -146,10 +148,10 @@ extension BridgeState {
 
     /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.
     func sourceBindings(of device: Device, at address: TraitAddress) -> [SourceBinding]? {
-        guard let reference = device.trait(at: address)?.source, let index = pluginIndex(of: reference) else {
+        guard let reference = device.trait(at: address)?.source, let index = sources.index(of: reference) else {
             return nil
         }
-        return plugins[index].bindings(of: device.id, at: address)
+        return sources[index].bindings(of: device.id, at: address)
     }
 
     /// The metadata of the attributes a device feeds, narrowed to what the device itself declares:

@@ -12,9 +12,9 @@ extension BridgeState {
     mutating func deliverToSource(
         topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
     ) -> Bool {
-        if let route = routes[topic] {
+        if let route = sources.route(topic) {
             deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
-        } else if let index = plugins.firstIndex(where: { $0.channel == nil && $0.claims(topic) }) {
+        } else if let index = sources.claimant(topic) {
             deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
         } else {
             return false
@@ -23,7 +23,7 @@ extension BridgeState {
     }
 
     /// The edge connections the plug-ins read from.
-    public var channels: [String] { plugins.compactMap(\.channel) }
+    public var channels: [String] { sources.allPlugins.compactMap(\.channel) }
 
     /// A message from a plug-in's own edge connection (a Matter Server's WebSocket), never from
     /// the broker: bounded like a broker message, then handed to the plug-in of that channel.
@@ -31,12 +31,12 @@ extension BridgeState {
         -> BridgeEffects
     {
         var effects = BridgeEffects()
-        guard let index = plugins.firstIndex(where: { $0.channel == channel && $0.claims(topic) }) else {
+        guard let index = sources.claimant(topic, channel: channel) else {
             effects.log(.warning, "no source takes messages of \(channel)", ["tb.mqtt.topic": topic])
             return effects
         }
         let limits = configuration.limits
-        let limit = plugins[index].carriesList(topic) ? limits.listBytes : limits.messageBytes
+        let limit = sources[index].carriesList(topic) ? limits.listBytes : limits.messageBytes
         guard payload.count <= limit else {
             refuseAtLimit(
                 payload.count > configuration.limits.listBytes ? .listBytes : .messageBytes, topic: topic,
@@ -60,39 +60,22 @@ extension BridgeState {
         }
     }
 
-    /// A payload this large is let go once the plug-in has read it, unless an event still needs it:
-    /// a 45 MB device list is not held while its 10 000 devices are described.
-    static let releasedPayloadBytes = 1 << 16
-
     /// `mayRelease`: no other plug-in reads the payload after this one, so it may be let go (set
     /// empty) once read; the caller's copy must be this one for the memory to go back.
     mutating func deliver(
         to index: Int, topic: String, payload: inout [UInt8], mayRelease: Bool, now: Date,
         effects: inout BridgeEffects
     ) {
-        // One buffer, reused: a replay inside `apply` finds it taken and makes its own. Kept only
-        // while small: a 10 000-device list's events would hold ~10 MB of room for good.
-        var events = eventBuffer
-        eventBuffer = []
-        defer {
-            if events.capacity <= Self.eventBufferCapacity {
-                events.removeAll(keepingCapacity: true)
-                eventBuffer = events
-            }
-        }
-        do {
-            let message = SourceMessage(
-                topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
-            plugins[index].receive(message, into: &events)
-        }
-        if mayRelease, payload.count >= Self.releasedPayloadBytes, !events.contains(where: \.needsPayload) {
+        // One buffer, reused: a replay inside `apply` finds it taken and makes its own.
+        let message = SourceMessage(
+            topic: topic, payload: payload, now: now, deviceLimit: configuration.limits.devicesPerSource)
+        let events = sources.receive(message, plugin: index)
+        if mayRelease, payload.count >= SourceIngress.releasedPayloadBytes, !events.contains(where: \.needsPayload) {
             payload = []
         }
         apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
+        sources.recycle(events)
     }
-
-    /// The most events whose room ``eventBuffer`` keeps between messages.
-    static let eventBufferCapacity = 64
 
     mutating func apply(
         _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date,
@@ -108,7 +91,7 @@ extension BridgeState {
         _ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], now: Date,
         effects: inout BridgeEffects
     ) {
-        var family: String { plugins[index].family }  // only for what is logged: not asked per value message
+        var family: String { sources[index].family }  // only for what is logged: not asked per value message
         switch event {
         case .described(let described):
             describe(described, plugin: index, now: now, effects: &effects)
@@ -121,23 +104,22 @@ extension BridgeState {
                 reference, isOnline: isOnline, plugin: index, topic: origin ?? topic, isTopic: origin == nil, now: now,
                 effects: &effects)
         case .sourceAvailability(let isOnline, let origin):
-            let status: LinkState.Status = isOnline ? .up : .down
-            guard sourceLinks[index].status != status else { return }
-            sourceLinks[index] = LinkState(status: status, since: now, origin: origin ?? topic)
+            let link = LinkState(status: isOnline ? .up : .down, since: now, origin: origin ?? topic)
+            guard sources.setSourceLink(index, link) else { return }
             effects.log(
                 isOnline ? .info : .warning, "\(origin ?? family + " bridge") is \(isOnline ? "online" : "offline")",
                 ["tb.mqtt.topic": topic, "tb.source": family])
-            for id in plugins[index].deviceIDs { refresh(directory.target(of: id) ?? id, now: now, effects: &effects) }
+            for id in sources[index].deviceIDs { refresh(directory.target(of: id) ?? id, now: now, effects: &effects) }
         case .route(let topics):
-            for routed in topics { routes[routed, default: SourceRoute(first: index)].insert(index) }
+            sources.addRoutes(topics, to: index)
         case .unroute(let topics):
-            for routed in topics { routes[routed] = routes[routed]?.removing(index) }
+            sources.removeRoutes(topics, from: index)
         case .subscribe(let filters):
             effects.subscriptions += filters
         case .publish(let message):
             effects.publications.append(
                 Outgoing(
-                    topic: message.topic, payload: message.payload, isRetained: false, channel: plugins[index].channel))
+                    topic: message.topic, payload: message.payload, isRetained: false, channel: sources[index].channel))
         case .commandFailed(let id, let reason):
             failCommands(on: directory.target(of: id) ?? id, reason: reason, now: now, effects: &effects)
         case .keepUntilKnown:
@@ -145,7 +127,7 @@ extension BridgeState {
         case .replay(let topics):
             for waiting in topics { replayPending(waiting, now: now, effects: &effects) }
         case .replayUnder(let prefix):
-            for waiting in pending.topics(under: prefix) { replayPending(waiting, now: now, effects: &effects) }
+            for waiting in sources.pendingTopics(under: prefix) { replayPending(waiting, now: now, effects: &effects) }
         case .refusedDevice(let what):
             refuseAtLimit(.devicesPerSource, topic: topic, what, effects: &effects)
         case .log(let level, let message, let device):
@@ -157,13 +139,8 @@ extension BridgeState {
 
     /// Handles again a message kept before its device was known.
     private mutating func replayPending(_ topic: String, now: Date, effects: inout BridgeEffects) {
-        guard var payload = takePending(topic) else { return }
+        guard var payload = sources.takePending(topic) else { return }
         _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
-    }
-
-    /// The plug-in a trait's source reference names.
-    func pluginIndex(of reference: SourceReference) -> Int? {
-        plugins.firstIndex { $0.family == reference.family && $0.instance == reference.instance }
     }
 
     /// The messages for writes on traits plug-ins feed, one plug-in at a time; a write whose
@@ -174,7 +151,7 @@ extension BridgeState {
         // By the member that feeds each trait (its own id and keys, when it joined this device).
         var byMember: [DeviceID: (plugin: Int, writes: [AttributeUpdate])] = [:]
         for write in writes {
-            guard let reference = device?.trait(at: write.address)?.source, let index = pluginIndex(of: reference)
+            guard let reference = device?.trait(at: write.address)?.source, let index = sources.index(of: reference)
             else {
                 throw CommandFailure(
                     .notSupported,
@@ -192,8 +169,8 @@ extension BridgeState {
         var outgoing: [Outgoing] = []
         for (own, planned) in byMember.sorted(by: { $0.key < $1.key }) {
             do {
-                let channel = plugins[planned.plugin].channel
-                outgoing += try plugins[planned.plugin].commands(for: planned.writes, on: own).map {
+                let channel = sources[planned.plugin].channel
+                outgoing += try sources.commands(for: planned.writes, on: own, plugin: planned.plugin).map {
                     Outgoing(topic: $0.topic, payload: $0.payload, isRetained: false, channel: channel)
                 }
             } catch {
@@ -216,23 +193,6 @@ extension BridgeLogLine.Level {
         case .warning: self = .warning
         case .error: self = .error
         }
-    }
-}
-
-/// The plug-ins an exact topic goes to: nearly always one (no array to allocate), sometimes more.
-struct SourceRoute: Sendable, Hashable {
-    var first: Int
-    var others: [Int] = []
-
-    mutating func insert(_ index: Int) {
-        if index != first && !others.contains(index) { others.append(index) }
-    }
-
-    /// Without `index`; nil when nothing is left.
-    func removing(_ index: Int) -> SourceRoute? {
-        guard index == first else { return SourceRoute(first: first, others: others.filter { $0 != index }) }
-        guard let next = others.first else { return nil }
-        return SourceRoute(first: next, others: Array(others.dropFirst()))
     }
 }
 

@@ -17,25 +17,12 @@ public struct BridgeState: Sendable {
     public internal(set) var configuration: BridgeConfiguration
     /// The mappings' catalog, plus what sources discovered (vendor-namespaced definitions).
     public internal(set) var catalog: Catalog
-    /// The source plug-ins, in claim order; a route or a trait's source names one by index.
-    var plugins: [any SourcePlugin]
-    /// Each plug-in's source bridge (zigbee2mqtt's `bridge/state`); unknown for those without one.
-    var sourceLinks: [LinkState]
+    /// The way in: the broker link, the plug-ins and their source bridges, routes, kept messages, refusals.
+    var sources: SourceIngress
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
     public let cloud: GoogleC2C?
 
     public internal(set) var graph: HomeGraph
-    /// Exact topic → the plug-in it goes to: dispatch is one dictionary lookup, never a scan.
-    var routes: [String: SourceRoute] = [:]
-    /// The newest message per topic that arrived before its device was known.
-    var pending = PendingMessages()
-    /// What each limit refused since start, and whether the health topic must be published again.
-    var limitCounts: [LimitKind: Int] = [:]
-    var isHealthChanged = true
-
-    var broker = LinkState()
-    /// The events of the message being handled (kept to reuse its storage).
-    var eventBuffer: [SourceEvent] = []
     /// The sources' devices: each member and its target, joins, waits, and each source reference.
     var directory = MemberDirectory()
     /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
@@ -66,16 +53,15 @@ public struct BridgeState: Sendable {
         self.graph = graph
         self.cloudLinks = CloudLinkSupervisor(links: configuration.cloudLinks)
         self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
-        self.plugins = SourceRegistry.plugins(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota, shelly: shelly,
-            homeAssistant: homeAssistant, generic: generic)
-        self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
+        self.sources = SourceIngress(
+            plugins: SourceRegistry.plugins(
+                configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota,
+                shelly: shelly, homeAssistant: homeAssistant, generic: generic))
         // What plug-ins know before any message (generic mappings); nothing is published before a
         // connect, and their log lines wait in `startLogs` for the runtime to write them.
         var effects = BridgeEffects()
-        for index in plugins.indices {
-            var events: [SourceEvent] = []
-            plugins[index].start(into: &events)
+        for index in sources.indices {
+            let events = sources.start(index)
             apply(events, from: index, topic: "", payload: [], now: now, effects: &effects)
         }
         startLogs = effects.logs
@@ -100,7 +86,7 @@ public struct BridgeState: Sendable {
     /// the broker is up: what is published while it is down is dropped, never performed).
     mutating func performSliceIfDue(_ effects: inout BridgeEffects) {
         // Per event on the message path: the count first, the closure (a retain) only when due.
-        guard let limit = effectsSlice?.publications, effects.publications.count >= limit, broker.status == .up,
+        guard let limit = effectsSlice?.publications, effects.publications.count >= limit, sources.broker.status == .up,
             let slice = effectsSlice
         else { return }
         var due = BridgeEffects()
@@ -115,7 +101,7 @@ public struct BridgeState: Sendable {
             "\(configuration.prefix)/bridge/request/+/+",
         ]
         if cloud != nil { filters.append(cloudResponseTopic) }
-        let requested = plugins.flatMap(\.subscriptions)
+        let requested = sources.allPlugins.flatMap(\.subscriptions)
         // An exact topic a wildcard filter already covers (a generic mapping on `zigbee2mqtt/…`)
         // is not subscribed twice.
         let wildcards = (filters + requested).filter { $0.contains("+") || $0.contains("#") }
@@ -160,7 +146,7 @@ public struct BridgeState: Sendable {
                 "a message of \(payload.count) bytes", effects: &effects)
             return effects
         }
-        if let route = routes[topic] {
+        if let route = sources.route(topic) {
             deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
@@ -179,14 +165,14 @@ public struct BridgeState: Sendable {
     /// own (never assume the broker kept them), and let connectivity follow what arrives next.
     public mutating func brokerConnected(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
-        broker = LinkState(status: .up, since: now, origin: configuration.brokerDescription)
+        sources.setBroker(LinkState(status: .up, since: now, origin: configuration.brokerDescription))
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         for id in runtime.keys { runtime[id]?.forgetPublished() }
         refreshAll(now: now, effects: &effects)
         for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
         publishLayout(effects: &effects)
         publishAutomations(effects: &effects)
-        isHealthChanged = true
+        sources.markHealthChanged()
         publishHealthIfChanged(effects: &effects)
         effects.log(
             .info, "connected; republished \(graph.devices.count) devices",
@@ -198,7 +184,7 @@ public struct BridgeState: Sendable {
     /// Nothing can be published now; the states are published again on reconnect.
     public mutating func brokerDisconnected(now: Date, reason: String) -> BridgeEffects {
         var effects = BridgeEffects()
-        broker = LinkState(status: .down, since: now, origin: configuration.brokerDescription)
+        sources.setBroker(LinkState(status: .down, since: now, origin: configuration.brokerDescription))
         refreshAll(now: now, effects: &effects)
         effects.publications.removeAll()
         effects.log(
@@ -250,29 +236,12 @@ public struct BridgeState: Sendable {
         return try? DeviceID(String(middle))
     }
 
-    /// Keeps the newest message of a topic whose device is not known yet. Past the count or byte
-    /// bound the oldest kept message makes room (counted and logged as a refusal of that one).
+    /// Keeps the newest message of a topic whose device is not known yet (what the bounds
+    /// refused to make room is counted and said).
     mutating func keepPending(topic: String, payload: [UInt8], effects: inout BridgeEffects) {
-        let limits = configuration.limits
-        guard payload.count <= limits.pendingBytes else {
-            refuseAtLimit(
-                .pendingBytes, topic: topic, "keeping a \(payload.count)-byte message for a device not known yet",
-                effects: &effects)
-            return
+        for refusal in sources.keepPending(topic, payload, limits: configuration.limits) {
+            refuseAtLimit(refusal.kind, topic: refusal.topic, refusal.detail, effects: &effects)
         }
-        pending.keep(topic, payload)
-        while pending.count > limits.pendingMessages || pending.bytes > limits.pendingBytes, pending.count > 1,
-            let oldest = pending.evictOldest()
-        {
-            refuseAtLimit(
-                pending.count >= limits.pendingMessages ? .pendingMessages : .pendingBytes, topic: oldest,
-                "the oldest message kept for a device not known yet, to make room", effects: &effects)
-        }
-    }
-
-    /// Takes the message kept for `topic`, if any.
-    mutating func takePending(_ topic: String) -> [UInt8]? {
-        pending.take(topic)
     }
 }
 

@@ -24,10 +24,10 @@ struct StateMemoryTests {
             topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(300), now: Date())
         #expect(effects.storeChanges.count == 300)
         #expect(state.graph.devices.count == 300)
-        #expect(state.eventBuffer.capacity <= BridgeState.eventBufferCapacity, "\(state.eventBuffer.capacity)")
+        #expect(state.sources.keptEventCapacity <= SourceIngress.eventBufferCapacity, "\(state.sources.keptEventCapacity)")
         // A small message still reuses the buffer it leaves.
         _ = state.receive("zigbee2mqtt/Light 1", #"{"state":"ON","brightness":20}"#)
-        #expect(state.eventBuffer.capacity > 0 && state.eventBuffer.capacity <= BridgeState.eventBufferCapacity)
+        #expect(state.sources.keptEventCapacity > 0 && state.sources.keptEventCapacity <= SourceIngress.eventBufferCapacity)
     }
 
     @Test("the state is published when its bytes change and only then, compared by hash")
@@ -54,11 +54,11 @@ struct StateMemoryTests {
     @Test("a large list is let go once its plug-in has read it, before its devices are described")
     func listLetGo() throws {
         let list = SlicedEffectsTests.list(300)
-        #expect(list.count >= BridgeState.releasedPayloadBytes)
+        #expect(list.count >= SourceIngress.releasedPayloadBytes)
         for mayRelease in [true, false] {
             var state = try Self.connected()
             let topic = "zigbee2mqtt/bridge/devices"
-            let index = try #require(state.plugins.firstIndex { $0.carriesList(topic) })
+            let index = try #require(state.sources.allPlugins.firstIndex { $0.carriesList(topic) })
             var payload = list
             var effects = BridgeEffects()
             state.deliver(to: index, topic: topic, payload: &payload, mayRelease: mayRelease, now: Date(),
@@ -72,10 +72,10 @@ struct StateMemoryTests {
     func keptPayloadStays() throws {
         let now = Date()
         var state = try Self.connected(at: now)
-        let padding = String(repeating: "x", count: BridgeState.releasedPayloadBytes)
+        let padding = String(repeating: "x", count: SourceIngress.releasedPayloadBytes)
         let early = #"{"state":"ON","brightness":99,"note":"\#(padding)"}"#
         let topic = "zigbee2mqtt/Light 0"
-        let index = try #require(state.plugins.firstIndex { $0.claims(topic) })
+        let index = try #require(state.sources.allPlugins.firstIndex { $0.claims(topic) })
         var payload = Array(early.utf8)
         var effects = BridgeEffects()
         state.deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
