@@ -107,7 +107,7 @@ extension BridgeState {
             "limits": .object(limits), "refused": .object(refused), "devices": .object(devices),
             "pending": .object(pending),
         ]
-        if !cloudLinks.isEmpty { root.append("links", .object(linkHealth())) }
+        if !cloudImport.links.isEmpty { root.append("links", .object(linkHealth())) }
         return JSONValue.object(root).serializedBytes()
     }
 

@@ -19,8 +19,8 @@ extension BridgeState {
         var rooms: [String: RoomID] = [:]
         for item in result.devices {
             let c2cID = item.origin.c2cID
-            if let old = cloudImports[c2cID] {
-                cloudImports.set(c2cID, nil)
+            if let old = cloudImport.devices[c2cID] {
+                cloudImport.devices.set(c2cID, nil)
                 detachCloud(old, effects: &effects)
             }
             var runtime = CloudRuntime(
@@ -28,13 +28,13 @@ extension BridgeState {
                 ownID: item.device.id,
                 target: item.device.id, keys: item.device.deviceTypes.map(\.key), types: item.device.deviceTypes)
             runtime.lastAnswer = now
-            cloudImports.set(c2cID, runtime)
+            cloudImport.devices.set(c2cID, runtime)
             var standalone = item.device
             if graph.devices[standalone.id] != nil { try? graph.removeDevice(standalone.id) }
             standalone.name = item.device.name
             try? graph.addDevice(standalone)
             place(standalone.id, roomHint: item.origin.roomHint, rooms: &rooms, effects: &effects)
-            self.runtime[standalone.id, default: DeviceRuntime()].sourceName = item.device.name
+            published.imported(standalone.id, sourceName: item.device.name)
             applyPlacement(standalone.id, effects: &effects)
             if persist {
                 effects.storeChanges.append(.saveCloudDevice(Self.originRecord(item), Self.importedRecord(item)))
@@ -49,8 +49,7 @@ extension BridgeState {
                 refresh(targetID, now: now, effects: &effects, republishDescription: true)
             } else {
                 summary.append("device", .string(standalone.id.rawValue))
-                self.runtime[standalone.id, default: DeviceRuntime()].lastUpdate =
-                    self.runtime[standalone.id]?.lastUpdate ?? now
+                published.valuesKnown(standalone.id, since: now)
                 refresh(standalone.id, now: now, effects: &effects, republishDescription: true)
             }
             imported.append(.object(summary))
@@ -86,14 +85,14 @@ extension BridgeState {
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
     /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
     mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
-        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImports.isEmpty else { return }
+        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImport.devices.isEmpty else { return }
         // The cloud devices on it, the standalone ones that share an identity key with it, and
         // those the config aliases to it: looked up, not found by a scan of every cloud device.
-        var candidates = cloudImports.ids(on: device.id)
-        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudImports.ids(on: id)) }
+        var candidates = cloudImport.devices.ids(on: device.id)
+        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudImport.devices.ids(on: id)) }
         for (c2cID, alias) in configuration.cloudAliases where alias == device.id { candidates.insert(c2cID) }
         for c2cID in candidates.sorted() {
-            guard var runtime = cloudImports[c2cID] else { continue }
+            guard var runtime = cloudImport.devices[c2cID] else { continue }
             let aliased = configuration.cloudAliases[c2cID] == device.id
             guard
                 runtime.target == device.id
@@ -128,7 +127,7 @@ extension BridgeState {
             }
             runtime.target = device.id
             runtime.keys = keys
-            cloudImports.set(c2cID, runtime)
+            cloudImport.devices.set(c2cID, runtime)
         }
     }
 
@@ -179,7 +178,7 @@ extension BridgeState {
         var unknown: [JSONValue] = []
         var problems: [JSONValue] = result.problems.map { .string($0.description) }
         for report in result.reports {
-            guard var runtime = cloudImports[report.c2cID], instance == nil || runtime.source.instance == instance
+            guard var runtime = cloudImport.devices[report.c2cID], instance == nil || runtime.source.instance == instance
             else {
                 unknown.append(.string(report.c2cID))
                 continue
@@ -190,9 +189,9 @@ extension BridgeState {
             for (key, value) in applied.unmapped { runtime.extraStates[key] = value }
             runtime.lastAnswer = now
             runtime.isStale = false
-            cloudImports.set(report.c2cID, runtime)
+            cloudImport.devices.set(report.c2cID, runtime)
             problems += applied.problems.map { .string("\(report.path): \($0)") }
-            if applied.valuesChanged { self.runtime[runtime.target, default: DeviceRuntime()].lastUpdate = now }
+            if applied.valuesChanged { published.valuesChanged(runtime.target, at: now) }
             refresh(
                 runtime.target, now: now, effects: &effects,
                 valuesChanged: applied.valuesChanged || applied.connectivityChanged)
@@ -241,7 +240,7 @@ extension BridgeState {
     /// restored device whose source has not spoken yet, the registry's).
     func cloudExportInput(_ id: DeviceID) -> CloudExportInput? {
         guard let device = graph.devices[id] else { return nil }
-        let runtime = cloudImports.ids(on: id).compactMap { cloudImports[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
+        let runtime = cloudImport.devices.ids(on: id).compactMap { cloudImport.devices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
         var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
         var commandable: [TraitAddress: Set<String>] = [:]
         for address in device.traitAddresses {
@@ -249,7 +248,7 @@ extension BridgeState {
                 metadata[address] = Dictionary(
                     Self.deviceMetadata(bindings).map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
                 commandable[address] = Set(bindings.filter(\.isWritable).map(\.attribute))
-            } else if let restored = self.runtime[id]?.restoredFeeds?[address] {
+            } else if let restored = published[id]?.restoredFeeds?[address] {
                 // Restored, its source not heard yet: what the registry said it feeds.
                 metadata[address] = Dictionary(
                     restored.attributes.map { ($0.name, $0.metadata) }, uniquingKeysWith: { a, _ in a })
@@ -268,7 +267,7 @@ extension BridgeState {
 
     /// The device a C2C id names: an imported device's target, or a device exported under its own id.
     func device(forCloudID c2cID: String) -> DeviceID? {
-        if let runtime = cloudImports[c2cID] { return runtime.target }
+        if let runtime = cloudImport.devices[c2cID] { return runtime.target }
         return (try? DeviceID(c2cID)).flatMap { graph.devices[$0] != nil ? $0 : nil }
     }
 }

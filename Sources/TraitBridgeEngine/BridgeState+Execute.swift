@@ -194,7 +194,7 @@ extension BridgeState {
         var links: [PlannedLinkRequest] = []
         func origin(_ address: TraitAddress) throws(CommandFailure) -> CloudDeviceOrigin {
             let source = device.trait(at: address)?.source
-            guard let runtime = cloudImports.runtime(for: source) else {
+            guard let runtime = cloudImport.devices.runtime(for: source) else {
                 throw CommandFailure(.notSupported, "\(address) comes from a cloud device this bridge no longer holds")
             }
             return runtime.origin
@@ -204,8 +204,8 @@ extension BridgeState {
             throws(CommandFailure)
         {
             let origin = try origin(address)
-            if let link = device.trait(at: address)?.source?.instance, cloudLinks.contains(link) {
-                let requestID = cloudLinks.nextRequestID()
+            if let link = device.trait(at: address)?.source?.instance, cloudImport.links.contains(link) {
+                let requestID = cloudImport.links.nextRequestID()
                 let request = cloud.relayRequest(
                     origin: origin, command: command, params: params, requestID: requestID, challenge: challenge,
                     followUpToken: requestID)

@@ -148,7 +148,7 @@ extension BridgeState {
             let notifications = root["payload"]?["devices"]?["notifications"], notifications.kind == .object
         else { return }
         for (c2cID, traits) in notifications.members.prefix(1000) where traits.kind == .object {
-            guard let runtime = cloudImports[c2cID], runtime.source.instance == link else {
+            guard let runtime = cloudImport.devices[c2cID], runtime.source.instance == link else {
                 effects.log(
                     .notice, "link \(link): a notification for '\(c2cID.prefix(64))', never synced", ["tb.link": link])
                 continue

@@ -22,7 +22,7 @@ extension BridgeState {
         }
         let listed = Set(result.devices.map(\.origin.c2cID))
         result.devices.removeAll { item in
-            guard let held = cloudImports[item.origin.c2cID] else { return false }
+            guard let held = cloudImport.devices[item.origin.c2cID] else { return false }
             // Said again as it was (every scheduled SYNC): kept as it is, values and connectivity too.
             if held.source.instance == link { return held.origin == item.origin }
             effects.log(
@@ -36,7 +36,7 @@ extension BridgeState {
         for problem in result.problems.prefix(20) {
             effects.log(.notice, "link \(link) SYNC: \(problem)", ["tb.link": link])
         }
-        if cloudLinks.succeeded(link) || !result.devices.isEmpty { sources.markHealthChanged() }
+        if cloudImport.links.succeeded(link) || !result.devices.isEmpty { sources.markHealthChanged() }
         publishHealthIfChanged(effects: &effects)
         return effects
     }
@@ -46,8 +46,8 @@ extension BridgeState {
     mutating func dropLinkDevices(
         _ link: String, keeping: Set<String>, why: String, now: Date, effects: inout BridgeEffects
     ) {
-        for (c2cID, runtime) in cloudImports.devices(ofInstance: link) where !keeping.contains(c2cID) {
-            cloudImports.set(c2cID, nil)
+        for (c2cID, runtime) in cloudImport.devices.devices(ofInstance: link) where !keeping.contains(c2cID) {
+            cloudImport.devices.set(c2cID, nil)
             detachCloud(runtime, effects: &effects)
             if !runtime.isStandalone {
                 refresh(runtime.target, now: now, effects: &effects, republishDescription: true)
@@ -63,7 +63,7 @@ extension BridgeState {
         _ links: Set<String>, staleness: [String: Duration] = [:], now: Date
     ) -> BridgeEffects {
         var effects = BridgeEffects()
-        let (removed, changed) = cloudLinks.setLinks(links, staleness: staleness)
+        let (removed, changed) = cloudImport.links.setLinks(links, staleness: staleness)
         for gone in removed {
             // Its commands still waiting end now: nothing will answer them.
             for requestID in commands.openRequests(to: gone) {
@@ -90,7 +90,7 @@ extension BridgeState {
         var effects = BridgeEffects()
         let summary = handleCloudReports(body, source: "link \(link)", instance: link, now: now, effects: &effects)
         if summary["status"] == .string("ok") {
-            if cloudLinks.succeeded(link) {
+            if cloudImport.links.succeeded(link) {
                 sources.markHealthChanged()
                 publishHealthIfChanged(effects: &effects)
             }
@@ -117,11 +117,11 @@ extension BridgeState {
     mutating func linkFailed(
         _ link: String, error: String, state: TraitConnectivityState, now: Date, effects: inout BridgeEffects
     ) {
-        let (since, isChanged) = cloudLinks.failed(link, error: error, now: now)
+        let (since, isChanged) = cloudImport.links.failed(link, error: error, now: now)
         if isChanged { sources.markHealthChanged() }
         effects.log(.warning, "cloud link \(link): \(error)", ["tb.link": link])
         let reason = ConnectivityReason.linkFailed(link: link, error: error, since: since)
-        for (_, runtime) in cloudImports.devices(ofInstance: link) {
+        for (_, runtime) in cloudImport.devices.devices(ofInstance: link) {
             let changed = try? graph.modifyDevice(runtime.target) { device in
                 device.setConnectivity(state, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
             }
@@ -134,13 +134,13 @@ extension BridgeState {
     /// (a partner whose answers leave it out) has its traits `unknown`, saying since when. A
     /// failing link is not swept: its failure already says why.
     mutating func sweepStaleLinkDevices(now: Date, effects: inout BridgeEffects) {
-        guard cloudLinks.takeSweep(now: now) else { return }
-        for (c2cID, runtime) in cloudImports.sorted where !runtime.isStale {
+        guard cloudImport.links.takeSweep(now: now) else { return }
+        for (c2cID, runtime) in cloudImport.devices.sorted where !runtime.isStale {
             let link = runtime.source.instance
-            guard let lastAnswer = runtime.lastAnswer, cloudLinks.isStale(link: link, lastAnswer: lastAnswer, now: now)
+            guard let lastAnswer = runtime.lastAnswer, cloudImport.links.isStale(link: link, lastAnswer: lastAnswer, now: now)
             else { continue }
-            let budget = cloudLinks.budget(of: link)
-            cloudImports.modify(c2cID) { $0.isStale = true }
+            let budget = cloudImport.links.budget(of: link)
+            cloudImport.devices.modify(c2cID) { $0.isStale = true }
             let reason = ConnectivityReason.stale(lastSeen: lastAnswer, budgetSeconds: Int(budget.components.seconds))
             let changed = try? graph.modifyDevice(runtime.target) { device in
                 device.setConnectivity(
@@ -154,11 +154,11 @@ extension BridgeState {
 
     /// Each configured link on the health topic: its devices, and whether it fails, since when, why.
     func linkHealth() -> JSONObject {
-        cloudLinks.health { cloudImports.devices(ofInstance: $0).count }
+        cloudImport.links.health { cloudImport.devices.devices(ofInstance: $0).count }
     }
 
     /// The cloud ids of a link's devices, for its QUERY.
     public func linkDeviceIDs(_ link: String) -> [String] {
-        cloudImports.devices(ofInstance: link).map(\.c2cID)
+        cloudImport.devices.devices(ofInstance: link).map(\.c2cID)
     }
 }

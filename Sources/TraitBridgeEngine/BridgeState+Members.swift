@@ -111,8 +111,7 @@ extension BridgeState {
         }
         if own?.keepsName == true, let previous { device.name = previous.name }
         if let own {
-            runtime[id, default: DeviceRuntime()].sourceName = own.device.name
-            runtime[id]?.restoredFeeds = nil  // its source says again what it feeds
+            published.described(id, sourceName: own.device.name)  // its source says again what it feeds
         }
         if previous == nil {
             try? graph.addDevice(device)

@@ -73,7 +73,7 @@ extension BridgeState {
                 placement.name = text
             } else {
                 placement.name = nil
-                let name = runtime[id]?.sourceName ?? device.name
+                let name = published[id]?.sourceName ?? device.name
                 _ = try? graph.modifyDevice(id) { $0.name = name }
             }
         } else {

@@ -59,30 +59,24 @@ extension BridgeState {
             connectivityChanged = connectivityChanged || changed
         }
         guard sources.broker.status == .up else { return }
-        let known = runtime[id]  // one lookup for what was published and when the values last changed
+        let known = published[id]  // one lookup for what was published and when the values last changed
         if valuesChanged || connectivityChanged || known?.publishedState == nil {
             let lastUpdate = known?.lastUpdate
             guard let state = graph.readDevice(id, { DevicePayloads.state(of: $0, lastUpdate: lastUpdate) }) else {
                 return
             }
             let hash = DeviceRuntime.hash(state)
-            if known?.publishedState != hash {
-                runtime[id, default: DeviceRuntime()].publishedState = hash
+            if published.publishState(id, hash: hash) {
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
                 if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
                 automationsDeviceChanged(id, now: now, effects: &effects)
             }
         }
-        if republishDescription || runtime[id]?.publishedDescription == nil {
+        if republishDescription || known?.publishedDescription == nil {
             let description = precomputed?.bytes ?? descriptionPayload(id)
             let hash = precomputed?.hash ?? DeviceRuntime.hash(description)
-            if runtime[id]?.isRestoredRow == true {
-                runtime[id]?.storedDescription = hash
-                runtime[id]?.isRestoredRow = false
-            }
-            if runtime[id]?.publishedDescription != hash {
-                runtime[id, default: DeviceRuntime()].publishedDescription = hash
+            if published.publishDescription(id, hash: hash) {
                 effects.publish(descriptionTopic(id), description, retain: true)
                 effects.changedDescriptions.append(id)
             }
@@ -129,7 +123,7 @@ extension BridgeState {
         name: String, metadata: AttributeMetadata
     )] {
         if let bindings { return Self.deviceMetadata(bindings) }
-        if let restored = runtime[device.id]?.restoredFeeds?[address] { return restored.attributes }
+        if let restored = published[device.id]?.restoredFeeds?[address] { return restored.attributes }
         let names = device.trait(at: address).map { Array($0.attributes.keys).sorted() } ?? []
         return names.compactMap { name in (try? catalog.attributeMetadata(address.traitID, name)).map { (name, $0) } }
     }
@@ -137,7 +131,7 @@ extension BridgeState {
     /// The unified commands a trait accepts through its source: the catalog's command rules whose
     /// writes its bindings can all make (or, restored, what the registry said).
     func acceptedCommands(_ device: Device, at address: TraitAddress, bindings: [SourceBinding]?) -> [String] {
-        guard let bindings else { return runtime[device.id]?.restoredFeeds?[address]?.commands ?? [] }
+        guard let bindings else { return published[device.id]?.restoredFeeds?[address]?.commands ?? [] }
         let writable = Set(bindings.filter(\.isWritable).map(\.attribute))
         return (catalog.commandRulesByTrait[address.traitID] ?? []).filter { (command: CommandRule) -> Bool in
             command.unsupportedReason == nil
@@ -183,10 +177,8 @@ extension BridgeState {
         var feeds: [TraitAddress: TraitFeed] = [:]
         let description = descriptionPayload(id, feeds: &feeds)
         let hash = DeviceRuntime.hash(description)
-        let changed = runtime[id]?.storedDescription != hash
+        let changed = published.storeDescription(id, hash: hash)
         if changed {
-            runtime[id, default: DeviceRuntime()].storedDescription = hash
-            runtime[id]?.isRestoredRow = false
             effects.storeChanges.append(.upsert(record(for: id, feeds: feeds)))
         }
         refresh(id, now: now, effects: &effects, republishDescription: true, description: (description, hash))

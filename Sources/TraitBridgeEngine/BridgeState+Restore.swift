@@ -20,8 +20,7 @@ extension BridgeState {
                 let (device, feeds) = try makeDevice(row.record, attributeTexts: &attributeTexts, logs: &logs)
                 try graph.addDevice(device)
                 // Its description, made at the first publication, is what the row holds.
-                runtime[row.id, default: DeviceRuntime()].isRestoredRow = true
-                runtime[row.id]?.restoredFeeds = feeds.isEmpty ? nil : feeds
+                published.restored(row.id, feeds: feeds)
                 if placements[row.id] != nil {
                     var effects = BridgeEffects()
                     applyPlacement(row.id, effects: &effects)

@@ -28,7 +28,7 @@ extension BridgeState {
                 }
             }
         }
-        if changed { runtime[id, default: DeviceRuntime()].lastUpdate = now }
+        if changed { published.valuesChanged(id, at: now) }
         for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)
         refresh(id, now: now, effects: &effects, valuesChanged: changed)
@@ -37,7 +37,7 @@ extension BridgeState {
     /// Takes a device out of the bridge: graph, liveness, retained topics and the registry on disk
     /// (it is gone, or merged into another device).
     mutating func removeFromGraph(_ id: DeviceID, effects: inout BridgeEffects) {
-        runtime.removeValue(forKey: id)  // the user's placement stays: paired again, it is back
+        published.forget(id)  // the user's placement stays: paired again, it is back
         try? graph.removeDevice(id)
         clearRetained(id, effects: &effects)
         effects.storeChanges.append(.remove(id))
@@ -68,7 +68,7 @@ extension BridgeState {
 
     /// Clears a device's retained state and description (it is gone or merged into another).
     mutating func clearRetained(_ id: DeviceID, effects: inout BridgeEffects) {
-        runtime[id]?.forgetPublished()
+        published.forgetPublished(id)
         effects.publish(stateTopic(id), [], retain: true)
         effects.publish(descriptionTopic(id), [], retain: true)
         effects.changedDescriptions.append(id)

@@ -19,20 +19,18 @@ public struct BridgeState: Sendable {
     public internal(set) var catalog: Catalog
     /// The way in: the broker link, the plug-ins and their source bridges, routes, kept messages, refusals.
     var sources: SourceIngress
+    /// Google Cloud-to-cloud: the translator, the imported devices, the cloud links.
+    var cloudImport: CloudImport
     /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
-    public let cloud: GoogleC2C?
+    public var cloud: GoogleC2C? { cloudImport.c2c }
 
     public internal(set) var graph: HomeGraph
     /// The sources' devices: each member and its target, joins, waits, and each source reference.
     var directory = MemberDirectory()
-    /// One record per device for what the bridge keeps beside the graph (``DeviceRuntime``).
-    var runtime: [DeviceID: DeviceRuntime] = [:]
+    /// What was published and stored of each device, and who performs a long event's effects.
+    var published = PublicationLedger()
     /// Commands waiting for their echo, EXECUTE requests, group commands and scene runs, wrong PINs.
     var commands = CommandTracker()
-    /// Devices imported by SYNC (files and cloud links), by C2C id and by the device they are on.
-    var cloudImports = CloudImportIndex()
-    /// The cloud links: which there are, which fail, their staleness budgets, their request ids.
-    var cloudLinks: CloudLinkSupervisor
     /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
     var placements: [DeviceID: UserPlacement] = [:]
     /// Groups by device, layout topics published, scenes' last runs, group commands and scene runs.
@@ -51,8 +49,8 @@ public struct BridgeState: Sendable {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
-        self.cloudLinks = CloudLinkSupervisor(links: configuration.cloudLinks)
-        self.cloud = cloud.map { GoogleC2C(catalog: catalog, table: $0) }
+        self.cloudImport = CloudImport(
+            c2c: cloud.map { GoogleC2C(catalog: catalog, table: $0) }, links: configuration.cloudLinks)
         self.sources = SourceIngress(
             plugins: SourceRegistry.plugins(
                 configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota,
@@ -64,16 +62,19 @@ public struct BridgeState: Sendable {
             let events = sources.start(index)
             apply(events, from: index, topic: "", payload: [], now: now, effects: &effects)
         }
-        startLogs = effects.logs
+        sources.started(logs: effects.logs)
     }
 
     /// What the plug-ins said while the bridge was made (a generic mapping that makes no device).
-    public private(set) var startLogs: [BridgeLogLine] = []
+    public var startLogs: [BridgeLogLine] { sources.startLogs }
 
     /// Who performs effects part-way through one event that brings many devices (a 10 000-device
     /// list, a restart's republication), so that they are not all alive at once. Set by the
     /// runtime; `nil` (tests, tools): every event's effects come back whole.
-    public var effectsSlice: EffectsSlice?
+    public var effectsSlice: EffectsSlice? {
+        get { published.slice }
+        set { published.slice = newValue }
+    }
 
     /// This state without ``effectsSlice``: a copy must never perform on the bridge it came from.
     public var withoutEffectsSlice: BridgeState {
@@ -86,8 +87,8 @@ public struct BridgeState: Sendable {
     /// the broker is up: what is published while it is down is dropped, never performed).
     mutating func performSliceIfDue(_ effects: inout BridgeEffects) {
         // Per event on the message path: the count first, the closure (a retain) only when due.
-        guard let limit = effectsSlice?.publications, effects.publications.count >= limit, sources.broker.status == .up,
-            let slice = effectsSlice
+        guard let limit = published.slice?.publications, effects.publications.count >= limit,
+            sources.broker.status == .up, let slice = published.slice
         else { return }
         var due = BridgeEffects()
         swap(&due, &effects)
@@ -167,7 +168,7 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         sources.setBroker(LinkState(status: .up, since: now, origin: configuration.brokerDescription))
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
-        for id in runtime.keys { runtime[id]?.forgetPublished() }
+        published.forgetEverythingPublished()
         refreshAll(now: now, effects: &effects)
         for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
         publishLayout(effects: &effects)
@@ -253,35 +254,5 @@ extension BridgeState {
             if let target = reference.owner.flatMap({ directory.target(of: $0) }) { seen.insert(target) }
         }
         return seen.sorted()
-    }
-}
-
-/// What the bridge keeps per device beside the graph, in one record: what it last published and
-/// stored, to publish and store only on change — the state and the description as hashes of their
-/// bytes (a state is ~1.4 KB: kept as bytes, 10 000 devices held 14 MB to save a hash per message)
-/// — when its values last changed, and the name its source last gave it (for `rename --reset`).
-struct DeviceRuntime: Sendable, Hashable {
-    var publishedState: Int?
-    var publishedDescription: Int?
-    /// The description the registry row holds: a device described again as it was (every device,
-    /// when the sources speak after a restart) writes no row.
-    var storedDescription: Int?
-    /// Restored from the registry and not described since: the first description made of it is
-    /// what its row holds (``storedDescription`` is set from it).
-    var isRestoredRow = false
-    var lastUpdate: Date?
-    var sourceName: String?
-    /// What the registry's description said each trait's source feeds and accepts, for a restored
-    /// device until its own source describes it again (then `nil`).
-    var restoredFeeds: [TraitAddress: TraitFeed]?
-
-    /// A payload's hash, 16 bytes per step (``ByteHash``; `[UInt8].hashValue` feeds the hasher one
-    /// byte at a time: it took a third of the hot path).
-    static func hash(_ bytes: [UInt8]) -> Int { ByteHash.hash(bytes) }
-
-    /// The broker may have lost what was published: everything is published again.
-    mutating func forgetPublished() {
-        publishedState = nil
-        publishedDescription = nil
     }
 }

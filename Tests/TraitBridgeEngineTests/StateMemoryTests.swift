@@ -48,7 +48,7 @@ struct StateMemoryTests {
         let again = statesPublished(#"{"state":"ON","brightness":20}"#)
         #expect(again.count == 1 && again == first, "back to the first bytes: published again")
         let id = try #require(state.graph.devices.keys.sorted().first)
-        #expect(state.runtime[id]?.publishedState == DeviceRuntime.hash(Array(first[0].utf8)))
+        #expect(state.published[id]?.publishedState == DeviceRuntime.hash(Array(first[0].utf8)))
     }
 
     @Test("a large list is let go once its plug-in has read it, before its devices are described")

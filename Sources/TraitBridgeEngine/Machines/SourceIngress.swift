@@ -28,6 +28,8 @@ struct SourceIngress: Sendable {
     private(set) var broker = LinkState()
     /// Whether the health topic says something it did not say when last published.
     private(set) var isHealthChanged = true
+    /// What the plug-ins said while the bridge was made (a generic mapping that makes no device).
+    private(set) var startLogs: [BridgeLogLine] = []
 
     /// The most events whose room ``eventBuffer`` keeps between messages (a 10 000-device list's
     /// events would hold ~10 MB of room for good).
@@ -77,6 +79,11 @@ struct SourceIngress: Sendable {
         var events: [SourceEvent] = []
         plugins[index].start(into: &events)
         return events
+    }
+
+    /// What the plug-ins said as they started, for the runtime to write once it has a logger.
+    mutating func started(logs: [BridgeLogLine]) {
+        startLogs = logs
     }
 
     /// Hands `message` to plug-in `index`; its events, in a buffer to give back with ``recycle(_:)``.

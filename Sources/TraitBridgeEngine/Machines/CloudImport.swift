@@ -1,0 +1,20 @@
+import TraitBridgeCloud
+
+/// Google Cloud-to-cloud on the way in: the translator (SYNC, QUERY, EXECUTE in Google's terms),
+/// the devices imported from SYNC files and cloud links, and the links themselves.
+///
+/// Composes two machines that change together (a link that goes takes its devices); each keeps
+/// its own state private. The translator is read-only: `nil` without
+/// `mappings/cloud/google-c2c.json`.
+struct CloudImport: Sendable {
+    let c2c: GoogleC2C?
+    /// The imported devices, by C2C id and by the device they are on.
+    var devices = CloudImportIndex()
+    /// The cloud links: which there are, which fail, their staleness budgets, their request ids.
+    var links: CloudLinkSupervisor
+
+    init(c2c: GoogleC2C?, links: Set<String>) {
+        self.c2c = c2c
+        self.links = CloudLinkSupervisor(links: links)
+    }
+}
