@@ -29,12 +29,12 @@ extension BridgeState {
             do { automation = try AutomationDecoder.decode(root, origin: "registry", now: now) } catch {
                 return refuse(error.problems.map(\.description).joined(separator: "; "))
             }
-            if let existing = automations.scheduler.automations[automation.id], existing.origin != "registry" {
+            if let existing = automations[automation.id], existing.origin != "registry" {
                 return refuse(
                     "'\(automation.id)' is defined in \(existing.origin); edit that file, or give another \"id\"")
             }
             if let problem = referenceProblem(automation) { return refuse(problem) }
-            automations.scheduler.set(automation, now: now, world: world)
+            automations.set(automation, now: now, world: world)
             storeAutomation(automation, effects: &effects)
             publishAutomation(automation.id, effects: &effects)
             return answer(["status": "ok", "automation": automationDocument(automation)])
@@ -42,8 +42,8 @@ extension BridgeState {
         guard let text = root["automation"]?.string else { return refuse("give \"automation\": its id or name") }
         let key = NameRules.comparisonKey(text)
         guard
-            let automation = automations.scheduler.automations[AutomationID(text)]
-                ?? automations.scheduler.automations.values.first(where: { NameRules.comparisonKey($0.name) == key })
+            let automation = automations[AutomationID(text)]
+                ?? automations.all.first(where: { NameRules.comparisonKey($0.name) == key })
         else {
             return refuse("no automation '\(text)'; traitbridge automation list names them")
         }
@@ -56,14 +56,13 @@ extension BridgeState {
             return refuse("'\(automation.name)' is defined in \(automation.origin); change it there")
         }
         if operation == "automation-remove" {
-            automations.scheduler.remove(automation.id)
-            automations.history.removeValue(forKey: automation.id)
+            automations.remove(automation.id)
             effects.storeChanges.append(.automation(automation.id.rawValue, nil))
             publishAutomation(automation.id, effects: &effects)
             return answer(["status": "ok", "removed": .string(automation.name)])
         }
-        automations.scheduler.setEnabled(automation.id, operation == "automation-enable", now: now, world: world)
-        guard let changed = automations.scheduler.automations[automation.id] else { return }
+        automations.setEnabled(automation.id, operation == "automation-enable", now: now, world: world)
+        guard let changed = automations[automation.id] else { return }
         storeAutomation(changed, effects: &effects)
         publishAutomation(changed.id, effects: &effects)
         answer(["status": "ok", "automation": automationDocument(changed)])
@@ -156,9 +155,8 @@ extension BridgeState {
         }
         layoutChanged(republishing: [], now: now, effects: &effects)
         // Timed triggers of the home's automations follow its new clock and sun.
-        for automation in automations.scheduler.automations.values.sorted(by: { $0.id < $1.id })
-        where world.home(of: automation).id == home.id {
-            automations.scheduler.set(automation, now: now, world: world)
+        for automation in automations.all where world.home(of: automation).id == home.id {
+            automations.set(automation, now: now, world: world)
             publishAutomation(automation.id, effects: &effects)
         }
         var object = JSONObject()
@@ -190,8 +188,8 @@ extension BridgeState {
         }
         object.append("runMissed", .bool(automation.runMissed))
         object.setIfPresent(
-            "nextFire", automations.scheduler.nextFire(of: automation.id).map { .string(AutomationClock.text($0)) })
-        object.setIfPresent("lastRun", automations.history[automation.id]?.first)
+            "nextFire", automations.nextFire(of: automation.id).map { .string(AutomationClock.text($0)) })
+        object.setIfPresent("lastRun", automations.runs(of: automation.id).first)
         return .object(object)
     }
 
@@ -228,27 +226,25 @@ extension BridgeState {
         guard sources.broker.status == .up else { return }
         let topic = "\(automationsTopic)/\(id.rawValue)"
         var current: [(String, [UInt8])] = []
-        if let automation = automations.scheduler.automations[id] {
+        if let automation = automations[id] {
             current.append((topic, automationDocument(automation).serializedBytes()))
-            let history: JSONValue = ["runs": .array(automations.history[id] ?? [])]
+            let history: JSONValue = ["runs": .array(automations.runs(of: id))]
             current.append((topic + "/history", history.serializedBytes()))
         }
         for gone in [topic, topic + "/history"] where !current.contains(where: { $0.0 == gone }) {
-            if automations.published.removeValue(forKey: gone) != nil {
+            if automations.unpublish(gone) {
                 effects.publish(gone, [], retain: true, qos: 1)
             }
         }
         for (name, payload) in current {
-            let hash = DeviceRuntime.hash(payload)
-            guard automations.published[name] != hash else { continue }
-            automations.published[name] = hash
+            guard automations.publish(name, hash: DeviceRuntime.hash(payload)) else { continue }
             effects.publish(name, payload, retain: true, qos: 1)
         }
     }
 
     /// Every automation's topics (at connect).
     mutating func publishAutomations(effects: inout BridgeEffects) {
-        for topic in automations.published.keys { automations.published[topic] = 0 }  // sent again
-        for id in automations.scheduler.automations.keys.sorted() { publishAutomation(id, effects: &effects) }
+        automations.forgetEverythingPublished()  // sent again
+        for automation in automations.all { publishAutomation(automation.id, effects: &effects) }
     }
 }

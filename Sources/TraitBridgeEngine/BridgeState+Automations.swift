@@ -4,19 +4,6 @@ import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 
-/// What the bridge keeps for automations beside the graph: the scheduler (which decides when),
-/// each automation's last runs, the fires missed while the bridge was down that wait for the
-/// broker, and when the bridge's clock was last written.
-struct AutomationRuntime: Sendable {
-    var scheduler = AutomationScheduler()
-    var history: [AutomationID: [JSONValue]] = [:]
-    var waiting: [AutomationFire] = []
-    var lastClockWrite: Date?
-    /// A hash of what each automation topic last carried.
-    var published: [String: Int] = [:]
-    static let historyLength = 20
-}
-
 /// An automation's run in progress: which automation, why, whether it is the end action.
 struct AutomationRunInfo: Sendable {
     var automation: AutomationID
@@ -86,21 +73,21 @@ extension BridgeState {
                             .warning, "automation '\(id)' in the registry is also in a file; the file's is used"))
                     continue
                 }
-                automations.scheduler.set(automation, now: now, world: world)
+                automations.set(automation, now: now, world: world)
             } catch {
                 logs.append(
                     BridgeLogLine(.error, "automation '\(id)' in the registry cannot be read (\(error)); add it again"))
             }
         }
-        for automation in files { automations.scheduler.set(automation, now: now, world: world) }
+        for automation in files { automations.set(automation, now: now, world: world) }
         for (id, bytes) in histories {
             let runs = (try? JSONDocument.parse(bytes, maxDepth: 16).root.elements.map(\.value)) ?? []
-            automations.history[AutomationID(id)] = Array(runs.prefix(AutomationRuntime.historyLength))
+            automations.restoreRuns(runs, of: AutomationID(id))
         }
         if let clock {
-            let missed = automations.scheduler.missedFires(since: clock, now: now, world: world)
+            let missed = automations.missedFires(since: clock, now: now, world: world)
             for (id, dates) in missed.sorted(by: { $0.key < $1.key }) {
-                guard let automation = automations.scheduler.automations[id] else { continue }
+                guard let automation = automations[id] else { continue }
                 let text =
                     dates.prefix(5).map(AutomationClock.text).joined(separator: ", ")
                     + (dates.count > 5 ? " and \(dates.count - 5) more" : "")
@@ -110,7 +97,7 @@ extension BridgeState {
                 entry.append("reason", .string("the bridge was not running at \(text)"))
                 entry.append("missed", .array(dates.map { .string(AutomationClock.text($0)) }))
                 entry.append("runsAtStart", .bool(automation.runMissed))
-                automations.history[id, default: []].insert(.object(entry), at: 0)
+                automations.record(.object(entry), of: id)
                 logs.append(
                     BridgeLogLine(
                         .warning,
@@ -120,39 +107,32 @@ extension BridgeState {
                             + (automation.runMissed ? "; it runs once now" : ""),
                         ["tb.automation": id.rawValue]))
                 if automation.runMissed {
-                    automations.waiting.append(
+                    automations.wait(
                         AutomationFire(automation: id, reason: "missed while the bridge was down (\(text))", at: now))
                 }
             }
         }
-        logs.append(BridgeLogLine(.info, "\(automations.scheduler.automations.count) automations"))
+        logs.append(BridgeLogLine(.info, "\(automations.count) automations"))
         return logs
     }
 
     /// A device's values or connectivity changed (its state was published): the automations
     /// watching it, and only those.
     mutating func automationsDeviceChanged(_ id: DeviceID, now: Date, effects: inout BridgeEffects) {
-        let fires = automations.scheduler.deviceChanged(id, now: now, world: world)
+        let fires = automations.deviceChanged(id, now: now, world: world)
         for fire in fires { runAutomation(fire, now: now, effects: &effects) }
     }
 
     /// Time passed: due timers, holds and end actions; fires that waited for the broker; and the
     /// bridge's clock in the registry once a minute (for the fires missed while it is down).
     mutating func automationsTick(now: Date, effects: inout BridgeEffects) {
-        if sources.broker.status == .up, !automations.waiting.isEmpty {
-            let waiting = automations.waiting
-            automations.waiting = []
-            for fire in waiting { runAutomation(fire, now: now, effects: &effects) }
+        if sources.broker.status == .up {
+            for fire in automations.takeWaiting() { runAutomation(fire, now: now, effects: &effects) }
         }
-        for fire in automations.scheduler.tick(now: now, world: world) {
+        for fire in automations.tick(now: now, world: world) {
             runAutomation(fire, now: now, effects: &effects)
         }
-        if !automations.scheduler.automations.isEmpty,
-            automations.lastClockWrite.map({ now.timeIntervalSince($0) >= 60 }) ?? true
-        {
-            automations.lastClockWrite = now
-            effects.storeChanges.append(.clock(now))
-        }
+        if automations.takeClockWrite(now: now) { effects.storeChanges.append(.clock(now)) }
     }
 
     /// Runs a fire: records it when a condition blocked it; else runs its actions (scenes, device
@@ -161,7 +141,7 @@ extension BridgeState {
     mutating func runAutomation(
         _ fire: AutomationFire, reply: ResponseSink? = nil, now: Date, effects: inout BridgeEffects
     ) {
-        guard let automation = automations.scheduler.automations[fire.automation] else { return }
+        guard let automation = automations[fire.automation] else { return }
         let run = AutomationRunInfo(
             automation: automation.id, reason: withDeviceNames(fire.reason, of: automation), isEnd: fire.isEnd,
             at: fire.at)
@@ -209,7 +189,7 @@ extension BridgeState {
         effects.log(
             .info, "automation '\(automation.name)' runs: \(run.reason)", ["tb.automation": automation.id.rawValue])
         if !fire.isEnd, let end = automation.end {
-            automations.scheduler.scheduleEnd(automation.id, at: now.addingTimeInterval(Double(end.afterSeconds)))
+            automations.scheduleEnd(automation.id, at: now.addingTimeInterval(Double(end.afterSeconds)))
         }
         launch(job, planned, effects: &effects, now: now)
     }
@@ -226,12 +206,7 @@ extension BridgeState {
         entry.append("status", .string(status))
         entry.append("summary", summary)
         if !results.isEmpty { entry.append("results", .array(results)) }
-        var runs = automations.history[run.automation] ?? []
-        runs.insert(.object(entry), at: 0)
-        if runs.count > AutomationRuntime.historyLength {
-            runs.removeLast(runs.count - AutomationRuntime.historyLength)
-        }
-        automations.history[run.automation] = runs
+        let runs = automations.record(.object(entry), of: run.automation)
         effects.storeChanges.append(
             .automationHistory(run.automation.rawValue, JSONValue.array(runs).serializedBytes()))
         publishAutomation(run.automation, effects: &effects)

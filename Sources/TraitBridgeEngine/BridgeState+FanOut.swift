@@ -279,7 +279,7 @@ extension BridgeState {
             run.append("at", .string(DevicePayloads.timestamp(job.started)))
             run.append("status", .string(overall))
             run.append("summary", .object(summary))
-            layout.lastRuns[scene] = .object(run)
+            layout.setLastRun(.object(run), of: scene)
             publishScene(scene, effects: &effects)
         }
     }

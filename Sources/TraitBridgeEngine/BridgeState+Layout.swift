@@ -4,15 +4,6 @@ import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeStore
 
-/// What the bridge keeps for the home layout beside the graph: the groups each device is in (a
-/// device's change republishes only its groups' states), a hash of what each layout topic last
-/// carried (publish on change; clear what went away), and scenes' last runs.
-struct LayoutRuntime: Sendable {
-    var groupsByDevice: [DeviceID: [GroupID]] = [:]
-    var published: [String: Int] = [:]
-    var lastRuns: [SceneID: JSONValue] = [:]
-}
-
 /// The home layout as the registry keeps it: one JSON document of the homes with their rooms,
 /// zones, groups and scenes (tens of rows at most, written whole on each edit, in one transaction).
 enum HomeLayoutCodec {
@@ -99,7 +90,7 @@ extension BridgeState {
                 }
             }
         }
-        layout.groupsByDevice = index
+        layout.setGroups(index)
     }
 
     /// Keeps each placement true to the layout after an edit: a renamed room by its new name, a
@@ -110,12 +101,12 @@ extension BridgeState {
         for id in graph.devices.keys.sorted() {
             guard let device = graph.devices[id] else { continue }
             let home = device.homeID ?? primary
-            var placement = placements[id] ?? UserPlacement()
+            var placement = layout.placement(of: id) ?? UserPlacement()
             let before = placement
             placement.home = home == primary && placement.home == nil ? nil : home.rawValue
             if placement.room != nil { placement.room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name } }
             guard placement != before else { continue }
-            placements[id] = placement.isEmpty ? nil : placement
+            layout.setPlacement(placement, of: id)
             effects.storeChanges.append(.placement(id, placement))
         }
     }
@@ -134,14 +125,9 @@ extension BridgeState {
                 current["\(scenesTopic)/\(scene.id.rawValue)"] = sceneDocument(scene, in: home).serializedBytes()
             }
         }
-        for topic in layout.published.keys.sorted() where current[topic] == nil {
-            effects.publish(topic, [], retain: true, qos: 1)
-            layout.published.removeValue(forKey: topic)
-        }
+        for topic in layout.removeTopics(notIn: current) { effects.publish(topic, [], retain: true, qos: 1) }
         for (topic, payload) in current.sorted(by: { $0.key < $1.key }) {
-            let hash = DeviceRuntime.hash(payload)
-            guard layout.published[topic] != hash else { continue }
-            layout.published[topic] = hash
+            guard layout.publish(topic, hash: DeviceRuntime.hash(payload)) else { continue }
             effects.publish(topic, payload, retain: true, qos: 1)
         }
     }
@@ -151,22 +137,17 @@ extension BridgeState {
         guard sources.broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else { return }
         let topic = "\(scenesTopic)/\(id.rawValue)"
         let payload = sceneDocument(scene, in: home).serializedBytes()
-        let hash = DeviceRuntime.hash(payload)
-        guard layout.published[topic] != hash else { return }
-        layout.published[topic] = hash
+        guard layout.publish(topic, hash: DeviceRuntime.hash(payload)) else { return }
         effects.publish(topic, payload, retain: true, qos: 1)
     }
 
     /// The states of the groups a device is in, after its state was published.
     mutating func refreshGroups(of id: DeviceID, effects: inout BridgeEffects) {
-        guard let groups = layout.groupsByDevice[id] else { return }
-        for groupID in groups {
+        for groupID in layout.groups(of: id) {
             guard let group = graph.group(groupID) else { continue }
             let topic = "\(groupsTopic)/\(groupID.rawValue)/state"
             let payload = groupState(group).serializedBytes()
-            let hash = DeviceRuntime.hash(payload)
-            guard layout.published[topic] != hash else { continue }
-            layout.published[topic] = hash
+            guard layout.publish(topic, hash: DeviceRuntime.hash(payload)) else { continue }
             effects.publish(topic, payload, retain: true, qos: 1)
         }
     }
@@ -268,7 +249,7 @@ extension BridgeState {
         object.append("kind", .string(scene.kind.rawValue))
         object.append("home", .string(home.name))
         object.append("actions", .array(scene.actions.map(Self.actionDocument)))
-        object.setIfPresent("lastRun", layout.lastRuns[scene.id])
+        object.setIfPresent("lastRun", layout.lastRun(of: scene.id))
         return .object(object)
     }
 

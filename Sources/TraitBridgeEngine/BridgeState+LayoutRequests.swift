@@ -132,7 +132,7 @@ extension BridgeState {
             case "scene-remove": try graph.removeScene(scene.id)
             default: try graph.setActions(try sceneActions(root), ofScene: scene.id)
             }
-            if operation == "scene-remove" { layout.lastRuns.removeValue(forKey: scene.id) }
+            if operation == "scene-remove" { layout.setLastRun(nil, of: scene.id) }
             layoutChanged(republishing: [], now: now, effects: &effects)
             guard let changed = graph.scene(scene.id) else { return ["status": "ok", "removed": .string(scene.name)] }
             return answer("scene", sceneDocument(changed, in: graph.home(home.id)!))

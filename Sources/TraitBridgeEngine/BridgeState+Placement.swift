@@ -10,7 +10,7 @@ extension BridgeState {
 
     /// Puts the kept placements back at start and applies them to the devices restored so far.
     public mutating func restorePlacements(_ kept: [DeviceID: UserPlacement]) -> [BridgeLogLine] {
-        placements = kept
+        layout.restore(kept)
         var effects = BridgeEffects()
         for id in kept.keys.sorted() where graph.devices[id] != nil { applyPlacement(id, effects: &effects) }
         return effects.logs
@@ -19,7 +19,7 @@ extension BridgeState {
     /// Gives the device the user's name and room, if the user chose any. Called after every
     /// source or cloud description of the device; publishes nothing by itself.
     mutating func applyPlacement(_ id: DeviceID, effects: inout BridgeEffects) {
-        guard let placement = placements[id], let device = graph.devices[id] else { return }
+        guard let placement = layout.placement(of: id), let device = graph.devices[id] else { return }
         if let name = placement.name, device.name != name {
             _ = try? graph.modifyDevice(id) { $0.name = name }
         }
@@ -63,7 +63,7 @@ extension BridgeState {
         guard let value = root[field], value.isNull || value.string != nil else {
             return failure("\(operation): give \"\(field)\" as a string, or null to reset it")
         }
-        var placement = placements[id] ?? UserPlacement()
+        var placement = layout.placement(of: id) ?? UserPlacement()
         let text = value.string.map {
             String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         }
@@ -98,7 +98,7 @@ extension BridgeState {
                 if let home = graph.home(home) { try? graph.assignDevice(id, to: home.defaultRoom.id) }
             }
         }
-        placements[id] = placement.isEmpty ? nil : placement
+        layout.setPlacement(placement, of: id)
         applyPlacement(id, effects: &effects)
         effects.storeChanges.append(.placement(id, placement))
         storeAndPublish(id, now: now, effects: &effects)

@@ -69,7 +69,7 @@ extension BridgeState {
             if published.publishState(id, hash: hash) {
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
-                if !layout.groupsByDevice.isEmpty { refreshGroups(of: id, effects: &effects) }
+                if layout.hasGroups { refreshGroups(of: id, effects: &effects) }
                 automationsDeviceChanged(id, now: now, effects: &effects)
             }
         }

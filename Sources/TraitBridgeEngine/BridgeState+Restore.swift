@@ -21,7 +21,7 @@ extension BridgeState {
                 try graph.addDevice(device)
                 // Its description, made at the first publication, is what the row holds.
                 published.restored(row.id, feeds: feeds)
-                if placements[row.id] != nil {
+                if layout.placement(of: row.id) != nil {
                     var effects = BridgeEffects()
                     applyPlacement(row.id, effects: &effects)
                     logs += effects.logs

@@ -31,12 +31,10 @@ public struct BridgeState: Sendable {
     var published = PublicationLedger()
     /// Commands waiting for their echo, EXECUTE requests, group commands and scene runs, wrong PINs.
     var commands = CommandTracker()
-    /// Names and rooms the user gave (`traitbridge rename` / `move`); they win over the sources'.
-    var placements: [DeviceID: UserPlacement] = [:]
-    /// Groups by device, layout topics published, scenes' last runs, group commands and scene runs.
-    var layout = LayoutRuntime()
+    /// The user's names and rooms, groups by device, layout topics published, scenes' last runs.
+    var layout = HomeLayoutState()
     /// The automations: scheduler, histories, fires waiting for the broker.
-    var automations = AutomationRuntime()
+    var automations = AutomationState()
 
     /// A bridge with no device yet but those its plug-ins know before any message (generic
     /// mappings), described at `now`: the state reads no clock, every event brings its time.
@@ -170,7 +168,7 @@ public struct BridgeState: Sendable {
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         published.forgetEverythingPublished()
         refreshAll(now: now, effects: &effects)
-        for topic in layout.published.keys { layout.published[topic] = 0 }  // known topics, sent again
+        layout.forgetEverythingPublished()  // known topics, sent again
         publishLayout(effects: &effects)
         publishAutomations(effects: &effects)
         sources.markHealthChanged()

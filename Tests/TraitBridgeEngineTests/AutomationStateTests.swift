@@ -97,7 +97,7 @@ struct AutomationStateTests {
         }
         #expect(notes.count == 7)
         #expect(notes.first?.contains(#""at":"2026-11-26T06:00:00Z""#) == true, "\(notes.first ?? "")")
-        #expect(state.automations.history[AutomationID("morning")]?.count == 7)
+        #expect(state.automations.runs(of: AutomationID("morning")).count == 7)
     }
 
     @Test("fires missed while the bridge was down are recorded; the one that asks runs once when the broker is up")
@@ -116,7 +116,7 @@ struct AutomationStateTests {
         let logs = restarted.restoreAutomations(
             definitions: [("morning", try #require(stored))], histories: [:], clock: evening, files: [], now: later)
         #expect(logs.contains { $0.message.contains("missed 3 timer fires") }, "\(logs.map(\.message))")
-        #expect(restarted.automations.history[AutomationID("morning")]?.first?["status"] == "missed")
+        #expect(restarted.automations.runs(of: AutomationID("morning")).first?["status"] == "missed")
         #expect(!restarted.tick(now: later).publications.contains { $0.topic.hasPrefix("traitbridge/notifications/") })
         _ = restarted.brokerConnected(now: later)
         let ran = restarted.tick(now: later + 1)
@@ -158,7 +158,7 @@ struct AutomationStateTests {
         let answer = ask(&state, "automation-add", definition, at: evening)
         #expect(answer?["status"]?.string == "error")
         #expect(answer?["message"]?.string?.contains(message) == true, "\(answer?["message"]?.string ?? "")")
-        #expect(state.automations.scheduler.automations.isEmpty)
+        #expect(state.automations.isEmpty)
     }
 }
 

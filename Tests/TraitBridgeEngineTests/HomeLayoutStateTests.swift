@@ -219,12 +219,15 @@ struct HomeLayoutStateTests {
     func restored() throws {
         var state = try discovered()
         ask(&state, "home-add", #"{"name": "Cabin"}"#)
-        ask(&state, "move", #"{"device": "\#(relay)", "home": "Cabin", "room": "Shed"}"#)
+        let (moved, _) = ask(&state, "move", #"{"device": "\#(relay)", "home": "Cabin", "room": "Shed"}"#)
         ask(&state, "zone-add", #"{"home": "Cabin", "name": "Outside", "rooms": ["Shed"]}"#)
         let (grouped, _) = ask(&state, "group-add", #"{"home": "Cabin", "name": "Shed", "members": ["\#(relay)"]}"#)
         var layout: [UInt8]?
         for change in grouped.storeChanges { if case .layout(let bytes) = change { layout = bytes } }
-        let placements = state.placements
+        // The placements as the registry keeps them: what the move stored.
+        var placements: [DeviceID: UserPlacement] = [:]
+        for change in moved.storeChanges { if case .placement(let id, let placement) = change { placements[id] = placement } }
+        #expect(!placements.isEmpty)
         let rows = state.graph.devices.keys.sorted().map {
             DeviceStore.Row(record: state.record(for: $0), firstSeen: Date(), lastSeen: Date())
         }
