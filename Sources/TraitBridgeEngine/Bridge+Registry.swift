@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Logging
+import Synchronization
+import TraitBridgeAutomation
 import TraitBridgeStore
 
 extension Bridge {
@@ -28,5 +30,58 @@ extension Bridge {
         batch.dropsLegacyCloudEntries = true
         try store.commit(batch, at: Date())
         logger.notice("the registry's \(entries.count) SYNC entries are kept as typed records now")
+    }
+
+    /// `state` with what the registry kept put back: the layout first (the homes and rooms the
+    /// rest names), then the user's placements, the devices (each placed as it comes back), the
+    /// imported cloud devices and the automations. A registry that cannot be read is logged.
+    static func restored(
+        _ state: BridgeState, store: DeviceStore?, automationFiles: [Automation], logger: Logger
+    ) -> BridgeState {
+            var initial = state
+            for line in initial.startLogs { line.log(to: logger) }
+            if let store {
+                do {
+                    // The layout first (the homes and rooms the rest names), then the user's placements,
+                    // then the devices, each placed as it comes back.
+                    for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
+                    for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
+                    let rows = try store.all()
+                    var logs = initial.restore(rows)
+                    logs += initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date())
+                    for line in logs { line.log(to: logger) }
+                    try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
+                    let kept = try store.automations()
+                    for line in initial.restoreAutomations(
+                        definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
+                        now: Date())
+                    {
+                        line.log(to: logger)
+                    }
+                } catch {
+                    logger.error("\(error)")
+                }
+            } else if !automationFiles.isEmpty {
+                for line in initial.restoreAutomations(
+                    definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
+                {
+                    line.log(to: logger)
+                }
+            }
+        return initial
+    }
+
+    /// Writes last-seen times to the registry once a minute (not per message).
+    func flushLastSeen(force: Bool) {
+        guard let store else { return }
+        let now = Date()
+        let since: Date? = ticker.withLock { ticker in
+            guard force || now.timeIntervalSince(ticker.lastFlush) >= 60 else { return nil }
+            defer { ticker.lastFlush = now }
+            return ticker.lastFlush
+        }
+        guard let since else { return }
+        let ids = state.withLock { $0.devicesSeen(since: since) }
+        do { try store.touch(ids, seen: now) } catch { logger.error("\(error)") }
     }
 }

@@ -20,9 +20,9 @@ public final class Bridge: Sendable {
     private let clientBox = Mutex<MQTTClient?>(nil)
     /// The registry (also where account-linking tokens are kept).
     public let store: DeviceStore?
-    private let logger: Logger
+    let logger: Logger
     private let clientConfiguration: MQTTClientConfiguration
-    private let ticker = Mutex<(isRunning: Bool, lastFlush: Date)>((false, Date()))
+    let ticker = Mutex<(isRunning: Bool, lastFlush: Date)>((false, Date()))
     private let tickerDone = DispatchSemaphore(value: 0)
     /// Told of every batch of changed devices (Report State, Request Sync), inside the lock: each
     /// must only take note and return.
@@ -30,7 +30,7 @@ public final class Bridge: Sendable {
     /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
     let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
     /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
-    private let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
+    let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
     /// Effects of broker messages not performed yet (taken only inside the state lock): up to
     /// ``deferredLimit`` messages' registry rows in one transaction, not one each. Performed before
     /// anything else is, and once the network thread has handed on what it received.
@@ -38,7 +38,7 @@ public final class Bridge: Sendable {
     private static let deferredLimit = 64
     private static let slicePublications = 1_024
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
-    private let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
+    let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
 
     public init(
         state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, automationFiles: [Automation] = [],
@@ -49,36 +49,7 @@ public final class Bridge: Sendable {
         self.clientConfiguration = clientConfiguration
         self.store = store
         self.logger = logger
-        var initial = state
-        for line in initial.startLogs { line.log(to: logger) }
-        if let store {
-            do {
-                // The layout first (the homes and rooms the rest names), then the user's placements,
-                // then the devices, each placed as it comes back.
-                for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
-                for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
-                let rows = try store.all()
-                var logs = initial.restore(rows)
-                logs += initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date())
-                for line in logs { line.log(to: logger) }
-                try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
-                let kept = try store.automations()
-                for line in initial.restoreAutomations(
-                    definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
-                    now: Date())
-                {
-                    line.log(to: logger)
-                }
-            } catch {
-                logger.error("\(error)")
-            }
-        } else if !automationFiles.isEmpty {
-            for line in initial.restoreAutomations(
-                definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
-            {
-                line.log(to: logger)
-            }
-        }
+        let initial = Self.restored(state, store: store, automationFiles: automationFiles, logger: logger)
         self.state = Mutex(initial)
         // A 10 000-device list's effects are performed as they are made, not held until its end.
         self.state.withLock {
@@ -152,72 +123,6 @@ public final class Bridge: Sendable {
     /// Whether ``start()`` ran and ``stop()`` has not.
     public var isRunning: Bool { ticker.withLock { $0.isRunning } }
 
-    // MARK: Smart-home fulfillment
-
-    /// Answers one of Google's smart-home intents (the HTTP layer's `POST /smarthome`): SYNC and
-    /// QUERY from a copy of the state, outside the lock; EXECUTE through the command path, waiting
-    /// for the devices' confirmations (bounded by the command timeout). DISCONNECT is the caller's.
-    public func smartHome(_ request: SmartHomeRequest, body: [UInt8], agentUserID: String, source: String) async
-        -> [UInt8]
-    {
-        switch request.intent {
-        case .sync:
-            return snapshot.smartHomeSync(requestID: request.requestID, agentUserID: agentUserID)
-        case .query:
-            return snapshot.smartHomeQuery(body, requestID: request.requestID, source: source)
-        case .disconnect:
-            return Array("{}".utf8)
-        case .execute:
-            let now = Date()
-            return await withCheckedContinuation { continuation in
-                let id = waiters.withLock { waiters in
-                    defer { waiters.next += 1 }
-                    waiters.pending[waiters.next] = continuation
-                    return waiters.next
-                }
-                state.withLock { state in
-                    // Stopped, nothing would time its commands out: answered at once, not never.
-                    // (Checked under the state lock, which `stop()` takes to answer those waiting.)
-                    guard ticker.withLock({ $0.isRunning }) else {
-                        var effects = BridgeEffects()
-                        effects.answers.append((id, Self.notRunning(request.requestID)))
-                        perform(effects)
-                        return
-                    }
-                    perform(
-                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
-                    )
-                }
-            }
-        }
-    }
-
-    static func notRunning(_ requestID: String) -> [UInt8] {
-        GoogleC2C.errorResponse(
-            requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"
-        ).serializedBytes()
-    }
-
-    // MARK: Edge connections of plug-ins
-
-    /// Registers who sends what the plug-in of `channel` publishes (its edge connection).
-    public func attachChannel(_ channel: String, sender: @escaping @Sendable (Outgoing) -> Void) {
-        channelSenders.withLock { $0[channel] = sender }
-    }
-
-    public func detachChannel(_ channel: String) {
-        _ = channelSenders.withLock { $0.removeValue(forKey: channel) }
-    }
-
-    /// A message from a plug-in's edge connection, handled like a broker message.
-    public func channelReceived(_ channel: String, topic: String, payload: [UInt8]) {
-        let now = Date()
-        state.withLock { perform($0.handleChannelMessage(channel: channel, topic: topic, payload: payload, now: now)) }
-    }
-
-    /// The channels the configured plug-ins read from (`matter/default`).
-    public var channels: [String] { state.withLock { $0.channels } }
-
     // MARK: Events
 
     private func handle(_ message: consuming MQTTMessage) {
@@ -275,20 +180,6 @@ public final class Bridge: Sendable {
         flushLastSeen(force: false)
     }
 
-    /// Writes last-seen times to the registry once a minute (not per message).
-    private func flushLastSeen(force: Bool) {
-        guard let store else { return }
-        let now = Date()
-        let since: Date? = ticker.withLock { ticker in
-            guard force || now.timeIntervalSince(ticker.lastFlush) >= 60 else { return nil }
-            defer { ticker.lastFlush = now }
-            return ticker.lastFlush
-        }
-        guard let since else { return }
-        let ids = state.withLock { $0.devicesSeen(since: since) }
-        do { try store.touch(ids, seen: now) } catch { logger.error("\(error)") }
-    }
-
     /// Runs inside the state lock so that publications keep their order. The registry is written
     /// first, in one transaction: whatever is on the broker about a device is on disk before it,
     /// so a `kill -9` at any point leaves nothing published that a restart would not know.
@@ -299,19 +190,7 @@ public final class Bridge: Sendable {
 
     private func performNow(_ effects: consuming BridgeEffects) {
         if let store, !effects.storeChanges.isEmpty {
-            var batch = DeviceStore.Batch()
-            for change in effects.storeChanges {
-                switch change {
-                case .upsert(let record): batch.upsert(record)
-                case .remove(let id): batch.remove(id)
-                case .saveCloudDevice(let origin, let device): batch.cloudDevices.append((origin, device))
-                case .placement(let id, let placement): batch.placements.append((id, placement))
-                case .layout(let bytes): batch.layout = bytes
-                case .automation(let id, let definition): batch.automations.append((id, definition))
-                case .automationHistory(let id, let history): batch.histories.append((id, history))
-                case .clock(let date): batch.clock = date
-                }
-            }
+            let batch = DeviceStore.Batch(effects.storeChanges)
             effects.storeChanges = []  // the rows share their descriptions with the publications: one owner left
             do {
                 try store.commit(batch, at: Date())

@@ -82,7 +82,7 @@ extension BridgeState {
                 return "no device '\(device.rawValue)' (traitbridge devices)"
             }
             guard let trait else { return nil }
-            do { _ = try commandAddress(found, trait, deviceTypeKey: key) } catch {
+            do { _ = try CommandRouting.address(on: found, trait, deviceTypeKey: key) } catch {
                 return "\(device.rawValue): \(error.message)"
             }
             return nil

@@ -4,39 +4,6 @@ import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 
-/// A group command or a scene run in progress: one entry per member (or scene action), each
-/// settled by the outcome of the command that carries it; answered when the last one is.
-struct FanOutJob: Sendable {
-    /// Where the answer goes; `nil` for an automation's run (recorded in its history instead).
-    var reply: ResponseSink?
-    /// "group" or "scene", the thing's id and name (for the answer).
-    var kind: String
-    var id: String
-    var name: String
-    var scene: SceneID?
-    /// The automation whose run this is, and why it ran.
-    var automation: AutomationRunInfo?
-    /// The EXECUTE request (Google's ActivateScene) this scene run answers, and the scene's C2C id.
-    var execute: (job: Int, c2cID: String)?
-    var entries: [FanOutEntry]
-    /// Command index → the entries its outcome settles.
-    var commands: [[Int]] = []
-    var open = 0
-    var started: Date
-}
-
-/// One member's or action's outcome: confirmed, assumed, refused (with the command's code),
-/// skipped (offline: not sent) or notApplicable (a member without the trait).
-struct FanOutEntry: Sendable {
-    /// `nil` for an action on no device (a notification).
-    var device: DeviceID?
-    var deviceTypeKey: String?
-    var action: JSONValue?
-    var status: String?
-    var code: String?
-    var message: String?
-}
-
 extension BridgeState {
     /// Control requests: a command to every member of a group, a scene run.
     static let fanOutOperations = ["group-command", "scene-run"]
@@ -94,7 +61,7 @@ extension BridgeState {
             var missing: String?
             var unclear: CommandFailure?
             func check(_ trait: TraitID, _ key: String?) {
-                do { _ = try commandAddress(device, trait, deviceTypeKey: key) } catch {
+                do { _ = try CommandRouting.address(on: device, trait, deviceTypeKey: key) } catch {
                     // A member without the trait is not one the command is for; one that holds it
                     // in several device types (a dual relay) must be named with its type.
                     let holds = device.deviceTypes.contains {
@@ -166,7 +133,7 @@ extension BridgeState {
                 job.entries.append(entry)
                 continue
             }
-            if let address = try? commandAddress(device, action.trait, deviceTypeKey: action.deviceTypeKey),
+            if let address = try? CommandRouting.address(on: device, action.trait, deviceTypeKey: action.deviceTypeKey),
                 let trait = device.trait(at: address), trait.connectivity.state == .offline
             {
                 entry.status = "skipped"
@@ -226,115 +193,5 @@ extension BridgeState {
         answerFanOut(job, now: now, effects: &effects)
     }
 
-    /// Every outcome of a fan-out job is known: the answer, the EXECUTE outcome, the automation's
-    /// history and the scene's last run.
-    private mutating func answerFanOut(_ job: FanOutJob, now: Date, effects: inout BridgeEffects) {
-        var counts: [String: Int] = [:]
-        var results: [JSONValue] = []
-        for entry in job.entries {
-            let status = entry.status ?? "assumed"
-            counts[status, default: 0] += 1
-            var object = JSONObject()
-            object.setIfPresent("device", entry.device.map { .string($0.rawValue) })
-            object.setIfPresent("deviceType", entry.deviceTypeKey.map { .string($0) })
-            object.setIfPresent("name", entry.device.flatMap { graph.devices[$0] }.map { .string($0.name) })
-            object.setIfPresent("action", entry.action)
-            object.append("status", .string(status))
-            object.setIfPresent("code", entry.code.map { .string($0) })
-            object.setIfPresent("message", entry.message.map { .string($0) })
-            results.append(.object(object))
-        }
-        let succeeded = counts["confirmed", default: 0] + counts["assumed", default: 0]
-        let attempted = job.entries.count - counts["notApplicable", default: 0]
-        let overall = attempted > 0 && succeeded == attempted ? "ok" : succeeded == 0 ? "failed" : "partial"
-        var summary = JSONObject()
-        for key in ["confirmed", "assumed", "refused", "skipped", "notApplicable"] {
-            summary.append(key, .int(Int64(counts[key, default: 0])))
-        }
-        var answer = JSONObject()
-        answer.append("status", .string(overall))
-        answer.append(job.kind, .string(job.name))
-        answer.append("id", .string(job.id))
-        answer.append("summary", .object(summary))
-        answer.append("results", .array(results))
-        if let reply = job.reply { effects.answer(reply, JSONValue.object(answer).serializedBytes()) }
-        if let (executeJob, c2cID) = job.execute {
-            let outcome: ExecuteOutcome =
-                succeeded > 0 || attempted == 0
-                ? ExecuteOutcome(c2cID: c2cID, status: .success, states: ["online": true])
-                : ExecuteOutcome(
-                    c2cID: c2cID, status: .error,
-                    errorCode: counts["skipped", default: 0] == attempted ? "deviceOffline" : "hardError",
-                    debugString: "scene '\(job.name)': none of its \(attempted) actions was done")
-            finishExecute(executeJob, outcome, effects: &effects)
-        }
-        if let run = job.automation {
-            recordRun(run, status: overall, summary: .object(summary), results: results, effects: &effects)
-        }
-        effects.log(
-            overall == "ok" ? .info : .notice,
-            "\(job.kind) '\(job.name)': \(overall) (\(succeeded) of \(attempted) done)", ["tb.\(job.kind)": job.id])
-        if let scene = job.scene {
-            var run = JSONObject()
-            run.append("at", .string(DevicePayloads.timestamp(job.started)))
-            run.append("status", .string(overall))
-            run.append("summary", .object(summary))
-            layout.setLastRun(.object(run), of: scene)
-            publishScene(scene, effects: &effects)
-        }
-    }
 
-    /// The settable values a room, zone or group shows now, as a scene's actions: what the
-    /// catalog's command rules set (on/off, level, colour, setpoints…), for colour only the
-    /// attributes of the mode the light is in. Offline devices and unknown values are left out.
-    func capture(_ root: JSON, in home: Home) throws(RequestRefusal) -> [SceneAction] {
-        var targets: [GroupMember] = []
-        if root["room"] != nil {
-            let room = try find(root, "room", in: home, \.rooms, id: \.id.rawValue, name: \.name)
-            targets = graph.devices(in: room.id).map { GroupMember(device: $0.id) }
-        } else if root["zone"] != nil {
-            let zone = try find(root, "zone", in: home, \.zones, id: \.id.rawValue, name: \.name)
-            targets = zone.roomIDs.flatMap { graph.devices(in: $0) }.map { GroupMember(device: $0.id) }
-        } else if root["group"] != nil {
-            targets = try find(root, "group", in: home, \.groups, id: \.id.rawValue, name: \.name).members
-        } else {
-            throw RequestRefusal("give the \"room\", \"zone\" or \"group\" whose current state the scene keeps")
-        }
-        var actions: [SceneAction] = []
-        for member in targets {
-            guard let device = graph.devices[member.device] else { continue }
-            for type in device.deviceTypes where member.deviceTypeKey == nil || member.deviceTypeKey == type.key {
-                for trait in type.traits where trait.connectivity.state != .offline {
-                    let settable = Set(
-                        catalog.commandRules.filter { $0.trait == trait.traitID }.flatMap { $0.sets.map(\.attribute) })
-                    for name in Self.capturedAttributes(trait, settable: settable) {
-                        guard let value = trait.attributes[name] else { continue }
-                        actions.append(
-                            SceneAction(
-                                device: device.id, deviceTypeKey: device.deviceTypes.count > 1 ? type.key : nil,
-                                trait: trait.traitID, operation: .write(attribute: name, value: value)))
-                    }
-                }
-            }
-        }
-        guard !actions.isEmpty else { throw RequestRefusal("nothing there has a known value a scene could set") }
-        guard actions.count <= LayoutLimits.sceneActions else {
-            throw RequestRefusal("\(actions.count) actions; a scene holds at most \(LayoutLimits.sceneActions)")
-        }
-        return actions
-    }
-
-    /// The attributes of a trait a captured scene sets, in a fixed order.
-    static func capturedAttributes(_ trait: TraitInstance, settable: Set<String>) -> [String] {
-        var names = settable.filter { trait.attributes[$0] != nil }
-        if trait.traitID.description == "matter.ColorControl" {
-            // colorMode 0: hue and saturation, 1: xy, 2: colour temperature (Matter's ColorMode).
-            let byMode: [Int: Set<String>] = [
-                0: ["currentHue", "currentSaturation"], 1: ["currentX", "currentY"], 2: ["colorTemperatureMireds"],
-            ]
-            let mode = trait.attributes["colorMode"]?.numericValue.flatMap { FiniteNumber.int(clamping: $0) }
-            names = names.intersection(mode.flatMap { byMode[$0] } ?? byMode[2]!)
-        }
-        return names.sorted()
-    }
 }

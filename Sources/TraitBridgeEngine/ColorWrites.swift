@@ -1,12 +1,17 @@
 import TraitBridgeModel
 import TraitBridgeSources
 
-extension BridgeState {
+/// Colour writes in the form each source takes (a pure function of the writes, the device and
+/// what its sources write).
+enum ColorWrites {
     /// Colour writes in the form the source takes: hue and saturation become xy for a light whose
     /// source writes only xy (a Home Assistant `xy` light, a zigbee2mqtt bulb exposing `color_xy`
     /// alone), and xy becomes hue and saturation for one that writes only those. Sources that say
     /// nothing of what they write are sent the writes as they are.
-    func adaptColorWrites(_ writes: [AttributeUpdate], on device: Device?) -> [AttributeUpdate] {
+    /// `writable`: the attributes the source of a trait writes (empty: it does not say).
+    static func adapt(
+        _ writes: [AttributeUpdate], on device: Device?, writable: (Device, TraitAddress) -> Set<String>
+    ) -> [AttributeUpdate] {
         guard let device, writes.contains(where: { $0.address.traitID == .matter("ColorControl") }) else {
             return writes
         }
@@ -14,7 +19,7 @@ extension BridgeState {
         var byAddress: [TraitAddress: [String: Double]] = [:]
         var originals: [TraitAddress: [AttributeUpdate]] = [:]
         for write in writes {
-            if write.address.traitID == .matter("ColorControl"), Self.colorPairs.contains(write.attribute),
+            if write.address.traitID == .matter("ColorControl"), colorPairs.contains(write.attribute),
                 let number = write.value.numericValue
             {
                 byAddress[write.address, default: [:]][write.attribute] = number
@@ -24,7 +29,7 @@ extension BridgeState {
             }
         }
         for (address, values) in byAddress.sorted(by: { $0.key.description < $1.key.description }) {
-            let writable = Set((sourceBindings(of: device, at: address) ?? []).filter(\.isWritable).map(\.attribute))
+            let writable = writable(device, address)
             let current = device.trait(at: address)?.attributes ?? [:]
             func value(_ name: String) -> Double? { values[name] ?? current[name]?.numericValue }
             var converted: [String: Double]?

@@ -8,8 +8,12 @@ import TraitBridgeModel
 /// is not, then the nearest (direct, local peer, remote). Instances that come from one source
 /// family (the two channels of a dual relay, two switches of one Home Assistant device) stay
 /// ambiguous: only the caller knows which one is meant.
-extension BridgeState {
-    func commandAddress(_ device: Device, _ traitID: TraitID, deviceTypeKey key: String?) throws(CommandFailure) -> TraitAddress {
+enum CommandRouting {
+    /// The trait instance of `device` a command on `traitID` goes to (`key`: the device type the
+    /// caller named, if any).
+    static func address(
+        on device: Device, _ traitID: TraitID, deviceTypeKey key: String?
+    ) throws(CommandFailure) -> TraitAddress {
         do {
             return try device.resolve(traitID, deviceTypeKey: key)
         } catch .ambiguousTrait(_, let keys) {
@@ -17,8 +21,11 @@ extension BridgeState {
             let sources = holders.compactMap { $0.trait(traitID)?.source?.family }
             // One instance per source family: the same function reached by different paths.
             let onePerPath = sources.count == holders.count && Set(sources).count == holders.count
-            guard onePerPath, let best = holders.min(by: { Self.pathRank($0, traitID) < Self.pathRank($1, traitID) }) else {
-                throw CommandFailure(.notSupported, "trait \(traitID) is in several device types (\(keys.joined(separator: ", "))); name one with \"deviceType\" (CLI: --device-type)")
+            guard onePerPath, let best = holders.min(by: { pathRank($0, traitID) < pathRank($1, traitID) }) else {
+                throw CommandFailure(
+                    .notSupported,
+                    "trait \(traitID) is in several device types (\(keys.joined(separator: ", "))); "
+                        + "name one with \"deviceType\" (CLI: --device-type)")
             }
             return TraitAddress(deviceTypeKey: best.key, traitID: traitID)
         } catch {
@@ -29,17 +36,19 @@ extension BridgeState {
     /// Lower is better: connectivity first, then locality, then the key (stable).
     private static func pathRank(_ type: DeviceTypeInstance, _ traitID: TraitID) -> (Int, Int, String) {
         let connectivity = type.trait(traitID)?.connectivity
-        let state: Int = switch connectivity?.state {
-        case .online: 0
-        case .unknown, nil: 1
-        case .offline: 2
-        }
-        let locality: Int = switch connectivity?.locality {
-        case .direct: 0
-        case .localPeer: 1
-        case .remote: 2
-        case .unspecified, nil: 3
-        }
+        let state: Int =
+            switch connectivity?.state {
+            case .online: 0
+            case .unknown, nil: 1
+            case .offline: 2
+            }
+        let locality: Int =
+            switch connectivity?.locality {
+            case .direct: 0
+            case .localPeer: 1
+            case .remote: 2
+            case .unspecified, nil: 3
+            }
         return (state, locality, type.key)
     }
 }

@@ -1,0 +1,75 @@
+import Foundation
+import FoundationEssentials
+import Synchronization
+public import TraitBridgeCloud
+import TraitBridgeJSON
+
+/// The fulfillment endpoint's way in (SYNC, QUERY, EXECUTE, DISCONNECT answered from the state),
+/// and the edge connections plug-ins read from (a Matter Server's WebSocket).
+extension Bridge {
+    // MARK: Smart-home fulfillment
+
+    /// Answers one of Google's smart-home intents (the HTTP layer's `POST /smarthome`): SYNC and
+    /// QUERY from a copy of the state, outside the lock; EXECUTE through the command path, waiting
+    /// for the devices' confirmations (bounded by the command timeout). DISCONNECT is the caller's.
+    public func smartHome(_ request: SmartHomeRequest, body: [UInt8], agentUserID: String, source: String) async
+        -> [UInt8]
+    {
+        switch request.intent {
+        case .sync:
+            return snapshot.smartHomeSync(requestID: request.requestID, agentUserID: agentUserID)
+        case .query:
+            return snapshot.smartHomeQuery(body, requestID: request.requestID, source: source)
+        case .disconnect:
+            return Array("{}".utf8)
+        case .execute:
+            let now = Date()
+            return await withCheckedContinuation { continuation in
+                let id = waiters.withLock { waiters in
+                    defer { waiters.next += 1 }
+                    waiters.pending[waiters.next] = continuation
+                    return waiters.next
+                }
+                state.withLock { state in
+                    // Stopped, nothing would time its commands out: answered at once, not never.
+                    // (Checked under the state lock, which `stop()` takes to answer those waiting.)
+                    guard ticker.withLock({ $0.isRunning }) else {
+                        var effects = BridgeEffects()
+                        effects.answers.append((id, Self.notRunning(request.requestID)))
+                        perform(effects)
+                        return
+                    }
+                    perform(
+                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
+                    )
+                }
+            }
+        }
+    }
+
+    static func notRunning(_ requestID: String) -> [UInt8] {
+        GoogleC2C.errorResponse(
+            requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"
+        ).serializedBytes()
+    }
+
+    // MARK: Edge connections of plug-ins
+
+    /// Registers who sends what the plug-in of `channel` publishes (its edge connection).
+    public func attachChannel(_ channel: String, sender: @escaping @Sendable (Outgoing) -> Void) {
+        channelSenders.withLock { $0[channel] = sender }
+    }
+
+    public func detachChannel(_ channel: String) {
+        _ = channelSenders.withLock { $0.removeValue(forKey: channel) }
+    }
+
+    /// A message from a plug-in's edge connection, handled like a broker message.
+    public func channelReceived(_ channel: String, topic: String, payload: [UInt8]) {
+        let now = Date()
+        state.withLock { perform($0.handleChannelMessage(channel: channel, topic: topic, payload: payload, now: now)) }
+    }
+
+    /// The channels the configured plug-ins read from (`matter/default`).
+    public var channels: [String] { state.withLock { $0.channels } }
+}

@@ -1,0 +1,101 @@
+import FoundationEssentials
+import TraitBridgeCloud
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgeSources
+
+/// A unified command resolved into the model writes it makes, each checked against the catalog
+/// (writable, in range, a command rule that says what it sets).
+extension BridgeState {
+    /// Resolves the actions into model writes, validating each.
+    func plan(_ command: UnifiedCommand, deviceID: DeviceID) throws -> [AttributeUpdate] {
+        guard let device = graph.devices[deviceID] else {
+            throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'")
+        }
+        var writes: [AttributeUpdate] = []
+        for action in command.actions {
+            let traitID: TraitID
+            let key: String?
+            switch action {
+            case .invoke(let trait, let deviceTypeKey, _, _), .write(let trait, let deviceTypeKey, _, _):
+                traitID = trait
+                key = deviceTypeKey
+            }
+            let address = try CommandRouting.address(on: device, traitID, deviceTypeKey: key)
+            try refuseIfOffline(device, address)
+            switch action {
+            case .write(_, _, let attribute, let value):
+                let metadata: AttributeMetadata
+                do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch {
+                    throw CommandFailure(.notSupported, error.description)
+                }
+                let settable =
+                    metadata.isWritable
+                    || catalog.commandRules.contains {
+                        $0.trait == traitID && $0.sets.contains { $0.attribute == attribute }
+                    }
+                    || cloud?.table.rule(forTrait: traitID)?.commands.contains {
+                        $0.params.contains { $0.attribute == attribute }
+                    } == true
+                guard settable else { throw CommandFailure(.notSupported, "\(address).\(attribute) is read-only") }
+                do { try metadata.validate(value) } catch {
+                    throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)")
+                }
+                writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
+            case .invoke(_, _, let name, let arguments):
+                guard let definition = catalog.trait(traitID)?.command(named: name) else {
+                    throw CommandFailure(.notSupported, "trait \(traitID) has no command '\(name)'")
+                }
+                guard let rule = catalog.commandRule(traitID, name) else {
+                    throw CommandFailure(
+                        .notSupported,
+                        "\(traitID).\(name) has no command rule in the catalog (commandRules in mappings/catalog/)")
+                }
+                if let reason = rule.unsupportedReason {
+                    throw CommandFailure(.notSupported, "\(traitID).\(name) is not supported: \(reason)")
+                }
+                for field in definition.fields {
+                    guard let argument = arguments[field.name] else {
+                        if !field.isOptional
+                            && rule.sets.contains(where: {
+                                if case .argument(field.name) = $0.value { true } else { false }
+                            })
+                        {
+                            throw CommandFailure(.protocolError, "\(traitID).\(name) needs argument '\(field.name)'")
+                        }
+                        continue
+                    }
+                    do { try field.metadata.validate(argument) } catch {
+                        throw CommandFailure(Self.code(error), "\(name).\(field.name): \(error)")
+                    }
+                }
+                for set in rule.sets {
+                    switch set.value {
+                    case .literal(let value):
+                        writes.append(AttributeUpdate(address: address, attribute: set.attribute, value: value))
+                    case .argument(let field):
+                        guard let value = arguments[field] else { continue }
+                        writes.append(AttributeUpdate(address: address, attribute: set.attribute, value: value))
+                    }
+                }
+                if let attribute = rule.toggles {
+                    let current = device.trait(at: address)?.attributes[attribute]
+                    guard case .bool(let isOn)? = current else {
+                        throw CommandFailure(
+                            .notSupported, "toggle needs the current value of \(attribute), which is not known yet")
+                    }
+                    writes.append(AttributeUpdate(address: address, attribute: attribute, value: .bool(!isOn)))
+                }
+            }
+        }
+        return writes
+    }
+
+    static func code(_ error: AttributeValidationError) -> CommandFailure.Code {
+        switch error.code {
+        case "valueOutOfRange": .valueOutOfRange
+        case "notSupported": .notSupported
+        default: .invalidValue
+        }
+    }
+}
