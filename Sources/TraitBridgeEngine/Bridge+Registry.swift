@@ -38,36 +38,36 @@ extension Bridge {
     static func restored(
         _ state: BridgeState, store: DeviceStore?, automationFiles: [Automation], logger: Logger
     ) -> BridgeState {
-            var initial = state
-            for line in initial.startLogs { line.log(to: logger) }
-            if let store {
-                do {
-                    // The layout first (the homes and rooms the rest names), then the user's placements,
-                    // then the devices, each placed as it comes back.
-                    for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
-                    for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
-                    let rows = try store.all()
-                    var logs = initial.restore(rows)
-                    logs += initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date())
-                    for line in logs { line.log(to: logger) }
-                    try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
-                    let kept = try store.automations()
-                    for line in initial.restoreAutomations(
-                        definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
-                        now: Date())
-                    {
-                        line.log(to: logger)
-                    }
-                } catch {
-                    logger.error("\(error)")
-                }
-            } else if !automationFiles.isEmpty {
+        var initial = state
+        for line in initial.startLogs { line.log(to: logger) }
+        if let store {
+            do {
+                // The layout first (the homes and rooms the rest names), then the user's placements,
+                // then the devices, each placed as it comes back.
+                for line in initial.restoreLayout(try store.layout()) { line.log(to: logger) }
+                for line in initial.restorePlacements(try store.placements()) { line.log(to: logger) }
+                let rows = try store.all()
+                var logs = initial.restore(rows)
+                logs += initial.restoreCloud(try store.cloudOrigins(), rows: rows, now: Date())
+                for line in logs { line.log(to: logger) }
+                try Self.importLegacyCloud(into: &initial, store: store, logger: logger)
+                let kept = try store.automations()
                 for line in initial.restoreAutomations(
-                    definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
+                    definitions: kept.definitions, histories: kept.histories, clock: kept.clock, files: automationFiles,
+                    now: Date())
                 {
                     line.log(to: logger)
                 }
+            } catch {
+                logger.error("\(error)")
             }
+        } else if !automationFiles.isEmpty {
+            for line in initial.restoreAutomations(
+                definitions: [], histories: [:], clock: nil, files: automationFiles, now: Date())
+            {
+                line.log(to: logger)
+            }
+        }
         return initial
     }
 

@@ -85,11 +85,15 @@ extension BridgeState {
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
     /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
     mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
-        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImport.devices.isEmpty else { return }
+        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImport.devices.isEmpty else {
+            return
+        }
         // The cloud devices on it, the standalone ones that share an identity key with it, and
         // those the config aliases to it: looked up, not found by a scan of every cloud device.
         var candidates = cloudImport.devices.ids(on: device.id)
-        for id in graph.devices(sharingIdentityWith: device.identity) { candidates.formUnion(cloudImport.devices.ids(on: id)) }
+        for id in graph.devices(sharingIdentityWith: device.identity) {
+            candidates.formUnion(cloudImport.devices.ids(on: id))
+        }
         for (c2cID, alias) in configuration.cloudAliases where alias == device.id { candidates.insert(c2cID) }
         for c2cID in candidates.sorted() {
             guard var runtime = cloudImport.devices[c2cID] else { continue }
@@ -178,7 +182,8 @@ extension BridgeState {
         var unknown: [JSONValue] = []
         var problems: [JSONValue] = result.problems.map { .string($0.description) }
         for report in result.reports {
-            guard var runtime = cloudImport.devices[report.c2cID], instance == nil || runtime.source.instance == instance
+            guard var runtime = cloudImport.devices[report.c2cID],
+                instance == nil || runtime.source.instance == instance
             else {
                 unknown.append(.string(report.c2cID))
                 continue
@@ -207,6 +212,5 @@ extension BridgeState {
         summary.append("problems", .array(problems))
         return summary
     }
-
 
 }

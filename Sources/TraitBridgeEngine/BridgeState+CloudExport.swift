@@ -38,7 +38,9 @@ extension BridgeState {
     /// restored device whose source has not spoken yet, the registry's).
     func cloudExportInput(_ id: DeviceID) -> CloudExportInput? {
         guard let device = graph.devices[id] else { return nil }
-        let runtime = cloudImport.devices.ids(on: id).compactMap { cloudImport.devices[$0] }.min { $0.origin.c2cID < $1.origin.c2cID }
+        let runtime = cloudImport.devices.ids(on: id).compactMap { cloudImport.devices[$0] }.min {
+            $0.origin.c2cID < $1.origin.c2cID
+        }
         var metadata: [TraitAddress: [String: AttributeMetadata]] = [:]
         var commandable: [TraitAddress: Set<String>] = [:]
         for address in device.traitAddresses {

@@ -79,7 +79,8 @@ extension BridgeState {
                 pending.openLinkRequests[planned.request.requestID] = (planned.request.link, planned.covers)
             }
             if expected.isEmpty && pending.openLinkRequests.isEmpty {
-                finish(pending, status: "assumed", device: device, now: now, effects: &effects)  // nothing to echo (relayed)
+                // Nothing to echo (a relayed google command).
+                finish(pending, status: "assumed", device: device, now: now, effects: &effects)
             } else {
                 commands.track(pending)
             }

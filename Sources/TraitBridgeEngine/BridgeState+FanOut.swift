@@ -193,5 +193,4 @@ extension BridgeState {
         answerFanOut(job, now: now, effects: &effects)
     }
 
-
 }

@@ -134,7 +134,9 @@ extension BridgeState {
 
     /// One scene's topic (after a run: its last run), not the whole layout.
     mutating func publishScene(_ id: SceneID, effects: inout BridgeEffects) {
-        guard sources.broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else { return }
+        guard sources.broker.status == .up, let home = graph.home(containing: id), let scene = home.scene(id) else {
+            return
+        }
         let topic = "\(scenesTopic)/\(id.rawValue)"
         let payload = sceneDocument(scene, in: home).serializedBytes()
         guard layout.publish(topic, hash: DeviceRuntime.hash(payload)) else { return }
@@ -151,6 +153,5 @@ extension BridgeState {
             effects.publish(topic, payload, retain: true, qos: 1)
         }
     }
-
 
 }

@@ -154,5 +154,4 @@ extension BridgeState {
         }
     }
 
-
 }

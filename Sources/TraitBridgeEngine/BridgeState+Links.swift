@@ -137,7 +137,8 @@ extension BridgeState {
         guard cloudImport.links.takeSweep(now: now) else { return }
         for (c2cID, runtime) in cloudImport.devices.sorted where !runtime.isStale {
             let link = runtime.source.instance
-            guard let lastAnswer = runtime.lastAnswer, cloudImport.links.isStale(link: link, lastAnswer: lastAnswer, now: now)
+            guard let lastAnswer = runtime.lastAnswer,
+                cloudImport.links.isStale(link: link, lastAnswer: lastAnswer, now: now)
             else { continue }
             let budget = cloudImport.links.budget(of: link)
             cloudImport.devices.modify(c2cID) { $0.isStale = true }

@@ -231,5 +231,4 @@ extension BridgeState {
         report(updates, on: target, seen: seen, topic: topic, now: now, effects: &effects)
     }
 
-
 }

@@ -52,10 +52,12 @@ extension BridgeState {
     mutating func deliver(
         _ route: SourceRoute, topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
     ) {
-        deliver(to: route.first, topic: topic, payload: &payload, mayRelease: route.others.isEmpty, now: now,
+        deliver(
+            to: route.first, topic: topic, payload: &payload, mayRelease: route.others.isEmpty, now: now,
             effects: &effects)
         for index in route.others {
-            deliver(to: index, topic: topic, payload: &payload, mayRelease: index == route.others.last, now: now,
+            deliver(
+                to: index, topic: topic, payload: &payload, mayRelease: index == route.others.last, now: now,
                 effects: &effects)
         }
     }

@@ -215,7 +215,6 @@ public struct BridgeState: Sendable {
         [Outgoing(topic: bridgeStateTopic, payload: Array("offline".utf8), isRetained: true, qos: 1)]
     }
 
-
 }
 
 extension BridgeState {

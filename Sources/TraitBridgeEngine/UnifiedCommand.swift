@@ -1,7 +1,7 @@
 import FoundationEssentials
 public import TraitBridgeJSON
-public import TraitBridgeModel
 import TraitBridgeMapping
+public import TraitBridgeModel
 
 /// A command in the unified form of the MQTT contract (`<prefix>/devices/<id>/set`):
 ///
@@ -42,17 +42,24 @@ public struct UnifiedCommand: Sendable {
             return .failure(CommandFailure(.protocolError, "the command is not JSON: \(error)"))
         }
         let root = document.root
-        guard root.kind == .object else { return .failure(CommandFailure(.protocolError, "the command must be a JSON object")) }
+        guard root.kind == .object else {
+            return .failure(CommandFailure(.protocolError, "the command must be a JSON object"))
+        }
         let correlationID = root["id"]?.string
         var actions: [Action] = []
         let entries = root["writes"].map(\.elements) ?? [root]
         for (index, entry) in entries.enumerated() {
             let place = root["writes"] == nil ? "" : "writes[\(index)]: "
             guard let traitText = entry["trait"]?.string else {
-                return .failure(CommandFailure(.protocolError, "\(place)missing \"trait\" (e.g. \"matter.OnOff\")", correlationID))
+                return .failure(
+                    CommandFailure(.protocolError, "\(place)missing \"trait\" (e.g. \"matter.OnOff\")", correlationID))
             }
             guard let trait = TraitID(parsing: traitText) else {
-                return .failure(CommandFailure(.protocolError, "\(place)malformed trait '\(traitText)'; write matter.Name, google.Name or vendor.<org>.Name", correlationID))
+                return .failure(
+                    CommandFailure(
+                        .protocolError,
+                        "\(place)malformed trait '\(traitText)'; write matter.Name, google.Name or vendor.<org>.Name",
+                        correlationID))
             }
             let key = entry["deviceType"]?.string
             if let command = entry["command"]?.string {
@@ -60,12 +67,19 @@ public struct UnifiedCommand: Sendable {
                 for (name, value) in entry["arguments"]?.members ?? [] { arguments[name] = AttributeValue(json: value) }
                 actions.append(.invoke(trait: trait, deviceTypeKey: key, command: command, arguments: arguments))
             } else if let attribute = entry["attribute"]?.string, let value = entry["value"] {
-                actions.append(.write(trait: trait, deviceTypeKey: key, attribute: attribute, value: AttributeValue(json: value)))
+                actions.append(
+                    .write(trait: trait, deviceTypeKey: key, attribute: attribute, value: AttributeValue(json: value)))
             } else {
-                return .failure(CommandFailure(.protocolError, "\(place)give \"command\" (with optional \"arguments\") or \"attribute\" and \"value\"", correlationID))
+                return .failure(
+                    CommandFailure(
+                        .protocolError,
+                        "\(place)give \"command\" (with optional \"arguments\") or \"attribute\" and \"value\"",
+                        correlationID))
             }
         }
-        guard !actions.isEmpty else { return .failure(CommandFailure(.protocolError, "\"writes\" is empty", correlationID)) }
+        guard !actions.isEmpty else {
+            return .failure(CommandFailure(.protocolError, "\"writes\" is empty", correlationID))
+        }
         var challenge: JSONValue?
         if let given = root["challenge"] {
             if given["ack"]?.bool == true, given.members.count == 1 {

@@ -61,7 +61,8 @@ struct MemberDirectory: Sendable {
         let id = described.device.id
         let old = members[id]
         let current = Set(described.device.sources)
-        for reference in old?.references ?? [] where references[reference]?.owner == id && !current.contains(reference) {
+        for reference in old?.references ?? [] where references[reference]?.owner == id && !current.contains(reference)
+        {
             references.removeValue(forKey: reference)  // an entity it no longer has
         }
         members[id] = SourceMember(

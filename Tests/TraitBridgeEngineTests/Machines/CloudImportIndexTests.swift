@@ -42,7 +42,11 @@ struct CloudImportIndexTests {
         #expect(index.devices(ofInstance: "p").map(\.c2cID) == ["a", "c"])
         #expect(index.devices(ofInstance: "nobody").isEmpty)
         #expect(index.modify("zzz") { $0.isStale = true } == nil)
-        #expect(index.modify("a") { $0.isStale = true; return 1 } == 1)
+        #expect(
+            index.modify("a") {
+                $0.isStale = true
+                return 1
+            } == 1)
         #expect(index["a"]?.isStale == true)
         let source = SourceReference(family: "google-c2c", instance: "q", nativeID: "b")
         #expect(index.runtime(for: source)?.origin.c2cID == "b")

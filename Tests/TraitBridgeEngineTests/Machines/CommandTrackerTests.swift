@@ -39,7 +39,10 @@ struct CommandTrackerTests {
         tracker.track(try command("d1", "x", deadline: start, link: "p"))
         tracker.track(try command("d2", "y", deadline: start, link: "q"))
         #expect(tracker.openRequests(to: "p") == ["req-x"])
-        let kept = tracker.updateCommand(sentRequest: "req-x") { $0.awaitsFollowUp = true; return true }
+        let kept = tracker.updateCommand(sentRequest: "req-x") {
+            $0.awaitsFollowUp = true
+            return true
+        }
         #expect(kept?.awaitsFollowUp == true && tracker.waitingCount == 2)
         let nobody = tracker.updateCommand(sentRequest: "nobody") { _ in false }
         #expect(nobody == nil)

@@ -18,7 +18,9 @@ struct HomeLayoutMachineTests {
         layout.setPlacement(UserPlacement(), of: lamp)
         #expect(layout.placement(of: lamp) == nil)
 
-        let first = [layout.publish("homes/a", hash: 1), layout.publish("homes/a", hash: 1), layout.publish("g/b", hash: 2)]
+        let first = [
+            layout.publish("homes/a", hash: 1), layout.publish("homes/a", hash: 1), layout.publish("g/b", hash: 2),
+        ]
         #expect(first == [true, false, true])
         let gone = layout.removeTopics(notIn: ["homes/a": []])
         #expect(gone == ["g/b"])

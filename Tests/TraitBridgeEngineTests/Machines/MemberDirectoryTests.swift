@@ -28,7 +28,8 @@ struct MemberDirectoryTests {
         let plug = try DeviceID("plug")
         let meter = try DeviceID("meter")
         directory.record(try Self.member("plug", references: ["p"]), plugin: 0, locality: .localPeer)
-        directory.record(try Self.member("meter", references: ["m"], joining: .sameIdentity), plugin: 1, locality: .remote)
+        directory.record(
+            try Self.member("meter", references: ["m"], joining: .sameIdentity), plugin: 1, locality: .remote)
         directory.setTarget(plug, plug)
         directory.setTarget(meter, plug)
         directory.setKeyMap(meter, ["power": "meter-power"])
@@ -46,7 +47,8 @@ struct MemberDirectoryTests {
         var directory = MemberDirectory()
         let hub = try DeviceID("hub")
         let sensor = try DeviceID("sensor")
-        directory.record(try Self.member("sensor", references: ["s"], joining: .device(hub)), plugin: 0, locality: .remote)
+        directory.record(
+            try Self.member("sensor", references: ["s"], joining: .device(hub)), plugin: 0, locality: .remote)
         directory.setTarget(sensor, nil)
         directory.keepWaiting("t/sensor", for: sensor)
         #expect(directory.waiting(for: hub) == [sensor])
@@ -76,7 +78,8 @@ struct MemberDirectoryTests {
 
         directory.setTarget(plug, plug)
         let meter = try DeviceID("meter")
-        directory.record(try Self.member("meter", references: ["m"], joining: .sameIdentity), plugin: 1, locality: .remote)
+        directory.record(
+            try Self.member("meter", references: ["m"], joining: .sameIdentity), plugin: 1, locality: .remote)
         directory.setTarget(meter, plug)
         #expect(directory.release(joinedTo: plug) == [meter])
         #expect(directory.target(of: meter) == nil && directory.joined(to: plug).isEmpty)

@@ -12,7 +12,9 @@ struct PublicationLedgerTests {
     func publishOnChange() throws {
         var ledger = PublicationLedger()
         let id = try DeviceID("lamp")
-        let states = [ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 2)]
+        let states = [
+            ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 2),
+        ]
         #expect(states == [true, false, true])
         let descriptions = [ledger.publishDescription(id, hash: 7), ledger.publishDescription(id, hash: 7)]
         #expect(descriptions == [true, false])

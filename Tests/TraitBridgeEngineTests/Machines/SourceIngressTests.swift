@@ -74,7 +74,9 @@ struct SourceIngressTests {
         var limits = BridgeLimits()
         limits.pendingMessages = 2
         limits.pendingBytes = 10
-        let kept = [ingress.keepPending("t1", [1, 2], limits: limits), ingress.keepPending("t2", [1, 2], limits: limits)]
+        let kept = [
+            ingress.keepPending("t1", [1, 2], limits: limits), ingress.keepPending("t2", [1, 2], limits: limits),
+        ]
         #expect(kept.allSatisfy { $0.isEmpty })
         let evicted = ingress.keepPending("t3", [1], limits: limits)
         #expect(evicted == [.init(kind: .pendingMessages, topic: "t1", detail: evicted.first?.detail ?? "")])
