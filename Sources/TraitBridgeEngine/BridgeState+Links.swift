@@ -135,7 +135,7 @@ extension BridgeState {
     /// failing link is not swept: its failure already says why.
     mutating func sweepStaleLinkDevices(now: Date, effects: inout BridgeEffects) {
         guard cloudImport.links.takeSweep(now: now) else { return }
-        for (c2cID, runtime) in cloudImport.devices.sorted where !runtime.isStale {
+        for (c2cID, runtime) in cloudImport.devices.all where !runtime.isStale {
             let link = runtime.source.instance
             guard let lastAnswer = runtime.lastAnswer,
                 cloudImport.links.isStale(link: link, lastAnswer: lastAnswer, now: now)
@@ -155,7 +155,7 @@ extension BridgeState {
 
     /// Each configured link on the health topic: its devices, and whether it fails, since when, why.
     func linkHealth() -> JSONObject {
-        cloudImport.links.health { cloudImport.devices.devices(ofInstance: $0).count }
+        cloudImport.links.health { cloudImport.devices.count(ofInstance: $0) }
     }
 
     /// The cloud ids of a link's devices, for its QUERY.

@@ -26,14 +26,16 @@ struct CloudRuntime: Sendable {
 }
 
 /// The devices imported from Google Cloud-to-cloud (SYNC files and cloud links), by C2C id, and
-/// the inverse: which imported devices show their traits on each graph device.
+/// two inverses: which imported devices show their traits on each graph device, and which each
+/// link (source instance) imported — so a link's devices are found without a scan of all.
 ///
 /// The one owner of both maps, so they cannot drift apart: every change goes through
-/// ``set(_:_:)`` or ``modify(_:_:)``, which keep the inverse in step (before this type, every
+/// ``set(_:_:)`` or ``modify(_:_:)``, which keep the inverses in step (before this type, every
 /// caller had to remember to).
 struct CloudImportIndex: Sendable {
     private var devices: [String: CloudRuntime] = [:]
     private var byTarget: [DeviceID: Set<String>] = [:]
+    private var byInstance: [String: Set<String>] = [:]
 
     var isEmpty: Bool { devices.isEmpty }
     var count: Int { devices.count }
@@ -43,15 +45,17 @@ struct CloudImportIndex: Sendable {
     /// The C2C ids whose traits are on `target` (standalone ones on their own id).
     func ids(on target: DeviceID) -> Set<String> { byTarget[target] ?? [] }
 
-    /// Every imported device, by C2C id (sorted: the order the engine acts on them in).
-    var sorted: [(c2cID: String, runtime: CloudRuntime)] {
-        devices.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-    }
+    /// Every imported device by C2C id, in no order (read once a second by the staleness sweep:
+    /// not sorted, not copied).
+    var all: [String: CloudRuntime] { devices }
 
     /// The devices a cloud link (or a SYNC file's instance) imported, by C2C id, sorted.
     func devices(ofInstance instance: String) -> [(c2cID: String, runtime: CloudRuntime)] {
-        sorted.filter { $0.runtime.source.instance == instance }
+        (byInstance[instance] ?? []).sorted().compactMap { id in devices[id].map { (id, $0) } }
     }
+
+    /// How many devices a cloud link (or a SYNC file's instance) imported.
+    func count(ofInstance instance: String) -> Int { byInstance[instance]?.count ?? 0 }
 
     /// The first imported device fed by `source` (a source reference is one C2C device).
     func runtime(for source: SourceReference?) -> CloudRuntime? {
@@ -61,12 +65,17 @@ struct CloudImportIndex: Sendable {
 
     /// Sets (or, with `nil`, removes) a device's runtime; the inverse follows.
     mutating func set(_ c2cID: String, _ runtime: CloudRuntime?) {
-        if let old = devices[c2cID]?.target {
-            byTarget[old]?.remove(c2cID)
-            if byTarget[old]?.isEmpty == true { byTarget.removeValue(forKey: old) }
+        if let old = devices[c2cID] {
+            byTarget[old.target]?.remove(c2cID)
+            if byTarget[old.target]?.isEmpty == true { byTarget.removeValue(forKey: old.target) }
+            byInstance[old.source.instance]?.remove(c2cID)
+            if byInstance[old.source.instance]?.isEmpty == true { byInstance.removeValue(forKey: old.source.instance) }
         }
         devices[c2cID] = runtime
-        if let target = runtime?.target { byTarget[target, default: []].insert(c2cID) }
+        if let runtime {
+            byTarget[runtime.target, default: []].insert(c2cID)
+            byInstance[runtime.source.instance, default: []].insert(c2cID)
+        }
     }
 
     /// Changes a device's runtime in place (its target too: the inverse follows). Returns what

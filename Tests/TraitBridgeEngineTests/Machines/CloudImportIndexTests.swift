@@ -41,6 +41,11 @@ struct CloudImportIndexTests {
         for (id, link) in [("c", "p"), ("a", "p"), ("b", "q")] { index.set(id, try Self.runtime(id, link: link)) }
         #expect(index.devices(ofInstance: "p").map(\.c2cID) == ["a", "c"])
         #expect(index.devices(ofInstance: "nobody").isEmpty)
+        #expect(index.count(ofInstance: "p") == 2 && index.count(ofInstance: "q") == 1)
+        index.modify("c") { $0.source.instance = "q" }  // moved to another link: the inverse follows
+        #expect(index.devices(ofInstance: "q").map(\.c2cID) == ["b", "c"] && index.count(ofInstance: "p") == 1)
+        index.set("c", nil)
+        #expect(index.count(ofInstance: "q") == 1 && index.all.count == 2)
         #expect(index.modify("zzz") { $0.isStale = true } == nil)
         #expect(
             index.modify("a") {
