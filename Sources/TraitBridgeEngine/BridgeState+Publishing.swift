@@ -66,7 +66,7 @@ extension BridgeState {
                 return
             }
             let hash = DeviceRuntime.hash(state)
-            if published.publishState(id, hash: hash) {
+            if published.publishState(id, hash: hash, known: known) {
                 effects.publish(stateTopic(id), state, retain: true)
                 effects.changedStates.append(id)
                 if layout.hasGroups { refreshGroups(of: id, effects: &effects) }

@@ -12,14 +12,13 @@ struct PublicationLedgerTests {
     func publishOnChange() throws {
         var ledger = PublicationLedger()
         let id = try DeviceID("lamp")
-        let states = [
-            ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 1), ledger.publishState(id, hash: 2),
-        ]
+        var states: [Bool] = []
+        for hash in [1, 1, 2] { states.append(ledger.publishState(id, hash: hash, known: ledger[id])) }
         #expect(states == [true, false, true])
         let descriptions = [ledger.publishDescription(id, hash: 7), ledger.publishDescription(id, hash: 7)]
         #expect(descriptions == [true, false])
         ledger.forgetEverythingPublished()
-        let again = [ledger.publishState(id, hash: 2), ledger.publishDescription(id, hash: 7)]
+        let again = [ledger.publishState(id, hash: 2, known: ledger[id]), ledger.publishDescription(id, hash: 7)]
         #expect(again == [true, true], "after a reconnect everything is published again")
     }
 
