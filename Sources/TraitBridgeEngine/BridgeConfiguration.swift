@@ -50,7 +50,9 @@ public struct BridgeConfiguration: Sendable {
     /// Which devices Google is given (SYNC, QUERY, EXECUTE, Report State; `sync export` too).
     public var exportRules = ExportRules()
     /// The names of the cloud links (partner fulfillment URLs the bridge calls): their devices'
-    /// commands become EXECUTE requests for the link instead of messages for an MQTT relay.
+    /// commands become EXECUTE requests for the link instead of messages for an MQTT relay. The
+    /// links at start: those added or removed while the bridge runs (`setCloudLinks`) are the
+    /// engine's ``CloudLinkSupervisor``'s to know, not this value's.
     public var cloudLinks: Set<String> = []
     /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
     public var challengeRules = ChallengeRules()
