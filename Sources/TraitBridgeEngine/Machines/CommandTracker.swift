@@ -7,8 +7,9 @@ import TraitBridgeCloud
 ///
 /// The one owner of that bookkeeping: it numbers every job with one counter (an EXECUTE and a
 /// fan-out job never share a number), reads no clock (deadlines come from the events' `now`), and
-/// hands back what ended for the caller to answer. It never calls out while it changes, so an
-/// answer that starts new commands (an automation's run) cannot be lost under it.
+/// hands back what ended for the caller to answer. It never calls out while it changes: the caller
+/// answers after the tracker is consistent, so an answer that started more commands could not be
+/// overwritten (the engine used to reassign its whole list after a loop that called out).
 struct CommandTracker: Sendable {
     private var waiting: [PendingCommand] = []
     private var executeJobs: [Int: ExecuteJob] = [:]
