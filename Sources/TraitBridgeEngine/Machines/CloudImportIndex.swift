@@ -57,9 +57,12 @@ struct CloudImportIndex: Sendable {
     /// How many devices a cloud link (or a SYNC file's instance) imported.
     func count(ofInstance instance: String) -> Int { byInstance[instance]?.count ?? 0 }
 
-    /// The first imported device fed by `source` (a source reference is one C2C device).
+    /// The imported device fed by `source` (a source reference is one C2C device). Its native id
+    /// is the C2C id (``GoogleC2C``'s references): one lookup per relayed command; a reference made
+    /// otherwise is still found, by a scan.
     func runtime(for source: SourceReference?) -> CloudRuntime? {
         guard let source else { return nil }
+        if let runtime = devices[source.nativeID], runtime.source == source { return runtime }
         return devices.values.first { $0.source == source }
     }
 

@@ -56,5 +56,11 @@ struct CloudImportIndexTests {
         let source = SourceReference(family: "google-c2c", instance: "q", nativeID: "b")
         #expect(index.runtime(for: source)?.origin.c2cID == "b")
         #expect(index.runtime(for: nil) == nil)
+        let elsewhere = SourceReference(family: "google-c2c", instance: "p", nativeID: "b")
+        #expect(index.runtime(for: elsewhere) == nil, "the same native id from another link is not it")
+        var odd = try Self.runtime("z", link: "p")
+        odd.source = SourceReference(family: "google-c2c", instance: "p", nativeID: "not-its-id")
+        index.set("z", odd)
+        #expect(index.runtime(for: odd.source)?.origin.c2cID == "z", "a reference made otherwise: found by the scan")
     }
 }
