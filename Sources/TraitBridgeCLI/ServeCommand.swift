@@ -211,7 +211,8 @@ struct ServeCommand: AsyncParsableCommand {
             tls: tls)
         let state = try BridgeState(
             configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic,
-            cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable, now: Date())
+            cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable,
+            now: Date())
         var files: [Automation] = []
         if let folder = settings.automationsFolder {
             let loaded = AutomationDecoder.loadFolder(folder)

@@ -1,11 +1,14 @@
 import FoundationEssentials
-import TraitBridgeCloud
+public import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
 import TraitBridgeSources
 
 extension BridgeState {
+    /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
+    public var cloud: GoogleC2C? { cloudImport.c2c }
+
     var cloudResponseTopic: String { "\(configuration.prefix)/cloud/response" }
     var cloudExecuteTopic: String { "\(configuration.prefix)/cloud/execute" }
 

@@ -21,8 +21,6 @@ public struct BridgeState: Sendable {
     var sources: SourceIngress
     /// Google Cloud-to-cloud: the translator, the imported devices, the cloud links.
     var cloudImport: CloudImport
-    /// Google Cloud-to-cloud import, export and EXECUTE; `nil` without `mappings/cloud/google-c2c.json`.
-    public var cloud: GoogleC2C? { cloudImport.c2c }
 
     public internal(set) var graph: HomeGraph
     /// The sources' devices: each member and its target, joins, waits, and each source reference.

@@ -53,7 +53,8 @@ struct FuzzWorld: Sendable {
             graph: try HomeGraph(), generic: generic, cloud: table,
             tasmota: try TasmotaTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
             shelly: try ShellyTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
-            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog), now: Date())
+            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
+            now: Date())
         var retained: [String: [UInt8]] = [:]
         var stored: [(name: String, bytes: [UInt8])] = []
         var written: [DeviceRecord] = []

@@ -226,7 +226,9 @@ struct HomeLayoutStateTests {
         for change in grouped.storeChanges { if case .layout(let bytes) = change { layout = bytes } }
         // The placements as the registry keeps them: what the move stored.
         var placements: [DeviceID: UserPlacement] = [:]
-        for change in moved.storeChanges { if case .placement(let id, let placement) = change { placements[id] = placement } }
+        for change in moved.storeChanges {
+            if case .placement(let id, let placement) = change { placements[id] = placement }
+        }
         #expect(!placements.isEmpty)
         let rows = state.graph.devices.keys.sorted().map {
             DeviceStore.Row(record: state.record(for: $0), firstSeen: Date(), lastSeen: Date())

@@ -24,10 +24,11 @@ struct StateMemoryTests {
             topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(300), now: Date())
         #expect(effects.storeChanges.count == 300)
         #expect(state.graph.devices.count == 300)
-        #expect(state.sources.keptEventCapacity <= SourceIngress.eventBufferCapacity, "\(state.sources.keptEventCapacity)")
+        let bound = SourceIngress.eventBufferCapacity
+        #expect(state.sources.keptEventCapacity <= bound, "\(state.sources.keptEventCapacity)")
         // A small message still reuses the buffer it leaves.
         _ = state.receive("zigbee2mqtt/Light 1", #"{"state":"ON","brightness":20}"#)
-        #expect(state.sources.keptEventCapacity > 0 && state.sources.keptEventCapacity <= SourceIngress.eventBufferCapacity)
+        #expect(state.sources.keptEventCapacity > 0 && state.sources.keptEventCapacity <= bound)
     }
 
     @Test("the state is published when its bytes change and only then, compared by hash")
