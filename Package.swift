@@ -140,6 +140,7 @@ let package = Package(
                 "TraitBridgeMapping",
                 "TraitBridgeModel",
                 "TraitBridgeJSON",
+                "TraitBridgeSources",
                 "TraitBridgeSimulator",
                 "TraitBridgeLocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -167,7 +168,7 @@ let package = Package(
             name: "TraitBridgeFuzzing",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
-                "TraitBridgeCLI",
+                "TraitBridgeCLI", "TraitBridgeSources",
                 "TraitBridgeStore", "TraitBridgeHTTP",
             ],
             swiftSettings: upcoming
@@ -177,7 +178,7 @@ let package = Package(
             name: "TraitBridgeBench",
             dependencies: [
                 "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
-                "TraitBridgeStore",
+                "TraitBridgeStore", "TraitBridgeSources",
             ],
             swiftSettings: upcoming
         ),

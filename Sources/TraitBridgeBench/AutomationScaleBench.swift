@@ -2,6 +2,7 @@ import Foundation
 import TraitBridgeEngine
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// `TB_BENCH=automations make bench`: the cost of one device message with 0, 10, 100 and 1 000
 /// automations (each watching its own Home Assistant switch, as `automation add` makes them):
@@ -10,14 +11,13 @@ import TraitBridgeModel
 /// indexed by the device they watch, never scanned.
 func benchmarkAutomationScale(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-    let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings, catalog: catalog)
     let devices = 1_001
     for automations in [0, 10, 100, 1_000] {
-        var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
-        configuration.homeAssistant = .init(locality: .localPeer)
+        let configuration = BridgeConfiguration(
+            brokerDescription: "bench", sources: [.homeAssistant(locality: .localPeer)])
         var state = BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: nil, graph: try HomeGraph(),
-            homeAssistant: homeAssistant, now: Date())
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
         let now = Date()
         _ = state.brokerConnected(now: now)
         for index in 0..<devices {

@@ -3,6 +3,7 @@ import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeStore
 
 /// `TB_BENCH=discovery make bench`: the state machine alone (no broker) taking a SYNC of N cloud
@@ -11,15 +12,15 @@ import TraitBridgeStore
 /// (#14 measured 2 000 → 8 000 HA devices going from 1.1 s to 12.1 s through `serve`).
 func benchmarkDiscoveryScale(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
-    let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings, catalog: catalog)
     let cloud = try GoogleC2CTable.load(mappingsDirectory: mappings, catalog: catalog)
     for count in [1_000, 2_000, 4_000, 8_000] {
-        var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
-        configuration.homeAssistant = .init(locality: .localPeer)
+        let configuration = BridgeConfiguration(
+            brokerDescription: "bench",
+            sources: [.zigbee2mqtt(locality: .localPeer), .homeAssistant(locality: .localPeer)])
         var state = BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
-            cloud: cloud, homeAssistant: homeAssistant, now: Date())
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), cloud: cloud,
+            now: Date())
         _ = state.brokerConnected(now: Date())
         let sync = generatedSync(count: count)
         let syncStart = nanoseconds()
@@ -65,15 +66,15 @@ func benchmarkDiscoveryScale(mappings: String) throws {
 /// `TB_LIST=<file>` takes that list instead (the scale script's, dumped), run three times (`TB_RUNS`).
 func benchmarkZigbee2MQTTList(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings, catalog: catalog)
     if let path = ProcessInfo.processInfo.environment["TB_LIST"] {
         var list = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let runs = ProcessInfo.processInfo.environment["TB_RUNS"].flatMap { Int($0) } ?? 3
         for _ in 0..<max(1, runs) {
             var state = BridgeState(
                 configuration: BridgeConfiguration(
-                    brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
-                catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
+                    brokerDescription: "bench", sources: [.zigbee2mqtt(locality: .localPeer)]),
+                catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
             _ = state.brokerConnected(now: Date())
             let before = peakRSSMegabytes()
             let heapBefore = heapInUseMegabytes()
@@ -115,8 +116,9 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
     }
     for count in [1_000, 5_000, 10_000] {
         var state = BridgeState(
-            configuration: BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer)),
-            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
+            configuration: BridgeConfiguration(
+                brokerDescription: "bench", sources: [.zigbee2mqtt(locality: .localPeer)]),
+            catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
         _ = state.brokerConnected(now: Date())
         var list = "["
         for index in 0..<count {
@@ -148,14 +150,13 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
 /// profile of that cold start without the broker (`valgrind --tool=callgrind`).
 func benchmarkHomeAssistantDiscovery(mappings: String) throws {
     let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-    let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog)
-    let homeAssistant = try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog)
+    let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings, catalog: catalog)
     let count = Int(ProcessInfo.processInfo.environment["TB_N"] ?? "") ?? 2_000
-    var configuration = BridgeConfiguration(brokerDescription: "bench", zigbee2mqtt: .init(locality: .localPeer))
-    configuration.homeAssistant = .init(locality: .localPeer)
+    let configuration = BridgeConfiguration(
+        brokerDescription: "bench",
+        sources: [.zigbee2mqtt(locality: .localPeer), .homeAssistant(locality: .localPeer)])
     var state = BridgeState(
-        configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(),
-        homeAssistant: homeAssistant, now: Date())
+        configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
     _ = state.brokerConnected(now: Date())
     var messages: [(String, [UInt8])] = []
     for index in 0..<count {

@@ -76,8 +76,8 @@ func benchmarkSyncImport(mappings: String) throws {
         translation.append(Double(nanoseconds() - start) / 1e9)
         precondition(result.devices.count == 10_000 && result.problems.isEmpty, "the generated SYNC must import cleanly: \(result.problems.prefix(3))")
         var bridge = BridgeState(
-            configuration: BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: nil),
-            catalog: catalog, zigbee2mqtt: nil, graph: try HomeGraph(), cloud: table, now: Date())
+            configuration: BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883"),
+            catalog: catalog, graph: try HomeGraph(), cloud: table, now: Date())
         _ = bridge.brokerConnected(now: Date())
         let bridgeStart = nanoseconds()
         let effects = bridge.handleMessage(topic: "traitbridge/bridge/request/sync-import/bench", payload: bytes, now: Date())

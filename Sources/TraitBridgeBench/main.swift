@@ -5,6 +5,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 
 #if canImport(Glibc)
     import Glibc
@@ -121,11 +122,11 @@ if !onlyBridge {
 // bench's fake network (1000 temperature sensors, as ../shared/bench drives it).
 let mappingsDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
 let catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
-let table = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
+let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappingsDirectory, catalog: catalog)
 var bridge = BridgeState(
     configuration: BridgeConfiguration(
-        brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
-    catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
+        brokerDescription: "mqtt://127.0.0.1:1883", sources: [.zigbee2mqtt(locality: .localPeer)]),
+    catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
 _ = bridge.brokerConnected(now: Date())
 let sensors: JSONValue = .array(
     (0..<1000).map { index in

@@ -9,6 +9,7 @@ import TraitBridgeMQTT
 import TraitBridgeMatterServer
 import TraitBridgeModel
 import TraitBridgeSimulator
+import TraitBridgeSources
 
 /// `traitbridge demo`: a live home in one command — private broker, simulated devices, the
 /// bridge, a partner cloud linked and merged in, `status`, then `watch` until Ctrl-C.
@@ -141,7 +142,7 @@ struct DemoCommand: ParsableCommand {
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
         if let matterDevices {
-            settings.matter = [.init(url: matterDevices.server.url)]
+            settings.sources.append(.matter(url: matterDevices.server.url))
             say(
                 "== Matter Server \(matterDevices.server.url) (python-matter-server, "
                     + "pid \(matterDevices.server.pid.map(String.init) ?? "?")): \(matterDevices.summary)"

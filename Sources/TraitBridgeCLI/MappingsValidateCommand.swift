@@ -3,6 +3,7 @@ import Foundation
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// `traitbridge mappings validate [DIR]`.
 struct MappingsValidateCommand: ParsableCommand {
@@ -21,22 +22,22 @@ struct MappingsValidateCommand: ParsableCommand {
     @Argument(help: "The mappings folder (it holds catalog/).")
     var directory: String = "mappings"
 
-    @Flag(help: "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"genericDevices\": N, \"problems\": [...]}.")
+    @Flag(
+        help:
+            "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"genericDevices\": N, \"problems\": [...]}."
+    )
     var json = false
 
     func run() throws {
         var (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
         var sourceTables = 0
-        let sourceLoaders: [(file: String, load: (Catalog) throws(MappingError) -> Void)] = [
-            ("zigbee2mqtt.json", { catalog throws(MappingError) in _ = try Zigbee2MQTTTable.load(mappingsDirectory: directory, catalog: catalog) }),
-            ("tasmota.json", { catalog throws(MappingError) in _ = try TasmotaTable.load(mappingsDirectory: directory, catalog: catalog) }),
-            ("shelly.json", { catalog throws(MappingError) in _ = try ShellyTable.load(mappingsDirectory: directory, catalog: catalog) }),
-            ("homeassistant.json", { catalog throws(MappingError) in _ = try HomeAssistantTable.load(mappingsDirectory: directory, catalog: catalog) }),
-        ]
-        for (file, load) in sourceLoaders where FileManager.default.fileExists(atPath: directory + "/sources/" + file) {
+        for family in SourceRegistry.standard.families {
+            guard let file = family.tableFile, FileManager.default.fileExists(atPath: directory + "/" + file) else {
+                continue
+            }
             guard let catalog, problems.isEmpty else { break }
             do {
-                try load(catalog)
+                _ = try family.loadTable(mappingsDirectory: directory, catalog: catalog)
                 sourceTables += 1
             } catch {
                 problems += error.problems
@@ -64,18 +65,21 @@ struct MappingsValidateCommand: ParsableCommand {
             result["deviceTypes"] = .int(Int64(catalog?.deviceTypes.count ?? 0))
             result["sourceTables"] = .int(Int64(sourceTables))
             result["genericDevices"] = .int(Int64(genericDevices))
-            result["problems"] = .array(problems.map { problem in
-                .object([
-                    "file": .string(problem.file),
-                    "line": .int(Int64(problem.location.line)),
-                    "column": .int(Int64(problem.location.column)),
-                    "path": .string(problem.path.description),
-                    "message": .string(problem.message),
-                ])
-            })
+            result["problems"] = .array(
+                problems.map { problem in
+                    .object([
+                        "file": .string(problem.file),
+                        "line": .int(Int64(problem.location.line)),
+                        "column": .int(Int64(problem.location.column)),
+                        "path": .string(problem.path.description),
+                        "message": .string(problem.message),
+                    ])
+                })
             print(JSONValue.object(result).serialized(.pretty), terminator: "")
         } else if problems.isEmpty {
-            print("\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"), \(genericDevices) generic device\(genericDevices == 1 ? "" : "s"))")
+            print(
+                "\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"), \(genericDevices) generic device\(genericDevices == 1 ? "" : "s"))"
+            )
         } else {
             for problem in problems { print(problem) }
             print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(directory)")

@@ -10,6 +10,7 @@ import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeMatterServer
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeStore
 import UnixSignals
 
@@ -67,11 +68,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let clientId { settings.clientID = clientId }
         if let logLevel { settings.logLevel = logLevel }
         if let matterServer {
-            if let problem = ServeConfiguration.matterURLProblem(matterServer) {
+            if let problem = MatterFamily.urlProblem(matterServer) {
                 throw ValidationError("--matter-server \(matterServer): \(problem)")
             }
-            settings.matter.removeAll { $0.instance == "default" }
-            settings.matter.insert(.init(url: matterServer), at: 0)
+            settings.sources.removeAll { $0.family == MatterFamily().name && $0.name == "default" }
+            settings.sources.insert(.matter(url: matterServer), at: 0)
         }
         if let password = ProcessInfo.processInfo.environment["TRAITBRIDGE_PASSWORD"] { settings.password = password }
         guard let level = Logger.Level(rawValue: settings.logLevel) else {
@@ -103,7 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning(
                 "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")
         }
-        for matter in settings.matter {
+        for matter in MatterFamily.servers(in: settings.sources) {
             services.append(
                 .init(
                     service: MatterServerConnection(
@@ -130,64 +131,25 @@ struct ServeCommand: AsyncParsableCommand {
         if let username = settings.username { url.username = username }
         if let password = settings.password { url.password = password }
         let catalog: Catalog
-        let table: Zigbee2MQTTTable
-        let generic: [GenericDeviceDefinition]
+        let tables: SourceTables
         let cloudTable: GoogleC2CTable
-        let tasmotaTable: TasmotaTable
-        let shellyTable: ShellyTable
-        let homeAssistantTable: HomeAssistantTable
         do {
             catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
-            table = try Zigbee2MQTTTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            generic = try GenericDevicesLoader.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            tasmotaTable = try TasmotaTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            shellyTable = try ShellyTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            homeAssistantTable = try HomeAssistantTable.load(
+            tables = try SourceRegistry.standard.loadTables(
                 mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
+            cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
         } catch {
             throw ValidationError("\(error)")
         }
         var configuration = BridgeConfiguration(
-            prefix: settings.prefix, brokerDescription: url.description, zigbee2mqtt: nil,
+            prefix: settings.prefix, brokerDescription: url.description, sources: settings.sources,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))
-        configuration.zigbee2mqttInstances = settings.zigbee2mqtt.map { z2m in
-            BridgeConfiguration.Zigbee2MQTTInstance(
-                instance: z2m.instance, baseTopic: z2m.baseTopic,
-                locality: z2m.locality.flatMap(TraitLocality.init(rawValue:))
-                    ?? (url.isLocalNetwork ? .localPeer : .remote),
-                mainsStaleness: z2m.mainsStalenessSeconds.map { .seconds($0) },
-                batteryStaleness: z2m.batteryStalenessSeconds.map { .seconds($0) },
-                deviceStaleness: z2m.deviceStalenessSeconds.mapValues { .seconds($0) })
-        }
+        configuration.sourceLocality = url.isLocalNetwork ? .localPeer : .remote
         configuration.limits = settings.limits
         configuration.exportRules = settings.exportRules
         configuration.challengeRules = settings.http?.challenge ?? ChallengeRules()
         configuration.cloudLinks = Set(settings.cloudLinks.map(\.name))
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
-        configuration.tasmota = .init(
-            discoveryPrefix: settings.tasmotaDiscoveryPrefix,
-            locality: settings.tasmotaLocality.flatMap(TraitLocality.init(rawValue:))
-                ?? (url.isLocalNetwork ? .localPeer : .remote),
-            staleness: .seconds(settings.tasmotaStalenessSeconds ?? 900))
-        if settings.shellyEnabled {
-            configuration.shelly = .init(
-                locality: settings.shellyLocality.flatMap(TraitLocality.init(rawValue:))
-                    ?? (url.isLocalNetwork ? .localPeer : .remote),
-                staleness: .seconds(settings.shellyStalenessSeconds ?? 900))
-        }
-        configuration.matter = settings.matter.map {
-            .init(
-                instance: $0.instance, url: $0.url,
-                locality: $0.locality.flatMap(TraitLocality.init(rawValue:)) ?? .localPeer)
-        }
-        if settings.homeAssistantEnabled {
-            configuration.homeAssistant = .init(
-                discoveryPrefix: settings.homeAssistantDiscoveryPrefix,
-                locality: settings.homeAssistantLocality.flatMap(TraitLocality.init(rawValue:))
-                    ?? (url.isLocalNetwork ? .localPeer : .remote),
-                staleness: .seconds(settings.homeAssistantStalenessSeconds ?? 900))
-        }
         let store: DeviceStore
         do {
             store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory)
@@ -210,8 +172,7 @@ struct ServeCommand: AsyncParsableCommand {
             isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311,
             tls: tls)
         let state = try BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: HomeGraph(), generic: generic,
-            cloud: cloudTable, tasmota: tasmotaTable, shelly: shellyTable, homeAssistant: homeAssistantTable,
+            configuration: configuration, catalog: catalog, tables: tables, graph: HomeGraph(), cloud: cloudTable,
             now: Date())
         var files: [Automation] = []
         if let folder = settings.automationsFolder {

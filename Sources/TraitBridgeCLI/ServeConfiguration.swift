@@ -4,6 +4,7 @@ import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// The settings of `traitbridge serve`, from the config file (`--config`), then flags, then
 /// environment (`TRAITBRIDGE_PASSWORD`). Unknown keys and wrong types in the file are errors that
@@ -27,28 +28,10 @@ struct ServeConfiguration: Sendable {
     var mappingsDirectory = "mappings"
     var logLevel = "info"
     var commandTimeoutSeconds = 3.0
-    /// The zigbee2mqtt networks: `"zigbee2mqtt": {…}` for one, `[{…}, {…}]` for several.
-    var zigbee2mqtt = [Zigbee2MQTTSettings()]
-
-    /// One zigbee2mqtt network's section.
-    struct Zigbee2MQTTSettings {
-        var baseTopic = "zigbee2mqtt"
-        var instance = "default"
-        var locality: String?
-        var mainsStalenessSeconds: Int?
-        var batteryStalenessSeconds: Int?
-        var deviceStalenessSeconds: [String: Int] = [:]
-    }
-    var tasmotaDiscoveryPrefix = "tasmota/discovery"
-    var tasmotaLocality: String?
-    var tasmotaStalenessSeconds: Int?
-    var shellyEnabled = true
-    var shellyLocality: String?
-    var shellyStalenessSeconds: Int?
-    var homeAssistantEnabled = true
-    var homeAssistantDiscoveryPrefix = "homeassistant"
-    var homeAssistantLocality: String?
-    var homeAssistantStalenessSeconds: Int?
+    /// The sources to read, each an instance of a registry family, from their sections of the file
+    /// (`zigbee2mqtt`, `tasmota`…, each read and checked by its family); those with no section keep
+    /// their families' defaults.
+    var sources = SourceRegistry.standard.defaultInstances
     /// `cloudAliases`: C2C device id → the local device id it is.
     var cloudAliases: [String: String] = [:]
     /// `limits`: what outside input may make the bridge hold (see `BridgeLimits`).
@@ -59,17 +42,12 @@ struct ServeConfiguration: Sendable {
     var exportRules = ExportRules()
     /// `cloudLinks`: partner clouds the bridge calls for their devices.
     var cloudLinks: [CloudLinkSettings] = []
-    /// `matter`: Matter Servers whose nodes the bridge reads.
-    var matter: [MatterSettings] = []
-
-    static let keys: Set<String> = [
+    static let keys = Set([
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
         "cleanSession",
         "tls", "prefix", "dataDir", "automations",
-        "mappings", "logLevel", "commandTimeoutSeconds", "zigbee2mqtt", "tasmota", "shelly", "homeAssistant",
-        "cloudAliases",
-        "limits", "http", "export", "cloudLinks", "matter",
-    ]
+        "mappings", "logLevel", "commandTimeoutSeconds", "cloudAliases", "limits", "http", "export", "cloudLinks",
+    ]).union(SourceRegistry.standard.configKeys)
 
     /// Reads a config file; the error names the place.
     static func load(path: String) throws(ConfigurationError) -> ServeConfiguration {
@@ -88,54 +66,6 @@ struct ServeConfiguration: Sendable {
         let map = JSONSourceMap(bytes: bytes)
         func fail(_ jsonPath: JSONPath, _ message: String) -> ConfigurationError {
             .invalid(path, map.location(of: jsonPath).description, jsonPath.description, message)
-        }
-        func locality(_ value: JSON, at path: JSONPath) throws(ConfigurationError) -> String {
-            guard let text = value.string, ["direct", "localPeer", "remote"].contains(text) else {
-                throw fail(path, "locality must be one of direct, localPeer, remote")
-            }
-            return text
-        }
-        func seconds(_ value: JSON, at path: JSONPath) throws(ConfigurationError) -> Int {
-            guard let seconds = value.int64, seconds > 0 else {
-                throw fail(path, "expected a whole number of seconds > 0")
-            }
-            return Int(seconds)
-        }
-        /// A source's section (`tasmota`, `shelly`, `homeAssistant`): the keys it allows, each checked
-        /// the same way for every source.
-        func sourceSection(_ value: JSON, at: JSONPath, allowed: [String], prefixMayEndWithSlash: Bool = false)
-            throws(ConfigurationError) -> SourceSection
-        {
-            guard value.kind == .object else {
-                throw fail(at, "expected an object {\(allowed.map { "\"\($0)\"" }.joined(separator: ", "))}")
-            }
-            var section = SourceSection()
-            for (key, field) in value.members {
-                let fieldAt = at.appending(key)
-                guard allowed.contains(key) else {
-                    throw fail(fieldAt, "unknown key '\(key)'; allowed: \(allowed.joined(separator: ", "))")
-                }
-                switch key {
-                case "enabled":
-                    guard let flag = field.bool else { throw fail(fieldAt, "expected true or false") }
-                    section.enabled = flag
-                case "discoveryPrefix":
-                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#"),
-                        prefixMayEndWithSlash || !text.hasSuffix("/")
-                    else {
-                        throw fail(
-                            fieldAt,
-                            "expected a non-empty topic prefix without + or #"
-                                + (prefixMayEndWithSlash ? "" : " and without a trailing /"))
-                    }
-                    section.discoveryPrefix = text
-                case "locality":
-                    section.locality = try locality(field, at: fieldAt)
-                default:  // stalenessSeconds
-                    section.staleness = try seconds(field, at: fieldAt)
-                }
-            }
-            return section
         }
         guard root.kind == .object else { throw fail(.root, "expected an object") }
         var configuration = ServeConfiguration()
@@ -204,80 +134,6 @@ struct ServeConfiguration: Sendable {
                     default: throw fail(tlsAt, "unknown key '\(tlsKey)'; allowed: caFile, certFile, keyFile, insecure")
                     }
                 }
-            case "zigbee2mqtt":
-                let sections =
-                    value.kind == .array
-                    ? Array(value.elements.enumerated()).map { ($0.element, at.appending($0.offset)) } : [(value, at)]
-                guard !sections.isEmpty else { throw fail(at, "expected a zigbee2mqtt section, or a list of them") }
-                configuration.zigbee2mqtt = []
-                for (section, sectionAt) in sections {
-                    guard section.kind == .object else {
-                        throw fail(sectionAt, "expected an object with baseTopic, instance, locality…")
-                    }
-                    var z2m = Zigbee2MQTTSettings()
-                    for (z2mKey, z2mValue) in section.members {
-                        let z2mAt = sectionAt.appending(z2mKey)
-                        switch z2mKey {
-                        case "baseTopic", "instance":
-                            guard let text = z2mValue.string, !text.isEmpty, !text.contains("+"), !text.contains("#")
-                            else {
-                                throw fail(z2mAt, "expected a non-empty string without + or #")
-                            }
-                            if z2mKey == "baseTopic" { z2m.baseTopic = text } else { z2m.instance = text }
-                        case "locality":
-                            z2m.locality = try locality(z2mValue, at: z2mAt)
-                        case "mainsStalenessSeconds", "batteryStalenessSeconds":
-                            let budget = try seconds(z2mValue, at: z2mAt)
-                            if z2mKey == "mainsStalenessSeconds" {
-                                z2m.mainsStalenessSeconds = budget
-                            } else {
-                                z2m.batteryStalenessSeconds = budget
-                            }
-                        case "deviceStalenessSeconds":
-                            for (device, budget) in z2mValue.members {
-                                z2m.deviceStalenessSeconds[device] = try seconds(budget, at: z2mAt.appending(device))
-                            }
-                        default:
-                            throw fail(
-                                z2mAt,
-                                "unknown key '\(z2mKey)'; allowed: baseTopic, instance, locality, mainsStalenessSeconds, batteryStalenessSeconds, deviceStalenessSeconds"
-                            )
-                        }
-                    }
-                    // Two networks on one broker need their own base topics and instance names.
-                    if configuration.zigbee2mqtt.contains(where: { $0.instance == z2m.instance }) {
-                        throw fail(
-                            sectionAt.appending("instance"),
-                            "instance '\(z2m.instance)' is used by another zigbee2mqtt section; give each its own")
-                    }
-                    if configuration.zigbee2mqtt.contains(where: { $0.baseTopic == z2m.baseTopic }) {
-                        throw fail(
-                            sectionAt.appending("baseTopic"),
-                            "baseTopic '\(z2m.baseTopic)' is used by another zigbee2mqtt section; give each its own")
-                    }
-                    configuration.zigbee2mqtt.append(z2m)
-                }
-            case "tasmota":
-                let section = try sourceSection(
-                    value, at: at, allowed: ["discoveryPrefix", "locality", "stalenessSeconds"],
-                    prefixMayEndWithSlash: true)
-                if let prefix = section.discoveryPrefix { configuration.tasmotaDiscoveryPrefix = prefix }
-                if let locality = section.locality { configuration.tasmotaLocality = locality }
-                if let staleness = section.staleness { configuration.tasmotaStalenessSeconds = staleness }
-            case "shelly":
-                let section = try sourceSection(value, at: at, allowed: ["enabled", "locality", "stalenessSeconds"])
-                if let enabled = section.enabled { configuration.shellyEnabled = enabled }
-                if let locality = section.locality { configuration.shellyLocality = locality }
-                if let staleness = section.staleness { configuration.shellyStalenessSeconds = staleness }
-            case "matter":
-                configuration.matter = try parseMatter(value, at: at, fail: fail)
-            case "homeAssistant":
-                let section = try sourceSection(
-                    value, at: at, allowed: ["enabled", "discoveryPrefix", "locality", "stalenessSeconds"])
-                if let enabled = section.enabled { configuration.homeAssistantEnabled = enabled }
-                if let prefix = section.discoveryPrefix { configuration.homeAssistantDiscoveryPrefix = prefix }
-                if let locality = section.locality { configuration.homeAssistantLocality = locality }
-                if let staleness = section.staleness { configuration.homeAssistantStalenessSeconds = staleness }
             case "cloudAliases":
                 guard value.kind == .object else {
                     throw fail(at, "expected an object {\"<C2C device id>\": \"<TraitBridge device id>\"}")
@@ -311,7 +167,14 @@ struct ServeConfiguration: Sendable {
             case "cloudLinks":
                 configuration.cloudLinks = try parseCloudLinks(value, at: at, fail: fail)
             default:
-                throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
+                let read: [SourceInstance]?
+                do {
+                    read = try SourceRegistry.standard.reading(value, key: key, at: at, into: configuration.sources)
+                } catch { throw fail(error.path, error.message) }
+                guard let read else {
+                    throw fail(at, "unknown key '\(key)'; allowed: \(keys.sorted().joined(separator: ", "))")
+                }
+                configuration.sources = read
             }
         }
         return configuration
@@ -323,14 +186,6 @@ struct ServeConfiguration: Sendable {
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/traitbridge" }
         return (environment["HOME"] ?? ".") + "/.local/share/traitbridge"
     }
-}
-
-/// What a source's section of the config file set (`nil`: not given, the default stays).
-struct SourceSection {
-    var enabled: Bool?
-    var discoveryPrefix: String?
-    var locality: String?
-    var staleness: Int?
 }
 
 /// A config file that cannot be used; the text names the place and what is allowed.

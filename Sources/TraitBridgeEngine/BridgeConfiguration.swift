@@ -1,6 +1,7 @@
 public import FoundationEssentials
 public import TraitBridgeCloud
 public import TraitBridgeModel
+public import TraitBridgeSources
 
 /// What a running bridge needs to know: its topic prefix, the sources it reads, the timing rules.
 /// Built by `traitbridge serve` from flags and the config file; see README "Configuration".
@@ -14,23 +15,14 @@ public struct BridgeConfiguration: Sendable {
     public private(set) var devicesTopicPrefix: String
     /// The broker as printed in reasons ("broker mqtt://127.0.0.1:1883 disconnected").
     public var brokerDescription: String
-    /// The zigbee2mqtt networks, each its own plug-in: base topic, instance name, locality.
-    public var zigbee2mqttInstances: [Zigbee2MQTTInstance]
-    /// The first zigbee2mqtt network (most installations have one).
-    public var zigbee2mqtt: Zigbee2MQTTInstance? {
-        get { zigbee2mqttInstances.first }
-        set {
-            if let newValue {
-                if zigbee2mqttInstances.isEmpty {
-                    zigbee2mqttInstances = [newValue]
-                } else {
-                    zigbee2mqttInstances[0] = newValue
-                }
-            } else {
-                zigbee2mqttInstances.removeAll()
-            }
-        }
-    }
+    /// The sources to read, each an instance of a family of ``sourceRegistry`` (its settings
+    /// decoded by that family); the engine makes their plug-ins in the registry's order.
+    public var sources: [SourceInstance]
+    /// The families the bridge can read: ``SourceRegistry/standard`` unless a test adds one.
+    public var sourceRegistry: SourceRegistry = .standard
+    /// The locality of a source instance that gives none: `localPeer` for a broker on the local
+    /// network, `remote` otherwise (the CLI decides from the broker URL).
+    public var sourceLocality: TraitLocality = .localPeer
     /// How long a command waits for the device's echo before it is reported `assumed`.
     public var commandTimeout: Duration
     /// The time zone of a home without a location of its own (its automations' clocks).
@@ -56,29 +48,17 @@ public struct BridgeConfiguration: Sendable {
     public var cloudLinks: Set<String> = []
     /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
     public var challengeRules = ChallengeRules()
-    /// Tasmota devices announced by native discovery; `nil` leaves Tasmota out.
-    public var tasmota: TasmotaInstance?
-
-    /// Shelly Gen1 (`shellies/…`) and Gen2+ devices (any prefix); `nil` leaves Shelly out.
-    public var shelly: ShellyInstance?
-
-    /// Matter Servers (python-matter-server) whose nodes the bridge reads over their WebSocket.
-    public var matter: [MatterInstance] = []
-
-    /// Entities announced by Home Assistant MQTT discovery (consumed); `nil` leaves them out.
-    public var homeAssistant: HomeAssistantInstance?
-
     public init(
         prefix: String = "traitbridge",
         brokerDescription: String,
-        zigbee2mqtt: Zigbee2MQTTInstance?,
+        sources: [SourceInstance] = [],
         commandTimeout: Duration = .seconds(3),
         pendingMessageLimit: Int = 10_000
     ) {
         self.prefix = prefix
         self.devicesTopicPrefix = prefix + "/devices/"
         self.brokerDescription = brokerDescription
-        self.zigbee2mqttInstances = zigbee2mqtt.map { [$0] } ?? []
+        self.sources = sources
         self.commandTimeout = commandTimeout
         self.limits.pendingMessages = pendingMessageLimit
     }

@@ -4,7 +4,7 @@ public import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
-import TraitBridgeSources
+public import TraitBridgeSources
 import TraitBridgeStore
 
 /// The whole bridge as a value: registry, routes, connectivity chain, pending commands.
@@ -37,10 +37,8 @@ public struct BridgeState: Sendable {
     /// A bridge with no device yet but those its plug-ins know before any message (generic
     /// mappings), described at `now`: the state reads no clock, every event brings its time.
     public init(
-        configuration: BridgeConfiguration, catalog: Catalog, zigbee2mqtt: Zigbee2MQTTTable?, graph: HomeGraph,
-        generic: [GenericDeviceDefinition] = [], cloud: GoogleC2CTable? = nil, tasmota: TasmotaTable? = nil,
-        shelly: ShellyTable? = nil,
-        homeAssistant: HomeAssistantTable? = nil, now: Date
+        configuration: BridgeConfiguration, catalog: Catalog, tables: SourceTables = SourceTables(), graph: HomeGraph,
+        cloud: GoogleC2CTable? = nil, now: Date
     ) {
         self.configuration = configuration
         self.catalog = catalog
@@ -48,9 +46,9 @@ public struct BridgeState: Sendable {
         self.cloudImport = CloudImport(
             c2c: cloud.map { GoogleC2C(catalog: catalog, table: $0) }, links: configuration.cloudLinks)
         self.sources = SourceIngress(
-            plugins: SourceRegistry.plugins(
-                configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqtt, tasmota: tasmota,
-                shelly: shelly, homeAssistant: homeAssistant, generic: generic))
+            plugins: configuration.sourceRegistry.plugins(
+                for: configuration.sources, tables: tables, catalog: catalog, bridgePrefix: configuration.prefix,
+                defaultLocality: configuration.sourceLocality))
         // What plug-ins know before any message (generic mappings); nothing is published before a
         // connect, and their log lines wait in `startLogs` for the runtime to write them.
         var effects = BridgeEffects()

@@ -4,6 +4,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeStore
 
 /// The bridge the fuzz targets start from: the shipped mappings, every source enabled, a device of
@@ -21,7 +22,8 @@ struct FuzzWorld: Sendable {
     let catalog: Catalog
     let cloud: GoogleC2C
     let mappingsDirectory: String
-    let zigbee2mqttTable: Zigbee2MQTTTable
+    /// The zigbee2mqtt table alone: what a restored bridge and a generic file's bridge read with.
+    let zigbee2mqttTables: SourceTables
     let prepared: BridgeState
     /// Devices imported from the cloud fixture, for QUERY reports to land on.
     let cloudDevices: [String: Device]
@@ -39,21 +41,21 @@ struct FuzzWorld: Sendable {
         cloud = GoogleC2C(catalog: catalog, table: table)
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
-            zigbee2mqtt: .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
+            sources: [
+                .zigbee2mqtt(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
+                .tasmota(locality: .localPeer), .shelly(locality: .localPeer), .homeAssistant(locality: .localPeer),
+                .matter(url: "ws://127.0.0.1:5580/ws"), .generic,
+            ],
             commandTimeout: .seconds(3))
-        configuration.tasmota = .init(locality: .localPeer)
-        configuration.shelly = .init(locality: .localPeer)
-        configuration.homeAssistant = .init(locality: .localPeer)
-        configuration.matter = [.init(url: "ws://127.0.0.1:5580/ws")]
-        zigbee2mqttTable = try Zigbee2MQTTTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
-        let generic = try GenericDevicesLoader.load(mappingsDirectory: FuzzPaths.genericMappings, catalog: catalog)
+        configuration.sourceLocality = .localPeer
+        var tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappingsDirectory, catalog: catalog)
+        tables[GenericFamily().name] = try GenericDevicesLoader.load(
+            mappingsDirectory: FuzzPaths.genericMappings, catalog: catalog)
+        var zigbee2mqttTables = SourceTables()
+        zigbee2mqttTables[Zigbee2MQTTFamily().name] = tables[Zigbee2MQTTFamily().name]
+        self.zigbee2mqttTables = zigbee2mqttTables
         var state = BridgeState(
-            configuration: configuration, catalog: catalog,
-            zigbee2mqtt: zigbee2mqttTable,
-            graph: try HomeGraph(), generic: generic, cloud: table,
-            tasmota: try TasmotaTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
-            shelly: try ShellyTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
-            homeAssistant: try HomeAssistantTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog),
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), cloud: table,
             now: Date())
         var retained: [String: [UInt8]] = [:]
         var stored: [(name: String, bytes: [UInt8])] = []
@@ -97,7 +99,7 @@ struct FuzzWorld: Sendable {
     func restore(_ messages: [(topic: String, payload: [UInt8])]) {
         guard let graph = try? HomeGraph() else { return }
         var state = BridgeState(
-            configuration: prepared.configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
+            configuration: prepared.configuration, catalog: catalog, tables: zigbee2mqttTables, graph: graph,
             cloud: cloud.table, now: Date())
         var rows: [DeviceStore.Row] = []
         for (index, message) in messages.enumerated() {
@@ -248,11 +250,12 @@ struct FuzzWorld: Sendable {
                 return
             }
             // Whatever a generic file declares, a bridge must be able to start with it.
-            let configuration = BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: nil)
+            let configuration = BridgeConfiguration(brokerDescription: "mqtt://127.0.0.1:1883", sources: [.generic])
             guard let graph = try? HomeGraph() else { return }
+            var tables = zigbee2mqttTables
+            tables[GenericFamily().name] = devices
             var state = BridgeState(
-                configuration: configuration, catalog: catalog, zigbee2mqtt: zigbee2mqttTable, graph: graph,
-                generic: devices, now: Date())
+                configuration: configuration, catalog: catalog, tables: tables, graph: graph, now: Date())
             Self.check(state.brokerConnected(now: start))
         }
     }

@@ -6,6 +6,7 @@ import TraitBridgeJSON
 import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeStore
 import TraitBridgeTesting
 
@@ -53,12 +54,13 @@ struct BridgeIntegrationTests {
     @Test("a device fed by zigbee2mqtt and a generic source: its zigbee2mqtt availability going offline leaves it partiallyOnline")
     func partiallyOnlineThroughTheBroker() throws {
         let broker = try MosquittoBroker()
-        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
-        let generic = try GenericDevicesLoader.load(mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
+        var (catalog, tables) = try EngineFixtures.mappings.get()
+        tables[GenericFamily().name] = try GenericDevicesLoader.load(
+            mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
         let state = BridgeState(
-            configuration: BridgeConfiguration(brokerDescription: broker.url, zigbee2mqtt: .init(locality: .localPeer)),
-            catalog: catalog, zigbee2mqtt: try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog),
-            graph: try HomeGraph(), generic: generic, now: Date())
+            configuration: BridgeConfiguration(
+                brokerDescription: broker.url, sources: [.zigbee2mqtt(locality: .localPeer), .generic]),
+            catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
         var logger = Logger(label: "test")
         logger.logLevel = .error
         let bridge = Bridge(state: state, client: MQTTClientConfiguration(broker: try BrokerURL(broker.url)), store: nil, logger: logger)

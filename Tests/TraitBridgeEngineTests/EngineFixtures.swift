@@ -3,6 +3,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeTesting
 
 /// Builds bridge states over the shipped mappings, and reads corpus files.
@@ -11,9 +12,12 @@ enum EngineFixtures {
     static let repository = paths.repository
     static let corpus = paths.corpus
 
-    private static let mappings: Result<(Catalog, Zigbee2MQTTTable), any Error> = Result {
+    /// The shipped catalog and every family's table, read once.
+    static let mappings: Result<(Catalog, SourceTables), any Error> = Result {
         let catalog = try CatalogLoader.load(mappingsDirectory: repository + "/mappings")
-        return (catalog, try Zigbee2MQTTTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog))
+        let tables = try SourceRegistry.standard.loadTables(
+            mappingsDirectory: repository + "/mappings", catalog: catalog)
+        return (catalog, tables)
     }
 
     static func mappingsDirectory() -> String { repository + "/mappings" }
@@ -21,24 +25,25 @@ enum EngineFixtures {
     static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
                       withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true,
                       cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
-        let (catalog, table) = try mappings.get()
+        let (catalog, tables) = try mappings.get()
+        var sources: [SourceInstance] = []
+        if withZigbee2MQTT {
+            sources.append(
+                .zigbee2mqtt(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)))
+        }
+        if withTasmota { sources.append(.tasmota(locality: .localPeer)) }
+        if withShelly { sources.append(.shelly(locality: .localPeer)) }
+        if withHomeAssistant { sources.append(.homeAssistant(locality: .localPeer)) }
+        if withMatter { sources.append(.matter(url: "ws://127.0.0.1:5580/ws")) }
         var configuration = BridgeConfiguration(
-            prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
-            zigbee2mqtt: withZigbee2MQTT ? .init(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)) : nil,
+            prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883", sources: sources,
             commandTimeout: commandTimeout)
         configuration.cloudAliases = cloudAliases
         configuration.limits = limits
-        if withTasmota { configuration.tasmota = .init(locality: .localPeer) }
-        if withShelly { configuration.shelly = .init(locality: .localPeer) }
-        if withHomeAssistant { configuration.homeAssistant = .init(locality: .localPeer) }
-        if withMatter { configuration.matter = [.init(url: "ws://127.0.0.1:5580/ws")] }
         let cloud = withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
-        let tasmota = withTasmota ? try TasmotaTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
-        let shelly = withShelly ? try ShellyTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
-        let homeAssistant = withHomeAssistant ? try HomeAssistantTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         return BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), cloud: cloud, tasmota: tasmota, shelly: shelly,
-            homeAssistant: homeAssistant, now: Date())
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), cloud: cloud,
+            now: Date())
     }
 
     static func corpusBytes(_ relativePath: String) throws -> [UInt8] {

@@ -4,6 +4,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeTesting
 
 @Suite("Generic topics and merged devices")
@@ -12,14 +13,13 @@ struct GenericSourceTests {
     let plug = try! DeviceID("generic-plug1")  // literal id of the fixture
 
     func state() throws -> BridgeState {  // also used by MergeByIdentityTests
-        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
-        let table = try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog)
-        let generic = try GenericDevicesLoader.load(
+        var (catalog, tables) = try EngineFixtures.mappings.get()
+        tables[GenericFamily().name] = try GenericDevicesLoader.load(
             mappingsDirectory: Self.fixtures + "/generic-mappings", catalog: catalog)
         var state = BridgeState(
             configuration: BridgeConfiguration(
-                brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer)),
-            catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), generic: generic, now: Date())
+                brokerDescription: "mqtt://127.0.0.1:1883", sources: [.zigbee2mqtt(locality: .localPeer), .generic]),
+            catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
         _ = state.brokerConnected(now: Date())
         return state
     }

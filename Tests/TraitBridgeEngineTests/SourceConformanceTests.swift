@@ -258,6 +258,24 @@ struct SourceConformanceTests {
             ],
             early: nil, stateRequest: "matter/default/command",
             offlineReason: "Matter node 7 (available)", parentReason: "Matter Server ws://127.0.0.1:5580/ws"),
+        // The family only the tests know (SampleSource/): its driver is all it adds here.
+        Driver(
+            name: "sample", makeState: { try SampleSourceTests.state() }, id: "sample-s-1",
+            discover: [("sample/plug1/config", #"{"serial":"S-1","name":"Plug"}"#)],
+            update: ([("sample/plug1/config", #"{"serial":"S-1","name":"Kettle"}"#)], { $0.name == "Kettle" }),
+            remove: [("sample/plug1/config", "")],
+            online: ("sample/plug1/avail", "online"), offline: ("sample/plug1/avail", "offline"), parentOffline: nil,
+            parentOnline: nil,
+            value: ("sample/plug1/state", "ON"), valueAt: ("plug", "OnOff", "onOff", .bool(true)),
+            malformed: ("sample/plug1/state", "MAYBE"),
+            command: #"{"id":"c","trait":"matter.OnOff","command":"off"}"#, commandTopic: "sample/plug1/set",
+            echo: ("sample/plug1/state", "OFF"),
+            renamed: [("sample/socket7/config", #"{"serial":"S-1","name":"Plug"}"#)],
+            early: (
+                ("sample/plug1/state", "ON"),
+                { $0.deviceType(key: "plug")?.trait(.matter("OnOff"))?.attributes["onOff"] == .bool(true) }
+            ),
+            stateRequest: nil),
     ]
 
     /// A small Matter node as the Matter Server sends it: a root endpoint and an On/Off Light.

@@ -4,20 +4,22 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// Two instances of one family are two plug-ins: two zigbee2mqtt networks on one broker, each
 /// with its base topic, its own bridge as the parent of its devices, and its own command topics.
 @Suite("Several instances of a source family")
 struct SourceInstancesTests {
     func state() throws -> BridgeState {
-        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
-        let table = try Zigbee2MQTTTable.load(mappingsDirectory: EngineFixtures.mappingsDirectory(), catalog: catalog)
-        var configuration = BridgeConfiguration(
-            brokerDescription: "mqtt://127.0.0.1:1883", zigbee2mqtt: .init(locality: .localPeer))
-        configuration.zigbee2mqttInstances.append(
-            .init(instance: "upstairs", baseTopic: "z2m-upstairs", locality: .direct))
+        let (catalog, tables) = try EngineFixtures.mappings.get()
+        let configuration = BridgeConfiguration(
+            brokerDescription: "mqtt://127.0.0.1:1883",
+            sources: [
+                .zigbee2mqtt(locality: .localPeer),
+                .zigbee2mqtt(name: "upstairs", baseTopic: "z2m-upstairs", locality: .direct),
+            ])
         var state = BridgeState(
-            configuration: configuration, catalog: catalog, zigbee2mqtt: table, graph: try HomeGraph(), now: Date())
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
         _ = state.brokerConnected(now: Date())
         return state
     }

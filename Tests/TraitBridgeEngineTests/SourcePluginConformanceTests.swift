@@ -63,48 +63,24 @@ struct SourcePluginConformanceTests {
         }
     }
 
-    static let tables:
-        Result<
-            (Catalog, Zigbee2MQTTTable, TasmotaTable, ShellyTable, HomeAssistantTable, [GenericDeviceDefinition]),
-            any Error
-        > = Result {
-            let mappings = EngineFixtures.mappingsDirectory()
-            let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-            return (
-                catalog, try Zigbee2MQTTTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try TasmotaTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try ShellyTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try HomeAssistantTable.load(mappingsDirectory: mappings, catalog: catalog),
-                try GenericDevicesLoader.load(
-                    mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
-            )
-        }
+    /// The instance each driver's family runs as; its plug-in is made by the registry, as the engine makes it.
+    static let instances: [String: SourceInstance] = [
+        "zigbee2mqtt": .zigbee2mqtt(locality: .localPeer), "Tasmota": .tasmota(locality: .localPeer),
+        "Shelly Gen1": .shelly(locality: .localPeer), "Shelly Gen2": .shelly(locality: .localPeer),
+        "Home Assistant discovery": .homeAssistant(locality: .localPeer), "generic topics": .generic,
+        "Matter Server": .matter(url: "ws://127.0.0.1:5580/ws"),
+        "sample": SourceInstance(family: "sample", locality: .localPeer, settings: SampleFamily.Settings()),
+    ]
 
     /// The plug-in each driver's family is.
     static func plugin(for driver: Driver) throws -> (any SourcePlugin)? {
-        let (catalog, z2m, tasmota, shelly, homeAssistant, generic) = try tables.get()
-        switch driver.name {
-        case "zigbee2mqtt":
-            return Zigbee2MQTTPlugin(
-                source: Zigbee2MQTTSource(table: z2m, catalog: catalog), baseTopic: "zigbee2mqtt", locality: .localPeer)
-        case "Tasmota":
-            return TasmotaPlugin(
-                source: TasmotaSource(table: tasmota, catalog: catalog), discoveryPrefix: "tasmota/discovery",
-                locality: .localPeer, staleness: .seconds(900))
-        case "Shelly Gen1", "Shelly Gen2":
-            return ShellyPlugin(
-                source: ShellySource(table: shelly, catalog: catalog), locality: .localPeer, staleness: .seconds(900))
-        case "Home Assistant discovery":
-            return HADiscoveryPlugin(
-                source: HADiscoverySource(table: homeAssistant, catalog: catalog), locality: .localPeer,
-                staleness: .seconds(900))
-        case "generic topics":
-            return GenericPlugin(definitions: generic)
-        case "Matter Server":
-            return MatterPlugin(source: MatterSource(catalog: catalog))
-        default:
-            return nil
-        }
+        guard let instance = instances[driver.name] else { return nil }
+        var (catalog, tables) = try EngineFixtures.mappings.get()
+        tables[GenericFamily().name] = try GenericDevicesLoader.load(
+            mappingsDirectory: GenericSourceTests.fixtures + "/generic-mappings", catalog: catalog)
+        return SampleSourceTests.registry.plugins(
+            for: [instance], tables: tables, catalog: catalog, bridgePrefix: "traitbridge"
+        ).first
     }
 
     static let drivers = SourceConformanceTests.drivers.filter { (try? plugin(for: $0)) != nil }

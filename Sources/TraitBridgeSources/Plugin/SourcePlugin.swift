@@ -8,8 +8,8 @@ public import TraitBridgeModel
 /// A plug-in owns its per-device state (bindings, topics, what it parsed) and never sees the
 /// broker, the graph or the clock except through its arguments, so every family is tested from
 /// recorded payloads with no engine at all. Two instances of a family (two zigbee2mqtt prefixes)
-/// are two plug-ins. Adding a family is one folder here plus its line in the engine's
-/// `SourceRegistry` (and, today, its block in the engine's and the CLI's configuration).
+/// are two plug-ins. Adding a family is one folder here (its plug-in and its ``SourceFamily``)
+/// plus its line in ``SourceRegistry/standard``.
 public protocol SourcePlugin: Sendable {
     /// The family in every ``SourceReference`` this plug-in makes (`zigbee2mqtt`).
     var family: String { get }
