@@ -47,6 +47,9 @@ let package = Package(
 
         // json-c as a Swift value; the only module that imports CJSONC.
         .target(name: "TraitBridgeJSON", dependencies: ["CJSONC"], swiftSettings: upcoming),
+        // The shipped mappings and the build's commit, generated into the binary before each build.
+        .target(name: "TraitBridgeEmbedded", swiftSettings: upcoming, plugins: ["EmbedMappings"]),
+        .plugin(name: "EmbedMappings", capability: .buildTool()),
         // Value types only: homes, rooms, devices, device types, traits, metadata, connectivity.
         .target(name: "TraitBridgeModel", swiftSettings: upcoming),
         // Loads and validates mappings/ (catalog now; source and cloud tables later).
@@ -141,6 +144,7 @@ let package = Package(
                 "TraitBridgeModel",
                 "TraitBridgeJSON",
                 "TraitBridgeSources",
+                "TraitBridgeEmbedded",
                 "TraitBridgeSimulator",
                 "TraitBridgeLocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -116,8 +116,8 @@ struct CloudLinkTestCommand: AsyncParsableCommand {
     var config: String?
     @Option(help: "Folder of the registry database (default: as serve's).")
     var dataDir: String?
-    @Option(help: "The mappings folder (to read the SYNC).")
-    var mappings = "mappings"
+    @Option(help: "A folder whose mappings add to or replace the embedded ones.")
+    var mappings: String?
 
     func run() async throws {
         let found = try CloudLinkCommand.link(name, config: config, dataDir: dataDir)

@@ -22,8 +22,8 @@ struct CloudPreviewCommand: ParsableCommand {
 
     @Option(help: "The agentUserId of the response.")
     var agentUserId = "traitbridge"
-    @Option(help: "The mappings folder (to read the SYNC back).")
-    var mappings = "mappings"
+    @Option(help: "A folder whose mappings add to or replace the embedded ones.")
+    var mappings: String?
     @OptionGroup var connection: ConnectionOptions
 
     func run() throws {

@@ -21,7 +21,7 @@ final class DemoCloud {
     /// The link the demo's bridge makes to it.
     let link: CloudLinkSettings
 
-    init(scenario: Scenario, work: URL, mappings: String, logger: Logger, say: @escaping @Sendable (String) -> Void)
+    init(scenario: Scenario, work: URL, mappings: String?, logger: Logger, say: @escaping @Sendable (String) -> Void)
         throws
     {
         broker = try MosquittoBroker()

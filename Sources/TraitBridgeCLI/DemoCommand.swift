@@ -49,8 +49,8 @@ struct DemoCommand: ParsableCommand {
     var automations = "examples/automations"
     @Option(help: "Use this broker instead of starting a private mosquitto.")
     var broker: String?
-    @Option(help: "The mappings folder.")
-    var mappings = "mappings"
+    @Option(help: "A folder whose mappings add to or replace the embedded ones.")
+    var mappings: String?
     @Flag(help: "Print the status table and exit instead of watching.")
     var once = false
     @Option(help: "The bridge's log level on standard error.")

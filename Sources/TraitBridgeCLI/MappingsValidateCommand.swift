@@ -11,7 +11,9 @@ struct MappingsValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Validate every file of a mappings folder and print each problem as file:line:col: path: message.",
         discussion: """
-            Exits 0 when every file is valid, 1 when any problem was found.
+            A folder with its own catalog/ is validated alone; a folder without one is validated over \
+            the catalog embedded in traitbridge, as serve --mappings reads it. With no folder: the \
+            embedded catalog. Exits 0 when every file is valid, 1 when any problem was found.
 
             Examples:
               traitbridge mappings validate
@@ -19,8 +21,8 @@ struct MappingsValidateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The mappings folder (it holds catalog/).")
-    var directory: String = "mappings"
+    @Argument(help: "The mappings folder (default: the embedded catalog).")
+    var directory: String?
 
     @Flag(
         help:
@@ -29,6 +31,19 @@ struct MappingsValidateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        // A complete folder alone; anything else over the embedded catalog (kept alive until the end).
+        let overlay: MappingsFolder?
+        if let directory, FileManager.default.fileExists(atPath: directory + "/catalog") {
+            overlay = nil
+        } else {
+            do { overlay = try MappingsFolder(overlay: directory) } catch {
+                print(error.description)
+                throw ExitCode.failure
+            }
+        }
+        let directory = overlay?.path ?? self.directory ?? "mappings"
+        let name = overlay?.description ?? directory
+        func place(_ text: String) -> String { overlay?.explain(text) ?? text }
         var (catalog, problems) = CatalogLoader.validate(mappingsDirectory: directory)
         var sourceTables = 0
         for family in SourceRegistry.standard.families {
@@ -68,7 +83,7 @@ struct MappingsValidateCommand: ParsableCommand {
             result["problems"] = .array(
                 problems.map { problem in
                     .object([
-                        "file": .string(problem.file),
+                        "file": .string(place(problem.file)),
                         "line": .int(Int64(problem.location.line)),
                         "column": .int(Int64(problem.location.column)),
                         "path": .string(problem.path.description),
@@ -77,12 +92,15 @@ struct MappingsValidateCommand: ParsableCommand {
                 })
             print(JSONValue.object(result).serialized(.pretty), terminator: "")
         } else if problems.isEmpty {
-            print(
-                "\(directory): valid (\(catalog?.traits.count ?? 0) traits, \(catalog?.deviceTypes.count ?? 0) device types, \(sourceTables) source table\(sourceTables == 1 ? "" : "s"), \(genericDevices) generic device\(genericDevices == 1 ? "" : "s"))"
-            )
+            let counts = [
+                "\(catalog?.traits.count ?? 0) traits", "\(catalog?.deviceTypes.count ?? 0) device types",
+                "\(sourceTables) source table\(sourceTables == 1 ? "" : "s")",
+                "\(genericDevices) generic device\(genericDevices == 1 ? "" : "s")",
+            ]
+            print("\(name): valid (\(counts.joined(separator: ", ")))")
         } else {
-            for problem in problems { print(problem) }
-            print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(directory)")
+            for problem in problems { print(place("\(problem)")) }
+            print("\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(name)")
         }
         if !problems.isEmpty { throw ExitCode.failure }
     }

@@ -18,8 +18,10 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract:
-            "Run the bridge: read zigbee2mqtt, Tasmota, Shelly and Home Assistant discovery devices from the broker and publish the unified model.",
+        abstract: """
+            Run the bridge: read zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery, generic and Matter devices \
+            and publish the unified model.
+            """,
         discussion: """
             Stops cleanly on SIGTERM or SIGINT, publishing <prefix>/bridge/state = offline first. Flags override TRAITBRIDGE_BROKER, which overrides the config file; TRAITBRIDGE_PASSWORD overrides any password.
 
@@ -40,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: "Folder of the registry database (default: $XDG_DATA_HOME/traitbridge or ~/.local/share/traitbridge).")
     var dataDir: String?
-    @Option(help: "The mappings folder (default: mappings).")
+    @Option(help: "A folder whose mappings add to or replace the embedded ones.")
     var mappings: String?
     @Option(help: "A JSON config file; see README, Configuration.")
     var config: String?
@@ -133,14 +135,18 @@ struct ServeCommand: AsyncParsableCommand {
         let catalog: Catalog
         let tables: SourceTables
         let cloudTable: GoogleC2CTable
-        do {
-            catalog = try CatalogLoader.load(mappingsDirectory: settings.mappingsDirectory)
-            tables = try SourceRegistry.standard.loadTables(
-                mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-            cloudTable = try GoogleC2CTable.load(mappingsDirectory: settings.mappingsDirectory, catalog: catalog)
-        } catch {
-            throw ValidationError("\(error)")
+        let mappings: MappingsFolder
+        do { mappings = try MappingsFolder(overlay: settings.mappingsDirectory) } catch {
+            throw ValidationError(error.description)
         }
+        do {
+            catalog = try CatalogLoader.load(mappingsDirectory: mappings.path)
+            tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings.path, catalog: catalog)
+            cloudTable = try GoogleC2CTable.load(mappingsDirectory: mappings.path, catalog: catalog)
+        } catch {
+            throw ValidationError(mappings.explain("\(error)"))
+        }
+        logger.info("mappings: \(mappings.description)")
         var configuration = BridgeConfiguration(
             prefix: settings.prefix, brokerDescription: url.description, sources: settings.sources,
             commandTimeout: .milliseconds(Int(settings.commandTimeoutSeconds * 1000)))

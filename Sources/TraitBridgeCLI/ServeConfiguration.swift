@@ -25,7 +25,8 @@ struct ServeConfiguration: Sendable {
     var dataDirectory: String?
     /// A folder of automation definitions (JSON files), read at start.
     var automationsFolder: String?
-    var mappingsDirectory = "mappings"
+    /// A folder whose files add to or replace the embedded mappings (`nil`: the embedded ones alone).
+    var mappingsDirectory: String?
     var logLevel = "info"
     var commandTimeoutSeconds = 3.0
     /// The sources to read, each an instance of a registry family, from their sections of the file

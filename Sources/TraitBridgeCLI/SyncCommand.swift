@@ -16,12 +16,18 @@ struct SyncCommand: ParsableCommand {
 
 /// Loading the catalog and the C2C table for commands that work without a bridge.
 enum CloudCLI {
-    static func load(_ mappings: String) throws -> GoogleC2C {
-        do {
-            let catalog = try CatalogLoader.load(mappingsDirectory: mappings)
-            return GoogleC2C(catalog: catalog, table: try GoogleC2CTable.load(mappingsDirectory: mappings, catalog: catalog))
-        } catch {
+    static func load(_ overlay: String?) throws -> GoogleC2C {
+        let folder: MappingsFolder
+        do { folder = try MappingsFolder(overlay: overlay) } catch {
             printError("\(error)")
+            throw ExitCode.failure
+        }
+        do {
+            let catalog = try CatalogLoader.load(mappingsDirectory: folder.path)
+            return GoogleC2C(
+                catalog: catalog, table: try GoogleC2CTable.load(mappingsDirectory: folder.path, catalog: catalog))
+        } catch {
+            printError(folder.explain("\(error)"))
             throw ExitCode.failure
         }
     }

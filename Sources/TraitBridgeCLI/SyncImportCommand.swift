@@ -40,8 +40,8 @@ struct SyncImportCommand: AsyncParsableCommand {
     var dryRun = false
     @Flag(help: "Print JSON instead of text.")
     var json = false
-    @Option(help: "The mappings folder, for --dry-run.")
-    var mappings = "mappings"
+    @Option(help: "For --dry-run: a folder whose mappings add to or replace the embedded ones.")
+    var mappings: String?
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {

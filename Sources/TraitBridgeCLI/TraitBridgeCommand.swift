@@ -1,4 +1,5 @@
 public import ArgumentParser
+import TraitBridgeEmbedded
 
 /// The `traitbridge` command tree.
 ///
@@ -6,7 +7,8 @@ public import ArgumentParser
 /// 2 usage error, 3 the broker or the bridge cannot be reached, 4 no such device.
 /// See ``run(arguments:)``.
 public struct TraitBridgeCommand: AsyncParsableCommand {
-    public static let version = "0.1.0"
+    /// `0.3.0 (af6982de75fe)`: the release and the commit the binary was built from.
+    public static let version = "\(EmbeddedMappings.version) (\(EmbeddedMappings.commit))"
 
     public static let configuration = CommandConfiguration(
         commandName: "traitbridge",
@@ -21,7 +23,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
               traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
               traitbridge move "Garage switch" Garage
               traitbridge sync import cloud-sync.json
-              traitbridge mappings validate mappings
+              traitbridge mappings validate
 
             Exit codes: 0 ok, 1 error, 2 usage, 3 broker or bridge not reachable, 4 device not found.
             Colour only on a terminal; NO_COLOR=1 turns it off.

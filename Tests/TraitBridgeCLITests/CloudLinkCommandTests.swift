@@ -100,8 +100,8 @@ extension FulfillmentTests {
           --dry-run               Do not talk to a bridge: translate the file and print
                                   the devices and problems.
           --json                  Print JSON instead of text.
-          --mappings <mappings>   The mappings folder, for --dry-run. (default:
-                                  mappings)
+          --mappings <mappings>   For --dry-run: a folder whose mappings add to or
+                                  replace the embedded ones.
           --broker <broker>       Broker URL (default: $TRAITBRIDGE_BROKER, else
                                   mqtt://127.0.0.1:1883).
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)
@@ -143,8 +143,8 @@ extension FulfillmentTests {
           --config <config>       A config file that defines the link (else the
                                   registry's).
           --data-dir <data-dir>   Folder of the registry database (default: as serve's).
-          --mappings <mappings>   The mappings folder (to read the SYNC). (default:
-                                  mappings)
+          --mappings <mappings>   A folder whose mappings add to or replace the
+                                  embedded ones.
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -36,8 +36,8 @@ struct CloudPreviewCommandTests {
           --agent-user-id <agent-user-id>
                                   The agentUserId of the response. (default:
                                   traitbridge)
-          --mappings <mappings>   The mappings folder (to read the SYNC back).
-                                  (default: mappings)
+          --mappings <mappings>   A folder whose mappings add to or replace the
+                                  embedded ones.
           --broker <broker>       Broker URL (default: $TRAITBRIDGE_BROKER, else
                                   mqtt://127.0.0.1:1883).
           --prefix <prefix>       Topic prefix of the bridge. (default: traitbridge)

@@ -39,7 +39,8 @@ extension DemoCommandTests {
                                   examples/automations)
           --broker <broker>       Use this broker instead of starting a private
                                   mosquitto.
-          --mappings <mappings>   The mappings folder. (default: mappings)
+          --mappings <mappings>   A folder whose mappings add to or replace the
+                                  embedded ones.
           --once                  Print the status table and exit instead of watching.
           --log-level <log-level> The bridge's log level on standard error. (default:
                                   error)

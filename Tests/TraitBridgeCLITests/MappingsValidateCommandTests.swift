@@ -128,14 +128,18 @@ struct MappingsValidateCommandTests {
     func missingFolder() throws {
         let result = try CommandRunner.run(["mappings", "validate", "/nonexistent"])
         #expect(result.exitCode == 1)
-        #expect(result.standardOutput.contains("pass the mappings folder that contains catalog/"))
+        #expect(result.standardOutput.contains("mappings folder '/nonexistent' does not exist; give a folder of .json"))
     }
 
     @Test("--version prints the version; an unknown command is a usage error (exit 2)")
     func versionAndUsage() throws {
         let version = try CommandRunner.run(["--version"])
         #expect(version.exitCode == 0)
-        #expect(version.standardOutput == "0.1.0\n")
+        let text = try String(contentsOfFile: CommandRunner.repository + "/VERSION", encoding: .utf8)
+        let release = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The release, and the commit the binary was built from (as `git describe` gave it).
+        #expect(version.standardOutput.hasPrefix(release + " ("), "\(version.standardOutput)")
+        #expect(version.standardOutput.hasSuffix(")\n") && !version.standardOutput.contains("unknown"))
         let usage = try CommandRunner.run(["frobnicate"])
         #expect(usage.exitCode == 2)
         #expect(usage.standardError.contains("Unexpected argument 'frobnicate'"))
@@ -158,7 +162,7 @@ struct MappingsValidateCommandTests {
               traitbridge rename shellyplus1pm-4417939a5610 "Garage switch"
               traitbridge move "Garage switch" Garage
               traitbridge sync import cloud-sync.json
-              traitbridge mappings validate mappings
+              traitbridge mappings validate
 
             Exit codes: 0 ok, 1 error, 2 usage, 3 broker or bridge not reachable, 4 device
             not found.
@@ -172,9 +176,9 @@ struct MappingsValidateCommandTests {
               -h, --help              Show help information.
 
             SUBCOMMANDS:
-              serve                   Run the bridge: read zigbee2mqtt, Tasmota, Shelly and
-                                      Home Assistant discovery devices from the broker and
-                                      publish the unified model.
+              serve                   Run the bridge: read zigbee2mqtt, Tasmota, Shelly,
+                                      Home Assistant discovery, generic and Matter devices
+                                      and publish the unified model.
               status                  Show each device's connectivity, locality and last
                                       update, and whether the bridge is online.
               devices                 List devices, filtered by room, device type, trait,
@@ -241,7 +245,10 @@ struct MappingsValidateCommandTests {
             OVERVIEW: Validate every file of a mappings folder and print each problem as
             file:line:col: path: message.
 
-            Exits 0 when every file is valid, 1 when any problem was found.
+            A folder with its own catalog/ is validated alone; a folder without one is
+            validated over the catalog embedded in traitbridge, as serve --mappings reads
+            it. With no folder: the embedded catalog. Exits 0 when every file is valid, 1
+            when any problem was found.
 
             Examples:
               traitbridge mappings validate
@@ -250,8 +257,7 @@ struct MappingsValidateCommandTests {
             USAGE: traitbridge mappings validate [<directory>] [--json]
 
             ARGUMENTS:
-              <directory>             The mappings folder (it holds catalog/). (default:
-                                      mappings)
+              <directory>             The mappings folder (default: the embedded catalog).
 
             OPTIONS:
               --json                  Print the result as JSON: {"valid": Bool, "traits":
