@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -95,6 +97,7 @@ let package = Package(
                 "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON", "TraitBridgeSources", "TraitBridgeMQTT",
                 "TraitBridgeStore", "TraitBridgeCloud", "TraitBridgeAutomation",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: upcoming
         ),
@@ -114,6 +117,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: upcoming
         ),
@@ -145,6 +150,8 @@ let package = Package(
                 "TraitBridgeJSON",
                 "TraitBridgeSources",
                 "TraitBridgeEmbedded",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "TraitBridgeSimulator",
                 "TraitBridgeLocalBroker",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -3,7 +3,8 @@
 # Used by `make`, `.ci/run` and the README's commands. Needs root or sudo when something is missing.
 set -euo pipefail
 
-packages=(mosquitto mosquitto-clients libmosquitto-dev libjson-c-dev libsqlite3-dev pkg-config python3-jsonschema openssl)
+packages=(mosquitto mosquitto-clients libmosquitto-dev libjson-c-dev libsqlite3-dev pkg-config python3-jsonschema
+    python3-prometheus-client openssl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
+import CoreMetrics
+import TraitBridgeEmbedded
 import TraitBridgeAutomation
 import TraitBridgeCloud
 import TraitBridgeEngine
@@ -87,6 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "traitbridge")
+        // Before the bridge is made: it makes its counters once, from the system bootstrapped here.
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(Self.metricsFactory(metrics))
         let bridge = try Self.makeBridge(settings, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: BridgeService(bridge: bridge), successTerminationBehavior: .gracefullyShutdownGroup)
@@ -114,9 +120,11 @@ struct ServeCommand: AsyncParsableCommand {
                         maxMessageBytes: settings.limits.listBytes, logger: logger)))
         }
         if let http = settings.http {
-            services += try Self.makeFulfillment(http, bridge: bridge, homeGraph: homeGraph, logger: logger).map {
-                .init(service: $0)
-            }
+            let operations = OperationsEndpoints(
+                bridge: bridge, registry: metrics, version: EmbeddedMappings.version, commit: EmbeddedMappings.commit)
+            services += try Self.makeFulfillment(
+                http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger
+            ).map { .init(service: $0) }
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -200,7 +208,8 @@ extension ServeCommand {
     /// The HTTP listener of the `http` section, and the Home Graph reporter when it has a key; a
     /// file that cannot be read or a bad certificate or key stops `serve` before it starts, with the path.
     static func makeFulfillment(
-        _ http: FulfillmentSettings, bridge: Bridge, homeGraph: LinkHomeGraph? = nil, logger: Logger
+        _ http: FulfillmentSettings, bridge: Bridge, homeGraph: LinkHomeGraph? = nil,
+        operations: OperationsEndpoints? = nil, logger: Logger
     ) throws -> [any Service] {
         do {
             let tokens =
@@ -217,6 +226,7 @@ extension ServeCommand {
             }
             let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
+                operations: operations,
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
@@ -237,5 +247,22 @@ struct BridgeService: Service {
         try bridge.start()
         try? await gracefulShutdown()
         bridge.stop()
+    }
+}
+
+extension ServeCommand {
+    /// Prometheus behind swift-metrics, with histogram buckets that fit what each timer measures
+    /// (a message takes microseconds; a command, a registry write or a link request much longer).
+    static func metricsFactory(_ registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        let micro: [Duration] = [10, 25, 50, 100, 250, 500, 1_000, 2_500, 10_000, 50_000, 250_000, 1_000_000]
+            .map { .microseconds($0) }
+        let milli: [Duration] = [1, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000]
+            .map { .milliseconds($0) }
+        factory.durationHistogramBuckets = [
+            "traitbridge_message_handling_seconds": micro, "traitbridge_registry_write_seconds": milli,
+            "traitbridge_command_duration_seconds": milli, "traitbridge_cloud_link_request_duration_seconds": milli,
+        ]
+        return factory
     }
 }

@@ -46,6 +46,13 @@ extension Bridge {
         state.withLock { perform($0.linkFailed(link, error: error, state: connectivity, now: Date())) }
     }
 
+    /// Counts one request to a link's partner (`/metrics`): its intent, whether it was answered,
+    /// and how long it took from `started`.
+    public func countLinkRequest(link: String, intent: String, succeeded: Bool, since started: ContinuousClock.Instant)
+    {
+        metrics.linkRequest(link: link, intent: intent, outcome: succeeded ? "answered" : "failed", since: started)
+    }
+
     /// The cloud ids of a link's devices.
     public func linkDeviceIDs(_ link: String) -> [String] { state.withLock { $0.linkDeviceIDs(link) } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import FoundationEssentials
 public import Logging
+import CoreMetrics
 import Synchronization
 public import TraitBridgeAutomation
 public import TraitBridgeCloud
@@ -39,6 +40,8 @@ public final class Bridge: Sendable {
     private static let slicePublications = 1_024
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
+    /// Counters and histograms of what it does (`/metrics`).
+    let metrics = BridgeMetrics()
 
     public init(
         state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, automationFiles: [Automation] = [],
@@ -136,9 +139,12 @@ public final class Bridge: Sendable {
             // Handed over, not copied: a 45 MB device list is let go once its source has read it.
             var owned: [UInt8] = []
             swap(&owned, &payload)
+            let started = ContinuousClock.now
             let effects = state.handleMessage(
                 topic: message.topic, payload: consume owned, now: now, replyTo: replyTo,
                 isRetained: message.isRetained)
+            BridgeMetrics.record(metrics.handling, since: started)
+            metrics.received.increment()
             let full = deferred.withLock { held in
                 // The first (often the only one): its effects are taken as they are, not copied.
                 if held.messages > 0 { held.effects.append(contentsOf: effects) } else { held.effects = effects }
@@ -163,10 +169,14 @@ public final class Bridge: Sendable {
         let now = Date()
         switch event {
         case .connected:
+            metrics.connects.increment()
             logger.info("\(event)")
             state.withLock { perform($0.brokerConnected(now: now)) }
         case .disconnected(let reason, let isExpected):
-            if !isExpected { state.withLock { perform($0.brokerDisconnected(now: now, reason: reason)) } }
+            if !isExpected {
+                metrics.disconnects.increment()
+                state.withLock { perform($0.brokerDisconnected(now: now, reason: reason)) }
+            }
         case .refused, .connectFailed:
             logger.warning("\(event)")
         case .kickOffSuspected:
@@ -192,11 +202,14 @@ public final class Bridge: Sendable {
         if let store, !effects.storeChanges.isEmpty {
             let batch = DeviceStore.Batch(effects.storeChanges)
             effects.storeChanges = []  // the rows share their descriptions with the publications: one owner left
+            let started = ContinuousClock.now
             do {
                 try store.commit(batch, at: Date())
             } catch {
+                metrics.registryFailures.increment()
                 logger.error("\(error)")
             }
+            BridgeMetrics.record(metrics.registryWrites, since: started)
         }
         if !effects.subscriptions.isEmpty, let client = clientBox.withLock({ $0 }) {
             for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect
@@ -204,6 +217,7 @@ public final class Bridge: Sendable {
         if !effects.publications.isEmpty, let client = clientBox.withLock({ $0 }) {
             var publications: [Outgoing] = []
             swap(&publications, &effects.publications)
+            metrics.published.increment(by: Int64(publications.count))
             for index in publications.indices {
                 let outgoing = publications[index]
                 publications[index].payload = []  // each payload is freed once libmosquitto has its copy
@@ -226,6 +240,7 @@ public final class Bridge: Sendable {
             }
         }
         for line in effects.logs { line.log(to: logger) }
+        for outcome in effects.commandOutcomes { metrics.command(outcome) }
         if !effects.changedStates.isEmpty || !effects.changedDescriptions.isEmpty {
             for observer in observers.withLock({ $0 }) { observer(effects.changedStates, effects.changedDescriptions) }
         }

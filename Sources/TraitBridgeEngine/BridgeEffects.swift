@@ -15,6 +15,8 @@ public struct BridgeEffects: Sendable {
     public var answers: [(waiter: Int, payload: [UInt8])] = []
     /// EXECUTE requests for cloud links, each for its link's client to send.
     public var linkRequests: [LinkRequest] = []
+    /// Commands that ended (confirmed, assumed, refused…), for `/metrics`.
+    public var commandOutcomes: [CommandOutcome] = []
 
     public init() {}
 
@@ -28,6 +30,7 @@ public struct BridgeEffects: Sendable {
         changedDescriptions += other.changedDescriptions
         answers += other.answers
         linkRequests += other.linkRequests
+        commandOutcomes += other.commandOutcomes
     }
 
     mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {
@@ -52,5 +55,18 @@ public struct BridgeEffects: Sendable {
 
     mutating func log(_ level: BridgeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {
         logs.append(BridgeLogLine(level, message, metadata))
+    }
+}
+
+/// How a command ended and how long after it was sent: what `/metrics` counts.
+public struct CommandOutcome: Sendable, Hashable {
+    /// `confirmed`, `assumed`, `refused`…: the status its result carried.
+    public var status: String
+    /// From sent to ended, when the command was sent (a refusal before sending has none).
+    public var seconds: Double?
+
+    public init(status: String, seconds: Double?) {
+        self.status = status
+        self.seconds = seconds
     }
 }

@@ -74,7 +74,7 @@ extension BridgeState {
             for write in writes { expected[.init(address: write.address, attribute: write.attribute)] = write.value }
             var pending = PendingCommand(
                 deviceID: deviceID, correlationID: command.correlationID, expected: expected,
-                deadline: now.adding(configuration.commandTimeout), sink: sink)
+                deadline: now.adding(configuration.commandTimeout), sink: sink, sent: now)
             for planned in relayedCommands.links {
                 pending.openLinkRequests[planned.request.requestID] = (planned.request.link, planned.covers)
             }
@@ -170,6 +170,8 @@ extension BridgeState {
         _ pending: PendingCommand, status: String, device: Device?, note: String? = nil, now: Date,
         effects: inout BridgeEffects
     ) {
+        effects.commandOutcomes.append(
+            CommandOutcome(status: status, seconds: pending.sent.map { now.timeIntervalSince($0) }))
         guard case .resultTopic(let topic) = pending.sink else {
             if case .execute(let job, let c2cID) = pending.sink {
                 finishExecute(
@@ -205,6 +207,7 @@ extension BridgeState {
         _ sink: CommandSink, deviceID: DeviceID, correlationID: String?, failure: CommandFailure, now: Date,
         effects: inout BridgeEffects
     ) {
+        effects.commandOutcomes.append(CommandOutcome(status: "refused", seconds: nil))
         guard case .resultTopic(let topic) = sink else {
             if case .execute(let job, let c2cID) = sink {
                 finishExecute(

@@ -134,6 +134,8 @@ struct PendingCommand: Sendable {
     var vouched: Set<AttributeUpdateKey> = []
     /// A partner answered PENDING: the result waits for its follow-up (or the follow-up timeout).
     var awaitsFollowUp = false
+    /// When it was sent (for the command latency `/metrics` reports); `nil` where not known.
+    var sent: Date?
 
     struct AttributeUpdateKey: Sendable, Hashable {
         var address: TraitAddress

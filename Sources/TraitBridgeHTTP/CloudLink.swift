@@ -173,7 +173,11 @@ public final class CloudLink: Service, Sendable {
     /// POSTs one intent; the answer's bytes, or `nil` after telling the bridge why it failed
     /// (the bridge logs it with the link's name and marks the link's traits).
     func post(_ body: [UInt8], intent: String) async -> [UInt8]? {
-        switch await transport.send(body, intent: intent) {
+        let started = ContinuousClock.now
+        let result = await transport.send(body, intent: intent)
+        bridge.countLinkRequest(
+            link: settings.name, intent: intent, succeeded: (try? result.get()) != nil, since: started)
+        switch result {
         case .success(let answer): return answer
         case .failure(let failure):
             bridge.linkFailed(settings.name, error: "\(failure.message) (\(settings.url))", state: failure.state)

@@ -19,9 +19,11 @@ public enum FulfillmentServer {
     /// base URL once the socket is bound.
     public static func application(
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
-        homeGraph: LinkHomeGraph? = nil, onListening: @escaping @Sendable (String) -> Void = { _ in }
+        homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil,
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router()
+        operations?.register(on: router)
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }
         let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024)

@@ -24,6 +24,8 @@ struct SourceIngress: Sendable {
     /// The events of the message being handled (kept to reuse its storage).
     private var eventBuffer: [SourceEvent] = []
     private var refusals: [LimitKind: Int] = [:]
+    /// Messages each plug-in was handed since start (for `/metrics`).
+    private var received: [Int]
     /// The broker connection: the first link of every MQTT-sourced trait's chain.
     private(set) var broker = LinkState()
     /// Whether the health topic says something it did not say when last published.
@@ -41,6 +43,7 @@ struct SourceIngress: Sendable {
     init(plugins: [any SourcePlugin]) {
         self.plugins = plugins
         self.sourceLinks = Array(repeating: LinkState(), count: plugins.count)
+        self.received = Array(repeating: 0, count: plugins.count)
     }
 
     // MARK: Plug-ins
@@ -90,9 +93,13 @@ struct SourceIngress: Sendable {
     mutating func receive(_ message: SourceMessage, plugin index: Int) -> [SourceEvent] {
         var events = eventBuffer
         eventBuffer = []
+        received[index] &+= 1
         plugins[index].receive(message, into: &events)
         return events
     }
+
+    /// How many messages plug-in `index` was handed since start.
+    func receivedCount(_ index: Int) -> Int { received[index] }
 
     /// The room the kept event buffer has (bounded by ``eventBufferCapacity``).
     var keptEventCapacity: Int { eventBuffer.capacity }

@@ -1,0 +1,103 @@
+import Foundation
+public import Hummingbird
+public import Prometheus
+import Synchronization
+public import TraitBridgeEngine
+import TraitBridgeJSON
+
+/// What an operator's tools ask the running bridge, unauthenticated and cheap, on the listener
+/// `serve` already has: `GET /healthz` (the process answers), `GET /readyz` (broker connected and
+/// registry open, with each source's bridge: 503 while not ready) and `GET /metrics` (Prometheus's
+/// text format: the counters ``Bridge`` records through swift-metrics, and at each scrape the counts
+/// the state keeps — devices by connectivity and source, messages per source, refusals by limit).
+public final class OperationsEndpoints: Sendable {
+    let bridge: Bridge
+    let registry: PrometheusCollectorRegistry
+    let version: String
+    let commit: String
+    /// What each scrape-time counter showed at the last scrape: the next one adds the difference.
+    private let lastCounts = Mutex<[String: Int]>([:])
+
+    public init(bridge: Bridge, registry: PrometheusCollectorRegistry, version: String, commit: String) {
+        self.bridge = bridge
+        self.registry = registry
+        self.version = version
+        self.commit = commit
+    }
+
+    /// Adds the three routes.
+    public func register(on router: Router<BasicRequestContext>) {
+        router.get("healthz") { _, _ in Self.text(.ok, "ok\n", type: "text/plain; charset=utf-8") }
+        router.get("readyz") { _, _ in self.readiness() }
+        router.get("metrics") { _, _ in
+            Self.text(.ok, self.scrape(), type: "text/plain; version=0.0.4; charset=utf-8")
+        }
+    }
+
+    func readiness() -> Response {
+        let facts = bridge.snapshot.facts
+        let registryOpen = bridge.store != nil
+        let ready = facts.broker == .up && registryOpen
+        var sources = JSONObject()
+        for (name, status) in facts.sourceBridges.sorted(by: { $0.key < $1.key }) {
+            sources.append(name, .string("\(status)"))
+        }
+        let body: JSONValue = [
+            "ready": .bool(ready), "broker": .string("\(facts.broker)"),
+            "registry": .string(registryOpen ? "open" : "none"), "sourceBridges": .object(sources),
+        ]
+        return Self.text(ready ? .ok : .serviceUnavailable, body.serialized(.compact) + "\n", type: "application/json")
+    }
+
+    /// The exposition text, after the scrape-time values are brought up to date.
+    func scrape() -> String {
+        let facts = bridge.snapshot.facts
+        registry.makeGauge(name: "traitbridge_build_info", labels: [("version", version), ("commit", commit)]).set(
+            Int64(1))
+        registry.makeGauge(name: "traitbridge_broker_connected").set(Int64(facts.broker == .up ? 1 : 0))
+        registry.makeGauge(name: "traitbridge_commands_waiting").set(Int64(facts.waitingCommands))
+        for (state, count) in facts.devicesByConnectivity {
+            registry.makeGauge(name: "traitbridge_devices", labels: [("connectivity", state)]).set(Int64(count))
+        }
+        for (source, count) in facts.devicesBySource {
+            registry.makeGauge(name: "traitbridge_source_devices", labels: [("source", source)]).set(Int64(count))
+        }
+        for (source, count) in facts.messagesBySource {
+            advance("traitbridge_source_messages_received_total", ("source", source), to: count)
+        }
+        for (limit, count) in facts.refusals {
+            advance("traitbridge_limit_refusals_total", ("limit", limit), to: count)
+        }
+        if let bytes = Self.residentBytes() {
+            registry.makeGauge(name: "traitbridge_resident_memory_bytes").set(Int64(bytes))
+        }
+        return registry.emitToString()
+    }
+
+    /// Brings a counter to `count` (the state's own count since start; counters only grow).
+    private func advance(_ name: String, _ label: (String, String), to count: Int) {
+        let key = "\(name)|\(label.0)=\(label.1)"
+        let delta = lastCounts.withLock { last in
+            defer { last[key] = max(count, last[key] ?? 0) }
+            return count - (last[key] ?? 0)
+        }
+        let counter = registry.makeCounter(name: name, labels: [label])
+        if delta > 0 { counter.increment(by: Int64(delta)) }
+    }
+
+    /// The process's resident set (`/proc/self/statm`, in pages), or `nil` where it cannot be read.
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        let (bytes, overflow) = pages.multipliedReportingOverflow(by: Int(sysconf(Int32(_SC_PAGESIZE))))
+        return overflow ? nil : bytes
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ body: String, type: String) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = type
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
