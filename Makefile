@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server build test test-plain test-asan demo bench fuzz catalog validate clean
+.PHONY: deps matter-server build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -67,5 +67,20 @@ catalog:
 	python3 scripts/generate-catalog.py ../shared/reference mappings/catalog
 	python3 scripts/generate-c2c-catalog.py ../shared/reference mappings/catalog/google-c2c.json
 
+## Installed like a system program: the binary (release, Swift runtime linked in), bash/zsh/fish
+## completions, the manual, examples/ as share/traitbridge/examples, the systemd unit and its
+## sysusers file. `make uninstall` removes exactly what was written. BINARY=path installs a built one.
+PREFIX ?= /usr/local
+DESTDIR ?=
+install: deps
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/package.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/package.sh uninstall
+
+## The Debian package: .build-deb/traitbridge_<version>_<arch>.deb (dpkg -i it; see README, Install).
+deb: deps
+	scripts/package.sh deb
+
 clean:
-	rm -rf .build .build-asan .build-fuzz .build-matter
+	rm -rf .build .build-asan .build-fuzz .build-matter .build-static .build-deb .build-tools
