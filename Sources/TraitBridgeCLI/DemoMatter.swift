@@ -28,6 +28,13 @@ final class DemoMatter: @unchecked Sendable {
 
     /// `nil` (with the reason said) when the Matter Server is not installed or does not start.
     static func start(repository: String = repository, nodes folder: String, say: (String) -> Void) -> DemoMatter? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            say(
+                "== no Matter devices: the folder of node dumps '\(folder)' does not exist; "
+                    + "give one such as examples/matter or ../shared/corpus/matter/nodes")
+            return nil
+        }
         guard MatterServerPeer.executable(repository: repository) != nil else {
             say(
                 "== no Matter devices: the Matter Server is not installed "
@@ -54,12 +61,27 @@ final class DemoMatter: @unchecked Sendable {
             $0.hasSuffix(".json")
         }
         .sorted()
-        let nodes = try files.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
-        try server.importNodes(nodes)
+        // Each dump in either shape (a node, or Home Assistant's {"node": …}); a bad one is skipped
+        // with its reason and the others load.
+        var nodes: [(file: String, text: String)] = []
+        for file in files {
+            switch MatterNodeDump.read(folder + "/" + file) {
+            case .success(let text): nodes.append((file, text))
+            case .failure(let problem): say("== skipped Matter node dump \(file): \(problem)")
+            }
+        }
+        let refused = try server.importEach(nodes.map(\.text))
+        for (index, answer) in refused.sorted(by: { $0.key < $1.key }) {
+            say("== skipped Matter node dump \(nodes[index].file): the Matter Server refused it: \(answer)")
+        }
+        nodes = nodes.enumerated().filter { refused[$0.offset] == nil }.map(\.element)
+        guard !nodes.isEmpty else {
+            throw MatterNodeDump.Problem("no node dump in '\(folder)' could be imported (\(files.count) .json files)")
+        }
         var bridged = 0
-        for node in nodes { bridged += max(1, node.components(separatedBy: #"/57/17""#).count - 1) }
-        var summary =
-            "imported \(nodes.count) node dump\(nodes.count == 1 ? "" : "s") (\(files.joined(separator: ", ")))"
+        for node in nodes { bridged += max(1, node.text.components(separatedBy: #"/57/17""#).count - 1) }
+        let names = nodes.map(\.file).joined(separator: ", ")
+        var summary = "imported \(nodes.count) node dump\(nodes.count == 1 ? "" : "s") (\(names))"
         if let passcode = light?.passcode {
             let answer = try server.commission(passcode: passcode)
             if answer.contains(#""result""#) {

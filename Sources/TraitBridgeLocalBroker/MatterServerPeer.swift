@@ -97,6 +97,14 @@ public final class MatterServerPeer: @unchecked Sendable {
     /// Loads node dumps (each a node object's JSON text, as in `../shared/corpus/matter/nodes`);
     /// the server numbers them from 900000 in the order given.
     public func importNodes(_ nodes: [String]) throws {
+        if let (index, answer) = try importEach(nodes).min(by: { $0.key < $1.key }) {
+            throw PeerError.refused("node dump \(index + 1): " + answer)
+        }
+    }
+
+    /// Loads node dumps, each on its own: the server's refusal of each one it did not take, by its
+    /// index (the others are in).
+    public func importEach(_ nodes: [String]) throws -> [Int: String] {
         var commands: [String] = []
         for (index, node) in nodes.enumerated() {
             let dump = #"{"data":{"node":\#(node)}}"#
@@ -106,9 +114,11 @@ public final class MatterServerPeer: @unchecked Sendable {
             commands.append(
                 #"{"message_id":"import-\#(index)","command":"import_test_node","args":{"dump":\#(argument)}}"#)
         }
-        for answer in try send(commands) where !answer.contains(#""result""#) {
-            throw PeerError.refused(String(answer.prefix(500)))
+        var refused: [Int: String] = [:]
+        for (index, answer) in try send(commands).enumerated() where !answer.contains(#""result""#) {
+            refused[index] = String(answer.prefix(500))
         }
+        return refused
     }
 
     /// Commissions a device on loopback (`commission_on_network` with its passcode and 127.0.0.1);

@@ -103,7 +103,40 @@ struct GenericDeviceDecoder {
             commandTopic = reader.string(command, "topic", at: commandPath, required: true)
             template = reader.string(command, "payload", at: commandPath) ?? "{{value}}"
         }
-        return .init(address: TraitAddress(deviceTypeKey: key, traitID: trait), attribute: attribute, stateTopic: topic, jsonPath: jsonPath,
-                     pipeline: tables.pipeline(state, at: statePath), metadata: metadata, commandTopic: commandTopic, commandTemplate: template)
+        let binding = GenericDeviceDefinition.Binding(
+            address: TraitAddress(deviceTypeKey: key, traitID: trait), attribute: attribute, stateTopic: topic,
+            jsonPath: jsonPath, pipeline: tables.pipeline(state, at: statePath), metadata: metadata,
+            commandTopic: commandTopic, commandTemplate: template)
+        Self.checkTemplate(binding, at: path.appending("command").appending("payload"), reader: reader)
+        return binding
+    }
+
+    /// A JSON command payload must still be JSON once a value is in it: rendered with a sample
+    /// value of the attribute (as a command would send it), and refused, saying which form to
+    /// write, when it is not (`{"state":"{{value}}"}` sends `{"state":""OFF""}`).
+    static func checkTemplate(
+        _ binding: GenericDeviceDefinition.Binding, at path: JSONPath, reader: MappingReader
+    ) {
+        guard let template = binding.commandTemplate, binding.commandTopic != nil else { return }
+        // JSON: the state is, or the template's own text (without the placeholder) starts as JSON does.
+        let own = template.split(separator: "{{value}}", omittingEmptySubsequences: false).joined()
+            .drop { $0.isWhitespace }
+        guard binding.jsonPath != nil || own.first == "{" || own.first == "[" else { return }
+        let metadata = binding.metadata
+        let sample: AttributeValue =
+            switch metadata.format {
+            case .bool: .bool(true)
+            case .string: .string("text")
+            case .float: .double(metadata.minimum ?? 0)
+            default: metadata.validValues?.first?.value ?? .int(Int64(exactly: (metadata.minimum ?? 0).rounded()) ?? 0)
+            }
+        let integral = metadata.format.integerRange != nil
+        guard let source = binding.pipeline.inverse(sample, integral: integral) else { return }
+        let rendered = binding.commandPayload(source)
+        guard (try? JSONDocument.parse(Array(rendered.utf8))) == nil else { return }
+        reader.problem(
+            path,
+            "with a sample value the payload is not JSON: \(rendered); {{value}} is already JSON text here "
+                + "(a string comes with its quotes): write {\"state\": {{value}}}, not {\"state\": \"{{value}}\"}")
     }
 }

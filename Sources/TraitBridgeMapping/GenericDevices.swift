@@ -40,6 +40,18 @@ public struct GenericDeviceDefinition: Sendable {
         public var commandTopic: String?
         /// `{{value}}` is replaced by the source value (JSON text for JSON payloads, plain otherwise).
         public var commandTemplate: String?
+
+        /// The command payload for a source value: the template with `{{value}}` replaced by the
+        /// value's text — JSON text (a string with its quotes) when the state is JSON, else plain.
+        public func commandPayload(_ value: AttributeValue) -> String {
+            let text: String
+            switch value {
+            case .string(let string): text = jsonPath == nil ? string : JSONValue.string(string).serialized()
+            default: text = value.jsonValue.serialized()
+            }
+            return (commandTemplate ?? "{{value}}").split(separator: "{{value}}", omittingEmptySubsequences: false)
+                .joined(separator: text)
+        }
     }
 }
 

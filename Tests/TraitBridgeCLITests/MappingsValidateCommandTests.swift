@@ -104,6 +104,34 @@ struct MappingsValidateCommandTests {
         #expect(result.standardOutput.hasSuffix("3 generic devices)\n"))
     }
 
+    @Test("a JSON command template that quotes {{value}} is refused at its place, saying which form to write")
+    func quotedTemplate() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-template-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
+        let device = { (payload: String) in
+            #"{"devices": [{"id": "porch", "name": "Porch", "deviceTypes": [{"key": "plug", "#
+                + #""type": "matter.OnOffPlugInUnit", "primary": true, "traits": [{"trait": "matter.OnOff", "#
+                + #""attribute": "onOff", "state": {"topic": "porch/state", "jsonPath": "state", "#
+                + #""transform": [{"map": [["ON", true], ["OFF", false]]}]}, "#
+                + #""command": {"topic": "porch/set", "payload": "\#(payload)"}}]}]}]}"#
+        }
+        let file = folder.appendingPathComponent("generic/porch.json")
+        try device(#"{\"state\":\"{{value}}\"}"#).write(to: file, atomically: true, encoding: .utf8)
+        let bad = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(bad.exitCode == 1)
+        #expect(bad.standardOutput.contains("\(file.path):1:"), "\(bad.standardOutput)")
+        #expect(
+            bad.standardOutput.contains(
+                #"devices[0].deviceTypes[0].traits[0].command.payload: with a sample value the payload is not JSON: "#
+                    + #"{"state":""ON""}; {{value}} is already JSON text here"#), "\(bad.standardOutput)")
+        try device(#"{\"state\":{{value}}}"#).write(to: file, atomically: true, encoding: .utf8)
+        let good = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(good.exitCode == 0, "\(good.standardOutput)")
+        #expect(good.standardOutput.hasSuffix("1 generic device)\n"), "\(good.standardOutput)")
+    }
+
     @Test("--json prints the documented shape")
     func json() throws {
         let folder = try copyOfMappings()

@@ -78,6 +78,11 @@ struct SourceRegistryTests {
             try problem("matter", #"[{"url": "ws://a/ws"}, {"url": "ws://b/ws"}]"#)
                 == "matter[1].instance: instance 'default' is used by another matter section; give each its own")
         #expect(try problem("matter", #"{"instance": "x"}"#) == #"matter: "url" is required: ws://127.0.0.1:5580/ws"#)
+        for url in ["ws://127.0.0.1:5580/ws ", "ws://host:5580/\nws", "ws://ho st/ws"] {
+            #expect(
+                MatterFamily.urlProblem(url)
+                    == "the URL has a space or a control character in it; write it as ws://HOST:5580/ws", "\(url)")
+        }
         #expect(
             try problem("matter", #"{"url": "http://a"}"#)
                 == "matter.url: expected a WebSocket URL such as ws://127.0.0.1:5580/ws (the Matter Server's default)")

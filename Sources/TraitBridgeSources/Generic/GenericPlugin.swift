@@ -151,16 +151,7 @@ public struct GenericPlugin: SourcePlugin {
                 throw .valueNotRepresentable(
                     "\(write.value) has no source form for \(write.address).\(write.attribute)")
             }
-            let text: String
-            switch value {
-            case .string(let string): text = binding.jsonPath == nil ? string : JSONValue.string(string).serialized()
-            default: text = value.jsonValue.serialized()
-            }
-            let payload = (binding.commandTemplate ?? "{{value}}").split(
-                separator: "{{value}}", omittingEmptySubsequences: false
-            )
-            .joined(separator: text)
-            outgoing.append(SourceOutgoing(topic: topic, payload: Array(payload.utf8)))
+            outgoing.append(SourceOutgoing(topic: topic, payload: Array(binding.commandPayload(value).utf8)))
         }
         return outgoing
     }

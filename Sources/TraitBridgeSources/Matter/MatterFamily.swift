@@ -24,6 +24,9 @@ public struct MatterFamily: SourceFamily {
 
     /// `ws://host[:port][/path]` or `wss://…`; the text says what is wrong.
     public static func urlProblem(_ text: String) -> String? {
+        if text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
+            return "the URL has a space or a control character in it; write it as ws://HOST:5580/ws"
+        }
         guard text.hasPrefix("ws://") || text.hasPrefix("wss://") else {
             return "expected a WebSocket URL such as ws://127.0.0.1:5580/ws (the Matter Server's default)"
         }
