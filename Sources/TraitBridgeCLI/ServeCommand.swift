@@ -126,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
                 http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger
             ).map { .init(service: $0) }
         }
+        if let notifier = SystemdNotifier(bridge: bridge) { services.append(.init(service: notifier)) }
         let group = ServiceGroup(
             configuration: .init(
                 services: services,

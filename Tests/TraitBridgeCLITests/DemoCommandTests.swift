@@ -160,6 +160,30 @@ struct DemoCommandTests {
             "\(command.standardOutput)")
     }
 
+    @Test("demo stops on SIGTERM as on Ctrl-C: exit 0, its private broker stopped")
+    func terminated() throws {
+        try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-term-\(UUID().uuidString).log")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let demo = try ChildProcess(
+            [
+                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
+                "--matter", "none", "--cloud", "none",
+            ], logFile: log)
+        var text = ""
+        #expect(
+            eventually(timeout: .seconds(60)) {
+                text = WatchCommandTests.read(log)
+                return text.contains("== traitbridge watch")
+            }, "the demo reaches its watch stage: \(text)")
+        let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
+        let port = try #require(Int(match.1))
+        #expect(demo.signal(SIGTERM, waitUpTo: .seconds(30)), "the demo ends on SIGTERM")
+        #expect(demo.exitStatus == 0)
+        #expect(!MosquittoBroker.canConnect(port: port), "its private broker on port \(port) stopped")
+    }
+
     @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
     func killed() throws {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
