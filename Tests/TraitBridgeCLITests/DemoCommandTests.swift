@@ -160,44 +160,15 @@ struct DemoCommandTests {
             "\(command.standardOutput)")
     }
 
-    @Test("demo stops on SIGTERM as on Ctrl-C: exit 0, its private broker stopped")
-    func terminated() throws {
+    /// A demo (no Matter part: that is the --once test's) run until its watch stage: the process,
+    /// what it printed so far, and its private broker's port.
+    func runningDemo(log: String, _ extra: [String] = []) throws -> (demo: ChildProcess, text: String, port: Int) {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-term-\(UUID().uuidString).log")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: log) }
         let demo = try ChildProcess(
             [
                 CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
-                "--matter", "none", "--cloud", "none",
-            ], logFile: log)
-        var text = ""
-        #expect(
-            eventually(timeout: .seconds(60)) {
-                text = WatchCommandTests.read(log)
-                return text.contains("== traitbridge watch")
-            }, "the demo reaches its watch stage: \(text)")
-        let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
-        let port = try #require(Int(match.1))
-        #expect(demo.signal(SIGTERM, waitUpTo: .seconds(30)), "the demo ends on SIGTERM")
-        #expect(demo.exitStatus == 0)
-        #expect(!MosquittoBroker.canConnect(port: port), "its private broker on port \(port) stopped")
-    }
-
-    @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
-    func killed() throws {
-        try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-kill-\(UUID().uuidString).log")
-            .path
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        // Folders some other run left behind are not this demo's.
-        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
-        let demo = try ChildProcess(
-            [
-                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
-                "--mappings", Self.repository + "/mappings",
-                "--matter", "none",  // the Matter part is the --once test's
-            ], logFile: log)
+                "--matter", "none",
+            ] + extra, logFile: log)
         var text = ""
         #expect(
             eventually(timeout: .seconds(60)) {
@@ -205,7 +176,28 @@ struct DemoCommandTests {
                 return text.contains("== traitbridge watch")
             }, "the demo reaches its watch stage: \(text)")
         let match = try #require(text.firstMatch(of: /mqtt:\/\/127\.0\.0\.1:(\d+) \(private mosquitto, pid (\d+)\)/))
-        let port = try #require(Int(match.1))
+        return (demo, text, try #require(Int(match.1)))
+    }
+
+    @Test("demo stops on SIGTERM as on Ctrl-C: exit 0, its private broker stopped")
+    func terminated() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-term-\(UUID().uuidString).log")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let (demo, _, port) = try runningDemo(log: log, ["--cloud", "none"])
+        #expect(demo.signal(SIGTERM, waitUpTo: .seconds(30)), "the demo ends on SIGTERM")
+        #expect(demo.exitStatus == 0)
+        #expect(!MosquittoBroker.canConnect(port: port), "its private broker on port \(port) stopped")
+    }
+
+    @Test("demo killed with SIGKILL leaves nothing running: its private broker stops and its folders go")
+    func killed() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-kill-\(UUID().uuidString).log")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        // Folders some other run left behind are not this demo's.
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        let (demo, text, port) = try runningDemo(log: log, ["--mappings", Self.repository + "/mappings"])
         let partner = try #require(text.firstMatch(of: /own private mosquitto \(pid (\d+)\)/).flatMap { pid_t($0.1) })
         // This demo's folders: its broker's (the config names the port) and its work folder (the
         // suite is serialized, so no other demo runs now; what was there before is not its).
