@@ -50,6 +50,21 @@ struct SampleSourceTests {
             "the shipped registry does not know it")
     }
 
+    @Test("an instance of a family the registry does not know is not read, and the start says so")
+    func unknownFamily() throws {
+        let (catalog, tables) = try EngineFixtures.mappings.get()
+        let configuration = BridgeConfiguration(
+            brokerDescription: "mqtt://127.0.0.1:1883",
+            sources: [SourceInstance(family: "sample", settings: SampleFamily.Settings())])
+        let state = BridgeState(
+            configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
+        #expect(state.subscriptions.allSatisfy { !$0.hasPrefix("sample/") })
+        #expect(
+            state.startLogs.contains {
+                $0.message.hasPrefix("source instance 'default' of family 'sample' is not read: no family")
+            }, "\(state.startLogs)")
+    }
+
     @Test("the engine makes its plug-in from the registry it is given, after the shipped families in claim order")
     func pluginsInOrder() throws {
         let (catalog, tables) = try EngineFixtures.mappings.get()
