@@ -52,12 +52,13 @@ public struct BridgeState: Sendable {
         // What plug-ins know before any message (generic mappings); nothing is published before a
         // connect, and their log lines wait in `startLogs` for the runtime to write them.
         var effects = BridgeEffects()
-        for instance in configuration.sources where configuration.sourceRegistry.family(named: instance.family) == nil {
+        let registry = configuration.sourceRegistry
+        for instance in configuration.sources where registry.family(named: instance.family) == nil {
+            let known = registry.families.map(\.name).joined(separator: ", ")
             effects.log(
                 .warning,
                 "source instance '\(instance.name)' of family '\(instance.family)' is not read: no family of that name "
-                    + "is registered (known: \(configuration.sourceRegistry.families.map(\.name).joined(separator: ", ")))"
-            )
+                    + "is registered (known: \(known))")
         }
         for index in sources.indices {
             let events = sources.start(index)
