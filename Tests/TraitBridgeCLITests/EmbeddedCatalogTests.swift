@@ -12,7 +12,14 @@ struct EmbeddedCatalogTests {
     func copiedBinary() throws -> (folder: String, binary: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-copy-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: CommandRunner.executable.path, toPath: folder + "/traitbridge")
+        // Copied by cp, not in this process: a file this process had open for writing could be inherited
+        // by a child another test forks meanwhile, and exec would fail with ETXTBSY ("text file busy").
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = [CommandRunner.executable.path, folder + "/traitbridge"]
+        try copy.run()
+        copy.waitUntilExit()
+        try #require(copy.terminationStatus == 0, "cp of the binary")
         return (folder, folder + "/traitbridge")
     }
 
