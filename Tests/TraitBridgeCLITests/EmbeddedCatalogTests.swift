@@ -94,7 +94,7 @@ struct EmbeddedCatalogTests {
         let described = client.waitFor("traitbridge/devices/z2m-0x00158d0009000001") {
             $0.payloadText.contains("Shed plug")
         }
-        let log = (try? String(contentsOfFile: folder + "/serve.log", encoding: .utf8)) ?? ""
+        let log = WatchCommandTests.read(folder + "/serve.log")
         #expect(described != nil, "\(log)")
         #expect(log.contains("mappings: the embedded catalog (traitbridge "), "\(log)")
     }

@@ -65,14 +65,14 @@ struct PackagingTests {
         ] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file) is installed")
         }
-        let manual = (try? String(contentsOfFile: root + "/share/man/man1/traitbridge.1", encoding: .utf8)) ?? ""
+        let manual = WatchCommandTests.read(root + "/share/man/man1/traitbridge.1")
         #expect(manual.contains(".Sh NAME") && manual.contains("serve"), "the manual covers the commands")
         let unit =
-            (try? String(contentsOfFile: root + "/lib/systemd/system/traitbridge.service", encoding: .utf8)) ?? ""
+            WatchCommandTests.read(root + "/lib/systemd/system/traitbridge.service")
         #expect(unit.contains("ExecStart=/usr/local/bin/traitbridge serve --config /etc/traitbridge/config.json"))
         let bash =
-            (try? String(contentsOfFile: root + "/share/bash-completion/completions/traitbridge", encoding: .utf8))
-        #expect(bash?.contains("serve") == true)
+            WatchCommandTests.read(root + "/share/bash-completion/completions/traitbridge")
+        #expect(bash.contains("serve"))
 
         // From `/`, with no flags: the embedded catalog.
         let version = try run(root + "/bin/traitbridge", ["--version"])
@@ -140,10 +140,10 @@ struct PackagingTests {
         let dpkg = ["--root=\(root)", "--force-script-chrootless", "--force-depends", "--log=/dev/null"]
         let installed = try run("/usr/bin/dpkg", dpkg + ["-i", deb])
         #expect(installed.status == 0, "\(installed.output)")
-        let passwd = (try? String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)) ?? ""
+        let passwd = WatchCommandTests.read(root + "/etc/passwd")
         let user = passwd.split(separator: "\n").first { $0.hasPrefix("traitbridge:") }
         #expect(user?.contains(":/var/lib/traitbridge:") == true, "the service's user: \(passwd)")
-        let group = (try? String(contentsOfFile: root + "/etc/group", encoding: .utf8))?
+        let group = WatchCommandTests.read(root + "/etc/group")
             .split(separator: "\n").first { $0.hasPrefix("traitbridge:") }?.split(separator: ":")[2]
         let attributes = try FileManager.default.attributesOfItem(atPath: root + "/etc/traitbridge/config.json")
         #expect((attributes[.posixPermissions] as? Int) == 0o640)
@@ -156,7 +156,7 @@ struct PackagingTests {
 
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
             // The unit as installed, its ExecStart pointed at the binary inside the root.
-            let unit = try String(contentsOfFile: root + "/usr/lib/systemd/system/traitbridge.service", encoding: .utf8)
+            let unit = WatchCommandTests.read(root + "/usr/lib/systemd/system/traitbridge.service")
             let copy = out + "/traitbridge.service"
             try unit.replacingOccurrences(of: "ExecStart=/usr/bin/", with: "ExecStart=\(root)/usr/bin/")
                 .write(toFile: copy, atomically: true, encoding: .utf8)

@@ -39,7 +39,7 @@ struct SystemdNotifyTests {
                 "serve", "--broker", broker.url, "--data-dir", folder + "/data", "--log-level", "warning",
             ], logFile: folder + "/serve.log")
         func lines() -> [String] {
-            ((try? String(contentsOfFile: received, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            WatchCommandTests.read(received).split(separator: "\n").map(String.init)
         }
         #expect(eventually(timeout: .seconds(20)) { lines().contains { $0.hasPrefix("READY=1") } }, "\(lines())")
         #expect(lines().first?.hasPrefix("STATUS=connecting") == true, "it says what it waits for: \(lines())")
