@@ -25,8 +25,10 @@ struct MappingsValidateCommand: ParsableCommand {
     var directory: String?
 
     @Flag(
-        help:
-            "Print the result as JSON: {\"valid\": Bool, \"traits\": N, \"deviceTypes\": N, \"sourceTables\": N, \"genericDevices\": N, \"problems\": [...]}."
+        help: """
+            Print the result as JSON: {"valid": Bool, "traits": N, "deviceTypes": N, "sourceTables": N, \
+            "genericDevices": N, "problems": [...]}.
+            """
     )
     var json = false
 

@@ -1,4 +1,5 @@
 import CoreMetrics
+import TraitBridgeModel
 import Synchronization
 
 /// The running bridge's counters and histograms, recorded where the work happens (``Bridge``) through
@@ -29,8 +30,8 @@ final class BridgeMetrics: Sendable {
 
     func command(_ outcome: CommandOutcome) {
         counter("traitbridge_commands_total", ("outcome", outcome.status)).increment()
-        if let seconds = outcome.seconds, seconds >= 0, seconds < 86_400 {
-            commandLatency.recordNanoseconds(Int64(seconds * 1e9))
+        if let seconds = outcome.seconds, seconds >= 0, let nanoseconds = FiniteNumber.int64(rounding: seconds * 1e9) {
+            commandLatency.recordNanoseconds(nanoseconds)
         }
     }
 

@@ -68,7 +68,8 @@ struct SamplePlugin: SourcePlugin {
         guard let root = try? JSONDocument.parse(message.payload).root, let serial = root["serial"]?.string,
             !serial.isEmpty
         else {
-            return events.append(.log(.warning, "\(message.topic): expected {\"serial\": …, \"name\": …}", device: nil))
+            let shape = #"{"serial": …, "name": …}"#
+            return events.append(.log(.warning, "\(message.topic): expected \(shape)", device: nil))
         }
         let id = DeviceID.derived(source: family, nativeID: serial)
         let name = root["name"]?.string ?? serial
