@@ -29,7 +29,7 @@ struct SystemdNotifier: Service {
         var isReady = false
         var lastWatchdog = ContinuousClock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if !isReady, bridge.snapshot.facts.broker == .up {
+            if !isReady, bridge.snapshot.facts(countingDevices: false).broker == .up {
                 isReady = true
                 send("READY=1\nSTATUS=ready: broker connected")
             }

@@ -24,7 +24,11 @@ public struct BridgeFacts: Sendable {
 
 extension BridgeState {
     /// The facts of ``BridgeFacts`` now (a scan of the devices: once per scrape, not per message).
-    public var facts: BridgeFacts {
+    public var facts: BridgeFacts { facts(countingDevices: true) }
+
+    /// The facts without ``BridgeFacts/devicesByConnectivity`` (no scan of the devices): what a
+    /// readiness probe or the systemd notifier asks, often.
+    public func facts(countingDevices: Bool) -> BridgeFacts {
         var facts = BridgeFacts()
         for index in sources.indices {
             let plugin = sources[index]
@@ -34,9 +38,11 @@ extension BridgeState {
             let link = sources.sourceLink(index)
             if link.status != .unknown || link.since != nil { facts.sourceBridges[name] = link.status }
         }
-        for state in ConnectivityState.allCases { facts.devicesByConnectivity[state.rawValue] = 0 }
-        for device in graph.devices.values {
-            facts.devicesByConnectivity[device.sourceConnectivity.connectivityState.rawValue, default: 0] += 1
+        if countingDevices {
+            for state in ConnectivityState.allCases { facts.devicesByConnectivity[state.rawValue] = 0 }
+            for device in graph.devices.values {
+                facts.devicesByConnectivity[device.sourceConnectivity.connectivityState.rawValue, default: 0] += 1
+            }
         }
         for kind in LimitKind.allCases { facts.refusals[kind.rawValue] = sources.refusalCount(kind) }
         facts.broker = sources.broker.status

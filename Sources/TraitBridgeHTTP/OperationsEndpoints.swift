@@ -35,7 +35,7 @@ public final class OperationsEndpoints: Sendable {
     }
 
     func readiness() -> Response {
-        let facts = bridge.snapshot.facts
+        let facts = bridge.snapshot.facts(countingDevices: false)
         let registryOpen = bridge.store != nil
         let ready = facts.broker == .up && registryOpen
         var sources = JSONObject()
