@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(mosquitto mosquitto-clients libmosquitto-dev libjson-c-dev libsqlite3-dev pkg-config python3-jsonschema
-    python3-prometheus-client openssl)
+    python3-prometheus-client openssl tcpdump iproute2)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

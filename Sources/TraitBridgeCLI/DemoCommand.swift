@@ -20,12 +20,13 @@ struct DemoCommand: ParsableCommand {
             "Start a private broker, a simulated home and the bridge, link a partner cloud, and show status and "
             + "changes.",
         discussion: """
-            Everything runs on 127.0.0.1: a private mosquitto on a free port (or --broker), the devices of the \
-            scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a partner cloud: \
-            a second bridge on its own private broker serving the --cloud scenario's devices over Google's \
-            Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). \
-            With the Matter Server installed (scripts/install-matter-server.sh), a real Matter Server holds the \
-            --matter folder's node dumps and a software Matter light commissioned over loopback. Above the \
+            Everything runs on this machine: a private mosquitto on a free 127.0.0.1 port (or --broker), the \
+            devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home Assistant discovery), the bridge, and a \
+            partner cloud: a second bridge on its own private broker serving the --cloud scenario's devices over \
+            Google's Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY polling, EXECUTE). \
+            With the Matter Server installed (scripts/install-matter-server.sh) and root, a real Matter Server \
+            holds the --matter folder's node dumps and commissions a software Matter light, both inside a \
+            network namespace (scripts/sandbox.sh: their mDNS never reaches the machine's network). Above the \
             devices it makes a zone, a group and two scenes, and the bridge runs the --automations folder's \
             automations. It prints `traitbridge status` and that layout once the scenario's faults have \
             happened, then streams changes like \

@@ -5,10 +5,11 @@ import TraitBridgeLocalBroker
 import TraitBridgeModel
 
 /// The demo's Matter devices: a real Matter Server (python-matter-server, from
-/// `scripts/install-matter-server.sh`) on loopback with node dumps imported (a bridge with two
-/// bridged lights), and a software Matter light commissioned over loopback, which answers commands.
-/// Also `traitbridge simulate --matter`. Without the server installed, the demo goes on without
-/// Matter and says how to add it.
+/// `scripts/install-matter-server.sh`) with node dumps imported (a bridge with two bridged lights),
+/// and a software Matter light it commissions, which answers commands. Both speak mDNS, so both
+/// run inside a network sandbox (`scripts/sandbox.sh`), which the bridge reaches over its veth pair.
+/// Also `traitbridge simulate --matter`. Without the server installed, or where no sandbox can be
+/// made (not root), the demo goes on without Matter and says why.
 final class DemoMatter: @unchecked Sendable {
     let server: MatterServerPeer
     let light: MatterLightPeer?
@@ -42,6 +43,10 @@ final class DemoMatter: @unchecked Sendable {
             )
             return nil
         }
+        if let reason = NetworkSandbox.unavailableReason(repository: repository) {
+            say("== no Matter devices: \(reason) (the Matter Server and the light speak mDNS)")
+            return nil
+        }
         do {
             return try DemoMatter(repository: repository, nodes: folder, say: say)
         } catch {
@@ -51,12 +56,17 @@ final class DemoMatter: @unchecked Sendable {
     }
 
     private init(repository: String, nodes folder: String, say: (String) -> Void) throws {
+        let sandbox = try NetworkSandbox(repository: repository)
         var light: MatterLightPeer?
-        do { light = try MatterLightPeer(repository: repository, shouldStop: { Interruption.isRequested }) } catch {
+        do {
+            light = try MatterLightPeer(
+                repository: repository, sandbox: sandbox, shouldStop: { Interruption.isRequested })
+        } catch {
             say("== no software Matter light: \(error)")
         }
         let server = try MatterServerPeer(
-            repository: repository, paaDirectory: light?.paaDirectory, shouldStop: { Interruption.isRequested })
+            repository: repository, sandbox: sandbox, paaDirectory: light?.paaDirectory,
+            shouldStop: { Interruption.isRequested })
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
             $0.hasSuffix(".json")
         }
@@ -85,7 +95,7 @@ final class DemoMatter: @unchecked Sendable {
         if let passcode = light?.passcode {
             let answer = try server.commission(passcode: passcode)
             if answer.contains(#""result""#) {
-                summary += "; commissioned a software Matter light over loopback"
+                summary += "; commissioned a software Matter light (both in network sandbox \(sandbox.name))"
             } else {
                 say("== the software Matter light was not commissioned: \(answer.prefix(300))")
                 light?.stop()
@@ -125,5 +135,6 @@ final class DemoMatter: @unchecked Sendable {
     func stop() {
         light?.stop()
         server.stop()
+        server.sandbox.remove()
     }
 }

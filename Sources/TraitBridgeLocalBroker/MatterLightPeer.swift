@@ -1,58 +1,49 @@
 public import Foundation
 
-/// A software Matter On/Off Light on loopback (`scripts/matter-light.py`, circuitmatter in the
-/// Matter Server's venv), started and stopped by PID: a device that speaks Matter, for a real
-/// Matter Server to commission, subscribe to and command. It makes the test PAA root the server
-/// must trust (``paaDirectory``): start it before the ``MatterServerPeer``.
+/// A software Matter On/Off Light (`scripts/matter-light.py`, circuitmatter in the Matter Server's
+/// venv) inside a ``NetworkSandbox`` (it speaks mDNS), started and stopped by PID: a device that
+/// speaks Matter, for a real Matter Server in the same sandbox to commission over the sandbox's
+/// loopback, subscribe to and command. It makes the test PAA root the server must trust
+/// (``paaDirectory``): start it before the ``MatterServerPeer``.
 public final class MatterLightPeer: @unchecked Sendable {
     public let directory: URL
     public let passcode: Int
+    /// The namespace it runs in: the Matter Server that commissions it must run there too.
+    public let sandbox: NetworkSandbox
     private var process: ChildProcess?
-    /// Held while the light runs: one light at a time on this machine (they share Matter's port).
-    private var lock: MachineLock?
-    /// Matter's UDP port: the controller reaches a device commissioned by IP there.
+    /// Matter's UDP port: the controller reaches a device commissioned by IP there. Each sandbox
+    /// has its own ports, so lights in different sandboxes do not meet.
     public static let port = 5540
 
     public enum LightError: Error, CustomStringConvertible {
         case notInstalled
-        case portTaken
         case didNotStart(String)
 
         public var description: String {
             switch self {
             case .notInstalled: "circuitmatter is not installed: run scripts/install-matter-server.sh"
-            case .portTaken: "UDP port \(MatterLightPeer.port) on 127.0.0.1 is taken by another process"
             case .didNotStart(let log): "the Matter light did not start within 60 s; its log: \(log)"
             }
         }
     }
 
-    /// `shouldStop`: asked while waiting for another light to finish (a demo's Ctrl-C).
-    public init(repository: String, shouldStop: @escaping () -> Bool = { false }) throws {
+    /// `shouldStop`: asked while waiting for the light to come up (a demo's Ctrl-C).
+    public init(repository: String, sandbox: NetworkSandbox, shouldStop: @escaping () -> Bool = { false }) throws {
         let python = repository + "/.build-matter/venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
             FileManager.default.fileExists(atPath: repository + "/.build-matter/venv/.traitbridge-light")
         else { throw LightError.notInstalled }
-        lock = MachineLock("matter-light", waitUpTo: .seconds(120), shouldStop: shouldStop)
-        guard Self.isPortFree() else {
-            lock?.release()
-            throw LightError.portTaken
-        }
+        self.sandbox = sandbox
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-light-\(UUID().uuidString)")
         let log = directory.appendingPathComponent("light.log").path
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            process = try ChildProcess(
-                [
-                    python, repository + "/scripts/matter-light.py", "--state",
-                    directory.appendingPathComponent("state.json").path,
-                    "--control", directory.appendingPathComponent("control").path, "--port", "\(Self.port)",
-                    "--paa-dir", directory.appendingPathComponent("paa").path, "--seconds", "900",
-                ], logFile: log)
-        } catch {
-            lock?.release()
-            throw error
-        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        process = try ChildProcess(
+            sandbox.command([
+                python, repository + "/scripts/matter-light.py", "--state",
+                directory.appendingPathComponent("state.json").path,
+                "--control", directory.appendingPathComponent("control").path, "--port", "\(Self.port)",
+                "--paa-dir", directory.appendingPathComponent("paa").path, "--seconds", "900",
+            ]), logFile: log)
         let deadline = ContinuousClock.now + .seconds(60)
         var found: Int?
         while found == nil {
@@ -63,9 +54,8 @@ public final class MatterLightPeer: @unchecked Sendable {
                 found = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
             }
             guard found == nil else { break }
-            guard ContinuousClock.now < deadline, process?.isRunning == true else {
+            guard ContinuousClock.now < deadline, process?.isRunning == true, !shouldStop() else {
                 process?.stop()
-                lock?.release()
                 throw LightError.didNotStart(String(text.suffix(2000)))
             }
             usleep(100_000)
@@ -96,21 +86,5 @@ public final class MatterLightPeer: @unchecked Sendable {
     public func stop() {
         process?.stop()
         process = nil
-        lock?.release()
-    }
-
-    static func isPortFree() -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        } == 0
     }
 }

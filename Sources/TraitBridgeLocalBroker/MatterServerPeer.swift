@@ -1,12 +1,16 @@
 public import Foundation
 
 /// A real Open Home Foundation Matter Server (python-matter-server, installed by
-/// `scripts/install-matter-server.sh` into `.build-matter/venv`) on a free loopback port, with
-/// its own storage folder, stopped by PID: for the tests, the simulator and the demo.
+/// `scripts/install-matter-server.sh` into `.build-matter/venv`) inside a ``NetworkSandbox`` (its
+/// CHIP stack speaks mDNS on every interface it has), listening on the sandbox's address, with its
+/// own storage folder, stopped by PID: for the tests, the simulator and the demo.
 /// Node dumps are loaded with its `import_test_node` command (Home Assistant's diagnostics shape).
 public final class MatterServerPeer: @unchecked Sendable {
-    public let port: Int
+    /// The server's own default port; each sandbox has its ports to itself.
+    public let port = 5580
     public let directory: URL
+    /// The namespace it runs in (the light's, when it commissions one).
+    public let sandbox: NetworkSandbox
     private var process: ChildProcess?
     private let repository: String
     private var python: String { repository + "/.build-matter/venv/bin/python" }
@@ -37,20 +41,31 @@ public final class MatterServerPeer: @unchecked Sendable {
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
-    /// Starts the server and waits (≤ 60 s) until its WebSocket port answers. `paaDirectory`: the
-    /// PAA roots it trusts (a ``MatterLightPeer``'s); without it, an empty folder it never fills
-    /// from the network (marked fresh), so it starts offline.
-    public init(repository: String, paaDirectory: String? = nil, shouldStop: @escaping () -> Bool = { false }) throws {
+    /// Why no Matter Server can run here (not installed, or no network sandbox can be made), or nil.
+    public static func unavailableReason(repository: String) -> String? {
+        if executable(repository: repository) == nil {
+            return "the Matter Server is not installed: run scripts/install-matter-server.sh (make test does)"
+        }
+        return NetworkSandbox.unavailableReason(repository: repository)
+    }
+
+    /// Starts the server in `sandbox` (a new one when nil) and waits (≤ 60 s) until its WebSocket
+    /// port answers. `paaDirectory`: the PAA roots it trusts (a ``MatterLightPeer``'s, whose sandbox
+    /// it must share); without it, an empty folder it never fills from the network (marked fresh).
+    public init(
+        repository: String, sandbox: NetworkSandbox? = nil, paaDirectory: String? = nil,
+        shouldStop: @escaping () -> Bool = { false }
+    ) throws {
         guard let executable = Self.executable(repository: repository) else {
             throw PeerError.notInstalled(repository + "/.build-matter/venv/bin/matter-server")
         }
         self.repository = repository
+        self.sandbox = try sandbox ?? NetworkSandbox(repository: repository)
         guard let lock = MachineLock("matter-server", waitUpTo: .seconds(180), shouldStop: shouldStop) else {
             throw PeerError.busy
         }
         self.lock = lock
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)")
-        port = MosquittoBroker.freeLoopbackPort()
         let certificates = paaDirectory.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("paa")
         let log = directory.appendingPathComponent("server.log").path
         do {
@@ -59,18 +74,18 @@ public final class MatterServerPeer: @unchecked Sendable {
             let marker = certificates.appendingPathComponent(".version")
             if !FileManager.default.fileExists(atPath: marker.path) { try Data("1".utf8).write(to: marker) }
             process = try ChildProcess(
-                [
+                self.sandbox.command([
                     executable, "--storage-path", directory.appendingPathComponent("storage").path, "--port",
-                    "\(port)", "--listen-address", "127.0.0.1", "--paa-root-cert-dir", certificates.path,
-                    "--log-level", "warning",
-                ], logFile: log)
+                    "\(port)", "--listen-address", self.sandbox.peerAddress, "--paa-root-cert-dir",
+                    certificates.path, "--log-level", "warning",
+                ]), logFile: log)
         } catch {
             stop()  // lets the next server start
             throw error
         }
         let deadline = ContinuousClock.now + .seconds(60)
-        while !MosquittoBroker.canConnect(port: port) {
-            guard ContinuousClock.now < deadline, process?.isRunning == true else {
+        while !MosquittoBroker.canConnect(host: self.sandbox.peerAddress, port: port) {
+            guard ContinuousClock.now < deadline, process?.isRunning == true, !shouldStop() else {
                 let text = LogFile.read(log)
                 stop()
                 throw PeerError.didNotStart(String(text.suffix(2000)))
@@ -84,7 +99,7 @@ public final class MatterServerPeer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    public var url: String { "ws://127.0.0.1:\(port)/ws" }
+    public var url: String { "ws://\(sandbox.peerAddress):\(port)/ws" }
     public var pid: pid_t? { process?.pid }
 
     /// Stops the server (SIGTERM, then SIGKILL after 5 s).
@@ -121,8 +136,8 @@ public final class MatterServerPeer: @unchecked Sendable {
         return refused
     }
 
-    /// Commissions a device on loopback (`commission_on_network` with its passcode and 127.0.0.1);
-    /// the server's answer (the node, or an error).
+    /// Commissions a device on the sandbox's loopback (`commission_on_network` with its passcode and
+    /// 127.0.0.1: a ``MatterLightPeer`` in the same sandbox); the server's answer (the node, or an error).
     public func commission(passcode: Int) throws -> String {
         try send([
             #"{"message_id":"commission","command":"commission_on_network","#

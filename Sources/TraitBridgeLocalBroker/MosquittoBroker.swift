@@ -211,12 +211,13 @@ public final class MosquittoBroker: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    public static func canConnect(port: Int) -> Bool {
+    /// Whether a TCP connection to `host` (an IPv4 address) on `port` is accepted.
+    public static func canConnect(host: String = "127.0.0.1", port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

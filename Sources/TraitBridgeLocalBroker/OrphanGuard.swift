@@ -13,17 +13,21 @@ public import Foundation
 public final class OrphanGuard: @unchecked Sendable {
     private let process: ChildProcess
 
-    /// Starts watching this process on behalf of `children` and `folders`.
-    public init(children: [pid_t], folders: [String]) throws {
-        let owner = getpid()
+    /// Starts watching `owner` (this process) on behalf of `children` and `folders`; `afterwards`
+    /// (argument lists, each run once in order) cleans up what is neither (a network sandbox).
+    public init(
+        owner: pid_t = getpid(), children: [pid_t], folders: [String], afterwards: [[String]] = []
+    ) throws {
         let pids = children.map(String.init).joined(separator: " ")
         let paths = folders.map(Self.quoted).joined(separator: " ")
+        let commands = afterwards.map { $0.map(Self.quoted).joined(separator: " ") + " >/dev/null 2>&1" }
         // Bounded by the owner's life; the kill and rm run once, after it.
         let script = """
             while kill -0 \(owner) 2>/dev/null; do sleep 1; done
             for pid in \(pids); do kill -TERM "$pid" 2>/dev/null; done
             sleep 1
             rm -rf -- \(paths)
+            \(commands.joined(separator: "\n"))
             """
         process = try ChildProcess(["/bin/sh", "-c", script])
     }

@@ -43,8 +43,8 @@ struct DemoCommandTests {
             hall.contains("partiallyOnline") && hall.contains("mixed")
                 && hall.contains("availability topic zigbee2mqtt/Hall light/availability said offline"), "\(hall)")
         // With the Matter Server installed: the example bridge's two bridged lights and the software
-        // light commissioned over loopback, named and placed, online through the Matter Server.
-        let hasMatter = MatterServerPeer.executable(repository: Self.repository) != nil
+        // light commissioned in the network sandbox, named and placed, online through the Matter Server.
+        let hasMatter = MatterServerPeer.unavailableReason(repository: Self.repository) == nil
         if hasMatter {
             for (name, type) in [
                 ("Reading lamp", "OnOffLight"), ("Sofa lamp", "OnOffLight"), ("Shelf light", "DimmableLight"),

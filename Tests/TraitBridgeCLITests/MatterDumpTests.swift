@@ -23,8 +23,8 @@ struct MatterDumpTests {
     @Test(
         "Home Assistant's {\"node\": …} shape is read; a dump that is no node is skipped with its reason",
         .enabled(
-            if: MatterServerPeer.executable(repository: CommandRunner.repository) != nil,
-            "the Matter Server is not installed (scripts/install-matter-server.sh): skipped"))
+            if: MatterServerPeer.unavailableReason(repository: CommandRunner.repository) == nil,
+            "\(MatterServerPeer.unavailableReason(repository: CommandRunner.repository) ?? ""): skipped"))
     func eitherShape() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-dumps-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

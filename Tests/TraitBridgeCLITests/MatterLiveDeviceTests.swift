@@ -4,20 +4,22 @@ import TraitBridgeMQTT
 import TraitBridgeTesting
 
 /// A device that speaks Matter (a software On/Off Light, `scripts/matter-light.py`), commissioned
-/// over loopback by a real Matter Server, read by `traitbridge serve`: the light's own changes
+/// inside a network sandbox by a real Matter Server, read by `traitbridge serve`: the light's own changes
 /// reach the broker through the server's subscription, and a command goes bridge → server →
 /// light and is confirmed by the light's attribute report.
 @Suite(
     "Matter live device", .serialized,
     .enabled(
-        if: MatterServerPeer.executable(repository: CommandRunner.repository) != nil,
-        "the Matter Server is not installed: run scripts/install-matter-server.sh (make test does)"))
+        if: MatterServerPeer.unavailableReason(repository: CommandRunner.repository) == nil,
+        "\(MatterServerPeer.unavailableReason(repository: CommandRunner.repository) ?? "")"))
 struct MatterLiveDeviceTests {
     @Test("commissioned light: device-side changes reach the broker; a command is confirmed by the light")
     func liveLight() throws {
-        let light = try MatterLightPeer(repository: CommandRunner.repository)
+        let sandbox = try NetworkSandbox(repository: CommandRunner.repository)
+        let light = try MatterLightPeer(repository: CommandRunner.repository, sandbox: sandbox)
         defer { light.stop() }
-        let server = try MatterServerPeer(repository: CommandRunner.repository, paaDirectory: light.paaDirectory)
+        let server = try MatterServerPeer(
+            repository: CommandRunner.repository, sandbox: sandbox, paaDirectory: light.paaDirectory)
         defer { server.stop() }
         let commissioned = try server.commission(passcode: light.passcode)
         #expect(

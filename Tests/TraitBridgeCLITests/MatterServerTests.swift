@@ -16,8 +16,8 @@ import TraitBridgeTesting
 @Suite(
     "Matter Server source", .serialized,
     .enabled(
-        if: MatterServerPeer.executable(repository: CommandRunner.repository) != nil,
-        "the Matter Server is not installed: run scripts/install-matter-server.sh (make test does)"),
+        if: MatterServerPeer.unavailableReason(repository: CommandRunner.repository) == nil,
+        "\(MatterServerPeer.unavailableReason(repository: CommandRunner.repository) ?? "")"),
     .enabled(if: TestPaths(filePath: #filePath).corpus != nil, "../shared/corpus is not present"))
 struct MatterServerTests {
     static func node(_ file: String) throws -> String {
