@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scale of the Matter source, by the method of ../shared/bench/scale: N Matter nodes (the corpus's
 eight node dumps, cycled) imported into a real Matter Server (python-matter-server from
-.build-matter/venv) on loopback, a private mosquitto, then `traitbridge serve --matter-server` from
+.build-matter/venv) inside a network sandbox (scripts/sandbox.sh: its mDNS stays off the machine's
+network; needs root), a private mosquitto on loopback, then `traitbridge serve --matter-server` from
 cold; the time until every node's unified state is on the broker, and serve's peak RSS.
 
   .build-matter/venv/bin/python scripts/bench-matter-scale.py BIN N
@@ -28,11 +29,11 @@ def free_port():
     return port
 
 
-def wait_port(port, seconds):
+def wait_port(port, seconds, host="127.0.0.1"):
     deadline = time.time() + seconds
     while time.time() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            socket.create_connection((host, port), 0.2).close()
             return True
         except OSError:
             time.sleep(0.1)
@@ -93,6 +94,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tb-matter-scale-")
     procs = []
     result = {"n": options.n, "source": "matter"}
+    sandbox = None
     try:
         port = free_port()
         conf = os.path.join(tmp, "mosq.conf")
@@ -101,15 +103,21 @@ def main():
         paa = os.path.join(tmp, "paa")
         os.makedirs(paa)
         open(os.path.join(paa, ".version"), "w").write("1")  # no network fetch
-        matter_port = free_port()
+        matter_port = 5580
+        made = subprocess.run([os.path.join(ROOT, "scripts", "sandbox.sh"), "up", str(os.getpid())],
+                              capture_output=True, text=True, timeout=60)
+        if made.returncode != 0:
+            sys.exit("no network sandbox for the Matter Server: " + made.stderr.strip())
+        sandbox, _, matter_host = made.stdout.split()
         server_log = open(os.path.join(tmp, "server.log"), "w")
         procs.append(subprocess.Popen(
-            [os.path.join(ROOT, ".build-matter", "venv", "bin", "matter-server"), "--storage-path",
-             os.path.join(tmp, "storage"), "--port", str(matter_port), "--listen-address", "127.0.0.1",
-             "--paa-root-cert-dir", paa, "--log-level", "error"], stdout=server_log, stderr=subprocess.STDOUT))
-        if not wait_port(port, 10) or not wait_port(matter_port, 60):
+            ["ip", "netns", "exec", sandbox, os.path.join(ROOT, ".build-matter", "venv", "bin", "matter-server"),
+             "--storage-path", os.path.join(tmp, "storage"), "--port", str(matter_port), "--listen-address",
+             matter_host, "--paa-root-cert-dir", paa, "--log-level", "error"],
+            stdout=server_log, stderr=subprocess.STDOUT))
+        if not wait_port(port, 10) or not wait_port(matter_port, 60, matter_host):
             sys.exit("mosquitto or the Matter Server did not start")
-        url = f"ws://127.0.0.1:{matter_port}/ws"
+        url = f"ws://{matter_host}:{matter_port}/ws"
         started = time.time()
         asyncio.run(import_nodes(url, [templates[i % len(templates)] for i in range(options.n)]))
         result["import_s"] = round(time.time() - started, 2)
@@ -143,6 +151,8 @@ def main():
                     proc.wait(10)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        if sandbox:
+            subprocess.run([os.path.join(ROOT, "scripts", "sandbox.sh"), "down", sandbox], timeout=60)
         if os.environ.get("KEEP"):
             print("kept", tmp, file=sys.stderr)
         else:
