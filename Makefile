@@ -31,7 +31,7 @@ test-asan: deps matter-server
 
 ## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port,
 ## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, a partner cloud linked in, a real
-## Matter Server with a bridge's node and a software Matter light commissioned over loopback):
+## Matter Server with a bridge's node and a software Matter light, both in a network sandbox):
 ## status, then changes until Ctrl-C. `make demo ARGS=--once` prints the status and exits.
 ## Everything it starts is stopped at the end.
 ## CONFIG=asan reuses the test build (CI does, to stay well under its time budget; leaks are the
@@ -78,7 +78,7 @@ install: deps
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/package.sh uninstall
 
-## The Debian package: .build-deb/traitbridge_<version>_<arch>.deb (dpkg -i it; see README, Install).
+## The Debian package: .build-deb/traitbridge_<version>_<arch>.deb (dpkg -i it; see docs/operations.md).
 deb: deps
 	scripts/package.sh deb
 

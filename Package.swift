@@ -250,6 +250,8 @@ let package = Package(
             dependencies: [
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
                 "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
+                "TraitBridgeAutomation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -11,7 +11,7 @@ struct AutomationCommand: ParsableCommand {
         discussion: """
             An automation is a JSON definition: triggers (timer, calendar, solar, attribute, connectivity), \
             conditions (time, sun, attribute, connectivity) and actions (scene, command, set, notify), with an \
-            optional end action ("end": {"after": 120, "actions": […]}); README "Automations" has the format. \
+            optional end action ("end": {"after": 120, "actions": […]}); docs/home.md (Automations) has the format. \
             Definitions added here live in the registry; those of `serve --automations DIR` are read from their \
             files (enable, disable and remove them there). Timer and solar triggers use the home's time zone and \
             place (`traitbridge home location`). Editing and running automations needs the admin role. Exit codes: 0 \
@@ -88,7 +88,7 @@ struct AutomationCommand: ParsableCommand {
             print(
                 "\(automation["name"]?.string ?? id) (\(id)) in \(automation["home"]?.string ?? "?"), "
                     + "\(automation["enabled"]?.bool == true ? "enabled" : "disabled"), "
-                + "from \(automation["origin"]?.string ?? "?")"
+                    + "from \(automation["origin"]?.string ?? "?")"
             )
             for (title, key) in [("when", "triggers"), ("if", "conditions"), ("do", "actions")] {
                 for entry in automation[key]?.elements.compactMap(\.string) ?? [] { print("  \(title) \(entry)") }

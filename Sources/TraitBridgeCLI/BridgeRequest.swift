@@ -51,7 +51,8 @@ enum BridgeRequest {
                 progress.endProgress()
                 printError(
                     "error: the broker refused the request (\(reason)): this user may not publish \(requestTopic); "
-                        + "this request needs the admin role (scene-run and group-command: the control role; README, Security)"
+                        + "this request needs the admin role (scene-run and group-command: the control role; "
+                        + "docs/security.md)"
                 )
                 throw ExitCode.failure
             }

@@ -63,7 +63,7 @@ enum CommandSender {
         while outcome == nil && ContinuousClock.now < deadline {
             if let reason = client.refusal(of: mid) {
                 printError("error: the broker refused the command (\(reason)): this user may not publish \(commandTopic); "
-                    + "commands need the control role (README, Security)")
+                    + "commands need the control role (docs/security.md)")
                 throw ExitCode.failure
             }
             outcome = results.find(correlation)

@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     var dataDir: String?
     @Option(help: "A folder whose mappings add to or replace the embedded ones.")
     var mappings: String?
-    @Option(help: "A JSON config file; see README, Configuration.")
+    @Option(help: "A JSON config file; see docs/configuration.md.")
     var config: String?
     @Option(help: "MQTT client id (default: traitbridge-<random>, unique per run).")
     var clientId: String?

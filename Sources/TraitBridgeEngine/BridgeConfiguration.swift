@@ -4,7 +4,7 @@ public import TraitBridgeModel
 public import TraitBridgeSources
 
 /// What a running bridge needs to know: its topic prefix, the sources it reads, the timing rules.
-/// Built by `traitbridge serve` from flags and the config file; see README "Configuration".
+/// Built by `traitbridge serve` from flags and the config file; see docs/configuration.md.
 public struct BridgeConfiguration: Sendable {
     /// Prefix of the unified topics (`<prefix>/devices/<id>/state`); default `traitbridge`.
     public var prefix: String {

@@ -182,7 +182,7 @@ struct LayoutCommandHelpTests {
         An automation is a JSON definition: triggers (timer, calendar, solar,
         attribute, connectivity), conditions (time, sun, attribute, connectivity) and
         actions (scene, command, set, notify), with an optional end action ("end":
-        {"after": 120, "actions": […]}); README "Automations" has the format.
+        {"after": 120, "actions": […]}); docs/home.md (Automations) has the format.
         Definitions added here live in the registry; those of `serve --automations DIR`
         are read from their files (enable, disable and remove them there). Timer and
         solar triggers use the home's time zone and place (`traitbridge home
