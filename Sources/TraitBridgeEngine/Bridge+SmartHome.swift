@@ -5,9 +5,14 @@ public import TraitBridgeCloud
 import TraitBridgeJSON
 
 /// The fulfillment endpoint's way in (SYNC, QUERY, EXECUTE, DISCONNECT answered from the state),
-/// and the edge connections plug-ins read from (a Matter Server's WebSocket).
+/// the login pages' counts, and the edge connections plug-ins read from (a Matter Server's WebSocket).
 extension Bridge {
     // MARK: Smart-home fulfillment
+
+    /// The login pages' running totals (wrong passwords, attempts told to wait): on the health topic.
+    public func noteLogins(failed: Int, waited: Int) {
+        state.withLock { perform($0.noteLogins(failed: failed, waited: waited)) }
+    }
 
     /// Answers one of Google's smart-home intents (the HTTP layer's `POST /smarthome`): SYNC and
     /// QUERY from a copy of the state, outside the lock; EXECUTE through the command path, waiting

@@ -108,7 +108,19 @@ extension BridgeState {
             "pending": .object(pending),
         ]
         if !cloudImport.links.isEmpty { root.append("links", .object(linkHealth())) }
+        if !logins.isEmpty {
+            root.append("logins", ["failed": .int(Int64(logins.failed)), "waited": .int(Int64(logins.waited))])
+        }
         return JSONValue.object(root).serializedBytes()
+    }
+
+    /// The login pages' running totals of wrong passwords and of attempts told to wait.
+    public mutating func noteLogins(failed: Int, waited: Int) -> BridgeEffects {
+        var effects = BridgeEffects()
+        guard logins.update(failed: failed, waited: waited) else { return effects }
+        sources.markHealthChanged()
+        publishHealthIfChanged(effects: &effects)
+        return effects
     }
 
     /// Publishes the health topic when something changed since it was last published.

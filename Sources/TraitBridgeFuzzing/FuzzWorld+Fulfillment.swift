@@ -57,7 +57,7 @@ extension FuzzWorld {
         precondition(fields.pairs.count <= FormFields.maxFields, "form fields are bounded")
         let linking = AccountLinking(oauth: Self.oauth, staticTokens: StaticTokens(), store: nil)
         _ = linking.authorizeRequest(fields)
-        _ = linking.login(fields, now: start)
+        _ = linking.login(fields, client: "198.51.100.7", now: start)
         _ = try? StaticTokens(text: String(decoding: bytes, as: UTF8.self), path: "fuzz", defaultAgentUserID: "u")
 
         guard let request = try? SmartHomeRequest.parse(bytes, source: "fuzz") else { return }

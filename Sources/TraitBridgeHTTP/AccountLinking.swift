@@ -12,11 +12,9 @@ public final class AccountLinking: Sendable {
     /// Authorization codes not yet exchanged, by hash; bounded, oldest dropped first.
     private let codes = Mutex<[String: PendingCode]>([:])
     static let maxPendingCodes = 256
-    /// When the recent wrong logins were; `maxFailedLogins` within `loginLockout` lock the login
-    /// page until the oldest of them is that old (one configured user: the lock is the page's).
-    private let failedLogins = Mutex<[Date]>([])
-    static let maxFailedLogins = 5
-    static let loginLockout: TimeInterval = 900
+    /// Wrong passwords, held back per client address (never a lock for everyone: a stranger's
+    /// guesses must not keep the owner from relinking).
+    private let throttle: Mutex<LoginThrottle>
 
     struct PendingCode: Sendable {
         var clientID: String
@@ -25,10 +23,19 @@ public final class AccountLinking: Sendable {
         var expiresAt: Date
     }
 
-    public init(oauth: OAuthSettings?, staticTokens: StaticTokens, store: DeviceStore?) {
+    public init(
+        oauth: OAuthSettings?, staticTokens: StaticTokens, store: DeviceStore?,
+        loginPolicy: LoginThrottle.Policy = .init()
+    ) {
         self.oauth = oauth
         self.staticTokens = staticTokens
         self.store = store
+        throttle = Mutex(LoginThrottle(policy: loginPolicy))
+    }
+
+    /// Failed logins so far, logins told to wait, clients forgotten early (for health and metrics).
+    public var loginCounts: (failed: Int, waited: Int, evicted: Int) {
+        throttle.withLock { ($0.failureCount, $0.waitCount, $0.evictionCount) }
     }
 
     // MARK: Bearer tokens
@@ -102,29 +109,30 @@ public final class AccountLinking: Sendable {
         return .success(AuthorizeRequest(clientID: client, redirectURI: redirect, state: fields["state"] ?? ""))
     }
 
-    /// The login form's post: right user and password → the URL to send the browser back to,
-    /// with a fresh single-use code.
-    public func login(_ fields: FormFields, now: Date) -> Result<String, LinkingPageError> {
+    /// The login form's post from `client` (its address): right user and password → the URL to
+    /// send the browser back to, with a fresh single-use code. A client that failed too often is
+    /// told to wait before its password is even checked.
+    public func login(_ fields: FormFields, client: String, now: Date) -> Result<String, LinkingPageError> {
         let request: AuthorizeRequest
         switch authorizeRequest(fields) {
         case .success(let checked): request = checked
         case .failure(let error): return .failure(error)
         }
-        let recent = failedLogins.withLock { failures in
-            failures.removeAll { now.timeIntervalSince($0) >= Self.loginLockout }
-            return failures
+        let account = fields["username"] ?? ""
+        if case .wait(let seconds, let scope) = throttle.withLock({
+            $0.check(address: client, account: account, now: now)
+        }) {
+            let whose =
+                scope == .global ? "too many wrong passwords from many places" : "too many wrong passwords from here"
+            return .failure(
+                .init("\(whose); try again in \(seconds) seconds", isLoginFailure: true, retryAfter: seconds))
         }
-        if recent.count >= Self.maxFailedLogins, let oldest = recent.first {
-            let minutes = max(1, Int((Self.loginLockout - now.timeIntervalSince(oldest)) / 60 + 1))
-            return .failure(.init("too many wrong passwords; try again in \(minutes) minutes", isLoginFailure: true))
-        }
-        guard let oauth, Secrets.matches(fields["username"] ?? "", oauth.user),
-            Secrets.matches(fields["password"] ?? "", oauth.password)
+        guard let oauth, Secrets.matches(account, oauth.user), Secrets.matches(fields["password"] ?? "", oauth.password)
         else {
-            failedLogins.withLock { $0.append(now) }
+            throttle.withLock { $0.failed(address: client, account: account, now: now) }
             return .failure(.init("wrong user name or password", isLoginFailure: true))
         }
-        failedLogins.withLock { $0.removeAll() }
+        throttle.withLock { $0.succeeded(address: client, account: account) }
         let code = Secrets.makeToken(prefix: "tbc_")
         codes.withLock { codes in
             codes = codes.filter { $0.value.expiresAt > now }
@@ -243,10 +251,13 @@ public struct LinkingPageError: Error, Sendable, Hashable {
     public var message: String
     /// A wrong password shows the form again; anything else is a dead end.
     public var isLoginFailure: Bool
+    /// Seconds the client must wait before it tries again (HTTP 429 with `Retry-After`).
+    public var retryAfter: Int?
 
-    init(_ message: String, isLoginFailure: Bool = false) {
+    init(_ message: String, isLoginFailure: Bool = false, retryAfter: Int? = nil) {
         self.message = message
         self.isLoginFailure = isLoginFailure
+        self.retryAfter = retryAfter
     }
 }
 

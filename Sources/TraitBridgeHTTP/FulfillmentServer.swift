@@ -22,13 +22,13 @@ public enum FulfillmentServer {
         homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil,
         onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
-        let router = Router()
+        let router = Router(context: ClientRequestContext.self)
         operations?.register(on: router)
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }
-        let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024)
+        let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024, bridge: bridge, logger: logger)
         router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
-        router.post("oauth/authorize") { request, _ in await pages.login(request) }
+        router.post("oauth/authorize") { request, context in await pages.login(request, client: context.client) }
         router.post("oauth/token") { request, _ in await pages.token(request) }
         // Always there when links may push (a link added while serve runs may have a key).
         if let homeGraph {
@@ -68,6 +68,19 @@ public enum FulfillmentServer {
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// The request context of the bridge's listener: Hummingbird's core context and the address the
+/// connection came from (the login pages hold back wrong passwords per client address).
+public struct ClientRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address (without its port), or `unknown` (a Unix socket).
+    public let client: String
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        client = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }
 

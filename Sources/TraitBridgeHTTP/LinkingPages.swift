@@ -1,12 +1,20 @@
+import CoreMetrics
 import FoundationEssentials
 import Hummingbird
+import Logging
 import NIOCore
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// The OAuth routes as HTTP: the login/consent page, its post, and the token endpoint.
 struct LinkingPages: Sendable {
     let linking: AccountLinking
     let maxBodyBytes: Int
+    /// Told each wrong password and each attempt held back (the health topic counts them).
+    var bridge: Bridge?
+    var logger: Logger
+    static let failures = Counter(label: "traitbridge_login_failures_total")
+    static let waits = Counter(label: "traitbridge_login_waits_total")
 
     /// `GET /oauth/authorize?client_id…&redirect_uri…&state…&response_type=code`.
     func authorizePage(_ request: Request) -> Response {
@@ -17,20 +25,41 @@ struct LinkingPages: Sendable {
         }
     }
 
-    /// `POST /oauth/authorize` (the form): on success a redirect back to Google with the code.
-    func login(_ request: Request) async -> Response {
+    /// `POST /oauth/authorize` (the form) from `client` (its address): on success a redirect back to
+    /// Google with the code; a wrong password shows the form again (401); a client that failed too
+    /// often is told to wait (429 with `Retry-After`), the form still there.
+    func login(_ request: Request, client: String) async -> Response {
         guard let fields = await form(request) else { return page(.contentTooLarge, "<p>The form is too large.</p>") }
-        switch linking.login(fields, now: Date()) {
+        let result = linking.login(fields, client: client, now: Date())
+        if case .failure(let error) = result, error.isLoginFailure { note(error, client: client) }
+        switch result {
         case .success(let location):
             return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
         case .failure(let error) where error.isLoginFailure:
             guard case .success(let checked) = linking.authorizeRequest(fields) else {
                 return page(.badRequest, "<p>\(Self.escape(error.message))</p>")
             }
-            return page(.unauthorized, form(checked, problem: error.message))
+            var response = page(
+                error.retryAfter == nil ? .unauthorized : .tooManyRequests, form(checked, problem: error.message))
+            if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            return response
         case .failure(let error):
             return page(.badRequest, "<p>\(Self.escape(error.message))</p>")
         }
+    }
+
+    /// Logs and counts a wrong password or a held-back attempt (never what was typed: a password
+    /// typed into the user field must not reach the log).
+    private func note(_ error: LinkingPageError, client: String) {
+        if error.retryAfter != nil {
+            Self.waits.increment()
+            logger.notice("login from \(client) held back: \(error.message)")
+        } else {
+            Self.failures.increment()
+            logger.warning("wrong user name or password on the login page from \(client)")
+        }
+        let counts = linking.loginCounts
+        bridge?.noteLogins(failed: counts.failed, waited: counts.waited)
     }
 
     /// `POST /oauth/token`.

@@ -26,7 +26,7 @@ public final class OperationsEndpoints: Sendable {
     }
 
     /// Adds the three routes.
-    public func register(on router: Router<BasicRequestContext>) {
+    public func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("healthz") { _, _ in Self.text(.ok, "ok\n", type: "text/plain; charset=utf-8") }
         router.get("readyz") { _, _ in self.readiness() }
         router.get("metrics") { _, _ in

@@ -27,7 +27,7 @@ struct AccountLinkingTests {
         let location = try linking.login(
             form(
                 "client_id=google&redirect_uri=\(Self.redirect)&response_type=code&state=x&username=alice&password=pw"),
-            now: now
+            client: "127.0.0.1", now: now
         ).get()
         let code = String(try #require(location.split(separator: "code=").last?.split(separator: "&").first))
         let answer = linking.token(
@@ -39,26 +39,36 @@ struct AccountLinkingTests {
         return fields
     }
 
-    @Test("five wrong passwords lock the login page for 15 minutes, even for the right one; then it opens again")
-    func loginLockout() throws {
+    @Test("a stranger's wrong passwords hold back only the stranger: the owner elsewhere gets in at once")
+    func strangerCannotLockOut() throws {
         let folder = folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let linking = try linking(folder)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let query = "client_id=google&redirect_uri=\(Self.redirect)&response_type=code&state=x&username=alice"
-        for minute in 0..<5 {
-            let wrong = linking.login(form(query + "&password=guess\(minute)"), now: start + Double(minute * 60))
-            #expect((try? wrong.get()) == nil)
+        // Three free failures, then a wait that doubles: 1 s after the fourth, 2 s after the fifth.
+        for attempt in 0..<5 {
+            let wrong = linking.login(
+                form(query + "&password=guess\(attempt)"), client: "203.0.113.9", now: start + Double(attempt * 10))
+            guard case .failure(let error) = wrong else { throw Failure("a wrong password got in") }
+            #expect(error.retryAfter == nil && error.message == "wrong user name or password", "\(error.message)")
         }
-        let locked = linking.login(form(query + "&password=pw"), now: start + 300)
-        guard case .failure(let error) = locked else {
-            Issue.record("the right password got in during the lockout")
-            return
-        }
-        #expect(error.message.hasPrefix("too many wrong passwords; try again in"), "\(error.message)")
+        let held = linking.login(form(query + "&password=pw"), client: "203.0.113.9", now: start + 41)
+        guard case .failure(let error) = held else { throw Failure("the stranger's address was not held back") }
+        #expect(error.retryAfter == 1, "2 s after the fifth failure at 40 s: 1 s left")
+        #expect(error.message == "too many wrong passwords from here; try again in 1 seconds")
         #expect(error.isLoginFailure, "the form is shown again")
-        #expect(
-            (try? linking.login(form(query + "&password=pw"), now: start + 900).get()) != nil, "the oldest aged out")
+        // The owner, from another address, is not held back at all.
+        #expect((try? linking.login(form(query + "&password=pw"), client: "192.0.2.1", now: start + 41).get()) != nil)
+        // Once the wait has passed, the right password gets in from the stranger's address too.
+        #expect((try? linking.login(form(query + "&password=pw"), client: "203.0.113.9", now: start + 43).get()) != nil)
+        let counts = linking.loginCounts
+        #expect(counts.failed == 5 && counts.waited == 1, "\(counts)")
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     @Test("an access token works until it expires; a refresh token is not an access token, nor the reverse")
@@ -100,7 +110,7 @@ struct AccountLinkingTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let request = "client_id=google&redirect_uri=\(Self.redirect)&response_type=code&username=alice&password=pw"
         func code() throws -> String {
-            let location = try linking.login(form(request), now: now).get()
+            let location = try linking.login(form(request), client: "127.0.0.1", now: now).get()
             return String(try #require(location.split(separator: "code=").last?.split(separator: "&").first))
         }
         let late = linking.token(
@@ -117,12 +127,16 @@ struct AccountLinkingTests {
             now: now)
         #expect(wrongSecret.status == 401 && wrongSecret.fields.first?.1 == .text("invalid_client"))
         #expect(throws: LinkingPageError.self) {
-            try linking.login(form(request.replacingOccurrences(of: "password=pw", with: "password=PW")), now: now)
-                .get()
+            try linking.login(
+                form(request.replacingOccurrences(of: "password=pw", with: "password=PW")), client: "127.0.0.1",
+                now: now
+            )
+            .get()
         }
         #expect(throws: LinkingPageError.self) {
             try linking.login(
-                form(request.replacingOccurrences(of: "client_id=google", with: "client_id=other")), now: now
+                form(request.replacingOccurrences(of: "client_id=google", with: "client_id=other")),
+                client: "127.0.0.1", now: now
             )
             .get()
         }
