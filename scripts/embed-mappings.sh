@@ -1,6 +1,6 @@
 #!/bin/sh
-# Writes OUT/EmbeddedMappingsData.swift: every file under ROOT/mappings (base64, by relative path) and
-# the commit (`git describe --always --dirty`, or "unknown" outside a git checkout). Run by the
+# Writes OUT/EmbeddedMappingsData.swift: every file under ROOT/mappings (base64, by relative path), the
+# HTTP API's OpenAPI document (ROOT/api/openapi.json) and the commit (`git describe --always --dirty`, or "unknown" outside a git checkout). Run by the
 # EmbedMappings build plugin before each build; the file is rewritten only when it would change,
 # so an unchanged catalog compiles nothing again.
 set -eu
@@ -21,6 +21,7 @@ version=$(cat "$root/VERSION" 2>/dev/null || echo 0.0.0)
         printf '        ("%s", "%s"),\n' "$path" "$(base64 -w0 "$root/mappings/$path")"
     done
     echo "    ]"
+    printf '    static let openAPI = "%s"\n' "$(base64 -w0 "$root/api/openapi.json" 2>/dev/null || true)"
     echo "}"
 } > "$tmp"
 if cmp -s "$tmp" "$out/EmbeddedMappingsData.swift"; then

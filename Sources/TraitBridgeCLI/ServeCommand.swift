@@ -227,7 +227,7 @@ extension ServeCommand {
             }
             let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
-                operations: operations,
+                operations: operations, apiDocument: EmbeddedMappings.openAPIDocument,
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"

@@ -9,6 +9,11 @@ public enum EmbeddedMappings {
     /// `git describe --always --dirty` at build time (`unknown` outside a git checkout).
     public static var commit: String { EmbeddedMappingsData.commit }
 
+    /// The HTTP API's OpenAPI document (`api/openapi.json`): what `/api/v1/openapi.json` serves.
+    public static var openAPIDocument: [UInt8] {
+        Data(base64Encoded: EmbeddedMappingsData.openAPI).map { [UInt8]($0) } ?? []
+    }
+
     /// Each embedded file: its path under `mappings/` (`catalog/traits.json`) and its bytes.
     public static var files: [(path: String, bytes: Data)] {
         EmbeddedMappingsData.files.compactMap { file in

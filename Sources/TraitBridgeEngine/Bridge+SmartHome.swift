@@ -3,6 +3,7 @@ import FoundationEssentials
 import Synchronization
 public import TraitBridgeCloud
 import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// The fulfillment endpoint's way in (SYNC, QUERY, EXECUTE, DISCONNECT answered from the state),
 /// the login pages' counts, and the edge connections plug-ins read from (a Matter Server's WebSocket).
@@ -48,6 +49,32 @@ extension Bridge {
                         state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
                     )
                 }
+            }
+        }
+    }
+
+    /// A unified command (the `…/set` payload) for a device, answered with its result as the result
+    /// topic would carry it (`confirmed`, `assumed`, or `error` with its code) once the device
+    /// echoed or the command timed out: the HTTP API's command route.
+    public func command(_ deviceID: DeviceID, payload: [UInt8]) async -> [UInt8] {
+        let now = Date()
+        return await withCheckedContinuation { continuation in
+            let id = waiters.withLock { waiters in
+                defer { waiters.next += 1 }
+                waiters.pending[waiters.next] = continuation
+                return waiters.next
+            }
+            state.withLock { state in
+                guard ticker.withLock({ $0.isRunning }) else {
+                    var effects = BridgeEffects()
+                    let answer: JSONValue = [
+                        "status": "error", "code": "protocolError", "message": "the bridge is not running; try again",
+                    ]
+                    effects.answers.append((id, answer.serializedBytes()))
+                    perform(effects)
+                    return
+                }
+                perform(state.runCommand(deviceID, payload: payload, waiter: id, now: now))
             }
         }
     }

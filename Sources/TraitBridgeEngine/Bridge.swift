@@ -111,7 +111,7 @@ public final class Bridge: Sendable {
                 outgoing.topic, payload: outgoing.payload, qos: outgoing.qos, retain: outgoing.isRetained)
         }
         client.stop()
-        state.withLock { perform($0.abandonWaiters()) }
+        state.withLock { perform($0.abandonWaiters(now: Date())) }
         flushLastSeen(force: true)
         logger.info("stopped")
     }

@@ -20,6 +20,20 @@ extension BridgeState {
         }
     }
 
+    /// A unified command for a caller waiting on its answer (``Bridge/command(_:payload:)``).
+    mutating func runCommand(_ deviceID: DeviceID, payload: [UInt8], waiter: Int, now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        switch UnifiedCommand.parse(payload) {
+        case .failure(let failure):
+            finish(
+                .waiter(waiter), deviceID: deviceID, correlationID: failure.correlationID, failure: failure, now: now,
+                effects: &effects)
+        case .success(let command):
+            runCommand(command, deviceID: deviceID, sink: .waiter(waiter), now: now, effects: &effects)
+        }
+        return effects
+    }
+
     /// Validates a command, sends it through the sources that own its traits (zigbee2mqtt, a
     /// generic topic, or the cloud relay), and waits for the echo; the outcome goes to `sink`.
     mutating func runCommand(
@@ -172,7 +186,11 @@ extension BridgeState {
     ) {
         effects.commandOutcomes.append(
             CommandOutcome(status: status, seconds: pending.sent.map { now.timeIntervalSince($0) }))
-        guard case .resultTopic(let topic) = pending.sink else {
+        let topic: String
+        switch pending.sink {
+        case .resultTopic(let resultTopic): topic = resultTopic
+        case .waiter: topic = ""
+        default:
             if case .execute(let job, let c2cID) = pending.sink {
                 finishExecute(
                     job, executeOutcome(c2cID: c2cID, deviceID: pending.deviceID, status: status, failure: nil),
@@ -199,7 +217,11 @@ extension BridgeState {
         // `values`: what the device reports now; `requested`: what the command asked for.
         result["values"] = .object(values)
         result["requested"] = .object(requested)
-        effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
+        if case .waiter(let waiter) = pending.sink {
+            effects.answers.append((waiter, JSONValue.object(result).serializedBytes()))
+        } else {
+            effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
+        }
     }
 
     /// A command was refused: an error result, or an EXECUTE outcome with Google's errorCode.
@@ -208,7 +230,11 @@ extension BridgeState {
         effects: inout BridgeEffects
     ) {
         effects.commandOutcomes.append(CommandOutcome(status: "refused", seconds: nil))
-        guard case .resultTopic(let topic) = sink else {
+        let topic: String
+        switch sink {
+        case .resultTopic(let resultTopic): topic = resultTopic
+        case .waiter: topic = configuration.devicesTopicPrefix + deviceID.rawValue + "/set"
+        default:
             if case .execute(let job, let c2cID) = sink {
                 finishExecute(
                     job, executeOutcome(c2cID: c2cID, deviceID: deviceID, status: "error", failure: failure),
@@ -227,7 +253,11 @@ extension BridgeState {
         result["message"] = .string(failure.message)
         result.setIfPresent("errorCode", failure.errorCode.map { .string($0) })
         result.setIfPresent("challenge", failure.challenge.map { .string($0) })
-        effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
+        if case .waiter(let waiter) = sink {
+            effects.answers.append((waiter, JSONValue.object(result).serializedBytes()))
+        } else {
+            effects.publish(topic, JSONValue.object(result).serializedBytes(), retain: false)
+        }
         effects.log(
             .notice, "refused command: \(failure.message)",
             ["tb.mqtt.topic": topic, "tb.command.code": failure.code.rawValue])

@@ -19,6 +19,9 @@ enum CommandSink: Sendable, Hashable {
     case execute(job: Int, c2cID: String)
     /// One command of a group command or scene run (``FanOutJob``).
     case fanOut(job: Int, command: Int)
+    /// A caller waiting in ``Bridge/command(_:payload:)`` (the HTTP API): the result's bytes, as
+    /// the result topic would carry them.
+    case waiter(Int)
 }
 
 extension BridgeState {

@@ -76,14 +76,21 @@ extension BridgeState {
         return states
     }
 
-    /// Every waiting EXECUTE answered now (the bridge is stopping): PENDING for what was sent.
-    public mutating func abandonWaiters() -> BridgeEffects {
+    /// Every waiting EXECUTE answered now (the bridge is stopping): PENDING for what was sent; every
+    /// waiting command of an HTTP caller `assumed`.
+    public mutating func abandonWaiters(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         for (jobID, job) in commands.waitingExecutes {
             guard case .waiter = job.reply else { continue }
             for c2cID in job.order where job.outcomes[c2cID] == nil {
                 finishExecute(jobID, ExecuteOutcome(c2cID: c2cID, status: .pending), effects: &effects)
             }
+        }
+        // An HTTP caller waiting on a command's echo: `assumed`, saying why.
+        for pending in commands.settle(where: { if case .waiter = $0.sink { true } else { false } }) {
+            finish(
+                pending, status: "assumed", device: graph.devices[pending.deviceID],
+                note: "the bridge stopped before the device answered", now: now, effects: &effects)
         }
         return effects
     }

@@ -74,7 +74,7 @@ extension FuzzWorld {
             let later = state.tick(now: start.addingTimeInterval(3_600))
             Self.check(later)
             effects.answers += later.answers
-            effects.answers += state.abandonWaiters().answers
+            effects.answers += state.abandonWaiters(now: start.addingTimeInterval(3_600)).answers
             precondition(
                 effects.answers.count == 1, "an EXECUTE is answered exactly once, got \(effects.answers.count)")
             answers = effects.answers.map(\.payload)

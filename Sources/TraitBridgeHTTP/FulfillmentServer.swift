@@ -19,11 +19,14 @@ public enum FulfillmentServer {
     /// base URL once the socket is bound.
     public static func application(
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
-        homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil,
+        homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil, apiDocument: [UInt8]? = nil,
         onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router(context: ClientRequestContext.self)
         operations?.register(on: router)
+        if let apiDocument {
+            APIEndpoints(bridge: bridge, linking: linking, document: apiDocument).register(on: router)
+        }
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }
         let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024, bridge: bridge, logger: logger)

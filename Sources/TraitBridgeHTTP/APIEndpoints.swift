@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import TraitBridgeEngine
+import TraitBridgeJSON
+
+/// The HTTP API under `/api/v1`, as `api/openapi.json` describes it (served at
+/// `/api/v1/openapi.json`; the tests check every answer against it): the devices with per-trait
+/// connectivity, one device, a command through the unified command path, homes, health. Every
+/// operation but the document needs a bearer token from the store `/smarthome` uses; every error
+/// is an RFC 9457 problem. The handlers only translate: the state answers from a copy of itself.
+struct APIEndpoints: Sendable {
+    let bridge: Bridge
+    let linking: AccountLinking
+    /// The OpenAPI document this build carries.
+    let document: [UInt8]
+    let maxBodyBytes = 64 * 1024
+
+    func register(on router: Router<ClientRequestContext>) {
+        router.get("api/v1/openapi.json") { _, _ in
+            FulfillmentServer.json(.ok, document, headers: [.cacheControl: "max-age=300"])
+        }
+        router.get("api/v1/health") { request, _ in authorized(request) { health() } }
+        router.get("api/v1/devices") { request, _ in authorized(request) { devices(request) } }
+        router.get("api/v1/devices/:device") { request, context in
+            authorized(request) {
+                let name = Self.parameter(context, "device")
+                guard let document = bridge.snapshot.deviceDocument(name) else {
+                    return Self.problem(.notFound, "no such device", "no device has the id or name '\(name)'", request)
+                }
+                return FulfillmentServer.json(.ok, document)
+            }
+        }
+        router.post("api/v1/devices/:device/commands") { request, context in
+            await authorizedAsync(request) { await command(request, device: Self.parameter(context, "device")) }
+        }
+        router.get("api/v1/homes") { request, _ in
+            authorized(request) { FulfillmentServer.json(.ok, bridge.snapshot.homeList()) }
+        }
+    }
+
+    // MARK: Operations
+
+    private func health() -> Response {
+        let state = bridge.snapshot
+        let facts = state.facts(countingDevices: true)
+        let registryOpen = bridge.store != nil
+        var devices = JSONObject()
+        for (name, count) in facts.devicesByConnectivity.sorted(by: { $0.key < $1.key }) {
+            devices.append(name, .int(Int64(count)))
+        }
+        var bridges = JSONObject()
+        for (name, status) in facts.sourceBridges.sorted(by: { $0.key < $1.key }) {
+            bridges.append(name, .string(Self.text(status)))
+        }
+        let body: JSONValue = [
+            "ready": .bool(facts.broker == .up && registryOpen), "broker": .string(Self.text(facts.broker)),
+            "registry": .string(registryOpen ? "open" : "closed"), "sourceBridges": .object(bridges),
+            "devices": .object(devices), "waitingCommands": .int(Int64(facts.waitingCommands)),
+        ]
+        return FulfillmentServer.json(.ok, body.serializedBytes())
+    }
+
+    private func devices(_ request: Request) -> Response {
+        var filter = DeviceFilter()
+        for (name, value) in request.uri.queryParameters {
+            let text = String(value)
+            guard text.utf8.count <= 256 else {
+                return Self.problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+            }
+            switch name {
+            case "home": filter.home = text
+            case "room": filter.room = text
+            case "zone": filter.zone = text
+            case "type": filter.type = text
+            case "trait": filter.trait = text
+            case "source": filter.source = text
+            case "connectivity":
+                guard ["online", "offline", "partiallyOnline", "unknown"].contains(text) else {
+                    return Self.problem(
+                        .badRequest, "unknown connectivity",
+                        "connectivity '\(text)' is not one of online, offline, partiallyOnline, unknown", request)
+                }
+                filter.connectivity = text
+            default: continue  // unknown parameters are ignored, as a browser's are
+            }
+        }
+        return FulfillmentServer.json(.ok, bridge.snapshot.deviceList(filter))
+    }
+
+    private func command(_ request: Request, device name: String) async -> Response {
+        guard let id = bridge.snapshot.deviceID(named: name) else {
+            return Self.problem(.notFound, "no such device", "no device has the id or name '\(name)'", request)
+        }
+        let body: ByteBuffer
+        do { body = try await request.body.collect(upTo: maxBodyBytes) } catch {
+            return Self.problem(
+                .contentTooLarge, "command too large", "a command is at most \(maxBodyBytes) bytes", request)
+        }
+        let answer = await bridge.command(id, payload: Array(buffer: body))
+        guard let result = try? JSONDocument.parse(answer).root, let status = result["status"]?.string else {
+            return Self.problem(.internalServerError, "no answer", "the bridge gave no result", request)
+        }
+        guard status == "error" else { return FulfillmentServer.json(.ok, answer) }
+        let code = result["code"]?.string ?? "protocolError"
+        let detail = result["message"]?.string ?? code
+        var extra: [(String, JSONValue)] = [("code", .string(code))]
+        if let challenge = result["challenge"]?.string { extra.append(("challenge", .string(challenge))) }
+        let httpStatus: HTTPResponse.Status =
+            switch code {
+            case "deviceNotFound": .notFound
+            case "protocolError": .badRequest
+            default: .unprocessableContent
+            }
+        return Self.problem(httpStatus, "command refused: \(code)", detail, request, extra: extra)
+    }
+
+    // MARK: Authentication and problems
+
+    private func authorized(_ request: Request, _ body: () -> Response) -> Response {
+        switch linking.authenticate(request.headers[.authorization], now: Date()) {
+        case .success: return body()
+        case .failure(let refusal): return Self.unauthorized(refusal, request)
+        }
+    }
+
+    private func authorizedAsync(_ request: Request, _ body: () async -> Response) async -> Response {
+        switch linking.authenticate(request.headers[.authorization], now: Date()) {
+        case .success: return await body()
+        case .failure(let refusal): return Self.unauthorized(refusal, request)
+        }
+    }
+
+    private static func unauthorized(_ refusal: AccountLinking.Refusal, _ request: Request) -> Response {
+        let detail =
+            switch refusal {
+            case .missing: "send Authorization: Bearer TOKEN (a token of http.bearerTokensFile, or an account's)"
+            case .malformed: "the Authorization header is not 'Bearer TOKEN'"
+            case .unknown: "the token is unknown or revoked"
+            case .expired: "the token has expired: refresh it"
+            case .registry: "the token could not be checked: the registry failed (see the bridge's log)"
+            }
+        var response = problem(.unauthorized, "unauthorized", detail, request)
+        response.headers[.wwwAuthenticate] = refusal.challenge
+        return response
+    }
+
+    /// An RFC 9457 problem: `type` names the kind, `instance` the request's path.
+    static func problem(
+        _ status: HTTPResponse.Status, _ title: String, _ detail: String, _ request: Request,
+        extra: [(String, JSONValue)] = []
+    ) -> Response {
+        var object: JSONObject = [
+            "type": .string("urn:traitbridge:problem:" + title.lowercased().replacingOccurrences(of: " ", with: "-")),
+            "title": .string(title), "status": .int(Int64(status.code)), "detail": .string(detail),
+            "instance": .string(String(request.uri.path.prefix(512))),
+        ]
+        for (name, value) in extra { object.append(name, value) }
+        var response = FulfillmentServer.json(status, JSONValue.object(object).serializedBytes())
+        response.headers[.contentType] = "application/problem+json"
+        return response
+    }
+
+    private static func parameter(_ context: ClientRequestContext, _ name: String) -> String {
+        let raw = context.parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    private static func text(_ status: LinkState.Status) -> String {
+        switch status {
+        case .up: "up"
+        case .down: "down"
+        case .unknown: "unknown"
+        }
+    }
+}
