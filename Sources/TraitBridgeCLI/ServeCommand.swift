@@ -1,12 +1,12 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Logging
 import Prometheus
 import ServiceLifecycle
-import CoreMetrics
-import TraitBridgeEmbedded
 import TraitBridgeAutomation
 import TraitBridgeCloud
+import TraitBridgeEmbedded
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeMQTT
@@ -222,18 +222,19 @@ extension ServeCommand {
                     "http: no bearer tokens file and no oauth section: every /smarthome request will be refused (401)")
             }
             let linking = AccountLinking(oauth: http.oauth, staticTokens: tokens, store: bridge.store)
+            let feed = ChangeFeed(bridge: bridge)
             let reporter = try http.homeGraph.map {
                 try HomeGraphReporter(settings: $0, bridge: bridge, linking: linking, logger: logger)
             }
             let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
-                operations: operations, apiDocument: EmbeddedMappings.openAPIDocument,
+                operations: operations, apiDocument: EmbeddedMappings.openAPIDocument, changeFeed: feed,
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
                     logger.notice("smart-home fulfillment on \(base)/smarthome\(linking)")
                 })
-            return [server] + (reporter.map { [$0] } ?? [])
+            return [server, feed] + (reporter.map { [$0] } ?? [])
         } catch {
             throw ValidationError("\(error)")
         }

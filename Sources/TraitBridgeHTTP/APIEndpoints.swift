@@ -14,6 +14,8 @@ struct APIEndpoints: Sendable {
     let linking: AccountLinking
     /// The OpenAPI document this build carries.
     let document: [UInt8]
+    /// The devices' changes, for `/api/v1/changes` (absent: the route answers 404).
+    var feed: ChangeFeed?
     let maxBodyBytes = 64 * 1024
 
     func register(on router: Router<ClientRequestContext>) {
@@ -33,6 +35,10 @@ struct APIEndpoints: Sendable {
         }
         router.post("api/v1/devices/:device/commands") { request, context in
             await authorizedAsync(request) { await command(request, device: Self.parameter(context, "device")) }
+        }
+        if let feed {
+            let stream = ChangeStream(bridge: bridge, feed: feed)
+            router.get("api/v1/changes") { request, _ in authorized(request) { stream.respond(request) } }
         }
         router.get("api/v1/homes") { request, _ in
             authorized(request) { FulfillmentServer.json(.ok, bridge.snapshot.homeList()) }

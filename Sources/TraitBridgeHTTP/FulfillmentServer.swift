@@ -20,12 +20,12 @@ public enum FulfillmentServer {
     public static func application(
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
         homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil, apiDocument: [UInt8]? = nil,
-        onListening: @escaping @Sendable (String) -> Void = { _ in }
+        changeFeed: ChangeFeed? = nil, onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router(context: ClientRequestContext.self)
         operations?.register(on: router)
         if let apiDocument {
-            APIEndpoints(bridge: bridge, linking: linking, document: apiDocument).register(on: router)
+            APIEndpoints(bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed).register(on: router)
         }
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }

@@ -22,8 +22,10 @@ extension FulfillmentTests {
     final class SchemaCheck {
         var cases: [(schema: String, body: String, place: String)] = []
 
-        func add(_ schema: String, _ answer: Answer, _ place: String) {
-            cases.append(("#/components/schemas/" + schema, answer.body, place))
+        func add(_ schema: String, _ answer: Answer, _ place: String) { add(schema, body: answer.body, place) }
+
+        func add(_ schema: String, body: String, _ place: String) {
+            cases.append(("#/components/schemas/" + schema, body, place))
         }
 
         func run(in folder: String) throws {
@@ -72,6 +74,8 @@ extension FulfillmentTests {
         let offline = try await send(home, .GET, "/api/v1/devices?connectivity=offline", token: Self.staticToken)
         let offlineIDs = ((offline.json["devices"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
         #expect(offlineIDs == ["z2m-0x00158d0001000003"], "the Relay only: \(offline.body)")
+        #expect((offline.json["devices"] as? [Any])?.count == 1, "\(offline.body)")
+        check.add("DeviceList", offline, "devices?connectivity=offline")
         let lights = try await send(home, .GET, "/api/v1/devices?trait=LevelControl", token: Self.staticToken)
         let lightIDs = ((lights.json["devices"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
         #expect(lightIDs.contains("z2m-0x00158d0001000001") && !lightIDs.contains("z2m-0x00158d0001000003"))

@@ -1,0 +1,182 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// `GET /api/v1/changes`: the devices as a flow, in the three shapes of the Home APIs'
+/// change-monitoring guide, as Server-Sent Events. Every shape starts with the whole filtered list
+/// (`event: list`), unless it resumes (`Last-Event-ID`) from an event the feed still holds; then
+/// `stream` sends each change by id (`event: change`: kind added, updated or removed, and the
+/// device's summary), `batched` gathers the changes of `window` milliseconds into one message
+/// (`event: changes`, at most one per window), and `list` sends the whole filtered list again
+/// after each change. A client that falls behind the feed is told (`event: dropped`) and closed.
+struct ChangeStream: Sendable {
+    enum Shape: String { case list, batched, stream }
+
+    let bridge: Bridge
+    let feed: ChangeFeed
+
+    func respond(_ request: Request) -> Response {
+        var filter = DeviceFilter()
+        var shape = Shape.stream
+        var window = 1000
+        var lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
+        for (name, value) in request.uri.queryParameters {
+            let text = String(value)
+            guard text.utf8.count <= 256 else {
+                return APIEndpoints.problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+            }
+            switch name {
+            case "shape":
+                guard let chosen = Shape(rawValue: text) else {
+                    return APIEndpoints.problem(
+                        .badRequest, "unknown shape", "shape '\(text)' is not one of list, batched, stream", request)
+                }
+                shape = chosen
+            case "window":
+                guard let milliseconds = Int(text), (100...60_000).contains(milliseconds) else {
+                    return APIEndpoints.problem(
+                        .badRequest, "window out of range", "window is milliseconds from 100 to 60000", request)
+                }
+                window = milliseconds
+            case "lastEventId":
+                guard let id = Int(text), id >= 0 else {
+                    return APIEndpoints.problem(.badRequest, "bad event id", "lastEventId is a number", request)
+                }
+                lastEventID = id
+            case "home": filter.home = text
+            case "room": filter.room = text
+            case "zone": filter.zone = text
+            case "type": filter.type = text
+            case "trait": filter.trait = text
+            case "source": filter.source = text
+            case "connectivity": filter.connectivity = text
+            default: continue
+            }
+        }
+        let subscription = feed.subscribe(after: lastEventID)
+        let bridge = bridge
+        let feed = feed
+        let body = ResponseBody { [filter, shape, window] writer in
+            defer { feed.unsubscribe(subscription.client) }
+            var client = Client(filter: filter, cursor: subscription.after)
+            if subscription.isReset {
+                try await writer.write(client.list(bridge.snapshot, id: subscription.after))
+            } else if let replayed = feed.events(after: subscription.after) {
+                // Resuming: it had the devices the list names now, except those the replay adds
+                // first, and those the replay removes or updates first it had too.
+                client.known = Set(Client.ids(bridge.snapshot.deviceList(filter)))
+                var seen: Set<String> = []
+                for event in replayed where seen.insert(event.device.rawValue).inserted {
+                    if event.kind == .added {
+                        client.known.remove(event.device.rawValue)
+                    } else {
+                        client.known.insert(event.device.rawValue)
+                    }
+                }
+            }
+            for await _ in subscription.wake {
+                if shape == .batched { try? await Task.sleep(for: .milliseconds(window)) }
+                guard let events = feed.events(after: client.cursor) else {
+                    try await writer.write(Client.dropped(client.cursor))
+                    break
+                }
+                guard let last = events.last else { continue }
+                client.cursor = last.sequence
+                let messages: [ByteBuffer] =
+                    switch shape {
+                    case .stream: events.compactMap { client.change($0) }
+                    case .batched: client.batch(events).map { [$0] } ?? []
+                    case .list: client.relevant(events) ? [client.list(bridge.snapshot, id: last.sequence)] : []
+                    }
+                if !messages.isEmpty { try await writer.write(contentsOf: messages) }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: body)
+    }
+
+    /// One client's view: its filter, where it is in the feed, and the devices it has been sent.
+    struct Client {
+        let filter: DeviceFilter
+        var cursor: Int
+        var known: Set<String> = []
+
+        init(filter: DeviceFilter, cursor: Int) {
+            self.filter = filter
+            self.cursor = cursor
+        }
+
+        static func ids(_ list: [UInt8]) -> [String] {
+            guard let root = try? JSONDocument.parse(list).root else { return [] }
+            return root["devices"]?.elements.compactMap { $0["id"]?.string } ?? []
+        }
+
+        mutating func list(_ state: BridgeState, id: Int) -> ByteBuffer {
+            let list = state.deviceList(filter)
+            known = Set(Self.ids(list))
+            return Self.message(id: id, event: "list", data: list)
+        }
+
+        /// What one event means to this client (filtered): added, updated, removed, or nothing.
+        mutating func entry(_ event: ChangeFeed.Event) -> JSONValue? {
+            let id = event.device.rawValue
+            if let summary = event.summary, filter.matches(summary) {
+                let kind = known.insert(id).inserted ? "added" : "updated"
+                return ["kind": .string(kind), "device": .string(id), "state": summary]
+            }
+            guard known.remove(id) != nil else { return nil }
+            return ["kind": "removed", "device": .string(id)]
+        }
+
+        mutating func change(_ event: ChangeFeed.Event) -> ByteBuffer? {
+            entry(event).map {
+                Self.message(id: event.sequence, event: "change", data: $0.serializedBytes())
+            }
+        }
+
+        /// The window's changes, one entry per device (its latest), in the order they came.
+        mutating func batch(_ events: [ChangeFeed.Event]) -> ByteBuffer? {
+            var order: [String] = []
+            var latest: [String: JSONValue] = [:]
+            for event in events {
+                guard let entry = entry(event) else { continue }
+                let id = event.device.rawValue
+                if latest[id] == nil { order.append(id) }
+                latest[id] = entry
+            }
+            guard !order.isEmpty, let last = events.last else { return nil }
+            let changes = JSONValue.array(order.compactMap { latest[$0] })
+            return Self.message(
+                id: last.sequence, event: "changes", data: JSONValue.object(["changes": changes]).serializedBytes())
+        }
+
+        mutating func relevant(_ events: [ChangeFeed.Event]) -> Bool {
+            var any = false
+            for event in events where entry(event) != nil { any = true }
+            return any
+        }
+
+        static func message(id: Int, event: String, data: [UInt8]) -> ByteBuffer {
+            var buffer = ByteBuffer()
+            buffer.writeString("id: \(id)\nevent: \(event)\ndata: ")
+            buffer.writeBytes(data)
+            buffer.writeString("\n\n")
+            return buffer
+        }
+
+        static func dropped(_ cursor: Int) -> ByteBuffer {
+            message(
+                id: cursor, event: "dropped",
+                data: Array(
+                    #"{"reason":"this client fell behind the changes the bridge keeps; reconnect with Last-Event-ID"}"#
+                        .utf8))
+        }
+    }
+}
