@@ -1,8 +1,9 @@
 #!/bin/sh
-# Writes OUT/EmbeddedMappingsData.swift: every file under ROOT/mappings (base64, by relative path), the
-# HTTP API's OpenAPI document (ROOT/api/openapi.json) and the commit (`git describe --always --dirty`, or "unknown" outside a git checkout). Run by the
-# EmbedMappings build plugin before each build; the file is rewritten only when it would change,
-# so an unchanged catalog compiles nothing again.
+# Writes OUT/EmbeddedMappingsData.swift: every file under ROOT/mappings (base64, by relative path),
+# the HTTP API's OpenAPI document (ROOT/api/openapi.json), VERSION and the commit (`git describe
+# --always --dirty`, or "unknown" outside a git checkout). Run by the EmbedMappings build plugin
+# whenever one of those files, their folders, or git's HEAD or index changed. The file is always
+# written (its time tells the build it is new), made beside it first and moved into place.
 set -eu
 root=$1
 out=$2
@@ -24,8 +25,4 @@ version=$(cat "$root/VERSION" 2>/dev/null || echo 0.0.0)
     printf '    static let openAPI = "%s"\n' "$(base64 -w0 "$root/api/openapi.json" 2>/dev/null || true)"
     echo "}"
 } > "$tmp"
-if cmp -s "$tmp" "$out/EmbeddedMappingsData.swift"; then
-    rm -f "$tmp"
-else
-    mv "$tmp" "$out/EmbeddedMappingsData.swift"
-fi
+mv "$tmp" "$out/EmbeddedMappingsData.swift"

@@ -21,6 +21,9 @@ public struct UnifiedCommand: Sendable {
         case write(trait: TraitID, deviceTypeKey: String?, attribute: String, value: AttributeValue)
     }
 
+    /// Writes one command may carry (a bound on what a caller makes the bridge do at once).
+    public static let maxWrites = 64
+
     /// The caller's correlation id, echoed in the result.
     public var correlationID: String?
     public var actions: [Action]
@@ -48,6 +51,10 @@ public struct UnifiedCommand: Sendable {
         let correlationID = root["id"]?.string
         var actions: [Action] = []
         let entries = root["writes"].map(\.elements) ?? [root]
+        guard entries.count <= Self.maxWrites else {
+            return .failure(
+                CommandFailure(.protocolError, "at most \(Self.maxWrites) writes in one command", correlationID))
+        }
         for (index, entry) in entries.enumerated() {
             let place = root["writes"] == nil ? "" : "writes[\(index)]: "
             guard let traitText = entry["trait"]?.string else {
@@ -84,7 +91,9 @@ public struct UnifiedCommand: Sendable {
         if let given = root["challenge"] {
             if given["ack"]?.bool == true, given.members.count == 1 {
                 challenge = ["ack": true]
-            } else if let pin = given["pin"]?.string, given.members.count == 1, (1...32).contains(pin.utf8.count) {
+            } else if let pin = given["pin"]?.string, given.members.count == 1,
+                (1...32).contains(pin.unicodeScalars.count)
+            {
                 challenge = ["pin": .string(pin)]
             } else {
                 let message = "\"challenge\" must be {\"ack\": true} or {\"pin\": \"<1 to 32 characters>\"}"

@@ -18,7 +18,27 @@ struct APIEndpoints: Sendable {
     var feed: ChangeFeed?
     let maxBodyBytes = 64 * 1024
 
+    /// Each path and the methods it answers; any other method is 405 with `Allow`.
+    static let paths: [(path: String, methods: [HTTPRequest.Method])] = [
+        ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
+        ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
+        ("api/v1/changes", [.get]), ("api/v1/homes", [.get]),
+    ]
+
     func register(on router: Router<ClientRequestContext>) {
+        let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, .init("QUERY")!]
+        for (path, allowed) in Self.paths {
+            let allow = (allowed + (allowed.contains(.get) ? [.head] : [])).map(\.rawValue).joined(separator: ", ")
+            for method in methods where !allowed.contains(method) {
+                router.on(RouterPath(path), method: method) { request, _ in
+                    var response = Self.problem(
+                        .methodNotAllowed, "method not allowed", "\(request.method.rawValue) is not one of \(allow)",
+                        request)
+                    response.headers[.allow] = allow
+                    return response
+                }
+            }
+        }
         router.get("api/v1/openapi.json") { _, _ in
             FulfillmentServer.json(.ok, document, headers: [.cacheControl: "max-age=300"])
         }
@@ -118,7 +138,7 @@ struct APIEndpoints: Sendable {
             case "protocolError": .badRequest
             default: .unprocessableContent
             }
-        return Self.problem(httpStatus, "command refused: \(code)", detail, request, extra: extra)
+        return Self.problem(httpStatus, "command refused: \(code)", detail, request, kind: code, extra: extra)
     }
 
     // MARK: Authentication and problems
@@ -154,10 +174,11 @@ struct APIEndpoints: Sendable {
     /// An RFC 9457 problem: `type` names the kind, `instance` the request's path.
     static func problem(
         _ status: HTTPResponse.Status, _ title: String, _ detail: String, _ request: Request,
-        extra: [(String, JSONValue)] = []
+        kind: String? = nil, extra: [(String, JSONValue)] = []
     ) -> Response {
+        let slug = kind ?? title.lowercased().replacingOccurrences(of: " ", with: "-")
         var object: JSONObject = [
-            "type": .string("urn:traitbridge:problem:" + title.lowercased().replacingOccurrences(of: " ", with: "-")),
+            "type": .string("urn:traitbridge:problem:" + slug),
             "title": .string(title), "status": .int(Int64(status.code)), "detail": .string(detail),
             "instance": .string(String(request.uri.path.prefix(512))),
         ]

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+/// schemathesis (PyPI, installed by `scripts/install-schemathesis.sh`) against a real `serve`:
+/// it reads the document the server serves and, for every operation, sends examples, the
+/// schemas' edge cases, generated and hostile inputs, and chains of calls; every answer must be
+/// no 5xx, match its documented schema and status, and reject what the schema rejects. The change
+/// stream is left out (an endless response); its events are checked by ChangeStreamTests.
+extension FulfillmentTests {
+    static let schemathesis = CommandRunner.repository + "/.build-schemathesis/venv/bin/schemathesis"
+
+    @Test(
+        "API: schemathesis finds nothing against the served document (all checks, every phase)",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: schemathesis),
+            "schemathesis is not installed (scripts/install-schemathesis.sh; make test installs it)"))
+    func schemathesisRun() async throws {
+        try await withHome { home in
+            // A pretend zigbee2mqtt that echoes every /set back as the device's state, so commands
+            // are confirmed at once instead of waiting out the command timeout.
+            let z2m = try TestMQTTClient(home.broker, subscribe: ["zigbee2mqtt/+/set"])
+            let stop = Recorder<Bool>()
+            let echo = Thread {
+                var answered = 0
+                let deadline = ContinuousClock.now + .seconds(600)
+                while stop.all.isEmpty, ContinuousClock.now < deadline {
+                    let messages = z2m.messages.all
+                    for message in messages.dropFirst(answered) {
+                        try? z2m.publish(String(message.topic.dropLast(4)), message.payloadText)
+                    }
+                    answered = messages.count
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+            echo.start()
+            defer { stop.append(true) }
+            let log = home.folder + "/schemathesis.txt"
+            let run = try ChildProcess(
+                [
+                    Self.schemathesis, "--config-file", CommandRunner.repository + "/api/schemathesis.toml", "run",
+                    home.base + "/api/v1/openapi.json", "--url", home.base, "-H",
+                    "Authorization: Bearer \(Self.staticToken)", "--checks", "all", "--exclude-path",
+                    "/api/v1/changes", "--max-examples", "25", "--workers", "4", "--request-timeout", "10",
+                    "--seed", "4711", "--no-color",
+                ], logFile: log)
+            let finished = run.reap(within: .seconds(600))
+            if !finished { run.kill() }
+            let output = WatchCommandTests.read(log)
+            let findings = output.split(separator: "\n").filter {
+                $0.hasPrefix("- ") || $0.contains("❌") || $0.contains("curl ") || $0.hasPrefix("[")
+            }
+            #expect(finished && run.exitStatus == 0, "\(findings.prefix(40).joined(separator: "\n"))")
+            // Warnings may stay (most generated commands name traits no device has: 422, as documented).
+            #expect(!output.contains("FAILURES") && output.contains(" passed"), "\(output.suffix(1500))")
+            let serveLog = WatchCommandTests.read(home.folder + "/serve.log")
+            #expect(!serveLog.contains("Fatal error"), "serve survived: \(serveLog.suffix(800))")
+        }
+    }
+}
