@@ -30,25 +30,32 @@ extension Bridge {
             return Array("{}".utf8)
         case .execute:
             let now = Date()
-            return await withCheckedContinuation { continuation in
-                let id = waiters.withLock { waiters in
-                    defer { waiters.next += 1 }
-                    waiters.pending[waiters.next] = continuation
-                    return waiters.next
+            return await answered(ifStopped: Self.notRunning(request.requestID)) { state, id in
+                state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
+            }
+        }
+    }
+
+    /// Runs `event` with a new waiter's id under the state lock and waits for the answer addressed
+    /// to that waiter. Stopped, nothing would time its commands out: `ifStopped` is the answer at
+    /// once, not never (checked under the state lock, which `stop()` takes to answer those waiting).
+    private func answered(
+        ifStopped: [UInt8], _ event: @escaping (inout BridgeState, Int) -> BridgeEffects
+    ) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            let id = waiters.withLock { waiters in
+                defer { waiters.next += 1 }
+                waiters.pending[waiters.next] = continuation
+                return waiters.next
+            }
+            state.withLock { state in
+                guard ticker.withLock({ $0.isRunning }) else {
+                    var effects = BridgeEffects()
+                    effects.answers.append((id, ifStopped))
+                    perform(effects)
+                    return
                 }
-                state.withLock { state in
-                    // Stopped, nothing would time its commands out: answered at once, not never.
-                    // (Checked under the state lock, which `stop()` takes to answer those waiting.)
-                    guard ticker.withLock({ $0.isRunning }) else {
-                        var effects = BridgeEffects()
-                        effects.answers.append((id, Self.notRunning(request.requestID)))
-                        perform(effects)
-                        return
-                    }
-                    perform(
-                        state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
-                    )
-                }
+                perform(event(&state, id))
             }
         }
     }
@@ -58,24 +65,11 @@ extension Bridge {
     /// echoed or the command timed out: the HTTP API's command route.
     public func command(_ deviceID: DeviceID, payload: [UInt8]) async -> [UInt8] {
         let now = Date()
-        return await withCheckedContinuation { continuation in
-            let id = waiters.withLock { waiters in
-                defer { waiters.next += 1 }
-                waiters.pending[waiters.next] = continuation
-                return waiters.next
-            }
-            state.withLock { state in
-                guard ticker.withLock({ $0.isRunning }) else {
-                    var effects = BridgeEffects()
-                    let answer: JSONValue = [
-                        "status": "error", "code": "protocolError", "message": "the bridge is not running; try again",
-                    ]
-                    effects.answers.append((id, answer.serializedBytes()))
-                    perform(effects)
-                    return
-                }
-                perform(state.runCommand(deviceID, payload: payload, waiter: id, now: now))
-            }
+        let stopped: JSONValue = [
+            "status": "error", "code": "protocolError", "message": "the bridge is not running; try again",
+        ]
+        return await answered(ifStopped: stopped.serializedBytes()) { state, id in
+            state.runCommand(deviceID, payload: payload, waiter: id, now: now)
         }
     }
 

@@ -91,25 +91,13 @@ struct APIEndpoints: Sendable {
         var filter = DeviceFilter()
         for (name, value) in request.uri.queryParameters {
             let text = String(value)
-            guard text.utf8.count <= 256 else {
-                return Self.problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+            if let refusal = Self.refuseLong(name, text, request) { return refusal }
+            if name == "connectivity", !["online", "offline", "partiallyOnline", "unknown"].contains(text) {
+                return Self.problem(
+                    .badRequest, "unknown connectivity",
+                    "connectivity '\(text)' is not one of online, offline, partiallyOnline, unknown", request)
             }
-            switch name {
-            case "home": filter.home = text
-            case "room": filter.room = text
-            case "zone": filter.zone = text
-            case "type": filter.type = text
-            case "trait": filter.trait = text
-            case "source": filter.source = text
-            case "connectivity":
-                guard ["online", "offline", "partiallyOnline", "unknown"].contains(text) else {
-                    return Self.problem(
-                        .badRequest, "unknown connectivity",
-                        "connectivity '\(text)' is not one of online, offline, partiallyOnline, unknown", request)
-                }
-                filter.connectivity = text
-            default: continue  // unknown parameters are ignored, as a browser's are
-            }
+            _ = Self.applyFilter(name, text, to: &filter)  // unknown parameters are ignored, as a browser's are
         }
         return FulfillmentServer.json(.ok, bridge.snapshot.deviceList(filter))
     }
@@ -139,6 +127,30 @@ struct APIEndpoints: Sendable {
             default: .unprocessableContent
             }
         return Self.problem(httpStatus, "command refused: \(code)", detail, request, kind: code, extra: extra)
+    }
+
+    // MARK: Parameters
+
+    /// A query parameter over 256 bytes: the problem to answer.
+    static func refuseLong(_ name: Substring, _ text: String, _ request: Request) -> Response? {
+        guard text.utf8.count > 256 else { return nil }
+        return problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+    }
+
+    /// Sets the device filter a parameter names (`home`, `room`, `zone`, `type`, `trait`,
+    /// `connectivity`, `source`); false for any other parameter.
+    static func applyFilter(_ name: Substring, _ text: String, to filter: inout DeviceFilter) -> Bool {
+        switch name {
+        case "home": filter.home = text
+        case "room": filter.room = text
+        case "zone": filter.zone = text
+        case "type": filter.type = text
+        case "trait": filter.trait = text
+        case "source": filter.source = text
+        case "connectivity": filter.connectivity = text
+        default: return false
+        }
+        return true
     }
 
     // MARK: Authentication and problems

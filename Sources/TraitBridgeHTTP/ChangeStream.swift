@@ -26,9 +26,8 @@ struct ChangeStream: Sendable {
         var lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
         for (name, value) in request.uri.queryParameters {
             let text = String(value)
-            guard text.utf8.count <= 256 else {
-                return APIEndpoints.problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
-            }
+            if let refusal = APIEndpoints.refuseLong(name, text, request) { return refusal }
+            if APIEndpoints.applyFilter(name, text, to: &filter) { continue }
             switch name {
             case "shape":
                 guard let chosen = Shape(rawValue: text) else {
@@ -47,13 +46,6 @@ struct ChangeStream: Sendable {
                     return APIEndpoints.problem(.badRequest, "bad event id", "lastEventId is a number", request)
                 }
                 lastEventID = id
-            case "home": filter.home = text
-            case "room": filter.room = text
-            case "zone": filter.zone = text
-            case "type": filter.type = text
-            case "trait": filter.trait = text
-            case "source": filter.source = text
-            case "connectivity": filter.connectivity = text
             default: continue
             }
         }

@@ -18,24 +18,9 @@ extension FulfillmentTests {
             "schemathesis is not installed (scripts/install-schemathesis.sh; make test installs it)"))
     func schemathesisRun() async throws {
         try await withHome { home in
-            // A pretend zigbee2mqtt that echoes every /set back as the device's state, so commands
-            // are confirmed at once instead of waiting out the command timeout.
-            let z2m = try TestMQTTClient(home.broker, subscribe: ["zigbee2mqtt/+/set"])
-            let stop = Recorder<Bool>()
-            let echo = Thread {
-                var answered = 0
-                let deadline = ContinuousClock.now + .seconds(600)
-                while stop.all.isEmpty, ContinuousClock.now < deadline {
-                    let messages = z2m.messages.all
-                    for message in messages.dropFirst(answered) {
-                        try? z2m.publish(String(message.topic.dropLast(4)), message.payloadText)
-                    }
-                    answered = messages.count
-                    Thread.sleep(forTimeInterval: 0.01)
-                }
-            }
-            echo.start()
-            defer { stop.append(true) }
+            // Commands confirmed at once instead of waiting out the command timeout.
+            let echo = try Zigbee2MQTTEcho(home.broker)
+            defer { echo.stop() }
             let log = home.folder + "/schemathesis.txt"
             let run = try ChildProcess(
                 [

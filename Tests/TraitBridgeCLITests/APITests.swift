@@ -107,25 +107,13 @@ extension FulfillmentTests {
 
     func apiCommands(_ home: Home) async throws {
         let check = SchemaCheck()
-        // A pretend zigbee2mqtt that echoes the light's /set back as its state.
-        let z2m = try TestMQTTClient(home.broker, subscribe: ["zigbee2mqtt/Hall light/set"])
-        let echo = Thread {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if let message = z2m.messages.all.last {
-                    try? z2m.publish("zigbee2mqtt/Hall light", message.payloadText)
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
-        echo.start()
+        let z2m = try Zigbee2MQTTEcho(home.broker, device: "Hall light", once: true)
         let path = "/api/v1/devices/z2m-0x00158d0001000001/commands"
         let on = try await send(
             home, .POST, path, body: #"{"id":"c1","trait":"matter.OnOff","command":"on"}"#, token: Self.staticToken)
         #expect(on.status == 200 && on.json["status"] as? String == "confirmed", "\(on.body)")
         #expect((on.json["values"] as? [String: Any])?["light/matter.OnOff.onOff"] as? Bool == true, "\(on.body)")
-        #expect(z2m.messages.all.first?.payloadText == #"{"state":"ON"}"#)
+        #expect(z2m.received.first?.payloadText == #"{"state":"ON"}"#)
         check.add("CommandResult", on, "confirmed")
 
         let range = try await send(
@@ -144,7 +132,7 @@ extension FulfillmentTests {
         #expect(ghost.status == 404)
         let anonymous = try await send(home, .POST, path, body: #"{"trait":"matter.OnOff","command":"off"}"#)
         #expect(anonymous.status == 401, "a command needs a token too")
-        #expect(z2m.messages.all.count == 1, "nothing refused reached the device")
+        #expect(z2m.received.count == 1, "nothing refused reached the device")
         try check.run(in: home.folder)
     }
 }

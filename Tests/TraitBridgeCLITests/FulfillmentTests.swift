@@ -164,19 +164,7 @@ struct FulfillmentTests {
         #expect(ghostStates?["ghost"]?["errorCode"] as? String == "deviceNotFound", "\(ghost.body)")
         try validate("query", ghost.body, in: home.folder)
 
-        // A pretend zigbee2mqtt that echoes the light's /set back as its state.
-        let z2m = try TestMQTTClient(home.broker, subscribe: ["zigbee2mqtt/Hall light/set"])
-        let echo = Thread {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if let message = z2m.messages.all.last {
-                    try? z2m.publish("zigbee2mqtt/Hall light", message.payloadText)
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
-        echo.start()
+        let z2m = try Zigbee2MQTTEcho(home.broker, device: "Hall light", once: true)
         let commands = #"""
             {"commands":[{"devices":[{"id":"z2m-0x00158d0001000001"},{"id":"z2m-0x00158d0001000003"}],
               "execution":[{"command":"action.devices.commands.OnOff","params":{"on":true}}]}]}
@@ -191,7 +179,7 @@ struct FulfillmentTests {
         let offline = try #require(results.first { ($0["ids"] as? [String]) == ["z2m-0x00158d0001000003"] })
         #expect(offline["status"] as? String == "OFFLINE")
         #expect(offline["errorCode"] as? String == "deviceOffline")
-        #expect(z2m.messages.all.first?.payloadText == #"{"state":"ON"}"#)
+        #expect(z2m.received.first?.payloadText == #"{"state":"ON"}"#)
         try validate("execute", execute.body, in: home.folder)
     }
 

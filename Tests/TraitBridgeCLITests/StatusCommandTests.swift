@@ -109,23 +109,11 @@ struct CommandCommandTests {
     func roundTrip() throws {
         let (broker, serve, data) = try StatusCommandTests().home()
         defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
-        // A pretend zigbee2mqtt that echoes every /set back as state.
-        let z2m = try TestMQTTClient(broker, subscribe: ["zigbee2mqtt/Hall light/set"])
-        let echo = Thread {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if let message = z2m.messages.all.last {
-                    try? z2m.publish("zigbee2mqtt/Hall light", message.payloadText)
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
-        echo.start()
+        let z2m = try Zigbee2MQTTEcho(broker, device: "Hall light", once: true)
         let on = try CommandRunner.run(["command", "Hall light", "matter.LevelControl.moveToLevel", "level=200", "--broker", broker.url])
         #expect(on.exitCode == 0, "\(on.standardError)")
         #expect(on.standardOutput == "confirmed: light/matter.LevelControl.currentLevel = 200\n")
-        #expect(z2m.messages.all.first?.payloadText == #"{"brightness":200}"#)
+        #expect(z2m.received.first?.payloadText == #"{"brightness":200}"#)
         let refused = try CommandRunner.run(["set", "Hall light", "matter.LevelControl.currentLevel=255", "--broker", broker.url])
         #expect(refused.exitCode == 1)
         #expect(refused.standardError == "valueOutOfRange: light/matter.LevelControl.currentLevel: 255 is above the maximum 254; allowed 1…254 level 1..254\n")
