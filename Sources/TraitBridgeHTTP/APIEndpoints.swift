@@ -54,7 +54,9 @@ struct APIEndpoints: Sendable {
             }
         }
         router.post("api/v1/devices/:device/commands") { request, context in
-            await authorizedAsync(request) { await command(request, device: Self.parameter(context, "device")) }
+            await authorizedAsync(request, needs: .control) {
+                await command(request, device: Self.parameter(context, "device"))
+            }
         }
         if let feed {
             let stream = ChangeStream(bridge: bridge, feed: feed)
@@ -162,9 +164,15 @@ struct APIEndpoints: Sendable {
         }
     }
 
-    private func authorizedAsync(_ request: Request, _ body: () async -> Response) async -> Response {
-        switch linking.authenticate(request.headers[.authorization], now: Date()) {
-        case .success: return await body()
+    /// Like ``authorized(_:_:)``, for an operation that needs at least `needs` (403 otherwise).
+    private func authorizedAsync(_ request: Request, needs: APIRole, _ body: () async -> Response) async -> Response {
+        switch linking.role(request.headers[.authorization], now: Date()) {
+        case .success(let role) where role >= needs: return await body()
+        case .success(let role):
+            return Self.problem(
+                .forbidden, "forbidden",
+                "this token's role is \(role.rawValue); this needs \(needs.rawValue) or admin "
+                    + "(the third field of its line in http.bearerTokensFile)", request)
         case .failure(let refusal): return Self.unauthorized(refusal, request)
         }
     }

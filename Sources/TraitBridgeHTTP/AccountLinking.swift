@@ -78,6 +78,17 @@ public final class AccountLinking: Sendable {
         }
     }
 
+    /// The role a valid `Authorization: Bearer …` header carries for the HTTP API: a static token's
+    /// own (its line in `bearerTokensFile`), `control` for an account-linking token.
+    public func role(_ header: String?, now: Date) -> Result<APIRole, Refusal> {
+        switch authenticate(header, now: now) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success:
+            let token = header.map { String($0.split(separator: " ", maxSplits: 1).last ?? "") } ?? ""
+            return .success(staticTokens.role(forHash: Secrets.hash(token)) ?? .control)
+        }
+    }
+
     /// DISCONNECT: every token of the user is revoked, so Google's copy stops working at once.
     @discardableResult
     public func disconnect(agentUserID: String) throws(StoreError) -> Int {

@@ -124,6 +124,14 @@ struct SmartHomeEndpoint: Sendable {
                 requestID: error.requestID ?? "", errorCode: error.errorCode, debugString: error.description)
             return FulfillmentServer.json(.badRequest, answer.serializedBytes())
         }
+        if envelope.intent == .execute,
+            case .success(let role) = linking.role(request.headers[.authorization], now: Date()), role < .control
+        {
+            let answer = GoogleC2C.errorResponse(
+                requestID: envelope.requestID, errorCode: "authFailure",
+                debugString: "this token's role is \(role.rawValue); EXECUTE needs control or admin")
+            return FulfillmentServer.json(.forbidden, answer.serializedBytes())
+        }
         if envelope.intent == .disconnect {
             do {
                 let revoked = try linking.disconnect(agentUserID: agentUserID)

@@ -1,10 +1,24 @@
 import FoundationEssentials
 
-/// Bearer tokens from a file, for scripts and tests: `TOKEN [agentUserId]` per line, `#` comments.
-/// Kept only as hashes once read.
+/// What a bearer token may do through the HTTP API, as the broker's roles say it for MQTT
+/// (examples/mosquitto.acl): a viewer reads; control also sends commands; admin may do everything.
+public enum APIRole: String, Sendable, Comparable {
+    case viewer, control, admin
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        let order: [Self] = [.viewer, .control, .admin]
+        return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+    }
+}
+
+/// Bearer tokens from a file, for scripts and tests: `TOKEN [agentUserId [role]]` per line, `#`
+/// comments; the role (`viewer`, `control`, `admin`) is `control` when not given, what Google's
+/// `/smarthome` needs. Kept only as hashes once read.
 public struct StaticTokens: Sendable {
     /// Token hash → the agentUserId it acts for.
     var users: [String: String] = [:]
+    /// Token hash → its role.
+    var roles: [String: APIRole] = [:]
     public static let minimumLength = 16
 
     public init() {}
@@ -27,14 +41,27 @@ public struct StaticTokens: Sendable {
                         "a token must have at least \(Self.minimumLength) characters (make one with: openssl rand -hex 32)"
                 )
             }
-            guard fields.count <= 2 else {
-                throw .badLine(path: path, line: offset + 1, reason: "expected 'TOKEN [agentUserId]'")
+            guard fields.count <= 3 else {
+                throw .badLine(path: path, line: offset + 1, reason: "expected 'TOKEN [agentUserId [role]]'")
             }
-            users[Secrets.hash(String(token))] = fields.count == 2 ? String(fields[1]) : defaultAgentUserID
+            var role = APIRole.control
+            if fields.count == 3 {
+                guard let given = APIRole(rawValue: String(fields[2])) else {
+                    throw .badLine(
+                        path: path, line: offset + 1,
+                        reason: "unknown role '\(fields[2])'; a role is viewer, control or admin")
+                }
+                role = given
+            }
+            let hash = Secrets.hash(String(token))
+            users[hash] = fields.count >= 2 ? String(fields[1]) : defaultAgentUserID
+            roles[hash] = role
         }
     }
 
     public var count: Int { users.count }
 
     func agentUserID(forHash hash: String) -> String? { users[hash] }
+
+    func role(forHash hash: String) -> APIRole? { roles[hash] }
 }

@@ -132,6 +132,20 @@ extension FulfillmentTests {
         #expect(ghost.status == 404)
         let anonymous = try await send(home, .POST, path, body: #"{"trait":"matter.OnOff","command":"off"}"#)
         #expect(anonymous.status == 401, "a command needs a token too")
+        let viewer = try await send(
+            home, .POST, path, body: #"{"trait":"matter.OnOff","command":"off"}"#, token: Self.viewerToken)
+        #expect(viewer.status == 403 && (viewer.json["detail"] as? String)?.contains("role is viewer") == true)
+        check.add("Problem", viewer, "403")
+        let viewerReads = try await send(home, .GET, "/api/v1/devices/Relay", token: Self.viewerToken)
+        #expect(viewerReads.status == 200, "a viewer reads")
+        let execute = #"""
+            {"commands":[{"devices":[{"id":"z2m-0x00158d0001000001"}],
+              "execution":[{"command":"action.devices.commands.OnOff","params":{"on":false}}]}]}
+            """#
+        let viewerExecute = try await send(
+            home, .POST, "/smarthome", body: intent("EXECUTE", execute, id: "v1"), token: Self.viewerToken)
+        #expect(viewerExecute.status == 403, "nor through Google's endpoint: \(viewerExecute.body)")
+        #expect((viewerExecute.json["payload"] as? [String: Any])?["errorCode"] as? String == "authFailure")
         #expect(z2m.received.count == 1, "nothing refused reached the device")
         try check.run(in: home.folder)
     }

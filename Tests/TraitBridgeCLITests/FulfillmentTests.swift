@@ -11,6 +11,8 @@ import TraitBridgeTesting
 @Suite("smart-home fulfillment over HTTP", .serialized)
 struct FulfillmentTests {
     static let staticToken = "test-static-token-0123456789abcdef"
+    /// A static token with the viewer role: it may read through the API, not command.
+    static let viewerToken = "test-viewer-token-0123456789abcdef"
     static let redirect = "http://127.0.0.1:9/r/test-project"
 
     /// A running home: broker, `serve` with an `http` section, the demo's three devices (Hall light
@@ -28,7 +30,7 @@ struct FulfillmentTests {
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "# scripts\n\(Self.staticToken) script-user\n".write(
+        try "# scripts\n\(Self.staticToken) script-user\n\(Self.viewerToken) wall-panel viewer\n".write(
             toFile: folder + "/tokens", atomically: true, encoding: .utf8)
         try "client-secret-for-tests\n".write(toFile: folder + "/client-secret", atomically: true, encoding: .utf8)
         try "correct horse\n".write(toFile: folder + "/password", atomically: true, encoding: .utf8)

@@ -178,6 +178,21 @@ struct AccountLinkingTests {
         } catch {
             #expect(error.description.hasPrefix("tokens:2: a token must have at least 16 characters"))
         }
+        // A third field is the token's role: control when not given; an unknown one names the line.
+        let roles = try StaticTokens(
+            text: "viewer-token-0123456789 panel viewer\nadmin-token-0123456789 me admin\nplain-token-0123456789\n",
+            path: "tokens", defaultAgentUserID: "home")
+        let withRoles = AccountLinking(oauth: nil, staticTokens: roles, store: nil)
+        #expect(withRoles.role("Bearer viewer-token-0123456789", now: Date()) == .success(.viewer))
+        #expect(withRoles.role("Bearer admin-token-0123456789", now: Date()) == .success(.admin))
+        #expect(withRoles.role("Bearer plain-token-0123456789", now: Date()) == .success(.control))
+        #expect(withRoles.role("Bearer unknown-token-0123456789", now: Date()) == .failure(.unknown))
+        do {
+            _ = try StaticTokens(text: "ok-token-0123456789 me owner\n", path: "tokens", defaultAgentUserID: "home")
+            Issue.record("an unknown role was taken")
+        } catch {
+            #expect(error.description.hasPrefix("tokens:1: unknown role 'owner'"), "\(error.description)")
+        }
     }
 }
 
