@@ -51,16 +51,26 @@ public struct DeviceFilter: Sendable, Hashable {
 /// changed): a summary per device for lists, and one device whole (its description and its
 /// state, the two retained payloads the broker has, in one document).
 extension BridgeState {
-    /// `{"devices": [...]}`: each device's summary (``deviceSummary(_:matching:)``) that `filter`
-    /// matches, sorted by room, then name.
+    /// `{"devices": [...]}`: ``deviceSummaries(_:)`` as the API's list.
     public func deviceList(_ filter: DeviceFilter) -> [UInt8] {
+        Self.deviceList(deviceSummaries(filter))
+    }
+
+    /// `{"devices": [...]}` of summaries already made.
+    public static func deviceList(_ summaries: [JSONValue]) -> [UInt8] {
+        JSONValue.object(["devices": .array(summaries)]).serializedBytes()
+    }
+
+    /// The summary (``deviceSummary(_:matching:)``) of each device `filter` matches, sorted by
+    /// room, then name.
+    public func deviceSummaries(_ filter: DeviceFilter) -> [JSONValue] {
         var entries: [(room: String, name: String, value: JSONValue)] = []
         for device in graph.devices.values {
             guard let summary = deviceSummary(device.id, matching: filter) else { continue }
             entries.append((graph.room(of: device.id)?.name ?? "", device.name, summary))
         }
         entries.sort { ($0.room, $0.name) < ($1.room, $1.name) }
-        return JSONValue.object(["devices": .array(entries.map(\.value))]).serializedBytes()
+        return entries.map(\.value)
     }
 
     /// A device's id, name, home, room, zones, types, traits, sources, connectivity, locality and

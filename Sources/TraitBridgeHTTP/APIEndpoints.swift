@@ -70,23 +70,9 @@ struct APIEndpoints: Sendable {
     // MARK: Operations
 
     private func health() -> Response {
-        let state = bridge.snapshot
-        let facts = state.facts(countingDevices: true)
-        let registryOpen = bridge.store != nil
-        var devices = JSONObject()
-        for (name, count) in facts.devicesByConnectivity.sorted(by: { $0.key < $1.key }) {
-            devices.append(name, .int(Int64(count)))
-        }
-        var bridges = JSONObject()
-        for (name, status) in facts.sourceBridges.sorted(by: { $0.key < $1.key }) {
-            bridges.append(name, .string(Self.text(status)))
-        }
-        let body: JSONValue = [
-            "ready": .bool(facts.broker == .up && registryOpen), "broker": .string(Self.text(facts.broker)),
-            "registry": .string(registryOpen ? "open" : "closed"), "sourceBridges": .object(bridges),
-            "devices": .object(devices), "waitingCommands": .int(Int64(facts.waitingCommands)),
-        ]
-        return FulfillmentServer.json(.ok, body.serializedBytes())
+        let (_, body) = OperationsEndpoints.readiness(
+            of: bridge.snapshot, registryOpen: bridge.store != nil, countingDevices: true)
+        return FulfillmentServer.json(.ok, JSONValue.object(body).serializedBytes())
     }
 
     private func devices(_ request: Request) -> Response {
@@ -211,13 +197,5 @@ struct APIEndpoints: Sendable {
     private static func parameter(_ context: ClientRequestContext, _ name: String) -> String {
         let raw = context.parameters.get(name) ?? ""
         return raw.removingPercentEncoding ?? raw
-    }
-
-    private static func text(_ status: LinkState.Status) -> String {
-        switch status {
-        case .up: "up"
-        case .down: "down"
-        case .unknown: "unknown"
-        }
     }
 }

@@ -44,7 +44,10 @@ public final class ChangeFeed: Service, Sendable {
             Shared(ring: ChangeRing(capacity: capacity, known: Set(bridge.snapshot.deviceIDs), first: first)))
         bridge.observeChanges { [weak self] states, descriptions in
             guard let self else { return }
-            shared.withLock { $0.pending.formUnion(states + descriptions) }
+            shared.withLock { shared in
+                shared.pending.formUnion(states)
+                shared.pending.formUnion(descriptions)
+            }
             wakeContinuation.yield()
         }
     }

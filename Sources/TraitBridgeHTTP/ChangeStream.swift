@@ -60,7 +60,7 @@ struct ChangeStream: Sendable {
             } else if let replayed = feed.events(after: subscription.after) {
                 // Resuming: it had the devices the list names now, except those the replay adds
                 // first, and those the replay removes or updates first it had too.
-                client.known = Set(Client.ids(bridge.snapshot.deviceList(filter)))
+                client.known = Set(bridge.snapshot.deviceSummaries(filter).compactMap { Client.id(of: $0) })
                 var seen: Set<String> = []
                 for event in replayed where seen.insert(event.device.rawValue).inserted {
                     if event.kind == .added {
@@ -105,15 +105,16 @@ struct ChangeStream: Sendable {
             self.cursor = cursor
         }
 
-        static func ids(_ list: [UInt8]) -> [String] {
-            guard let root = try? JSONDocument.parse(list).root else { return [] }
-            return root["devices"]?.elements.compactMap { $0["id"]?.string } ?? []
+        /// A summary's device id.
+        static func id(of summary: JSONValue) -> String? {
+            if case .string(let id)? = summary["id"] { return id }
+            return nil
         }
 
         mutating func list(_ state: BridgeState, id: Int) -> ByteBuffer {
-            let list = state.deviceList(filter)
-            known = Set(Self.ids(list))
-            return Self.message(id: id, event: "list", data: list)
+            let summaries = state.deviceSummaries(filter)
+            known = Set(summaries.compactMap { Client.id(of: $0) })
+            return Self.message(id: id, event: "list", data: BridgeState.deviceList(summaries))
         }
 
         /// What one event means to this client (filtered): added, updated, removed, or nothing.

@@ -35,18 +35,38 @@ public final class OperationsEndpoints: Sendable {
     }
 
     func readiness() -> Response {
-        let facts = bridge.snapshot.facts(countingDevices: false)
-        let registryOpen = bridge.store != nil
+        let (ready, body) = Self.readiness(
+            of: bridge.snapshot, registryOpen: bridge.store != nil, countingDevices: false)
+        return Self.text(
+            ready ? .ok : .serviceUnavailable, JSONValue.object(body).serialized(.compact) + "\n",
+            type: "application/json")
+    }
+
+    /// Whether the bridge is ready (broker connected, registry open) and the facts that say so:
+    /// `ready`, `broker`, `registry`, `sourceBridges`; with `countingDevices`, also `devices` by
+    /// connectivity and `waitingCommands` (a scan of the devices: not for a probe every second).
+    static func readiness(
+        of state: BridgeState, registryOpen: Bool, countingDevices: Bool
+    ) -> (ready: Bool, body: JSONObject) {
+        let facts = state.facts(countingDevices: countingDevices)
         let ready = facts.broker == .up && registryOpen
         var sources = JSONObject()
         for (name, status) in facts.sourceBridges.sorted(by: { $0.key < $1.key }) {
             sources.append(name, .string("\(status)"))
         }
-        let body: JSONValue = [
+        var body: JSONObject = [
             "ready": .bool(ready), "broker": .string("\(facts.broker)"),
             "registry": .string(registryOpen ? "open" : "none"), "sourceBridges": .object(sources),
         ]
-        return Self.text(ready ? .ok : .serviceUnavailable, body.serialized(.compact) + "\n", type: "application/json")
+        if countingDevices {
+            var devices = JSONObject()
+            for (name, count) in facts.devicesByConnectivity.sorted(by: { $0.key < $1.key }) {
+                devices.append(name, .int(Int64(count)))
+            }
+            body.append("devices", .object(devices))
+            body.append("waitingCommands", .int(Int64(facts.waitingCommands)))
+        }
+        return (ready, body)
     }
 
     /// The exposition text, after the scrape-time values are brought up to date.

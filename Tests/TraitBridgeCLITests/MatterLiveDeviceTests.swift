@@ -15,13 +15,12 @@ import TraitBridgeTesting
 struct MatterLiveDeviceTests {
     @Test("commissioned light: device-side changes reach the broker; a command is confirmed by the light")
     func liveLight() throws {
-        let sandbox = try NetworkSandbox(repository: CommandRunner.repository)
-        let light = try MatterLightPeer(repository: CommandRunner.repository, sandbox: sandbox)
-        defer { light.stop() }
-        let server = try MatterServerPeer(
-            repository: CommandRunner.repository, sandbox: sandbox, paaDirectory: light.paaDirectory)
-        defer { server.stop() }
-        let commissioned = try server.commission(passcode: light.passcode)
+        let (light, server, commissioned) = try Self.commissionedLight(
+            in: try NetworkSandbox(repository: CommandRunner.repository))
+        defer {
+            light.stop()
+            server.stop()
+        }
         #expect(
             commissioned.contains(#""node_id": 1"#) || commissioned.contains(#""node_id":1"#),
             "\(commissioned.prefix(400))")
@@ -55,5 +54,16 @@ struct MatterLiveDeviceTests {
         let level = try CommandRunner.run(["command", "matter-1", "matter.OnOff.toggle", "--broker", broker.url])
         #expect(level.exitCode == 0 && level.standardOutput.contains("confirmed"), "\(level.standardOutput)")
         #expect(light.log.contains("LIGHT on"))
+    }
+
+    /// A software light and a Matter Server in `sandbox` (the light first: it makes the PAA root
+    /// the server trusts), the light commissioned; the server's answer to the commissioning.
+    static func commissionedLight(
+        in sandbox: NetworkSandbox
+    ) throws -> (light: MatterLightPeer, server: MatterServerPeer, answer: String) {
+        let light = try MatterLightPeer(repository: CommandRunner.repository, sandbox: sandbox)
+        let server = try MatterServerPeer(
+            repository: CommandRunner.repository, sandbox: sandbox, paaDirectory: light.paaDirectory)
+        return (light, server, try server.commission(passcode: light.passcode))
     }
 }

@@ -33,12 +33,11 @@ struct SandboxContainmentTests {
         let captures = try machine.map { try PacketCapture(interface: $0, direction: "out", filter: outward) }
         let pair = try PacketCapture(interface: sandbox.hostInterface, direction: "in", filter: "udp port 5353")
 
-        let light = try MatterLightPeer(repository: CommandRunner.repository, sandbox: sandbox)
-        defer { light.stop() }
-        let server = try MatterServerPeer(
-            repository: CommandRunner.repository, sandbox: sandbox, paaDirectory: light.paaDirectory)
-        defer { server.stop() }
-        let commissioned = try server.commission(passcode: light.passcode)
+        let (light, server, commissioned) = try MatterLiveDeviceTests.commissionedLight(in: sandbox)
+        defer {
+            light.stop()
+            server.stop()
+        }
         #expect(commissioned.contains("node_id"), "\(commissioned.prefix(400))")
         // The peers' mDNS arrives on the pair (bounded wait), then a little longer for stragglers.
         #expect(
