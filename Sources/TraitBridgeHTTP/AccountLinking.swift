@@ -62,17 +62,25 @@ public final class AccountLinking: Sendable {
 
     /// The agentUserId an `Authorization: Bearer …` header acts for.
     public func authenticate(_ header: String?, now: Date) -> Result<String, Refusal> {
+        caller(header, now: now).map(\.user)
+    }
+
+    /// Who a header's token acts for and its role: a static token's own role, `control` for an
+    /// account-linking token.
+    func caller(_ header: String?, now: Date) -> Result<(user: String, role: APIRole), Refusal> {
         guard let header else { return .failure(.missing) }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].count <= 512 else {
             return .failure(.malformed)
         }
         let hash = Secrets.hash(String(parts[1]))
-        if let user = staticTokens.agentUserID(forHash: hash) { return .success(user) }
+        if let user = staticTokens.agentUserID(forHash: hash) {
+            return .success((user, staticTokens.role(forHash: hash) ?? .control))
+        }
         guard let store else { return .failure(.unknown) }
         do {
             guard let token = try store.token(hash: hash), token.kind == .access else { return .failure(.unknown) }
-            return token.isValid(at: now) ? .success(token.agentUserID) : .failure(.expired)
+            return token.isValid(at: now) ? .success((token.agentUserID, .control)) : .failure(.expired)
         } catch {
             return .failure(.registry(error.description))
         }
@@ -81,12 +89,7 @@ public final class AccountLinking: Sendable {
     /// The role a valid `Authorization: Bearer …` header carries for the HTTP API: a static token's
     /// own (its line in `bearerTokensFile`), `control` for an account-linking token.
     public func role(_ header: String?, now: Date) -> Result<APIRole, Refusal> {
-        switch authenticate(header, now: now) {
-        case .failure(let refusal): return .failure(refusal)
-        case .success:
-            let token = header.map { String($0.split(separator: " ", maxSplits: 1).last ?? "") } ?? ""
-            return .success(staticTokens.role(forHash: Secrets.hash(token)) ?? .control)
-        }
+        caller(header, now: now).map(\.role)
     }
 
     /// DISCONNECT: every token of the user is revoked, so Google's copy stops working at once.

@@ -96,8 +96,9 @@ struct SmartHomeEndpoint: Sendable {
 
     func respond(_ request: Request) async -> Response {
         let agentUserID: String
-        switch linking.authenticate(request.headers[.authorization], now: Date()) {
-        case .success(let user): agentUserID = user
+        let role: APIRole
+        switch linking.caller(request.headers[.authorization], now: Date()) {
+        case .success(let caller): (agentUserID, role) = caller
         case .failure(let refusal):
             if case .registry(let reason) = refusal { logger.error("token lookup failed: \(reason)") }
             let body = GoogleC2C.errorResponse(
@@ -124,9 +125,7 @@ struct SmartHomeEndpoint: Sendable {
                 requestID: error.requestID ?? "", errorCode: error.errorCode, debugString: error.description)
             return FulfillmentServer.json(.badRequest, answer.serializedBytes())
         }
-        if envelope.intent == .execute,
-            case .success(let role) = linking.role(request.headers[.authorization], now: Date()), role < .control
-        {
+        if envelope.intent == .execute, role < .control {
             let answer = GoogleC2C.errorResponse(
                 requestID: envelope.requestID, errorCode: "authFailure",
                 debugString: "this token's role is \(role.rawValue); EXECUTE needs control or admin")
