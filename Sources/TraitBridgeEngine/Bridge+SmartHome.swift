@@ -73,6 +73,17 @@ extension Bridge {
         }
     }
 
+    /// A bridge request (the MQTT contract's `…/bridge/request/<operation>`, same payload, same
+    /// answer) from this process: the HTTP API's layout edits, group commands, scene and
+    /// automation runs. Fan-outs answer once every member or action has its outcome.
+    public func request(_ operation: String, payload: [UInt8]) async -> [UInt8] {
+        let now = Date()
+        let stopped: JSONValue = ["status": "error", "message": "the bridge is not running; try again"]
+        return await answered(ifStopped: stopped.serializedBytes()) { state, id in
+            state.runRequest(operation, payload: payload, waiter: id, now: now)
+        }
+    }
+
     static func notRunning(_ requestID: String) -> [UInt8] {
         GoogleC2C.errorResponse(
             requestID: requestID, errorCode: "transientError", debugString: "the bridge is not running; try again"

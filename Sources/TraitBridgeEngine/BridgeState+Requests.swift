@@ -14,6 +14,12 @@ extension BridgeState {
         ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute"] + placementOperations
         + layoutOperations + fanOutOperations + automationOperations
 
+    /// The requests that edit the home (names and places, homes, rooms, zones, groups, scenes,
+    /// automations, the location): what the HTTP API's admin route runs.
+    public static var editOperations: [String] {
+        placementOperations + layoutOperations + automationOperations.filter { $0 != "automation-run" }
+    }
+
     mutating func handleRequest(
         _ operation: String, correlation topicCorrelation: String?, replyTo: ReplyAddress?, payload: [UInt8], now: Date,
         effects: inout BridgeEffects
@@ -32,7 +38,17 @@ extension BridgeState {
         }
         // The id that names this request in logs and default request ids of exports.
         let correlation = topicCorrelation ?? address.correlationData.map(Self.printable) ?? "request"
-        func reply(_ value: JSONValue) { effects.reply(to: address, value.serializedBytes()) }
+        runRequest(
+            operation, sink: .mqtt(address), correlation: correlation, payload: payload, now: now, effects: &effects)
+    }
+
+    /// Runs a request and answers `sink`: an MQTT reply address, or a caller in this process (the
+    /// HTTP API's groups, scenes, automations and layout edits go through here too).
+    mutating func runRequest(
+        _ operation: String, sink: ResponseSink, correlation: String, payload: [UInt8], now: Date,
+        effects: inout BridgeEffects
+    ) {
+        func reply(_ value: JSONValue) { effects.answer(sink, value.serializedBytes()) }
         func fail(_ message: String) { reply(["status": "error", "message": .string(message)]) }
         if Self.placementOperations.contains(operation) {
             reply(handlePlacementRequest(operation, payload: payload, now: now, effects: &effects))
@@ -43,11 +59,11 @@ extension BridgeState {
             return
         }
         if Self.automationOperations.contains(operation) {
-            handleAutomationRequest(operation, payload: payload, reply: .mqtt(address), now: now, effects: &effects)
+            handleAutomationRequest(operation, payload: payload, reply: sink, now: now, effects: &effects)
             return
         }
         if Self.fanOutOperations.contains(operation) {
-            startFanOut(operation, payload: payload, reply: .mqtt(address), now: now, effects: &effects)
+            startFanOut(operation, payload: payload, reply: sink, now: now, effects: &effects)
             return
         }
         guard let cloud else {
@@ -98,7 +114,7 @@ extension BridgeState {
             reply(cloud.queryResponse(cloudExportInputs(ids: ids), requestID: requestID))
         case "execute":
             startExecute(
-                payload, reply: .mqtt(address), correlation: correlation, source: "execute request \(correlation)",
+                payload, reply: sink, correlation: correlation, source: "execute request \(correlation)",
                 now: now,
                 effects: &effects)
         default:
@@ -106,6 +122,15 @@ extension BridgeState {
                 "unknown operation '\(operation)'; the bridge answers: \(Self.requestOperations.joined(separator: ", "))"
             )
         }
+    }
+
+    /// A request for a caller waiting on its answer (``Bridge/request(_:payload:)``).
+    mutating func runRequest(_ operation: String, payload: [UInt8], waiter: Int, now: Date) -> BridgeEffects {
+        var effects = BridgeEffects()
+        runRequest(
+            operation, sink: .waiter(waiter), correlation: "http-\(waiter)", payload: payload, now: now,
+            effects: &effects)
+        return effects
     }
 
     /// Correlation data as text for logs and request ids: itself when it is printable UTF-8,

@@ -19,11 +19,12 @@ struct APIEndpoints: Sendable {
     let maxBodyBytes = 64 * 1024
 
     /// Each path and the methods it answers; any other method is 405 with `Allow`.
-    static let paths: [(path: String, methods: [HTTPRequest.Method])] = [
-        ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
-        ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
-        ("api/v1/changes", [.get]), ("api/v1/homes", [.get]),
-    ]
+    static let paths: [(path: String, methods: [HTTPRequest.Method])] =
+        [
+            ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
+            ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
+            ("api/v1/changes", [.get]), ("api/v1/homes", [.get]),
+        ] + homePaths
 
     func register(on router: Router<ClientRequestContext>) {
         let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .options, .trace, .init("QUERY")!]
@@ -65,6 +66,7 @@ struct APIEndpoints: Sendable {
         router.get("api/v1/homes") { request, _ in
             authorized(request) { FulfillmentServer.json(.ok, bridge.snapshot.homeList()) }
         }
+        registerHome(on: router)
     }
 
     // MARK: Operations
@@ -143,7 +145,7 @@ struct APIEndpoints: Sendable {
 
     // MARK: Authentication and problems
 
-    private func authorized(_ request: Request, _ body: () -> Response) -> Response {
+    func authorized(_ request: Request, _ body: () -> Response) -> Response {
         switch linking.authenticate(request.headers[.authorization], now: Date()) {
         case .success: return body()
         case .failure(let refusal): return Self.unauthorized(refusal, request)
@@ -151,13 +153,13 @@ struct APIEndpoints: Sendable {
     }
 
     /// Like ``authorized(_:_:)``, for an operation that needs at least `needs` (403 otherwise).
-    private func authorizedAsync(_ request: Request, needs: APIRole, _ body: () async -> Response) async -> Response {
+    func authorizedAsync(_ request: Request, needs: APIRole, _ body: () async -> Response) async -> Response {
         switch linking.role(request.headers[.authorization], now: Date()) {
         case .success(let role) where role >= needs: return await body()
         case .success(let role):
             return Self.problem(
                 .forbidden, "forbidden",
-                "this token's role is \(role.rawValue); this needs \(needs.rawValue) or admin "
+                "this token's role is \(role.rawValue); this needs \(needs == .admin ? "admin" : "\(needs.rawValue) or admin") "
                     + "(the third field of its line in http.bearerTokensFile)", request)
         case .failure(let refusal): return Self.unauthorized(refusal, request)
         }
@@ -194,7 +196,7 @@ struct APIEndpoints: Sendable {
         return response
     }
 
-    private static func parameter(_ context: ClientRequestContext, _ name: String) -> String {
+    static func parameter(_ context: ClientRequestContext, _ name: String) -> String {
         let raw = context.parameters.get(name) ?? ""
         return raw.removingPercentEncoding ?? raw
     }

@@ -17,6 +17,18 @@ public enum JSONValue: Sendable, Equatable {
         guard case .object(let object) = self else { return nil }
         return object[key]
     }
+
+    /// The text of a string value, else nil.
+    public var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
+
+    /// The elements of an array value, else nil.
+    public var arrayElements: [JSONValue]? {
+        guard case .array(let elements) = self else { return nil }
+        return elements
+    }
 }
 
 /// An ordered JSON object: members in insertion order, one value per key.

@@ -22,12 +22,15 @@ extension FulfillmentTests {
             let echo = try Zigbee2MQTTEcho(home.broker)
             defer { echo.stop() }
             let log = home.folder + "/schemathesis.txt"
+            // One worker: with several, hypothesis describes its filters with ast.parse from several
+            // threads at once, which CPython 3.11 answers with "AST constructor recursion depth
+            // mismatch" (a runtime error of the tool, not a finding); one is as fast here.
             let run = try ChildProcess(
                 [
                     Self.schemathesis, "--config-file", CommandRunner.repository + "/api/schemathesis.toml", "run",
                     home.base + "/api/v1/openapi.json", "--url", home.base, "-H",
-                    "Authorization: Bearer \(Self.staticToken)", "--checks", "all", "--exclude-path",
-                    "/api/v1/changes", "--max-examples", "25", "--workers", "4", "--request-timeout", "10",
+                    "Authorization: Bearer \(Self.adminToken)", "--checks", "all", "--exclude-path",
+                    "/api/v1/changes", "--max-examples", "25", "--workers", "1", "--request-timeout", "10",
                     "--seed", "4711", "--no-color",
                 ], logFile: log)
             let finished = run.reap(within: .seconds(600))

@@ -13,6 +13,8 @@ struct FulfillmentTests {
     static let staticToken = "test-static-token-0123456789abcdef"
     /// A static token with the viewer role: it may read through the API, not command.
     static let viewerToken = "test-viewer-token-0123456789abcdef"
+    /// A static token with the admin role: it may edit the home through the API.
+    static let adminToken = "test-admin-token-0123456789abcdefg"
     static let redirect = "http://127.0.0.1:9/r/test-project"
 
     /// A running home: broker, `serve` with an `http` section, the demo's three devices (Hall light
@@ -30,7 +32,8 @@ struct FulfillmentTests {
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "# scripts\n\(Self.staticToken) script-user\n\(Self.viewerToken) wall-panel viewer\n".write(
+        let tokens = "\(Self.staticToken) script-user\n\(Self.viewerToken) wall-panel viewer\n\(Self.adminToken) owner admin"
+        try "# scripts\n\(tokens)\n".write(
             toFile: folder + "/tokens", atomically: true, encoding: .utf8)
         try "client-secret-for-tests\n".write(toFile: folder + "/client-secret", atomically: true, encoding: .utf8)
         try "correct horse\n".write(toFile: folder + "/password", atomically: true, encoding: .utf8)

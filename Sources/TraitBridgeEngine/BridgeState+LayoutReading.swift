@@ -1,0 +1,72 @@
+import TraitBridgeAutomation
+public import TraitBridgeJSON
+import TraitBridgeModel
+
+/// The home above the devices as the HTTP API reads it, from a copy of the state: the same
+/// documents the layout and automation topics retain, shaped by ``LayoutLists`` (as the CLI's
+/// `--json` is from the retained payloads).
+extension BridgeState {
+    /// What a layout list names.
+    public enum LayoutListKind: String, Sendable, CaseIterable {
+        case rooms, zones, groups, scenes, automations
+        case cloudLinks = "cloud-links"
+    }
+
+    /// One of the lists, as ``LayoutLists`` shapes it.
+    public func layoutList(_ kind: LayoutListKind) -> JSONValue {
+        switch kind {
+        case .rooms: return LayoutLists.rooms(homes: graph.homes.map(homeDocument))
+        case .zones: return LayoutLists.zones(homes: graph.homes.map(homeDocument))
+        case .groups:
+            return LayoutLists.groups(graph.homes.flatMap { home in home.groups.map { groupEntry($0, in: home) } })
+        case .scenes:
+            return LayoutLists.scenes(graph.homes.flatMap { home in home.scenes.map { sceneDocument($0, in: home) } })
+        case .automations: return LayoutLists.automations(automations.all.map(automationDocument))
+        case .cloudLinks:
+            let links = cloudImport.links.isEmpty ? JSONObject() : linkHealth()
+            return LayoutLists.cloudLinks(health: ["links": .object(links)])
+        }
+    }
+
+    /// One group by id or name (ignoring case, spaces and apostrophes): definition and state.
+    public func group(named text: String) -> JSONValue? {
+        locate(text, \.groups, id: \.id.rawValue, name: \.name).map { groupEntry($0.0, in: $0.1) }
+    }
+
+    /// The id and home (id) of the group with this id or name, if there is one.
+    public func groupAddress(named text: String) -> (id: String, home: String)? {
+        locate(text, \.groups, id: \.id.rawValue, name: \.name).map { ($0.0.id.rawValue, $0.1.id.rawValue) }
+    }
+
+    /// The id and home (id) of the scene with this id or name, if there is one.
+    public func scene(named text: String) -> (id: String, home: String)? {
+        locate(text, \.scenes, id: \.id.rawValue, name: \.name).map { ($0.0.id.rawValue, $0.1.id.rawValue) }
+    }
+
+    private func locate<Item>(
+        _ text: String, _ items: KeyPath<Home, [Item]>, id: KeyPath<Item, String>, name: KeyPath<Item, String>
+    ) -> (Item, Home)? {
+        let key = NameRules.comparisonKey(text)
+        for home in graph.homes {
+            for item in home[keyPath: items]
+            where item[keyPath: id] == text || NameRules.comparisonKey(item[keyPath: name]) == key {
+                return (item, home)
+            }
+        }
+        return nil
+    }
+
+    /// An automation's last runs (`{"runs": [...]}`, newest first, as `…/history` retains them).
+    public func automationHistory(named text: String) -> JSONValue? {
+        let key = NameRules.comparisonKey(text)
+        guard
+            let automation = automations[AutomationID(text)]
+                ?? automations.all.first(where: { NameRules.comparisonKey($0.name) == key })
+        else { return nil }
+        return ["runs": .array(automations.runs(of: automation.id))]
+    }
+
+    private func groupEntry(_ group: DeviceGroup, in home: Home) -> JSONValue {
+        LayoutLists.group(definition: groupDocument(group, in: home), state: groupState(group))
+    }
+}
