@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// `traitbridge automation …`: HomeKit's triggers, conditions and actions — timers (HomeKit's
@@ -55,10 +56,14 @@ struct AutomationCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the automations with their next fire and last run.")
+        @Flag(help: "Print the list as JSON, as the HTTP API answers GET /api/v1/automations.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
+            if json {
+                return print(LayoutLists.automations(snapshot.automations.values.map(\.value)).serialized(.pretty))
+            }
             let rows = snapshot.automations.values.sorted { ($0["name"]?.string ?? "") < ($1["name"]?.string ?? "") }
                 .map {
                     automation -> [String] in

@@ -77,9 +77,25 @@ struct CloudLinkListCommand: ParsableCommand {
     var config: String?
     @Option(help: "Folder of the registry database (default: as serve's).")
     var dataDir: String?
+    @Flag(help: "Print the links as JSON, in the shape of the HTTP API's GET /api/v1/cloud-links (its settings).")
+    var json = false
 
     func run() throws {
         let links = try CloudLinkCommand.links(config: config, dataDir: dataDir)
+        if json {
+            let entries = links.map { found -> JSONValue in
+                let link = found.settings
+                return [
+                    "name": .string(link.name), "url": .string(link.url),
+                    "pollSeconds": .int(link.pollInterval.components.seconds),
+                    "syncSeconds": .int(link.syncInterval.components.seconds),
+                    "pushes": .bool(link.pushPublicKeyFile != nil),
+                    "auth": .string(link.oauth == nil ? "token" : "oauth"),
+                    "origin": .string(found.origin),
+                ]
+            }
+            return print(JSONValue.object(["links": .array(entries)]).serialized(.pretty))
+        }
         guard !links.isEmpty else {
             print("no cloud links (add one: traitbridge cloud link add NAME --url URL --token-file FILE)")
             return

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// `traitbridge group …`: HomeKit's service groups — devices acted on together, with a state and
@@ -44,12 +45,23 @@ struct GroupCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a home's groups with their connectivity.")
         @OptionGroup var home: HomeOption
+        @Flag(help: "Print the list as JSON, as the HTTP API answers GET /api/v1/groups.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
+            let homes = LayoutRequest.homes(snapshot, home: self.home.home)
+            if json {
+                let ids = homes.flatMap { $0["groups"]?.elements.compactMap { $0["id"]?.string } ?? [] }
+                let entries = ids.compactMap { id in
+                    snapshot.groups[id].map {
+                        LayoutLists.group(definition: $0.value, state: snapshot.groupStates[id]?.value)
+                    }
+                }
+                return print(LayoutLists.groups(entries).serialized(.pretty))
+            }
             var rows: [[String]] = []
-            for home in LayoutRequest.homes(snapshot, home: self.home.home) {
+            for home in homes {
                 for entry in home["groups"]?.elements ?? [] {
                     let id = entry["id"]?.string ?? ""
                     let state = snapshot.groupStates[id]
@@ -87,7 +99,7 @@ struct GroupCommand: ParsableCommand {
             print(
                 "\(definition["name"]?.string ?? id) (\(id)) in \(definition["home"]?.string ?? "?"): "
                     + "\(state?["connectivityState"]?.string ?? "unknown"), "
-                + "\(state?["dataSourceLocality"]?.string ?? "?")"
+                    + "\(state?["dataSourceLocality"]?.string ?? "?")"
             )
             for member in state?["members"]?.elements ?? [] {
                 let device = member["device"]?.string ?? "?"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// `traitbridge room list|add|rename|remove`: the rooms of a home. `traitbridge move` puts a
@@ -23,10 +24,18 @@ struct RoomCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a home's rooms with their zones and devices.")
         @OptionGroup var home: HomeOption
+        @Flag(help: "Print the list as JSON, as the HTTP API answers GET /api/v1/rooms.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
+            func devices(home: String, room: String) -> Int {
+                snapshot.descriptions.values.filter { $0["home"]?.string == home && $0["room"]?.string == room }.count
+            }
+            if json {
+                let homes = LayoutRequest.homes(snapshot, home: home.home).map(\.value)
+                return print(LayoutLists.rooms(homes: homes, deviceCount: devices).serialized(.pretty))
+            }
             var rows: [[String]] = []
             for home in LayoutRequest.homes(snapshot, home: self.home.home) {
                 let homeName = home["name"]?.string ?? "?"
@@ -35,10 +44,8 @@ struct RoomCommand: ParsableCommand {
                     let zones = (home["zones"]?.elements ?? []).filter {
                         $0["rooms"]?.elements.contains { $0.string == name } == true
                     }.compactMap { $0["name"]?.string }
-                    let devices = snapshot.descriptions.values.filter {
-                        $0["home"]?.string == homeName && $0["room"]?.string == name
-                    }.count
-                    rows.append([name, homeName, zones.joined(separator: ", "), String(devices)])
+                    let count = devices(home: homeName, room: name)
+                    rows.append([name, homeName, zones.joined(separator: ", "), String(count)])
                 }
             }
             print(LayoutRequest.table(["ROOM", "HOME", "ZONES", "DEVICES"], rows))

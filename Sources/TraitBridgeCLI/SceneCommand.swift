@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// `traitbridge scene …`: HomeKit's action sets — named lists of attribute writes and trait
@@ -58,12 +59,18 @@ struct SceneCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a home's scenes with their last run.")
         @OptionGroup var home: HomeOption
+        @Flag(help: "Print the list as JSON, as the HTTP API answers GET /api/v1/scenes.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
+            let homes = LayoutRequest.homes(snapshot, home: self.home.home)
+            if json {
+                let ids = homes.flatMap { $0["scenes"]?.elements.compactMap { $0["id"]?.string } ?? [] }
+                return print(LayoutLists.scenes(ids.compactMap { snapshot.scenes[$0]?.value }).serialized(.pretty))
+            }
             var rows: [[String]] = []
-            for home in LayoutRequest.homes(snapshot, home: self.home.home) {
+            for home in homes {
                 for entry in home["scenes"]?.elements ?? [] {
                     let scene = snapshot.scenes[entry["id"]?.string ?? ""]
                     let last = scene?["lastRun"].map { "\($0["status"]?.string ?? "?") at \($0["at"]?.string ?? "?")" }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TraitBridgeEngine
 import TraitBridgeJSON
 
 /// `traitbridge zone list|add|rename|remove|rooms`: named sets of rooms ("Upstairs"); a room may
@@ -17,16 +18,23 @@ struct ZoneCommand: ParsableCommand {
               traitbridge zone rooms Downstairs Hall Kitchen "Living room"
               traitbridge devices --zone Downstairs
             """,
-        subcommands: [List.self, Add.self, RenameLayoutItem<ZoneItem>.self, RemoveLayoutItem<ZoneItem>.self, Rooms.self]
+        subcommands: [
+            List.self, Add.self, RenameLayoutItem<ZoneItem>.self, RemoveLayoutItem<ZoneItem>.self, Rooms.self,
+        ]
     )
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a home's zones and their rooms.")
         @OptionGroup var home: HomeOption
+        @Flag(help: "Print the list as JSON, as the HTTP API answers GET /api/v1/zones.") var json = false
         @OptionGroup var connection: ConnectionOptions
 
         func run() throws {
             let snapshot = try BridgeSnapshot.readOrExit(connection)
+            if json {
+                let homes = LayoutRequest.homes(snapshot, home: home.home).map(\.value)
+                return print(LayoutLists.zones(homes: homes).serialized(.pretty))
+            }
             var rows: [[String]] = []
             for home in LayoutRequest.homes(snapshot, home: self.home.home) {
                 for zone in home["zones"]?.elements ?? [] {

@@ -15,7 +15,15 @@ extension BridgeState {
     /// One of the lists, as ``LayoutLists`` shapes it.
     public func layoutList(_ kind: LayoutListKind) -> JSONValue {
         switch kind {
-        case .rooms: return LayoutLists.rooms(homes: graph.homes.map(homeDocument))
+        case .rooms:
+            var counts: [String: Int] = [:]  // "home\u{0}room" → devices
+            for device in graph.devices.values {
+                guard let home = device.homeID.flatMap({ graph.home($0) }), let room = graph.room(of: device.id) else {
+                    continue
+                }
+                counts[home.name + "\u{0}" + room.name, default: 0] += 1
+            }
+            return LayoutLists.rooms(homes: graph.homes.map(homeDocument)) { counts[$0 + "\u{0}" + $1] ?? 0 }
         case .zones: return LayoutLists.zones(homes: graph.homes.map(homeDocument))
         case .groups:
             return LayoutLists.groups(graph.homes.flatMap { home in home.groups.map { groupEntry($0, in: home) } })

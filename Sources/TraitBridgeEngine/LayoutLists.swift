@@ -5,8 +5,9 @@ public import TraitBridgeJSON
 /// passes the state's documents, the CLI the retained payloads it read, so both print one shape.
 /// Entries are sorted by home, then name (ignoring case), then id.
 public enum LayoutLists {
-    /// `{"rooms": [{id, name, home, default, zones}]}` from home documents (`…/homes/<id>`).
-    public static func rooms(homes: [JSONValue]) -> JSONValue {
+    /// `{"rooms": [{id, name, home, default, zones, devices}]}` from home documents (`…/homes/<id>`)
+    /// and the number of devices in a room (by home name and room name).
+    public static func rooms(homes: [JSONValue], deviceCount: (String, String) -> Int) -> JSONValue {
         var entries: [JSONValue] = []
         for home in homes {
             let zones = home["zones"]?.arrayElements ?? []
@@ -21,6 +22,7 @@ public enum LayoutLists {
                     (zone["rooms"]?.arrayElements ?? []).contains { $0.stringValue == name }
                 }
                 entry.append("zones", .array(inZones.map { $0["name"] ?? .null }))
+                entry.append("devices", .int(Int64(deviceCount(home["name"]?.stringValue ?? "", name))))
                 entries.append(.object(entry))
             }
         }

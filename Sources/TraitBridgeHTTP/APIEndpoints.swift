@@ -159,7 +159,8 @@ struct APIEndpoints: Sendable {
         case .success(let role):
             return Self.problem(
                 .forbidden, "forbidden",
-                "this token's role is \(role.rawValue); this needs \(needs == .admin ? "admin" : "\(needs.rawValue) or admin") "
+                "this token's role is \(role.rawValue); this needs "
+                    + (needs == .admin ? "admin " : "\(needs.rawValue) or admin ")
                     + "(the third field of its line in http.bearerTokensFile)", request)
         case .failure(let refusal): return Self.unauthorized(refusal, request)
         }

@@ -105,6 +105,20 @@ extension FulfillmentTests {
         let noRun = try await send(home, .POST, "/api/v1/automations/ghost/run", token: Self.staticToken)
         #expect(noRun.status == 404)
         #expect(z2m.received.map(\.payloadText) == [#"{"state":"ON"}"#, #"{"state":"ON"}"#, #"{"state":"OFF"}"#])
+
+        // The CLI's `--json` lists, from the retained topics, are the API's answers.
+        for (command, path, schema) in [
+            ("room", "rooms", "RoomList"), ("zone", "zones", "ZoneList"), ("group", "groups", "GroupList"),
+            ("scene", "scenes", "SceneList"), ("automation", "automations", "AutomationList"),
+        ] {
+            let api = try await send(home, .GET, "/api/v1/" + path, token: Self.viewerToken)
+            let cli = try CommandRunner.run([command, "list", "--json", "--broker", home.broker.url])
+            #expect(cli.exitCode == 0, "\(command) list --json: \(cli.standardError)")
+            let printed = try JSONSerialization.jsonObject(with: Data(cli.standardOutput.utf8)) as? NSDictionary
+            #expect(
+                printed == api.json as NSDictionary, "\(command) list --json:\n\(cli.standardOutput)\nAPI: \(api.body)")
+            check.add(schema, body: cli.standardOutput, "\(command) list --json")
+        }
         try check.run(in: home.folder)
     }
 }

@@ -34,6 +34,14 @@ extension FulfillmentTests {
                 list.standardOutput.contains(
                     "live  \(partner.base)/smarthome  every 10 s, SYNC every 300 s, polled, token, \(config)"),
                 "\(list.standardOutput)")
+            let json = try CommandRunner.run(["cloud", "link", "list", "--json", "--config", config] + data)
+            let parsed = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+            let links = (parsed?["links"] as? [[String: Any]]) ?? []
+            #expect(links.map { $0["name"] as? String } == ["live", "gone"], "\(json.standardOutput)")
+            #expect(links.first?["pollSeconds"] as? Int == 10 && links.first?["auth"] as? String == "token")
+            let check = SchemaCheck()
+            check.add("CloudLinkList", body: json.standardOutput, "cloud link list --json")
+            try check.run(in: partner.folder)
             let live = try CommandRunner.run([
                 "cloud", "link", "test", "live", "--config", config, "--mappings", mappings,
             ] + data)
@@ -159,11 +167,13 @@ extension FulfillmentTests {
           traitbridge cloud link list
           traitbridge cloud link list --config /etc/traitbridge.json
 
-        USAGE: traitbridge cloud link list [--config <config>] [--data-dir <data-dir>]
+        USAGE: traitbridge cloud link list [--config <config>] [--data-dir <data-dir>] [--json]
 
         OPTIONS:
           --config <config>       A config file whose cloudLinks are listed too.
           --data-dir <data-dir>   Folder of the registry database (default: as serve's).
+          --json                  Print the links as JSON, in the shape of the HTTP
+                                  API's GET /api/v1/cloud-links (its settings).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -32,7 +32,10 @@ struct FulfillmentTests {
         let broker = try MosquittoBroker()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let tokens = "\(Self.staticToken) script-user\n\(Self.viewerToken) wall-panel viewer\n\(Self.adminToken) owner admin"
+        let tokens = [
+            "\(Self.staticToken) script-user", "\(Self.viewerToken) wall-panel viewer",
+            "\(Self.adminToken) owner admin",
+        ].joined(separator: "\n")
         try "# scripts\n\(tokens)\n".write(
             toFile: folder + "/tokens", atomically: true, encoding: .utf8)
         try "client-secret-for-tests\n".write(toFile: folder + "/client-secret", atomically: true, encoding: .utf8)
