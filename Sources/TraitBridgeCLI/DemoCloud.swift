@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ServiceLifecycle
+import TraitBridgeEmbedded
 import TraitBridgeEngine
 import TraitBridgeHTTP
 import TraitBridgeLocalBroker
@@ -60,18 +61,22 @@ final class DemoCloud {
 
     /// Google's fulfillment endpoint for `bridge` on a free loopback port, opened by `token`
     /// alone (made for this run; it dies with the demo): the partner cloud's, and the demo's own.
-    static func fulfillment(for bridge: Bridge, token: String, agent: String, logger: Logger) throws
-        -> BackgroundServer
-    {
+    /// With `sessions`, the HTTP API, its change stream and the web UI are served too.
+    static func fulfillment(
+        for bridge: Bridge, token: String, agent: String, sessions: WebSessions? = nil, logger: Logger
+    ) throws -> BackgroundServer {
         var http = FulfillmentSettings()
         http.port = 0
         let tokens = try StaticTokens(text: token, path: "demo", defaultAgentUserID: agent)
         let linking = AccountLinking(oauth: nil, staticTokens: tokens, store: bridge.store)
+        let feed = sessions.map { _ in ChangeFeed(bridge: bridge) }
         return try BackgroundServer(
             build: { onListening in
                 try FulfillmentServer.application(
-                    settings: http, bridge: bridge, linking: linking, logger: logger, onListening: onListening)
-            }, logger: logger)
+                    settings: http, bridge: bridge, linking: linking, logger: logger,
+                    apiDocument: sessions == nil ? nil : EmbeddedMappings.openAPIDocument, changeFeed: feed,
+                    webSessions: sessions, onListening: onListening)
+            }, companions: feed.map { [$0] } ?? [], logger: logger)
     }
 
     /// The broker's process and folder, for the demo's orphan guard.

@@ -229,8 +229,10 @@ struct DemoCommand: ParsableCommand {
         // this run only (it dies with the demo), so the curl line works as printed.
         let token = "tb-demo-" + UUID().uuidString.lowercased()
         let fulfillment: BackgroundServer
+        let sessions = WebSessions()
         do {
-            fulfillment = try DemoCloud.fulfillment(for: bridge, token: token, agent: "demo-user", logger: logger)
+            fulfillment = try DemoCloud.fulfillment(
+                for: bridge, token: token, agent: "demo-user", sessions: sessions, logger: logger)
         } catch {
             printError("error: the fulfillment endpoint did not start: \(error)")
             throw ExitCode.failure
@@ -241,6 +243,11 @@ struct DemoCommand: ParsableCommand {
             "     curl -s -H 'Authorization: Bearer \(token)' -d "
                 + #"'{"requestId":"1","inputs":[{"intent":"action.devices.SYNC"}]}' "#
                 + "\(fulfillment.baseURL)/smarthome")
+        say("== the web UI: \(fulfillment.baseURL)/ui/ — sign in once (within 15 minutes) with:")
+        say("     \(fulfillment.baseURL)/ui/login?code=\(sessions.issueOneTimeCode())")
+        say(
+            "   and the HTTP API with the same token: curl -s -H 'Authorization: Bearer \(token)' "
+                + "\(fulfillment.baseURL)/api/v1/devices")
         say("== traitbridge watch: changes as they happen. In another terminal, try:")
         var setup = "export TRAITBRIDGE_BROKER=\(shownBroker)"
         if let folder = Self.executableFolder {

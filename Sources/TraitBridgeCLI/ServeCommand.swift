@@ -229,10 +229,16 @@ extension ServeCommand {
             let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
                 operations: operations, apiDocument: EmbeddedMappings.openAPIDocument, changeFeed: feed,
+                webSessions: WebSessions(secureCookie: http.tlsCertificateFile != nil),
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"
                     logger.notice("smart-home fulfillment on \(base)/smarthome\(linking)")
+                    let signIn =
+                        http.oauth == nil
+                        ? "nobody can sign in: give http.oauth a user and passwordFile"
+                        : "sign in as \(http.oauth?.user ?? "")"
+                    logger.notice("web UI on \(base)/ui/ (\(signIn)); HTTP API on \(base)/api/v1/")
                 })
             return [server, feed] + (reporter.map { [$0] } ?? [])
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import TraitBridgeEngine
@@ -16,6 +17,8 @@ struct APIEndpoints: Sendable {
     let document: [UInt8]
     /// The devices' changes, for `/api/v1/changes` (absent: the route answers 404).
     var feed: ChangeFeed?
+    /// The web UI's signed-in browsers, which call the API with their session cookie.
+    var sessions: WebSessions?
     let maxBodyBytes = 64 * 1024
 
     /// Each path and the methods it answers; any other method is 405 with `Allow`.
@@ -146,15 +149,15 @@ struct APIEndpoints: Sendable {
     // MARK: Authentication and problems
 
     func authorized(_ request: Request, _ body: () -> Response) -> Response {
-        switch linking.authenticate(request.headers[.authorization], now: Date()) {
+        switch role(of: request, writing: false) {
         case .success: return body()
-        case .failure(let refusal): return Self.unauthorized(refusal, request)
+        case .failure(let refusal): return refusal.response
         }
     }
 
     /// Like ``authorized(_:_:)``, for an operation that needs at least `needs` (403 otherwise).
     func authorizedAsync(_ request: Request, needs: APIRole, _ body: () async -> Response) async -> Response {
-        switch linking.role(request.headers[.authorization], now: Date()) {
+        switch role(of: request, writing: true) {
         case .success(let role) where role >= needs: return await body()
         case .success(let role):
             return Self.problem(
@@ -162,8 +165,38 @@ struct APIEndpoints: Sendable {
                 "this token's role is \(role.rawValue); this needs "
                     + (needs == .admin ? "admin " : "\(needs.rawValue) or admin ")
                     + "(the third field of its line in http.bearerTokensFile)", request)
-        case .failure(let refusal): return Self.unauthorized(refusal, request)
+        case .failure(let refusal): return refusal.response
         }
+    }
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    /// The caller's role: a bearer token's, or without one a signed-in browser's session (the web
+    /// UI), whose writes must carry the session's CSRF token; the refusal otherwise.
+    func role(of request: Request, writing: Bool) -> Result<APIRole, Refused> {
+        let header = request.headers[.authorization]
+        if header == nil, let sessions,
+            let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date())
+        {
+            if writing, !Secrets.matches(request.headers[Self.csrfHeader] ?? "", session.csrf) {
+                return .failure(
+                    Refused(
+                        response: Self.problem(
+                            .forbidden, "missing CSRF token",
+                            "a signed-in browser's writes carry X-CSRF-Token (the page's csrf-token meta); reload it",
+                            request)))
+            }
+            return .success(session.role)
+        }
+        switch linking.role(header, now: Date()) {
+        case .success(let role): return .success(role)
+        case .failure(let refusal): return .failure(Refused(response: Self.unauthorized(refusal, request)))
+        }
+    }
+
+    /// A refusal, as the response to send.
+    struct Refused: Error {
+        var response: Response
     }
 
     private static func unauthorized(_ refusal: AccountLinking.Refusal, _ request: Request) -> Response {

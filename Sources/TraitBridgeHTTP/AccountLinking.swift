@@ -132,21 +132,12 @@ public final class AccountLinking: Sendable {
         case .success(let checked): request = checked
         case .failure(let error): return .failure(error)
         }
-        let account = fields["username"] ?? ""
-        if case .wait(let seconds, let scope) = throttle.withLock({
-            $0.check(address: client, account: account, now: now)
-        }) {
-            let whose =
-                scope == .global ? "too many wrong passwords from many places" : "too many wrong passwords from here"
-            return .failure(
-                .init("\(whose); try again in \(seconds) seconds", isLoginFailure: true, retryAfter: seconds))
+        if case .failure(let error) = checkPassword(
+            account: fields["username"] ?? "", password: fields["password"] ?? "", client: client, now: now)
+        {
+            return .failure(error)
         }
-        guard let oauth, Secrets.matches(account, oauth.user), Secrets.matches(fields["password"] ?? "", oauth.password)
-        else {
-            throttle.withLock { $0.failed(address: client, account: account, now: now) }
-            return .failure(.init("wrong user name or password", isLoginFailure: true))
-        }
-        throttle.withLock { $0.succeeded(address: client, account: account) }
+        guard let oauth else { return .failure(.init("wrong user name or password", isLoginFailure: true)) }
         let code = Secrets.makeToken(prefix: "tbc_")
         codes.withLock { codes in
             codes = codes.filter { $0.value.expiresAt > now }
@@ -163,6 +154,27 @@ public final class AccountLinking: Sendable {
         return .success(
             request.redirectURI + separator + "code=" + FormFields.encode(code) + "&state="
                 + FormFields.encode(request.state))
+    }
+
+    /// The owner's user name and password (`http.oauth`) from `client`, throttled per address and
+    /// account (the OAuth page's login and the web UI's): the user, or why not.
+    public func checkPassword(account: String, password: String, client: String, now: Date)
+        -> Result<String, LinkingPageError>
+    {
+        if case .wait(let seconds, let scope) = throttle.withLock({
+            $0.check(address: client, account: account, now: now)
+        }) {
+            let whose =
+                scope == .global ? "too many wrong passwords from many places" : "too many wrong passwords from here"
+            return .failure(
+                .init("\(whose); try again in \(seconds) seconds", isLoginFailure: true, retryAfter: seconds))
+        }
+        guard let oauth, Secrets.matches(account, oauth.user), Secrets.matches(password, oauth.password) else {
+            throttle.withLock { $0.failed(address: client, account: account, now: now) }
+            return .failure(.init("wrong user name or password", isLoginFailure: true))
+        }
+        throttle.withLock { $0.succeeded(address: client, account: account) }
+        return .success(oauth.user)
     }
 
     // MARK: Token endpoint

@@ -12,9 +12,11 @@ public final class BackgroundServer: Sendable {
     /// The base URL once listening.
     public let baseURL: String
 
-    /// Starts `application` and waits (up to 10 s) until its socket is bound.
+    /// Starts `application` (and `companions`, such as the change feed its API streams) and waits
+    /// (up to 10 s) until its socket is bound.
     public init(
-        build: (@escaping @Sendable (String) -> Void) throws -> any Service, logger: Logger
+        build: (@escaping @Sendable (String) -> Void) throws -> any Service, companions: [any Service] = [],
+        logger: Logger
     ) throws {
         let listening = DispatchSemaphore(value: 0)
         let base = Mutex<String?>(nil)
@@ -22,7 +24,7 @@ public final class BackgroundServer: Sendable {
             base.withLock { $0 = url }
             listening.signal()
         }
-        group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        group = ServiceGroup(configuration: .init(services: [application] + companions, logger: logger))
         Task { [group, finished] in
             do { try await group.run() } catch { logger.error("fulfillment listener stopped: \(error)") }
             finished.signal()

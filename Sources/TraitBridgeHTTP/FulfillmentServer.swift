@@ -20,16 +20,23 @@ public enum FulfillmentServer {
     public static func application(
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
         homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil, apiDocument: [UInt8]? = nil,
-        changeFeed: ChangeFeed? = nil, onListening: @escaping @Sendable (String) -> Void = { _ in }
+        changeFeed: ChangeFeed? = nil, webSessions: WebSessions? = nil,
+        onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router(context: ClientRequestContext.self)
         operations?.register(on: router)
+        let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024, bridge: bridge, logger: logger)
         if let apiDocument {
-            APIEndpoints(bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed).register(on: router)
+            APIEndpoints(
+                bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed, sessions: webSessions
+            )
+            .register(on: router)
+            if let webSessions {
+                WebPages(bridge: bridge, sessions: webSessions, linking: linking, pages: pages).register(on: router)
+            }
         }
         let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }
-        let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024, bridge: bridge, logger: logger)
         router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
         router.post("oauth/authorize") { request, context in await pages.login(request, client: context.client) }
         router.post("oauth/token") { request, _ in await pages.token(request) }

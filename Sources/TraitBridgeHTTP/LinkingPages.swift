@@ -50,7 +50,7 @@ struct LinkingPages: Sendable {
 
     /// Logs and counts a wrong password or a held-back attempt (never what was typed: a password
     /// typed into the user field must not reach the log).
-    private func note(_ error: LinkingPageError, client: String) {
+    func note(_ error: LinkingPageError, client: String) {
         if error.retryAfter != nil {
             Self.waits.increment()
             logger.notice("login from \(client) held back: \(error.message)")

@@ -1,0 +1,161 @@
+/// The web UI's only script and style sheet, served from `/ui/assets/` (no build step, nothing
+/// from another origin). The script sends what the page's controls say to the HTTP API with the
+/// session's CSRF token, says the outcome in the page's live region, and redraws a device's card
+/// (or trait table) when `/api/v1/changes` says it changed.
+enum WebAssets {
+    static let script = #"""
+        "use strict";
+        (() => {
+          const meta = document.querySelector('meta[name="csrf-token"]');
+          if (!meta) return;
+          const csrf = meta.content;
+          const status = document.getElementById("status");
+          function say(text, good) {
+            status.textContent = text;
+            status.className = good ? "ok" : "bad";
+          }
+          function outcome(response, answer) {
+            if (!response.ok) {
+              const what = answer.code || answer.title || String(response.status);
+              return ["Refused: " + what + (answer.detail ? ": " + answer.detail : ""), false];
+            }
+            if (answer.results) {
+              const count = answer.summary || {};
+              return [answer.status + ": " + (count.confirmed || 0) + " confirmed, " + (count.assumed || 0) +
+                " assumed, " + (count.refused || 0) + " refused, " + (count.skipped || 0) + " skipped",
+                answer.status === "ok"];
+            }
+            if (answer.status === "confirmed") return ["Confirmed", true];
+            if (answer.status === "assumed") return ["Sent; the device has not confirmed it (assumed)", true];
+            return [String(answer.status), true];
+          }
+          async function send(path, body, device) {
+            say("Sending…", true);
+            let response;
+            let answer = {};
+            try {
+              response = await fetch(path, {
+                method: "POST", credentials: "same-origin",
+                headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+                body: JSON.stringify(body || {}),
+              });
+              answer = await response.json().catch(() => ({}));
+            } catch (error) {
+              say("The bridge did not answer: " + error, false);
+              return;
+            }
+            const [text, good] = outcome(response, answer);
+            say(text, good);
+            if (device) refresh(device);
+          }
+          const busy = new Set();
+          const again = new Set();
+          async function refresh(device) {
+            if (busy.has(device)) { again.add(device); return; }
+            busy.add(device);
+            try {
+              const card = document.getElementById("card-" + device);
+              const traits = document.getElementById("traits");
+              if (card) {
+                const response = await fetch("/ui/cards/" + encodeURIComponent(device), {credentials: "same-origin"});
+                if (response.ok) replace(card, await response.text());
+              } else if (traits && traits.dataset.device === device) {
+                const path = "/ui/devices/" + encodeURIComponent(device) + "/traits";
+                const response = await fetch(path, {credentials: "same-origin"});
+                if (response.ok) {
+                  traits.innerHTML = await response.text();
+                  traits.dataset.updated = String(Date.now());
+                }
+              }
+            } catch (error) {
+              console.warn("could not redraw " + device + ": " + error);
+            } finally {
+              busy.delete(device);
+              if (again.delete(device)) refresh(device);
+            }
+          }
+          function replace(card, html) {
+            const holder = document.createElement("div");
+            holder.innerHTML = html;
+            const fresh = holder.firstElementChild;
+            if (!fresh) return;
+            const hadFocus = card.contains(document.activeElement);
+            fresh.dataset.updated = String(Date.now());
+            card.replaceWith(fresh);
+            if (hadFocus) {
+              const control = fresh.querySelector("button, input");
+              if (control) control.focus();
+            }
+          }
+          document.addEventListener("click", (event) => {
+            const button = event.target.closest("button[data-path]");
+            if (!button) return;
+            event.preventDefault();
+            const body = button.dataset.body ? JSON.parse(button.dataset.body) : {};
+            send(button.dataset.path, body, button.dataset.device);
+          });
+          document.addEventListener("change", (event) => {
+            const input = event.target.closest("input[type=range][data-path]");
+            if (!input) return;
+            send(input.dataset.path, {deviceType: input.dataset.type, trait: input.dataset.trait,
+              attribute: input.dataset.attribute, value: Number(input.value)}, input.dataset.device);
+          });
+          document.addEventListener("submit", (event) => {
+            const form = event.target.closest("form[data-path]");
+            if (!form) return;
+            event.preventDefault();
+            const text = form.elements.value.value;
+            let value = text;
+            try { value = JSON.parse(text); } catch (error) { value = text; }
+            send(form.dataset.path, {deviceType: form.dataset.type, trait: form.dataset.trait,
+              attribute: form.dataset.attribute, value: value}, form.dataset.device);
+          });
+          if (document.querySelector("[data-device]")) {
+            const changes = new EventSource("/api/v1/changes?shape=stream");
+            changes.addEventListener("change", (event) => {
+              const change = JSON.parse(event.data);
+              if (change.device) refresh(change.device);
+            });
+            changes.addEventListener("open", () => { document.body.dataset.live = "yes"; });
+          }
+        })();
+        """#
+
+    /// Two linked squares: the bridge between devices.
+    static let icon = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="5" width="5" height="6" fill="#20313b"/>\
+        <rect x="10" y="5" width="5" height="6" fill="#20313b"/><rect x="6" y="7" width="4" height="2" fill="#1d4ed8"/></svg>
+        """
+
+    static let style = """
+        :root { font-family: system-ui, sans-serif; color: #1b1b1b; background: #fafafa; line-height: 1.4; }
+        body { margin: 0; }
+        header nav { display: flex; gap: 1em; align-items: center; flex-wrap: wrap; padding: .6em 1em;
+          background: #20313b; }
+        header a, header .role { color: #fff; }
+        main { padding: 0 1em 2em; max-width: 72em; }
+        .inline { display: inline; }
+        .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .8em; }
+        .card, .group, .trait { background: #fff; border: 1px solid #c9c9c9; border-radius: .4em; padding: .2em .8em .6em; }
+        .card h3 { margin: .4em 0; font-size: 1.05em; }
+        .badge { display: inline-block; padding: 0 .5em; border-radius: 1em; font-size: .85em; border: 1px solid; }
+        .badge.online { background: #e3f4e6; color: #14532d; }
+        .badge.offline { background: #fde8e8; color: #7f1d1d; }
+        .badge.partiallyOnline { background: #fff4d6; color: #713f12; }
+        .badge.unknown { background: #ececec; color: #333; }
+        .locality { font-size: .85em; color: #444; }
+        .reason { font-size: .85em; color: #7f1d1d; }
+        .value { font-weight: bold; margin: .2em 0; }
+        button { font: inherit; padding: .3em .8em; min-height: 2.2em; cursor: pointer; }
+        :focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
+        #status.ok { color: #14532d; }
+        #status.bad, .bad { color: #7f1d1d; }
+        table { border-collapse: collapse; width: 100%; overflow-x: auto; display: block; }
+        th, td { text-align: left; padding: .2em .5em; border-bottom: 1px solid #e5e5e5; vertical-align: top; }
+        dl { display: grid; grid-template-columns: max-content 1fr; gap: 0 1em; }
+        dd { margin: 0; }
+        .hidden { position: absolute; left: -10000px; }
+        .login input { font: inherit; padding: .3em; }
+        @media (max-width: 30em) { .cards { grid-template-columns: 1fr; } main { padding: 0 .5em 2em; } }
+        """
+}

@@ -1,0 +1,179 @@
+import Foundation
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+
+/// The web UI's HTML, made from a copy of the state: every text escaped, every link and API path
+/// built from ids, controls only for a role that may use them (control or admin).
+struct WebHTML {
+    let state: BridgeState
+    let role: APIRole
+
+    var canControl: Bool { role >= .control }
+
+    // MARK: The page around everything
+
+    static func document(title: String, body: String, csrf: String?, role: APIRole?) -> String {
+        let navigation =
+            csrf == nil
+            ? ""
+            : """
+            <header><nav aria-label="Main"><a href="/ui/">Devices</a> <a href="/ui/home">Home</a>
+            <form method="post" action="/ui/logout" class="inline"><button type="submit">Sign out</button></form>
+            <span class="role">\(escape(role?.rawValue ?? ""))</span></nav></header>
+            """
+        let script = csrf == nil ? "" : #"<script src="/ui/assets/app.js" defer></script>"#
+        return """
+            <!doctype html><html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            \(csrf.map { #"<meta name="csrf-token" content="\#(escape($0))">"# } ?? "")
+            <title>\(escape(title)) · TraitBridge</title><link rel="icon" href="/ui/assets/icon.svg">
+            <link rel="stylesheet" href="/ui/assets/app.css">\(script)
+            </head><body>\(navigation)<main id="main"><h1>\(escape(title))</h1>
+            <p id="status" role="status" aria-live="polite"></p>\(body)</main></body></html>
+            """
+    }
+
+    static func loginForm(problem: String?) -> String {
+        """
+        \(problem.map { #"<p role="alert" class="bad">\#(escape($0))</p>"# } ?? "")
+        <form method="post" action="/ui/login" class="login">
+        <p><label for="username">User</label> <input id="username" name="username" autocomplete="username" required></p>
+        <p><label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required></p>
+        <p><button type="submit" id="sign-in">Sign in</button></p></form>
+        <p>The owner's user and password of <code>http.oauth</code>, or the one-time link the demo prints.</p>
+        """
+    }
+
+    static func missing(_ name: String) -> String {
+        "<p>No device has the id or name '\(escape(name))'. <a href=\"/ui/\">All devices</a></p>"
+    }
+
+    // MARK: Devices by room
+
+    func devicesByRoom(_ filter: DeviceFilter, limit: Int) -> String {
+        let summaries = state.deviceSummaries(filter)
+        var html = "<p>\(summaries.count) device\(summaries.count == 1 ? "" : "s")"
+        if summaries.count > limit { html += "; the first \(limit) shown: narrow them with ?room=, ?connectivity=" }
+        html += ".</p>"
+        var room: String?? = .none
+        for summary in summaries.prefix(limit) {
+            let here = summary["room"]?.stringValue
+            if room != .some(here) {
+                if room != nil { html += "</div></section>" }
+                room = .some(here)
+                let title = here ?? "No room"
+                html += "<section aria-label=\"\(escape(title))\"><h2>\(escape(title))</h2><div class=\"cards\">"
+            }
+            if let id = summary["id"]?.stringValue, let card = card(id) { html += card }
+        }
+        if room != nil { html += "</div></section>" }
+        return html
+    }
+
+    /// One device's card: name, connectivity, locality and why, its on/off and level.
+    func card(_ idOrName: String) -> String? {
+        guard let id = state.deviceID(named: idOrName), let summary = state.deviceSummary(id),
+            let document = document(id.rawValue)
+        else { return nil }
+        let deviceState = document["state"]
+        let connectivity = summary["connectivityState"]?.stringValue ?? "unknown"
+        let locality = summary["dataSourceLocality"]?.stringValue ?? "unknown"
+        let name = summary["name"]?.stringValue ?? id.rawValue
+        var html = """
+            <article class="card" id="card-\(escape(id.rawValue))" data-device="\(escape(id.rawValue))">
+            <h3><a href="/ui/devices/\(Self.path(id.rawValue))">\(escape(name))</a></h3>
+            <p><span class="badge \(escape(connectivity))">\(escape(connectivity))</span>
+            <span class="locality">\(escape(locality))</span></p>
+            """
+        if connectivity != "online", let reason = Self.firstReason(deviceState) {
+            html += "<p class=\"reason\">\(escape(reason))</p>"
+        }
+        if let onOff = Self.trait("matter.OnOff", in: deviceState) {
+            let isOn = onOff.trait["attributes"]?["onOff"] == .bool(true)
+            html += "<p class=\"value\">\(isOn ? "On" : "Off")</p>"
+            if canControl {
+                html += commandButton(
+                    id.rawValue, type: onOff.type, trait: "matter.OnOff", command: isOn ? "off" : "on",
+                    label: isOn ? "Turn off \(name)" : "Turn on \(name)", text: isOn ? "Turn off" : "Turn on")
+            }
+        }
+        if let level = Self.trait("matter.LevelControl", in: deviceState),
+            case .int(let current)? = level.trait["attributes"]?["currentLevel"]
+        {
+            let limits = Self.limits(document["description"], type: level.type, trait: "matter.LevelControl")
+            let disabled = canControl ? "" : " disabled"
+            html += """
+                <p><label>Level <input type="range" min="\(limits.min)" max="\(limits.max)" value="\(current)"\(disabled)
+                data-path="/api/v1/devices/\(Self.path(id.rawValue))/commands" data-device="\(escape(id.rawValue))"
+                data-type="\(escape(level.type))" data-trait="matter.LevelControl" data-attribute="currentLevel"
+                aria-label="Level of \(escape(name))"></label></p>
+                """
+        }
+        return html + "</article>"
+    }
+
+    func commandButton(
+        _ device: String, type: String, trait: String, command: String, label: String, text: String
+    ) -> String {
+        let body: JSONValue = ["deviceType": .string(type), "trait": .string(trait), "command": .string(command)]
+        return """
+            <button type="button" data-path="/api/v1/devices/\(Self.path(device))/commands" \
+            data-device="\(escape(device))" data-body="\(escape(body.serialized()))" \
+            aria-label="\(escape(label))">\(escape(text))</button>
+            """
+    }
+
+    // MARK: Reading the device's document
+
+    /// `{"description": …, "state": …}` as a value.
+    func document(_ id: String) -> JSONValue? {
+        guard let bytes = state.deviceDocument(id) else { return nil }
+        return try? JSONDocument.parse(bytes).root.value
+    }
+
+    /// The first trait (by device type) that has `traitID`, with its type's key.
+    static func trait(_ traitID: String, in state: JSONValue?) -> (type: String, trait: JSONValue)? {
+        guard case .object(let types)? = state?["types"] else { return nil }
+        for (key, type) in types.members {
+            if let trait = type["traits"]?[traitID] { return (key, trait) }
+        }
+        return nil
+    }
+
+    /// Why the first trait that is not online is not.
+    static func firstReason(_ state: JSONValue?) -> String? {
+        guard case .object(let types)? = state?["types"] else { return nil }
+        for (_, type) in types.members {
+            guard case .object(let traits)? = type["traits"] else { continue }
+            for (_, trait) in traits.members where trait["connectivityState"]?.stringValue != "online" {
+                if let reason = trait["reason"]?.stringValue { return reason }
+            }
+        }
+        return nil
+    }
+
+    /// An attribute's min and max from the description's metadata (0…254 when it gives none).
+    static func limits(_ description: JSONValue?, type: String, trait: String) -> (min: Int64, max: Int64) {
+        let metadata = description?["types"]?[type]?["traits"]?[trait]?["attributes"]?["currentLevel"]
+        var low: Int64 = 0
+        var high: Int64 = 254
+        if case .int(let value)? = metadata?["min"] { low = value }
+        if case .int(let value)? = metadata?["max"] { high = value }
+        return (low, max(low, high))
+    }
+
+    // MARK: Text
+
+    static func escape(_ text: String) -> String { LinkingPages.escape(text) }
+
+    private func escape(_ text: String) -> String { LinkingPages.escape(text) }
+
+    /// An id as one path segment.
+    static func path(_ id: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return id.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+}

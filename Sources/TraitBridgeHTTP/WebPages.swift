@@ -1,0 +1,183 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TraitBridgeEngine
+import TraitBridgeJSON
+
+/// The web UI under `/ui`: server-rendered pages (devices by room, one device trait by trait, the
+/// home above the devices), a small script of our own that calls the HTTP API with the session
+/// cookie and its CSRF token, and follows `/api/v1/changes` to redraw what changed. No build step,
+/// no framework, nothing from another origin. Sign-in: the owner's password (`http.oauth`,
+/// throttled like the OAuth page) or a one-time code (`/ui/login?code=…`, the demo prints one).
+struct WebPages: Sendable {
+    let bridge: Bridge
+    let sessions: WebSessions
+    let linking: AccountLinking
+    let pages: LinkingPages
+    /// At most this many devices on the devices page (a filter narrows them; the page says so).
+    static let maxCards = 500
+
+    func register(on router: Router<ClientRequestContext>) {
+        router.get("ui/login") { request, context in loginPage(request, client: context.client) }
+        router.post("ui/login") { request, context in await login(request, client: context.client) }
+        router.post("ui/logout") { request, _ in logout(request) }
+        router.get("ui/assets/app.js") { _, _ in Self.asset(WebAssets.script, type: "text/javascript; charset=utf-8") }
+        router.get("ui/assets/app.css") { _, _ in Self.asset(WebAssets.style, type: "text/css; charset=utf-8") }
+        router.get("ui/assets/icon.svg") { _, _ in Self.asset(WebAssets.icon, type: "image/svg+xml") }
+        router.get("ui") { request, _ in signedIn(request) { session in devicesPage(request, session) } }
+        router.get("ui/home") { request, _ in signedIn(request) { session in homePage(session) } }
+        router.get("ui/devices/:device") { request, context in
+            signedIn(request) { session in
+                let name = APIEndpoints.parameter(context, "device")
+                return devicePage(name, session) ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
+            }
+        }
+        router.get("ui/cards/:device") { request, context in
+            signedIn(request) { session in
+                let render = WebHTML(state: bridge.snapshot, role: session.role)
+                guard let card = render.card(APIEndpoints.parameter(context, "device")) else {
+                    return Self.fragment(.notFound, "")
+                }
+                return Self.fragment(.ok, card)
+            }
+        }
+        router.get("ui/devices/:device/traits") { request, context in
+            signedIn(request) { session in
+                let render = WebHTML(state: bridge.snapshot, role: session.role)
+                guard let traits = render.traits(APIEndpoints.parameter(context, "device")) else {
+                    return Self.fragment(.notFound, "")
+                }
+                return Self.fragment(.ok, traits)
+            }
+        }
+    }
+
+    // MARK: Pages
+
+    private func devicesPage(_ request: Request, _ session: WebSessions.Session) -> Response {
+        var filter = DeviceFilter()
+        for (name, value) in request.uri.queryParameters where value.utf8.count <= 256 {
+            _ = APIEndpoints.applyFilter(name, String(value), to: &filter)
+        }
+        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        return Self.page(.ok, "Devices", render.devicesByRoom(filter, limit: Self.maxCards), session: session)
+    }
+
+    private func devicePage(_ name: String, _ session: WebSessions.Session) -> Response? {
+        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        guard let (title, body) = render.devicePage(name) else { return nil }
+        return Self.page(.ok, title, body, session: session)
+    }
+
+    private func homePage(_ session: WebSessions.Session) -> Response {
+        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        return Self.page(.ok, "Home", render.homePage(), session: session)
+    }
+
+    // MARK: Signing in and out
+
+    private func loginPage(_ request: Request, client: String) -> Response {
+        if let code = request.uri.queryParameters["code"] {
+            guard let role = sessions.redeem(String(code), now: Date()) else {
+                return Self.page(
+                    .unauthorized, "Sign in", WebHTML.loginForm(problem: "That one-time link was used or has expired."))
+            }
+            return signIn(user: "one-time login", role: role)
+        }
+        return Self.page(.ok, "Sign in", WebHTML.loginForm(problem: nil))
+    }
+
+    private func login(_ request: Request, client: String) async -> Response {
+        guard Self.sameOrigin(request) else {
+            return Self.page(.forbidden, "Sign in", WebHTML.loginForm(problem: "The form came from another site."))
+        }
+        guard let buffer = try? await request.body.collect(upTo: 16 * 1024) else {
+            return Self.page(.contentTooLarge, "Sign in", WebHTML.loginForm(problem: "The form is too large."))
+        }
+        let fields = FormFields(Array(buffer: buffer))
+        let result = linking.checkPassword(
+            account: fields["username"] ?? "", password: fields["password"] ?? "", client: client, now: Date())
+        switch result {
+        case .success(let user): return signIn(user: user, role: .admin)
+        case .failure(let error):
+            pages.note(error, client: client)
+            var response = Self.page(
+                error.retryAfter == nil ? .unauthorized : .tooManyRequests, "Sign in",
+                WebHTML.loginForm(problem: error.message))
+            if let seconds = error.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            return response
+        }
+    }
+
+    private func signIn(user: String, role: APIRole) -> Response {
+        let (cookie, _) = sessions.open(user: user, role: role, now: Date())
+        var response = Self.redirect("/ui/")
+        response.headers[.setCookie] = sessions.setCookie(cookie)
+        return response
+    }
+
+    private func logout(_ request: Request) -> Response {
+        guard Self.sameOrigin(request) else { return Self.page(.forbidden, "Sign out", "<p>Not from this site.</p>") }
+        sessions.close(cookieHeader: request.headers[.cookie])
+        var response = Self.redirect("/ui/login")
+        response.headers[.setCookie] = sessions.setCookie(nil)
+        return response
+    }
+
+    /// A page for a signed-in browser; anyone else goes to the login page.
+    private func signedIn(_ request: Request, _ body: (WebSessions.Session) -> Response) -> Response {
+        guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
+            return Self.redirect("/ui/login")
+        }
+        return body(session)
+    }
+
+    /// A browser's post names this listener as its origin (or sends none, as old browsers do).
+    static func sameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!] else { return false }
+        return origin == "http://" + host || origin == "https://" + host
+    }
+
+    // MARK: Responses
+
+    static let securityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    static func page(
+        _ status: HTTPResponse.Status, _ title: String, _ body: String, session: WebSessions.Session? = nil
+    ) -> Response {
+        let html = WebHTML.document(title: title, body: body, csrf: session?.csrf, role: session?.role)
+        return Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: securityPolicy, .xContentTypeOptions: "nosniff",
+                // Not no-referrer: with it, a browser's form posts say `Origin: null`.
+                .init("Referrer-Policy")!: "same-origin",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func fragment(_ status: HTTPResponse.Status, _ html: String) -> Response {
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: type, .cacheControl: "max-age=300", .xContentTypeOptions: "nosniff"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,179 @@
+"""The web UI in real headless Chromium (Debian's chromium and chromium-driver, driven by selenium):
+what WebUIBrowserTests asks of a running demo. Prints one JSON object of findings; the Swift test
+asserts on them. Bounded: every wait has a timeout, the browser only reaches 127.0.0.1.
+
+usage: ui-browser.py BASE LOGIN_URL TOKEN SCREENSHOTS_DIR
+"""
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+base, login_url, token, shots = sys.argv[1:5]
+found = {}
+
+
+def api(method, path, body=None):
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as response:
+        return json.load(response)
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-default-apps", "--disable-extensions", "--dns-prefetch-disable",
+                 "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--window-size=1280,1000"]:
+    options.add_argument(argument)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(30)
+wait = WebDriverWait(driver, 20)
+
+
+def card(name):
+    for element in driver.find_elements(By.CSS_SELECTOR, "article.card"):
+        if element.find_element(By.CSS_SELECTOR, "h3").text == name:
+            return element
+    return None
+
+
+def card_text(name):
+    """The card's text, read in one step in the page (a card may be redrawn at any moment)."""
+    return driver.execute_script("""
+        const card = [...document.querySelectorAll('article.card')]
+          .find(c => c.querySelector('h3').textContent === arguments[0]);
+        return card ? card.innerText : '';""", name)
+
+
+try:
+    # A wrong password is refused, and says so.
+    driver.get(base + "/ui/login")
+    driver.find_element(By.ID, "username").send_keys("owner")
+    driver.find_element(By.ID, "password").send_keys("not the password")
+    driver.find_element(By.ID, "sign-in").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[role=alert]"))
+    found["wrongPassword"] = driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+    found["wrongPasswordCookie"] = driver.get_cookie("tb_session") is not None
+    driver.save_screenshot(shots + "/login-refused.png")
+    driver.get(base + "/ui/")
+    found["anonymousLandsOn"] = driver.current_url.replace(base, "")
+
+    # The one-time login, then the devices by room.
+    driver.get(login_url)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "article.card"))
+    found["cookie"] = driver.get_cookie("tb_session") or {}
+    try:
+        urllib.request.urlopen(login_url, timeout=10)
+        found["codeReused"] = "accepted"
+    except urllib.error.HTTPError as refusal:
+        found["codeReused"] = refusal.code
+    found["cards"] = len(driver.find_elements(By.CSS_SELECTOR, "article.card"))
+    found["apiDevices"] = len(api("GET", "/api/v1/devices")["devices"])
+    rooms = {}
+    for section in driver.find_elements(By.CSS_SELECTOR, "main section"):
+        heading = section.find_element(By.CSS_SELECTOR, "h2").text
+        rooms[heading] = [h.text for h in section.find_elements(By.CSS_SELECTOR, "article.card h3")]
+    found["rooms"] = rooms
+    wait.until(lambda d: d.execute_script("return document.body.dataset.live") == "yes")
+    driver.save_screenshot(shots + "/devices.png")
+
+    # Toggle the Desk lamp (a Tasmota light: confirmed by its echo), with the mouse.
+    before = card_text("Desk lamp")
+    button = card("Desk lamp").find_element(By.CSS_SELECTOR, "button")
+    found["toggleLabel"] = button.get_attribute("aria-label")
+    button.click()
+    wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
+    found["toggleStatus"] = driver.find_element(By.ID, "status").text
+    wait.until(lambda d: card_text("Desk lamp") != before)
+    found["deskLampBefore"], found["deskLampAfter"] = before, card_text("Desk lamp")
+
+    # Another client switches the Kitchen plug: the page shows it without a reload.
+    driver.execute_script("window.notReloaded = true")
+    before = card_text("Kitchen plug")
+    command = "off" if "\nOn\n" in "\n" + before + "\n" else "on"
+    found["apiCommand"] = api("POST", "/api/v1/devices/Kitchen%20plug/commands",
+                              {"trait": "matter.OnOff", "command": command})["status"]
+    wait.until(lambda d: card_text("Kitchen plug") != before)
+    found["kitchenPlugBefore"], found["kitchenPlugAfter"] = before, card_text("Kitchen plug")
+    found["notReloaded"] = driver.execute_script("return window.notReloaded === true")
+
+    # With the keyboard: Tab to a card's button, Enter.
+    reached = None
+    for _ in range(60):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+        active = driver.switch_to.active_element
+        label = active.get_attribute("aria-label") or ""
+        if active.tag_name == "button" and label.startswith("Turn"):
+            reached = label
+            break
+    found["keyboardReached"] = reached
+    if reached:
+        driver.execute_script("document.getElementById('status').textContent = ''")
+        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
+        found["keyboardStatus"] = driver.find_element(By.ID, "status").text
+
+    # One device, trait by trait.
+    lamp = api("GET", "/api/v1/devices/Desk%20lamp")["state"]["id"]
+    driver.get(base + "/ui/devices/" + urllib.request.quote(lamp))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "div.trait"))
+    found["deviceTitle"] = driver.find_element(By.TAG_NAME, "h1").text
+    found["traits"] = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "div.trait h3")]
+    found["deviceText"] = driver.find_element(By.ID, "traits").text[:4000]
+    driver.save_screenshot(shots + "/device.png")
+
+    # The home: groups, scenes, automations, links; run a scene.
+    driver.get(base + "/ui/home")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "section"))
+    found["homeSections"] = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main section > h2")]
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Run Movie night']").click()
+    wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
+    found["sceneStatus"] = driver.find_element(By.ID, "status").text
+    driver.save_screenshot(shots + "/home.png")
+
+    # A phone-sized screen: nothing wider than the screen.
+    driver.set_window_size(390, 844)
+    driver.get(base + "/ui/")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "article.card"))
+    found["phoneOverflow"] = driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    driver.save_screenshot(shots + "/devices-phone.png")
+
+    # Nothing but this origin was asked for; a forged write without the CSRF token is refused.
+    found["foreign"] = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))")
+    found["forgedStatus"] = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/api/v1/devices/Desk%20lamp/commands', {method: 'POST', credentials: 'same-origin',
+          headers: {'Content-Type': 'application/json'}, body: '{"trait":"matter.OnOff","command":"on"}'})
+          .then(r => done(r.status), e => done(String(e)));""")
+    console = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+    found["consoleErrors"] = [entry.get("message", "")[:300] for entry in console
+                              if "403" not in entry.get("message", "") and "401" not in entry.get("message", "")]
+
+    # Signing out ends the session.
+    driver.find_element(By.CSS_SELECTOR, "form[action='/ui/logout'] button").click()
+    wait.until(lambda d: "/ui/login" in d.current_url)
+    found["afterLogout"] = driver.current_url.replace(base, "")
+    found["cookieAfterLogout"] = driver.get_cookie("tb_session") is not None
+except Exception as error:  # reported, with where it stopped, to the Swift test
+    found["error"] = f"{type(error).__name__}: {error}"
+    try:
+        driver.save_screenshot(shots + "/failure.png")
+        found["failurePage"] = driver.page_source[:3000]
+    except Exception as second:
+        found["failureScreenshot"] = str(second)
+finally:
+    driver.quit()
+print(json.dumps(found))
