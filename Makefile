@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server schemathesis build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
+.PHONY: deps matter-server schemathesis browser build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -13,6 +13,10 @@ matter-server:
 schemathesis:
 	@scripts/install-schemathesis.sh || echo "schemathesis did not install: the API's schemathesis test is skipped"
 
+## Debian's chromium and chromium-driver, and selenium (.build-browser/venv): the web UI's browser test.
+browser:
+	@scripts/install-browser.sh || echo "the browser did not install: the web UI's browser test is skipped"
+
 build: deps
 	$(SWIFT) build
 
@@ -23,13 +27,13 @@ build: deps
 ## XCTest's empty runner (which leaks a little by itself) out of the leak report.
 test: test-asan
 
-test-plain: deps matter-server schemathesis
+test-plain: deps matter-server schemathesis browser
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
-test-asan: deps matter-server schemathesis
+test-asan: deps matter-server schemathesis browser
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
@@ -87,4 +91,4 @@ deb: deps
 	scripts/package.sh deb
 
 clean:
-	rm -rf .build .build-asan .build-fuzz .build-matter .build-schemathesis .build-static .build-deb .build-tools
+	rm -rf .build .build-asan .build-fuzz .build-matter .build-schemathesis .build-browser .build-static .build-deb .build-tools

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TraitBridgeTesting
+
+/// The web UI on the demo, in real headless Chromium (Debian's chromium and chromium-driver,
+/// driven by selenium from `Fixtures/ui-browser.py`; `scripts/install-browser.sh` installs them):
+/// a wrong password refused, the one-time login, the devices by room, a light toggled and
+/// confirmed, another device changed by another client seen without a reload, the keyboard, one
+/// device trait by trait, the home and a scene run, a phone-sized screen, nothing from another
+/// origin, a write without the CSRF token refused, signing out. Screenshots of the main pages go
+/// to `.build/artefacts/ui/` (kept by CI, not committed).
+@Suite("web UI in a real browser", .serialized)
+struct WebUIBrowserTests {
+    static let python = CommandRunner.repository + "/.build-browser/venv/bin/python"
+    static let screenshots = CommandRunner.repository + "/.build/artefacts/ui"
+
+    @Test(
+        "web UI in headless Chromium on the demo: sign in, devices by room, toggle confirmed, live change, keyboard",
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: python)
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            "Chromium or selenium is not installed (scripts/install-browser.sh; make test installs them)"))
+    func browser() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-ui-\(UUID().uuidString).log")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let demo = try ChildProcess(
+            [
+                CommandRunner.executable.path, "demo", "--scenario",
+                CommandRunner.repository + "/examples/demo-home.json", "--mappings",
+                CommandRunner.repository + "/mappings",
+            ], logFile: log)
+        defer { demo.stop() }
+        var text = ""
+        #expect(
+            eventually(timeout: .seconds(120)) {
+                text = WatchCommandTests.read(log)
+                return text.contains("== traitbridge watch") || text.contains("error:")
+            }, "the demo reaches its watch stage: \(text)")
+        let login = try #require(
+            text.firstMatch(of: /(http:\/\/127\.0\.0\.1:\d+)\/ui\/login\?code=tbl_[0-9a-f]+/),
+            "the demo prints it: \(text)")
+        let token = try #require(text.firstMatch(of: /Bearer (tb-demo-[0-9a-f-]+)/).map { String($0.1) })
+        let withMatter = text.contains("== Matter Server ")
+        try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
+
+        let output = log + ".browser.json"
+        let browser = try ChildProcess(
+            [
+                Self.python, CommandRunner.repository + "/Tests/TraitBridgeCLITests/Fixtures/ui-browser.py",
+                String(login.1), String(login.0), token, Self.screenshots,
+            ], logFile: output)
+        let finished = browser.reap(within: .seconds(180))
+        if !finished { browser.kill() }
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let printed = WatchCommandTests.read(output)
+        let line = printed.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+        let found = try #require(
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "the driver printed: \(printed)"
+        )
+        #expect(found["error"] == nil, "the driver stopped: \(found["error"] ?? "") \(found["failurePage"] ?? "")")
+
+        #expect(found["wrongPassword"] as? String == "wrong user name or password")
+        #expect(found["wrongPasswordCookie"] as? Bool == false, "no session for a wrong password")
+        #expect(found["anonymousLandsOn"] as? String == "/ui/login")
+        let cookie = found["cookie"] as? [String: Any] ?? [:]
+        #expect(cookie["httpOnly"] as? Bool == true && cookie["sameSite"] as? String == "Strict", "\(cookie)")
+        #expect(found["codeReused"] as? Int == 401, "a one-time login works once")
+        let cards = found["cards"] as? Int ?? -1
+        #expect(cards == found["apiDevices"] as? Int, "every device the API lists has its card")
+        if withMatter { #expect(cards == 16, "the demo's 16 devices") } else { #expect(cards >= 13) }
+        let rooms = found["rooms"] as? [String: [String]] ?? [:]
+        #expect(rooms["Office"] == ["Desk lamp"] && rooms["Kitchen"]?.contains("Kitchen plug") == true, "\(rooms)")
+        #expect(rooms.values.reduce(0) { $0 + $1.count } == cards, "each card stands in its room: \(rooms)")
+
+        #expect(found["toggleStatus"] as? String == "Confirmed", "\(found["toggleStatus"] ?? "")")
+        let lampBefore = found["deskLampBefore"] as? String ?? ""
+        let lampAfter = found["deskLampAfter"] as? String ?? ""
+        #expect(Self.isOn(lampBefore) != Self.isOn(lampAfter), "\(lampBefore) → \(lampAfter)")
+        #expect(found["apiCommand"] as? String == "confirmed")
+        let plugBefore = found["kitchenPlugBefore"] as? String ?? ""
+        let plugAfter = found["kitchenPlugAfter"] as? String ?? ""
+        #expect(
+            Self.isOn(plugBefore) != Self.isOn(plugAfter), "live, from another client: \(plugBefore) → \(plugAfter)")
+        #expect(found["notReloaded"] as? Bool == true, "without a reload")
+        #expect((found["keyboardReached"] as? String)?.hasPrefix("Turn ") == true, "Tab reaches a card's button")
+        #expect(found["keyboardStatus"] as? String == "Confirmed", "and Enter switches it")
+
+        #expect((found["traits"] as? [String])?.contains("matter.OnOff") == true, "\(found["traits"] ?? "")")
+        let deviceText = found["deviceText"] as? String ?? ""
+        for word in ["Source", "Locality", "Reason", "Since", "tasmota", "currentLevel", "max 254"] {
+            #expect(deviceText.contains(word), "the device page shows \(word): \(deviceText.prefix(600))")
+        }
+        #expect(found["homeSections"] as? [String] == ["Zones", "Groups", "Scenes", "Automations", "Cloud links"])
+        #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
+        #expect(found["phoneOverflow"] as? Int == 0, "nothing wider than a phone's screen")
+        #expect((found["foreign"] as? [Any])?.isEmpty == true, "nothing from another origin: \(found["foreign"] ?? "")")
+        #expect(found["forgedStatus"] as? Int == 403, "a write without the CSRF token")
+        #expect((found["consoleErrors"] as? [Any])?.isEmpty == true, "\(found["consoleErrors"] ?? "")")
+        #expect(found["afterLogout"] as? String == "/ui/login" && found["cookieAfterLogout"] as? Bool == false)
+        for page in ["login-refused", "devices", "device", "home", "devices-phone"] {
+            #expect(FileManager.default.fileExists(atPath: "\(Self.screenshots)/\(page).png"), "screenshot \(page)")
+        }
+        #expect(demo.signal(SIGINT, waitUpTo: .seconds(30)) && demo.exitStatus == 0, "the demo stops on Ctrl-C")
+    }
+
+    /// Whether a card's text says the device is on.
+    static func isOn(_ card: String) -> Bool {
+        card.split(whereSeparator: \.isNewline).contains { $0.trimmingCharacters(in: .whitespaces) == "On" }
+    }
+}
