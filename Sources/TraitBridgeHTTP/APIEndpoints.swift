@@ -26,7 +26,7 @@ struct APIEndpoints: Sendable {
         [
             ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
             ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
-            ("api/v1/changes", [.get]), ("api/v1/homes", [.get]),
+            ("api/v1/changes", [.get]), ("api/v1/changes/socket", [.get]), ("api/v1/homes", [.get]),
         ] + homePaths
 
     func register(on router: Router<ClientRequestContext>) {
@@ -65,6 +65,15 @@ struct APIEndpoints: Sendable {
         if let feed {
             let stream = ChangeStream(bridge: bridge, feed: feed)
             router.get("api/v1/changes") { request, _ in authorized(request) { stream.respond(request) } }
+            router.get("api/v1/changes/socket") { request, _ in
+                authorized(request) {
+                    // The query is checked as the upgrade checks it: a bad one is 400 either way.
+                    if case .failure(let refusal) = ChangeStream.options(request) { return refusal.response }
+                    return Self.problem(
+                        .upgradeRequired, "upgrade required",
+                        "this is a WebSocket: send Connection: Upgrade and Upgrade: websocket", request)
+                }
+            }
         }
         router.get("api/v1/homes") { request, _ in
             authorized(request) { FulfillmentServer.json(.ok, bridge.snapshot.homeList()) }
@@ -84,12 +93,7 @@ struct APIEndpoints: Sendable {
         var filter = DeviceFilter()
         for (name, value) in request.uri.queryParameters {
             let text = String(value)
-            if let refusal = Self.refuseLong(name, text, request) { return refusal }
-            if name == "connectivity", !["online", "offline", "partiallyOnline", "unknown"].contains(text) {
-                return Self.problem(
-                    .badRequest, "unknown connectivity",
-                    "connectivity '\(text)' is not one of online, offline, partiallyOnline, unknown", request)
-            }
+            if let refusal = Self.refuseParameter(name, text, request) { return refusal }
             _ = Self.applyFilter(name, text, to: &filter)  // unknown parameters are ignored, as a browser's are
         }
         return FulfillmentServer.json(.ok, bridge.snapshot.deviceList(filter))
@@ -124,10 +128,17 @@ struct APIEndpoints: Sendable {
 
     // MARK: Parameters
 
-    /// A query parameter over 256 bytes: the problem to answer.
-    static func refuseLong(_ name: Substring, _ text: String, _ request: Request) -> Response? {
-        guard text.utf8.count > 256 else { return nil }
-        return problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+    /// A query parameter over 256 bytes, or a connectivity that is none: the problem to answer.
+    static func refuseParameter(_ name: Substring, _ text: String, _ request: Request) -> Response? {
+        if text.utf8.count > 256 {
+            return problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+        }
+        if name == "connectivity", !["online", "offline", "partiallyOnline", "unknown"].contains(text) {
+            return problem(
+                .badRequest, "unknown connectivity",
+                "connectivity '\(text)' is not one of online, offline, partiallyOnline, unknown", request)
+        }
+        return nil
     }
 
     /// Sets the device filter a parameter names (`home`, `room`, `zone`, `type`, `trait`,

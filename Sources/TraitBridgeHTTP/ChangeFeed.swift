@@ -78,10 +78,13 @@ public final class ChangeFeed: Service, Sendable {
         for client in clients { client.yield() }
     }
 
+    /// A client's id, its wake-ups, where its cursor starts, and whether it needs the whole list.
+    public typealias Subscription = (client: Int, wake: AsyncStream<Void>, after: Int, isReset: Bool)
+
     /// What a new client starts from: its id, its wake-ups, and where its cursor starts. With
     /// `after` (a Last-Event-ID) still in the ring, it gets every event after it; otherwise
     /// `isReset` says it must be sent the whole list first (`after` is then the newest event).
-    public func subscribe(after: Int?) -> (client: Int, wake: AsyncStream<Void>, after: Int, isReset: Bool) {
+    public func subscribe(after: Int?) -> Subscription {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         return shared.withLock { shared in
             let id = shared.nextClient

@@ -2,6 +2,7 @@ import FoundationEssentials
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 public import Logging
 import NIOCore
 import NIOSSL
@@ -26,11 +27,15 @@ public enum FulfillmentServer {
         let router = Router(context: ClientRequestContext.self)
         operations?.register(on: router)
         let pages = LinkingPages(linking: linking, maxBodyBytes: 16 * 1024, bridge: bridge, logger: logger)
+        let socketRouter = Router(context: SocketRequestContext.self)
         if let apiDocument {
-            APIEndpoints(
-                bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed, sessions: webSessions
-            )
-            .register(on: router)
+            let endpoints = APIEndpoints(
+                bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed, sessions: webSessions)
+            endpoints.register(on: router)
+            if let changeFeed {
+                ChangeSocket(stream: ChangeStream(bridge: bridge, feed: changeFeed), endpoints: endpoints)
+                    .register(on: socketRouter)
+            }
             if let webSessions {
                 WebPages(bridge: bridge, sessions: webSessions, linking: linking, pages: pages).register(on: router)
             }
@@ -57,12 +62,12 @@ public enum FulfillmentServer {
                 let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
                 let tls = TLSConfiguration.makeServerConfiguration(
                     certificateChain: chain, privateKey: .privateKey(privateKey))
-                server = try .tls(.http1(), tlsConfiguration: tls)
+                server = try .tls(.http1WebSocketUpgrade(webSocketRouter: socketRouter), tlsConfiguration: tls)
             } catch {
                 throw .tls("\(certificate), \(key): \(error)")
             }
         } else {
-            server = .http1()
+            server = .http1WebSocketUpgrade(webSocketRouter: socketRouter)
         }
         return Application(
             router: router, server: server, configuration: configuration,

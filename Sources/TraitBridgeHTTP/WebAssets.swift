@@ -123,8 +123,9 @@ enum WebAssets {
 
     /// Two linked squares: the bridge between devices.
     static let icon = """
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="5" width="5" height="6" fill="#20313b"/>\
-        <rect x="10" y="5" width="5" height="6" fill="#20313b"/><rect x="6" y="7" width="4" height="2" fill="#1d4ed8"/></svg>
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">\
+        <rect x="1" y="5" width="5" height="6" fill="#20313b"/><rect x="10" y="5" width="5" height="6" fill="#20313b"/>\
+        <rect x="6" y="7" width="4" height="2" fill="#1d4ed8"/></svg>
         """
 
     static let style = """
@@ -136,7 +137,8 @@ enum WebAssets {
         main { padding: 0 1em 2em; max-width: 72em; }
         .inline { display: inline; }
         .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .8em; }
-        .card, .group, .trait { background: #fff; border: 1px solid #c9c9c9; border-radius: .4em; padding: .2em .8em .6em; }
+        .card, .group, .trait { background: #fff; border: 1px solid #c9c9c9; border-radius: .4em;
+          padding: .2em .8em .6em; }
         .card h3 { margin: .4em 0; font-size: 1.05em; }
         .badge { display: inline-block; padding: 0 .5em; border-radius: 1em; font-size: .85em; border: 1px solid; }
         .badge.online { background: #e3f4e6; color: #14532d; }

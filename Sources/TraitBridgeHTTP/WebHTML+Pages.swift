@@ -13,8 +13,9 @@ extension WebHTML {
         let name = summary["name"]?.stringValue ?? id.rawValue
         let place = [summary["home"]?.stringValue, summary["room"]?.stringValue].compactMap { $0 }
         let sources = summary["sources"]?.arrayElements?.compactMap(\.stringValue) ?? []
+        let placeText = e(place.joined(separator: " › "))
         let body = """
-            <p>\(e(id.rawValue)) · \(e(place.joined(separator: " › "))) · sources: \(e(sources.joined(separator: ", ")))</p>
+            <p>\(e(id.rawValue)) · \(placeText) · sources: \(e(sources.joined(separator: ", ")))</p>
             <div id="traits" data-device="\(e(id.rawValue))">\(traits)</div>
             """
         return (name, body)

@@ -105,7 +105,8 @@ struct WebHTML {
             let limits = Self.limits(document["description"], type: level.type, trait: "matter.LevelControl")
             let disabled = canControl ? "" : " disabled"
             html += """
-                <p><label>Level <input type="range" min="\(limits.min)" max="\(limits.max)" value="\(current)"\(disabled)
+                <p><label>Level <input type="range" min="\(limits.min)" max="\(limits.max)"
+                value="\(current)"\(disabled)
                 data-path="/api/v1/devices/\(Self.path(id.rawValue))/commands" data-device="\(escape(id.rawValue))"
                 data-type="\(escape(level.type))" data-trait="matter.LevelControl" data-attribute="currentLevel"
                 aria-label="Level of \(escape(name))"></label></p>

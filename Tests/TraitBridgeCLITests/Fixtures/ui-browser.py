@@ -22,7 +22,8 @@ found = {}
 
 
 def api(method, path, body=None):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, method=method, data=data,
                                      headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=20) as response:
         return json.load(response)
