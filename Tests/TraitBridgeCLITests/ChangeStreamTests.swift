@@ -24,10 +24,14 @@ extension FulfillmentTests {
         let status = Recorder<Int>()
         private let task: Task<Void, Never>
 
-        init(_ home: Home, _ query: String, lastEventID: Int? = nil, token: String = FulfillmentTests.staticToken) {
+        /// `client`: one with room for many streams at once (the home's keeps 8 connections).
+        init(
+            _ home: Home, _ query: String, lastEventID: Int? = nil, token: String = FulfillmentTests.staticToken,
+            client: HTTPClient? = nil
+        ) {
             let events = events
             let status = status
-            let client = home.client
+            let client = client ?? home.client
             let url = home.base + "/api/v1/changes" + query
             task = Task {
                 var request = HTTPClientRequest(url: url)
