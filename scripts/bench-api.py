@@ -13,13 +13,10 @@ generator) retained on a private mosquitto, `serve` with an `http` section, then
 Prints one line of JSON. Loopback only; every wait is bounded. Figures are noisy: take the median
 of three runs.
 """
-import argparse, http.client, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, os, shutil, socket, statistics, sys, tempfile, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCALE = os.path.join(os.path.dirname(ROOT), "shared", "bench", "scale")
-sys.path.insert(0, SCALE)
-import mqttlite  # noqa: E402
-import scale  # noqa: E402
+import benchlib
+from benchlib import scale
 
 TOKEN = "bench-token-0123456789abcdef"
 
@@ -47,33 +44,14 @@ def main():
     procs = []
     result = {"n": options.n}
     try:
-        port = scale.free_port()
-        conf = os.path.join(tmp, "mosq.conf")
-        open(conf, "w").write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-        procs.append(subprocess.Popen(["mosquitto", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(0.5)
-        publisher = mqttlite.Client(port, "bench-api-publisher")
-        messages = scale.z2m_messages(options.n)
-        for topic, payload in messages:
-            publisher.publish(topic, payload, retain=True)
+        port = benchlib.mosquitto(tmp, procs)
+        publisher, messages = benchlib.retained_z2m(port, options.n, "bench-api-publisher")
         http_port = scale.free_port()
         open(os.path.join(tmp, "tokens"), "w").write(TOKEN + " bench\n")
-        config = os.path.join(tmp, "config.json")
-        json.dump({"broker": f"mqtt://127.0.0.1:{port}", "dataDir": os.path.join(tmp, "data"), "logLevel": "warning",
-                   "http": {"listen": f"127.0.0.1:{http_port}", "bearerTokensFile": os.path.join(tmp, "tokens")}},
-                  open(config, "w"))
-        log = open(os.path.join(tmp, "serve.log"), "w")
-        watcher = mqttlite.Client(port, "bench-api-watch")
-        watcher.subscribe("traitbridge/devices/+/state")
-        serve = subprocess.Popen([options.bin, "serve", "--config", config], stdout=log, stderr=subprocess.STDOUT,
-                                 cwd=ROOT)
-        procs.append(serve)
-        seen = set()
-        deadline = time.time() + 120
-        while len(seen) < options.n and time.time() < deadline:
-            for topic, _ in watcher.messages(1.0):
-                seen.add(topic)
-        result["devices_seen"] = len(seen)
+        config = benchlib.write_config(
+            tmp, port, {"listen": f"127.0.0.1:{http_port}", "bearerTokensFile": os.path.join(tmp, "tokens")})
+        serve, seen = benchlib.serve_until_published(options.bin, config, tmp, port, options.n, procs, timeout=120)
+        result["devices_seen"] = seen
         lists = [get(http_port, "/api/v1/devices") for _ in range(5)]
         result["list_ms"] = round(statistics.median(t for t, _ in lists), 1)
         result["list_bytes"] = len(lists[0][1])
@@ -132,13 +110,7 @@ def main():
             result["sse_p99_ms"] = round(latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], 2)
         result["rss_mb"] = round(scale.hwm_mb(serve.pid), 1)
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        benchlib.stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(result))
 

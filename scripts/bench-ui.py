@@ -17,14 +17,10 @@ section (a bearer token, and an owner's password for the UI), then one of:
 
 Prints one line of JSON. Loopback only; every wait is bounded. Take the median of three runs.
 """
-import argparse, base64, json, os, shutil, signal, socket, statistics, struct, subprocess, sys, tempfile, threading
-import time
+import argparse, base64, json, os, shutil, socket, statistics, struct, tempfile, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCALE = os.path.join(os.path.dirname(ROOT), "shared", "bench", "scale")
-sys.path.insert(0, SCALE)
-import mqttlite  # noqa: E402
-import scale  # noqa: E402
+import benchlib
+from benchlib import scale
 
 TOKEN = "bench-token-0123456789abcdef"
 PASSWORD = "bench password"
@@ -86,39 +82,21 @@ def frames(connection, buffer):
 
 
 def start(tmp, binary, n, procs):
-    port = scale.free_port()
-    conf = os.path.join(tmp, "mosq.conf")
-    open(conf, "w").write(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
-    procs.append(subprocess.Popen(["mosquitto", "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    time.sleep(0.5)
-    publisher = mqttlite.Client(port, "bench-ui-publisher")
-    messages = scale.z2m_messages(n)
-    for topic, payload in messages:
-        publisher.publish(topic, payload, retain=True)
+    port = benchlib.mosquitto(tmp, procs)
+    publisher, messages = benchlib.retained_z2m(port, n, "bench-ui-publisher")
     http_port = scale.free_port()
     open(os.path.join(tmp, "tokens"), "w").write(TOKEN + " bench\n")
     open(os.path.join(tmp, "password"), "w").write(PASSWORD + "\n")
     open(os.path.join(tmp, "secret"), "w").write("bench-client-secret\n")
-    config = os.path.join(tmp, "config.json")
-    json.dump({"broker": f"mqtt://127.0.0.1:{port}", "dataDir": os.path.join(tmp, "data"), "logLevel": "warning",
-               "http": {"listen": f"127.0.0.1:{http_port}", "bearerTokensFile": os.path.join(tmp, "tokens"),
-                        "oauth": {"clientId": "bench", "clientSecretFile": os.path.join(tmp, "secret"),
-                                  "redirectUris": ["http://127.0.0.1:9/r"], "user": "owner",
-                                  "passwordFile": os.path.join(tmp, "password")}}},
-              open(config, "w"))
-    watcher = mqttlite.Client(port, "bench-ui-watch")
-    watcher.subscribe("traitbridge/devices/+/state")
-    serve = subprocess.Popen([binary, "serve", "--config", config], stdout=open(os.path.join(tmp, "serve.log"), "w"),
-                             stderr=subprocess.STDOUT, cwd=ROOT)
-    procs.append(serve)
-    seen = set()
-    deadline = time.time() + 180
-    while len(seen) < n and time.time() < deadline:
-        for topic, _ in watcher.messages(1.0):
-            seen.add(topic)
+    config = benchlib.write_config(tmp, port, {
+        "listen": f"127.0.0.1:{http_port}", "bearerTokensFile": os.path.join(tmp, "tokens"),
+        "oauth": {"clientId": "bench", "clientSecretFile": os.path.join(tmp, "secret"),
+                  "redirectUris": ["http://127.0.0.1:9/r"], "user": "owner",
+                  "passwordFile": os.path.join(tmp, "password")}})
+    serve, seen = benchlib.serve_until_published(binary, config, tmp, port, n, procs)
     names = [topic[len("zigbee2mqtt/"):-len("/availability")] for topic, _ in messages
              if topic.endswith("/availability")]
-    return serve, publisher, http_port, names, len(seen)
+    return serve, publisher, http_port, names, seen
 
 
 def dom(options, serve, publisher, http_port, names):
@@ -242,13 +220,7 @@ def main():
         result.update(run(options, serve, publisher, http_port, names))
         result["rss_mb"] = round(scale.hwm_mb(serve.pid), 1)
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        benchlib.stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
     print(json.dumps(result))
 

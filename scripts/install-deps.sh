@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages TraitBridge needs, and only those that are missing (idempotent).
 # Used by `make`, `.ci/run` and the README's commands. Needs root or sudo when something is missing.
+# With arguments, installs those packages instead (scripts/install-browser.sh: chromium).
 set -euo pipefail
 
 packages=(mosquitto mosquitto-clients libmosquitto-dev libjson-c-dev libsqlite3-dev pkg-config python3-jsonschema
     python3-prometheus-client openssl tcpdump iproute2)
+if [ $# -gt 0 ]; then
+    packages=("$@")
+fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
