@@ -19,6 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 sys.path.insert(0, os.path.join(SHARED, "bench", "scale"))
 import mqttlite  # noqa: E402  (../shared/bench/scale's small MQTT client)
+import benchlib  # noqa: E402  (stopping what it started, as the other bench scripts do)
 
 
 def free_port():
@@ -144,13 +145,7 @@ def main():
         again.send_signal(signal.SIGTERM)
         again.wait(30)
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        benchlib.stop(procs)
         if sandbox:
             subprocess.run([os.path.join(ROOT, "scripts", "sandbox.sh"), "down", sandbox], timeout=60)
         if os.environ.get("KEEP"):

@@ -33,22 +33,21 @@ struct WebPages: Sendable {
                 return devicePage(name, session) ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
             }
         }
-        router.get("ui/cards/:device") { request, context in
+        fragment("ui/cards/:device", on: router) { $0.card($1) }
+        fragment("ui/devices/:device/traits", on: router) { $0.traits($1) }
+    }
+
+    /// A piece of a page the script redraws (a card, a trait table), for a signed-in browser; 404
+    /// (empty) when there is no such device.
+    private func fragment(
+        _ path: RouterPath, on router: Router<ClientRequestContext>,
+        _ render: @escaping @Sendable (WebHTML, String) -> String?
+    ) {
+        router.get(path) { request, context in
             signedIn(request) { session in
-                let render = WebHTML(state: bridge.snapshot, role: session.role)
-                guard let card = render.card(APIEndpoints.parameter(context, "device")) else {
-                    return Self.fragment(.notFound, "")
-                }
-                return Self.fragment(.ok, card)
-            }
-        }
-        router.get("ui/devices/:device/traits") { request, context in
-            signedIn(request) { session in
-                let render = WebHTML(state: bridge.snapshot, role: session.role)
-                guard let traits = render.traits(APIEndpoints.parameter(context, "device")) else {
-                    return Self.fragment(.notFound, "")
-                }
-                return Self.fragment(.ok, traits)
+                let html = render(
+                    WebHTML(state: bridge.snapshot, role: session.role), APIEndpoints.parameter(context, "device"))
+                return html.map { Self.fragment(.ok, $0) } ?? Self.fragment(.notFound, "")
             }
         }
     }
