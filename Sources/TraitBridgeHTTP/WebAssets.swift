@@ -54,11 +54,13 @@ enum WebAssets {
             if (busy.has(device)) { again.add(device); return; }
             busy.add(device);
             try {
-              const card = document.getElementById("card-" + device);
+              const id = "card-" + device;
               const traits = document.getElementById("traits");
-              if (card) {
+              if (document.getElementById(id)) {
                 const response = await fetch("/ui/cards/" + encodeURIComponent(device), {credentials: "same-origin"});
-                if (response.ok) replace(card, await response.text());
+                const html = response.ok ? await response.text() : "";
+                const card = document.getElementById(id);
+                if (html && card) replace(card, html);
               } else if (traits && traits.dataset.device === device) {
                 const path = "/ui/devices/" + encodeURIComponent(device) + "/traits";
                 const response = await fetch(path, {credentials: "same-origin"});

@@ -7,14 +7,17 @@ usage: ui-browser.py BASE LOGIN_URL TOKEN SCREENSHOTS_DIR
 import json
 import sys
 import time
+import traceback
 import urllib.error
 import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 base, login_url, token, shots = sys.argv[1:5]
@@ -42,11 +45,38 @@ driver.set_page_load_timeout(30)
 wait = WebDriverWait(driver, 20)
 
 
-def card(name):
-    for element in driver.find_elements(By.CSS_SELECTOR, "article.card"):
-        if element.find_element(By.CSS_SELECTOR, "h3").text == name:
-            return element
-    return None
+def again(step, tries=10):
+    """Runs one step that holds an element, again when a live redraw replaced that element under it
+    (the page redraws a card whenever its device changes, so any reference may go stale)."""
+    for attempt in range(tries):
+        try:
+            return step()
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.1)
+
+
+def card_button_centre(name):
+    """Where the first button of the card titled `name` is on the screen (scrolled into view)."""
+    return driver.execute_script("""
+        const card = [...document.querySelectorAll('article.card')]
+          .find(c => c.querySelector('h3').textContent === arguments[0]);
+        const button = card && card.querySelector('button');
+        if (!button) return null;
+        button.scrollIntoView({block: 'center'});
+        const box = button.getBoundingClientRect();
+        return [Math.round(box.left + box.width / 2), Math.round(box.top + box.height / 2)];""", name)
+
+
+def click_at(point):
+    """A real mouse click at a point of the viewport, as a person makes it: whatever stands there then
+    gets it, even a card redrawn since it was found."""
+    if point is None:
+        raise LookupError("no such button on the page")
+    actions = ActionBuilder(driver)
+    actions.pointer_action.move_to_location(point[0], point[1]).click()
+    actions.perform()
 
 
 def card_text(name):
@@ -81,19 +111,23 @@ try:
         found["codeReused"] = refusal.code
     found["cards"] = len(driver.find_elements(By.CSS_SELECTOR, "article.card"))
     found["apiDevices"] = len(api("GET", "/api/v1/devices")["devices"])
-    rooms = {}
-    for section in driver.find_elements(By.CSS_SELECTOR, "main section"):
-        heading = section.find_element(By.CSS_SELECTOR, "h2").text
-        rooms[heading] = [h.text for h in section.find_elements(By.CSS_SELECTOR, "article.card h3")]
-    found["rooms"] = rooms
+    found["rooms"] = driver.execute_script("""
+        const rooms = {};
+        for (const section of document.querySelectorAll('main section')) {
+          rooms[section.querySelector('h2').textContent] =
+            [...section.querySelectorAll('article.card h3')].map(h => h.textContent);
+        }
+        return rooms;""")
     wait.until(lambda d: d.execute_script("return document.body.dataset.live") == "yes")
     driver.save_screenshot(shots + "/devices.png")
 
     # Toggle the Desk lamp (a Tasmota light: confirmed by its echo), with the mouse.
     before = card_text("Desk lamp")
-    button = card("Desk lamp").find_element(By.CSS_SELECTOR, "button")
-    found["toggleLabel"] = button.get_attribute("aria-label")
-    button.click()
+    found["toggleLabel"] = driver.execute_script("""
+        const card = [...document.querySelectorAll('article.card')]
+          .find(c => c.querySelector('h3').textContent === arguments[0]);
+        return card ? card.querySelector('button').getAttribute('aria-label') : null;""", "Desk lamp")
+    click_at(card_button_centre("Desk lamp"))
     wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
     found["toggleStatus"] = driver.find_element(By.ID, "status").text
     wait.until(lambda d: card_text("Desk lamp") != before)
@@ -113,15 +147,16 @@ try:
     reached = None
     for _ in range(60):
         ActionChains(driver).send_keys(Keys.TAB).perform()
-        active = driver.switch_to.active_element
-        label = active.get_attribute("aria-label") or ""
-        if active.tag_name == "button" and label.startswith("Turn"):
+        label = driver.execute_script("""
+            const active = document.activeElement;
+            return active && active.tagName === 'BUTTON' ? active.getAttribute('aria-label') || '' : '';""")
+        if label.startswith("Turn"):
             reached = label
             break
     found["keyboardReached"] = reached
     if reached:
         driver.execute_script("document.getElementById('status').textContent = ''")
-        driver.switch_to.active_element.send_keys(Keys.ENTER)
+        again(lambda: driver.switch_to.active_element.send_keys(Keys.ENTER))
         wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
         found["keyboardStatus"] = driver.find_element(By.ID, "status").text
 
@@ -130,8 +165,8 @@ try:
     driver.get(base + "/ui/devices/" + urllib.request.quote(lamp))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "div.trait"))
     found["deviceTitle"] = driver.find_element(By.TAG_NAME, "h1").text
-    found["traits"] = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "div.trait h3")]
-    found["deviceText"] = driver.find_element(By.ID, "traits").text[:4000]
+    found["traits"] = again(lambda: [h.text for h in driver.find_elements(By.CSS_SELECTOR, "div.trait h3")])
+    found["deviceText"] = again(lambda: driver.find_element(By.ID, "traits").text[:4000])
     driver.save_screenshot(shots + "/device.png")
 
     # The home: groups, scenes, automations, links; run a scene.
@@ -169,7 +204,9 @@ try:
     found["afterLogout"] = driver.current_url.replace(base, "")
     found["cookieAfterLogout"] = driver.get_cookie("tb_session") is not None
 except Exception as error:  # reported, with where it stopped, to the Swift test
-    found["error"] = f"{type(error).__name__}: {error}"
+    ours = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == __file__]
+    line = ours[-1] if ours else 0
+    found["error"] = f"ui-browser.py:{line}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
     try:
         driver.save_screenshot(shots + "/failure.png")
         found["failurePage"] = driver.page_source[:3000]
