@@ -6,7 +6,7 @@ import TraitBridgeJSON
 extension ServeConfiguration {
     static let httpKeys = [
         "listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "homeGraph", "maxBodyBytes",
-        "challenge",
+        "changeHistory", "challenge",
     ]
     static let homeGraphKeys = ["serviceAccountKeyFile", "url", "batchMilliseconds", "requestSyncDelaySeconds"]
     static let oauthKeys = [
@@ -66,6 +66,11 @@ extension ServeConfiguration {
                     throw fail(fieldAt, "expected a whole number of bytes from 1024 to 67108864")
                 }
                 settings.maxBodyBytes = Int(number)
+            case "changeHistory":
+                guard let number = field.int64, (16...1_000_000).contains(number) else {
+                    throw fail(fieldAt, "expected a whole number of device changes from 16 to 1000000")
+                }
+                settings.changeHistory = Int(number)
             case "oauth":
                 settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
             case "homeGraph":

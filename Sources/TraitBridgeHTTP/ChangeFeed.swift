@@ -1,3 +1,4 @@
+import DequeModule
 import FoundationEssentials
 public import ServiceLifecycle
 import Synchronization
@@ -114,7 +115,7 @@ public final class ChangeFeed: Service, Sendable {
 /// and which devices it has seen (so a change is `added`, `updated` or `removed`).
 struct ChangeRing: Sendable {
     let capacity: Int
-    private(set) var events: [ChangeFeed.Event] = []
+    private(set) var events: Deque<ChangeFeed.Event> = []
     private var known: Set<DeviceID>
     private var next = 1
 
@@ -138,7 +139,7 @@ struct ChangeRing: Sendable {
         }
         events.append(ChangeFeed.Event(sequence: next, device: id, kind: kind, summary: summary))
         next += 1
-        if events.count > capacity { events.removeFirst(events.count - capacity) }
+        if events.count > capacity { events.removeFirst() }
     }
 
     var newest: Int { next - 1 }
@@ -155,6 +156,8 @@ struct ChangeRing: Sendable {
     func events(after cursor: Int) -> [ChangeFeed.Event]? {
         guard let first = events.first else { return [] }
         guard cursor >= first.sequence - 1 else { return nil }
-        return Array(events.drop { $0.sequence <= cursor })
+        // Numbers are consecutive, so the first event after the cursor is found without a scan.
+        let skip = min(events.count, cursor - (first.sequence - 1))
+        return Array(events.dropFirst(skip))
     }
 }

@@ -25,6 +25,9 @@ public struct FulfillmentSettings: Sendable {
     public var homeGraph: HomeGraphSettings?
     /// The largest request body read; a larger one is answered 413.
     public var maxBodyBytes = 1 << 20
+    /// How many device changes the API's change streams keep for clients that resume or fall
+    /// behind; a client further behind than this is told and dropped.
+    public var changeHistory = 4096
     /// Which EXECUTE commands need the user's yes or PIN (the engine applies them).
     public var challenge = ChallengeRules()
 

@@ -16,30 +16,7 @@ extension FulfillmentTests {
 
     func changeLoad(_ home: Home) async throws {
         let count = 1_000
-        let template = try #require(
-            try JSONSerialization.jsonObject(
-                with: Data(
-                    WatchCommandTests.read(CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json").utf8))
-                as? [[String: Any]])
-        let light = try #require(template.first { $0["friendly_name"] as? String == "Hall light" })
-        var devices = template
-        for index in 0..<count {
-            var device = light
-            device["friendly_name"] = "Load light \(index)"
-            device["ieee_address"] = String(format: "0x00158d00020%05x", index)
-            devices.append(device)
-        }
-        let z2m = try TestMQTTClient(home.broker)
-        for index in 0..<count {
-            try z2m.publish("zigbee2mqtt/Load light \(index)/availability", "online", retain: true)
-        }
-        let list = try JSONSerialization.data(withJSONObject: devices)
-        try z2m.publish("zigbee2mqtt/bridge/devices", String(decoding: list, as: UTF8.self), retain: true)
-        let observer = try TestMQTTClient(home.broker, subscribe: ["traitbridge/devices/+/state"])
-        #expect(
-            eventually(timeout: .seconds(120)) { Set(observer.messages.all.map(\.topic)).count >= count + 3 },
-            "serve publishes the 1 003 devices")
-
+        let z2m = try await addLoadLights(count, to: home)
         let filter = "?shape=stream&source=zigbee2mqtt"
         var pool = HTTPClient.Configuration()
         pool.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
@@ -86,5 +63,34 @@ extension FulfillmentTests {
         for client in sockets { client.close() }
         resumed.close()
         try await http.shutdown()
+    }
+
+    /// Adds `count` zigbee2mqtt lights ("Load light N", online) to `home` and waits until `serve`
+    /// has published them all; the client returned publishes as their zigbee2mqtt.
+    func addLoadLights(_ count: Int, to home: Home) async throws -> TestMQTTClient {
+        let template = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(
+                    WatchCommandTests.read(CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json").utf8))
+                as? [[String: Any]])
+        let light = try #require(template.first { $0["friendly_name"] as? String == "Hall light" })
+        var devices = template
+        for index in 0..<count {
+            var device = light
+            device["friendly_name"] = "Load light \(index)"
+            device["ieee_address"] = String(format: "0x00158d00020%05x", index)
+            devices.append(device)
+        }
+        let z2m = try TestMQTTClient(home.broker)
+        for index in 0..<count {
+            try z2m.publish("zigbee2mqtt/Load light \(index)/availability", "online", retain: true)
+        }
+        let list = try JSONSerialization.data(withJSONObject: devices)
+        try z2m.publish("zigbee2mqtt/bridge/devices", String(decoding: list, as: UTF8.self), retain: true)
+        let observer = try TestMQTTClient(home.broker, subscribe: ["traitbridge/devices/+/state"])
+        #expect(
+            eventually(timeout: .seconds(120)) { Set(observer.messages.all.map(\.topic)).count >= count + 3 },
+            "serve publishes the \(count + 3) devices")
+        return z2m
     }
 }

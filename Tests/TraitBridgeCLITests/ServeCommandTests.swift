@@ -172,6 +172,10 @@ struct ServeCommandTests {
             ),
             (#"{"export": {"only": {}}}"#, "export.only: unknown key 'only'; allowed: include, exclude"),
             (
+                #"{"http": {"changeHistory": 15}}"#,
+                "http.changeHistory: expected a whole number of device changes from 16 to 1000000"
+            ),
+            (
                 #"{"http": {"challenge": {"pinDevices": {"ids": ["a"]}}}}"#,
                 "http.challenge: a PIN challenge needs the PIN: give pinFile or pinEnv"
             ),
