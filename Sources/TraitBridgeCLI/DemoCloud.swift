@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ServiceLifecycle
+import TraitBridgeCloud
 import TraitBridgeEmbedded
 import TraitBridgeEngine
 import TraitBridgeHTTP
@@ -31,6 +32,11 @@ final class DemoCloud {
         settings.dataDirectory = work.appendingPathComponent("cloud-data").path
         settings.mappingsDirectory = mappings
         settings.commandTimeoutSeconds = 3
+        // As some vendors' clouds do for plugs (a heater may hang on one), the partner asks the user
+        // to confirm each command on its outlets: the Garden plug shows the challenge (ackNeeded).
+        var partnerHTTP = FulfillmentSettings()
+        partnerHTTP.challenge = ChallengeRules(ackDevices: .init(types: ["OUTLET"]))
+        settings.http = partnerHTTP
         do {
             bridge = try ServeCommand.makeBridge(settings, logger: logger)
             try bridge.start()

@@ -265,6 +265,11 @@ struct DemoCommand: ParsableCommand {
         say(
             "     traitbridge command \"Hall light\" matter.OnOff.toggle   "
                 + "# off the Zigbee mesh: the cloud's way, confirmed")
+        if partner != nil {
+            say(
+                "     traitbridge command \"Garden plug\" matter.OnOff.toggle --ack "
+                    + "# the partner asks to confirm commands on its outlets")
+        }
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(
             connection: connection, devices: [], json: false, count: nil, duration: nil,

@@ -102,12 +102,14 @@ extension GoogleC2C {
     ///
     /// `online: false`, status `OFFLINE` or errorCode `deviceOffline` → offline; `ERROR` → unknown
     /// (the cloud could not read the device), except in an EXECUTE result, where an error is about
-    /// the command; otherwise online. The reason keeps the status and Google's errorCode.
+    /// the command (`challengeNeeded`, `valueOutOfRange`): it changes nothing unless it says the
+    /// device is offline; otherwise online. The reason keeps the status and Google's errorCode.
     public func connectivity(of report: CloudDeviceReport) -> (state: TraitConnectivityState, reason: ConnectivityReason)? {
         guard report.online != nil || report.status != nil else { return nil }
         let saysOffline = report.errorCode == "deviceOffline" || report.errorCode == "offline"
         let status = report.status ?? (report.online == false ? "OFFLINE" : "SUCCESS")
-        if report.isCommandResult && report.online == nil && (status == "ERROR" || status == "EXCEPTIONS") && !saysOffline { return nil }
+        let commandFailed = status == "ERROR" || status == "EXCEPTIONS"
+        if report.isCommandResult && report.online != false && commandFailed && !saysOffline { return nil }
         let online = report.online ?? (status != "OFFLINE" && !saysOffline)
         let reason = ConnectivityReason.cloudReported(isOnline: online, status: status, errorCode: report.errorCode)
         if !online || status == "OFFLINE" { return (.offline, reason) }

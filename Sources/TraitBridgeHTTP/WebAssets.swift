@@ -29,7 +29,7 @@ enum WebAssets {
             if (answer.status === "assumed") return ["Sent; the device has not confirmed it (assumed)", true];
             return [String(answer.status), true];
           }
-          async function send(path, body, device) {
+          async function send(path, body, device, what) {
             say("Sending…", true);
             let response;
             let answer = {};
@@ -44,9 +44,56 @@ enum WebAssets {
               say("The bridge did not answer: " + error, false);
               return;
             }
+            if (answer.code === "challengeNeeded" && ask(answer.challenge, path, body, device, what)) return;
             const [text, good] = outcome(response, answer);
             say(text, good);
             if (device) refresh(device);
+          }
+          const challenges = {
+            ackNeeded: ["The device's cloud asks you to confirm", "Confirm", false],
+            pinNeeded: ["The device's cloud asks for its PIN", "Send PIN", true],
+            challengeFailedPinNeeded: ["Wrong PIN: try again", "Send PIN", true],
+          };
+          // A command the device's cloud wants confirmed (ackNeeded) or a PIN for: a small form
+          // under the status line, focused; its answer sends the same command with the challenge.
+          function ask(kind, path, body, device, what) {
+            const known = challenges[kind];
+            const box = document.getElementById("challenge");
+            if (!known || !box) return false;
+            const [text, action, needsPin] = known;
+            say(text + (what ? ": " + what : "") + ".", kind !== "challengeFailedPinNeeded");
+            const form = document.createElement("form");
+            form.className = "challenge";
+            let pin = null;
+            if (needsPin) {
+              const label = document.createElement("label");
+              label.htmlFor = "challenge-pin";
+              label.textContent = "PIN ";
+              pin = document.createElement("input");
+              Object.assign(pin, {id: "challenge-pin", type: "password", autocomplete: "off", required: true});
+              pin.inputMode = "numeric";
+              form.append(label, pin, " ");
+            }
+            const go = document.createElement("button");
+            go.type = "submit";
+            go.textContent = action;
+            const cancel = document.createElement("button");
+            cancel.type = "button";
+            cancel.textContent = "Cancel";
+            cancel.addEventListener("click", () => {
+              box.replaceChildren();
+              say("Cancelled: nothing was sent", false);
+            });
+            form.append(go, " ", cancel);
+            form.addEventListener("submit", (event) => {
+              event.preventDefault();
+              const challenge = needsPin ? {pin: pin.value} : {ack: true};
+              box.replaceChildren();
+              send(path, Object.assign({}, body, {challenge: challenge}), device, what);
+            });
+            box.replaceChildren(form);
+            (pin || go).focus();
+            return true;
           }
           const busy = new Set();
           const again = new Set();
@@ -94,13 +141,15 @@ enum WebAssets {
             if (!button) return;
             event.preventDefault();
             const body = button.dataset.body ? JSON.parse(button.dataset.body) : {};
-            send(button.dataset.path, body, button.dataset.device);
+            const what = button.getAttribute("aria-label") || button.textContent;
+            send(button.dataset.path, body, button.dataset.device, what);
           });
           document.addEventListener("change", (event) => {
             const input = event.target.closest("input[type=range][data-path]");
             if (!input) return;
             send(input.dataset.path, {deviceType: input.dataset.type, trait: input.dataset.trait,
-              attribute: input.dataset.attribute, value: Number(input.value)}, input.dataset.device);
+              attribute: input.dataset.attribute, value: Number(input.value)}, input.dataset.device,
+              "set " + input.dataset.attribute + " to " + input.value);
           });
           document.addEventListener("submit", (event) => {
             const form = event.target.closest("form[data-path]");
@@ -110,7 +159,8 @@ enum WebAssets {
             let value = text;
             try { value = JSON.parse(text); } catch (error) { value = text; }
             send(form.dataset.path, {deviceType: form.dataset.type, trait: form.dataset.trait,
-              attribute: form.dataset.attribute, value: value}, form.dataset.device);
+              attribute: form.dataset.attribute, value: value}, form.dataset.device,
+              "set " + form.dataset.attribute + " to " + text);
           });
           if (document.querySelector("[data-device]")) {
             const changes = new EventSource("/api/v1/changes?shape=stream");
@@ -159,7 +209,8 @@ enum WebAssets {
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 0 1em; }
         dd { margin: 0; }
         .hidden { position: absolute; left: -10000px; }
-        .login input { font: inherit; padding: .3em; }
+        .login input, .challenge input { font: inherit; padding: .3em; }
+        .challenge { margin: 0 0 1em; }
         @media (max-width: 30em) { .cards { grid-template-columns: 1fr; } main { padding: 0 .5em 2em; } }
         """
 }

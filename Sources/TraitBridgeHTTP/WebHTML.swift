@@ -30,7 +30,7 @@ struct WebHTML {
             <title>\(escape(title)) · TraitBridge</title><link rel="icon" href="/ui/assets/icon.svg">
             <link rel="stylesheet" href="/ui/assets/app.css">\(script)
             </head><body>\(navigation)<main id="main"><h1>\(escape(title))</h1>
-            <p id="status" role="status" aria-live="polite"></p>\(body)</main></body></html>
+            <p id="status" role="status" aria-live="polite"></p><div id="challenge"></div>\(body)</main></body></html>
             """
     }
 

@@ -83,7 +83,18 @@ struct WebUIBrowserTests {
         #expect(
             Self.isOn(plugBefore) != Self.isOn(plugAfter), "live, from another client: \(plugBefore) → \(plugAfter)")
         #expect(found["notReloaded"] as? Bool == true, "without a reload")
+        #expect(
+            (found["challengeAsked"] as? String)?.wholeMatch(
+                of: /The device's cloud asks you to confirm: Turn (on|off) Garden plug\./) != nil,
+            "the partner's ackNeeded is asked in the page: \(found["challengeAsked"] ?? "")")
+        #expect(found["challengeFocus"] as? String == "Confirm", "the Confirm button has the focus")
+        #expect((found["challengeCancelled"] as? String)?.hasPrefix("Cancelled") == true)
+        #expect(
+            found["gardenPlugUnchanged"] as? Bool == true, "nothing was sent on Cancel: \(found["gardenPlug"] ?? "")")
         #expect((found["keyboardReached"] as? String)?.hasPrefix("Turn ") == true, "Tab reaches a card's button")
+        if withMatter || found["keyboardChallenge"] != nil {
+            #expect(found["keyboardChallenge"] as? String == "Confirm", "the first card's plug asks, by keyboard too")
+        }
         #expect(found["keyboardStatus"] as? String == "Confirmed", "and Enter switches it")
 
         #expect((found["traits"] as? [String])?.contains("matter.OnOff") == true, "\(found["traits"] ?? "")")
@@ -98,7 +109,7 @@ struct WebUIBrowserTests {
         #expect(found["forgedStatus"] as? Int == 403, "a write without the CSRF token")
         #expect((found["consoleErrors"] as? [Any])?.isEmpty == true, "\(found["consoleErrors"] ?? "")")
         #expect(found["afterLogout"] as? String == "/ui/login" && found["cookieAfterLogout"] as? Bool == false)
-        for page in ["login-refused", "devices", "device", "home", "devices-phone"] {
+        for page in ["login-refused", "devices", "challenge", "device", "home", "devices-phone"] {
             #expect(FileManager.default.fileExists(atPath: "\(Self.screenshots)/\(page).png"), "screenshot \(page)")
         }
         #expect(demo.signal(SIGINT, waitUpTo: .seconds(30)) && demo.exitStatus == 0, "the demo stops on Ctrl-C")

@@ -81,4 +81,19 @@ struct ChallengeRulesTests {
             GoogleC2C.verify(.pin, answer: ChallengeAnswer(pin: "1"), rules: unset, recentFailures: 0)
                 == .refused("challengeFailedNotSetup"))
     }
+
+    @Test("an EXECUTE answer asking for a challenge says nothing of connectivity; one saying offline does")
+    func challengeAnswerKeepsConnectivity() {
+        func report(online: Bool?, _ status: String, _ code: String?) -> CloudDeviceReport {
+            CloudDeviceReport(c2cID: "plug", online: online, status: status, errorCode: code, isCommandResult: true)
+        }
+        #expect(c2c.connectivity(of: report(online: true, "ERROR", "challengeNeeded")) == nil)
+        #expect(c2c.connectivity(of: report(online: nil, "ERROR", "challengeNeeded")) == nil)
+        #expect(c2c.connectivity(of: report(online: nil, "ERROR", "deviceOffline"))?.state == .offline)
+        #expect(c2c.connectivity(of: report(online: false, "ERROR", "valueOutOfRange"))?.state == .offline)
+        #expect(c2c.connectivity(of: report(online: true, "SUCCESS", nil))?.state == .online)
+        var query = report(online: true, "ERROR", "hardError")
+        query.isCommandResult = false
+        #expect(c2c.connectivity(of: query)?.state == .unknown, "a QUERY's ERROR: the cloud could not read it")
+    }
 }
