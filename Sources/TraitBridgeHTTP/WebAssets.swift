@@ -47,8 +47,38 @@ enum WebAssets {
             if (answer.code === "challengeNeeded" && ask(answer.challenge, path, body, device, what)) return;
             const [text, good] = outcome(response, answer);
             say(text, good);
-            if (device) refresh(device);
+            if (device) refresh(device); else redrawHome();
           }
+          // The home page's sections (groups' connectivity, scenes' and automations' last runs,
+          // links' health): redrawn when a device changes, after a run, and every 30 s (for what the
+          // change stream does not carry), at most once a second; the focused control keeps focus.
+          const home = document.getElementById("home-sections");
+          let homeBusy = false;
+          let homeAgain = false;
+          async function redrawHome() {
+            if (!home) return;
+            if (homeBusy) { homeAgain = true; return; }
+            homeBusy = true;
+            try {
+              const response = await fetch("/ui/home/sections", {credentials: "same-origin"});
+              if (response.ok) {
+                const focused = home.contains(document.activeElement) ?
+                  document.activeElement.getAttribute("aria-label") : null;
+                home.innerHTML = await response.text();
+                home.dataset.updated = String(Date.now());
+                const again = focused && [...home.querySelectorAll("[aria-label]")]
+                  .find((element) => element.getAttribute("aria-label") === focused);
+                if (again) again.focus();
+              }
+            } catch (error) {
+              console.warn("could not redraw the home: " + error);
+            }
+            setTimeout(() => {
+              homeBusy = false;
+              if (homeAgain) { homeAgain = false; redrawHome(); }
+            }, 1000);
+          }
+          if (home) setInterval(redrawHome, 30000);
           const challenges = {
             ackNeeded: ["The device's cloud asks you to confirm", "Confirm", false],
             pinNeeded: ["The device's cloud asks for its PIN", "Send PIN", true],
@@ -162,11 +192,11 @@ enum WebAssets {
               attribute: form.dataset.attribute, value: value}, form.dataset.device,
               "set " + form.dataset.attribute + " to " + text);
           });
-          if (document.querySelector("[data-device]")) {
+          if (home || document.querySelector("[data-device]")) {
             const changes = new EventSource("/api/v1/changes?shape=stream");
             changes.addEventListener("change", (event) => {
               const change = JSON.parse(event.data);
-              if (change.device) refresh(change.device);
+              if (home) redrawHome(); else if (change.device) refresh(change.device);
             });
             changes.addEventListener("open", () => { document.body.dataset.live = "yes"; });
           }

@@ -33,6 +33,11 @@ struct WebPages: Sendable {
                 return devicePage(name, session) ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
             }
         }
+        router.get("ui/home/sections") { request, _ in
+            signedIn(request) { session in
+                Self.fragment(.ok, WebHTML(state: bridge.snapshot, role: session.role).homePage())
+            }
+        }
         fragment("ui/cards/:device", on: router) { $0.card($1) }
         fragment("ui/devices/:device/traits", on: router) { $0.traits($1) }
     }
@@ -71,7 +76,9 @@ struct WebPages: Sendable {
 
     private func homePage(_ session: WebSessions.Session) -> Response {
         let render = WebHTML(state: bridge.snapshot, role: session.role)
-        return Self.page(.ok, "Home", render.homePage(), session: session)
+        // The script redraws the sections from /ui/home/sections when something changes.
+        let body = #"<div id="home-sections">"# + render.homePage() + "</div>"
+        return Self.page(.ok, "Home", body, session: session)
     }
 
     // MARK: Signing in and out

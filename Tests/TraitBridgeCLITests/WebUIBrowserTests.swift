@@ -104,6 +104,11 @@ struct WebUIBrowserTests {
         }
         #expect(found["homeSections"] as? [String] == ["Zones", "Groups", "Scenes", "Automations", "Cloud links"])
         #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
+        let sceneAfter = found["sceneAfter"] as? String ?? ""
+        #expect(
+            sceneAfter.contains("last run") && sceneAfter != found["sceneBefore"] as? String
+                && found["homeNotReloaded"] as? Bool == true,
+            "the scene's last run is redrawn in place: \(found["sceneBefore"] ?? "") → \(sceneAfter)")
         #expect(found["phoneOverflow"] as? Int == 0, "nothing wider than a phone's screen")
         #expect((found["foreign"] as? [Any])?.isEmpty == true, "nothing from another origin: \(found["foreign"] ?? "")")
         #expect(found["forgedStatus"] as? Int == 403, "a write without the CSRF token")

@@ -65,7 +65,11 @@ extension FulfillmentTests {
         let device = try await call(home, .GET, "/ui/devices/Hall%20light", headers: [cookie])
         #expect(device.status == 200 && device.body.contains("matter.LevelControl") && device.body.contains("max"))
         let homePage = try await call(home, .GET, "/ui/home", headers: [cookie])
-        #expect(homePage.status == 200 && homePage.body.contains("<h2>Groups</h2>"))
+        #expect(homePage.status == 200 && homePage.body.contains(#"<div id="home-sections"><section><h2>Zones"#))
+        let sections = try await call(home, .GET, "/ui/home/sections", headers: [cookie])
+        #expect(sections.status == 200 && sections.body.hasPrefix("<section><h2>Zones</h2>"), "what the page redraws")
+        let noSession = try await call(home, .GET, "/ui/home/sections")
+        #expect(noSession.status == 303, "not without a session")
 
         // The API with the session: reads as they are, writes only with the page's CSRF token.
         let list = try await call(home, .GET, "/api/v1/devices", headers: [cookie])

@@ -192,9 +192,18 @@ try:
     driver.get(base + "/ui/home")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "section"))
     found["homeSections"] = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main section > h2")]
+    scene_text = """
+        const button = document.querySelector("button[aria-label='Run Movie night']");
+        return button ? button.closest('li').innerText : '';"""
+    found["sceneBefore"] = driver.execute_script(scene_text)
+    driver.execute_script("window.notReloaded = true")
     driver.find_element(By.CSS_SELECTOR, "button[aria-label='Run Movie night']").click()
     wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
     found["sceneStatus"] = driver.find_element(By.ID, "status").text
+    # Its last run is redrawn in place, without a reload.
+    wait.until(lambda d: d.execute_script(scene_text) != found["sceneBefore"])
+    found["sceneAfter"] = driver.execute_script(scene_text)
+    found["homeNotReloaded"] = driver.execute_script("return window.notReloaded === true")
     driver.save_screenshot(shots + "/home.png")
 
     # A phone-sized screen: nothing wider than the screen.
