@@ -46,6 +46,16 @@ struct WebHTML {
         """
     }
 
+    /// The page a one-time link opens: the code is used when the button is pressed, not before.
+    static func oneTimeForm(code: String) -> String {
+        """
+        <form method="post" action="/ui/login" class="login">
+        <input type="hidden" name="code" value="\(escape(code))">
+        <p><button type="submit" id="one-time">Sign in with this one-time link</button></p></form>
+        <p>The link works once, within 15 minutes of being made.</p>
+        """
+    }
+
     static func missing(_ name: String) -> String {
         "<p>No device has the id or name '\(escape(name))'. <a href=\"/ui/\">All devices</a></p>"
     }

@@ -85,13 +85,15 @@ struct WebPages: Sendable {
 
     private func loginPage(_ request: Request, client: String) -> Response {
         if let code = request.uri.queryParameters["code"] {
-            guard let role = sessions.redeem(String(code), now: Date()) else {
-                return Self.page(
-                    .unauthorized, "Sign in", WebHTML.loginForm(problem: "That one-time link was used or has expired."))
-            }
-            return signIn(user: "one-time login", role: role)
+            // Opening the link only asks: a chat app's link preview must not use the code up.
+            guard sessions.isRedeemable(String(code), now: Date()) else { return Self.usedLink }
+            return Self.page(.ok, "Sign in", WebHTML.oneTimeForm(code: String(code)))
         }
         return Self.page(.ok, "Sign in", WebHTML.loginForm(problem: nil))
+    }
+
+    private static var usedLink: Response {
+        page(.unauthorized, "Sign in", WebHTML.loginForm(problem: "That one-time link was used or has expired."))
     }
 
     private func login(_ request: Request, client: String) async -> Response {
@@ -102,6 +104,10 @@ struct WebPages: Sendable {
             return Self.page(.contentTooLarge, "Sign in", WebHTML.loginForm(problem: "The form is too large."))
         }
         let fields = FormFields(Array(buffer: buffer))
+        if let code = fields["code"] {
+            guard let role = sessions.redeem(code, now: Date()) else { return Self.usedLink }
+            return signIn(user: "one-time login", role: role)
+        }
         let result = linking.checkPassword(
             account: fields["username"] ?? "", password: fields["password"] ?? "", client: client, now: Date())
         switch result {

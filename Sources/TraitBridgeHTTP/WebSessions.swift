@@ -54,6 +54,12 @@ public final class WebSessions: Sendable {
         }
     }
 
+    /// Whether `code` would sign in now, without using it (the page that asks to use it).
+    func isRedeemable(_ code: String, now: Date) -> Bool {
+        guard code.utf8.count <= 128 else { return false }
+        return state.withLock { state in state.codes[Secrets.hash(code)].map { $0.0 > now } ?? false }
+    }
+
     /// A new session: the cookie's value (the browser's only copy) and the session.
     func open(user: String, role: APIRole, now: Date) -> (cookie: String, session: Session) {
         let cookie = Secrets.makeToken(prefix: "tbs_")

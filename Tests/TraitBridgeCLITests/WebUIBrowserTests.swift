@@ -65,7 +65,9 @@ struct WebUIBrowserTests {
         #expect(found["anonymousLandsOn"] as? String == "/ui/login")
         let cookie = found["cookie"] as? [String: Any] ?? [:]
         #expect(cookie["httpOnly"] as? Bool == true && cookie["sameSite"] as? String == "Strict", "\(cookie)")
+        #expect(found["previewStatus"] as? Int == 200, "a link preview's GET only sees the page that asks")
         #expect(found["codeReused"] as? Int == 401, "a one-time login works once")
+        #expect(found["linkAfterUse"] as? Int == 401, "a used link says so")
         let cards = found["cards"] as? Int ?? -1
         #expect(cards == found["apiDevices"] as? Int, "every device the API lists has its card")
         if withMatter { #expect(cards == 16, "the demo's 16 devices") } else { #expect(cards >= 13) }

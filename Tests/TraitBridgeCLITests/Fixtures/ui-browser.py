@@ -9,6 +9,7 @@ import sys
 import time
 import traceback
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -100,15 +101,28 @@ try:
     driver.get(base + "/ui/")
     found["anonymousLandsOn"] = driver.current_url.replace(base, "")
 
-    # The one-time login, then the devices by room.
+    # A chat app's link preview fetches the link first: that does not use the code up.
+    with urllib.request.urlopen(login_url, timeout=10) as preview:
+        found["previewStatus"] = preview.status
+    # The one-time login (its page asks, the button uses the code), then the devices by room.
     driver.get(login_url)
+    driver.find_element(By.ID, "one-time").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "article.card"))
     found["cookie"] = driver.get_cookie("tb_session") or {}
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(login_url).query)["code"][0]
+    reuse = urllib.request.Request(base + "/ui/login", method="POST",
+                                   data=urllib.parse.urlencode({"code": code}).encode(),
+                                   headers={"Content-Type": "application/x-www-form-urlencoded"})
     try:
-        urllib.request.urlopen(login_url, timeout=10)
+        urllib.request.urlopen(reuse, timeout=10)
         found["codeReused"] = "accepted"
     except urllib.error.HTTPError as refusal:
         found["codeReused"] = refusal.code
+    try:
+        urllib.request.urlopen(login_url, timeout=10)
+        found["linkAfterUse"] = "offered"
+    except urllib.error.HTTPError as refusal:
+        found["linkAfterUse"] = refusal.code
     found["cards"] = len(driver.find_elements(By.CSS_SELECTOR, "article.card"))
     found["apiDevices"] = len(api("GET", "/api/v1/devices")["devices"])
     found["rooms"] = driver.execute_script("""
