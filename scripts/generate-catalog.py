@@ -9,8 +9,12 @@ hand in mappings/catalog/google.json and vendor-example.json.
 Usage: scripts/generate-catalog.py [REFERENCE_DIR] [OUTPUT_DIR]   (or `make catalog`)
 
 What the script decides, and why:
-- Which clusters become traits: TRAIT_CLUSTERS below (the issue's list plus what the selected
-  device types require). Names follow the Home APIs (`OnOff`, `LevelControl`, `SmokeCoAlarm`).
+- Which clusters become traits: every cluster of the reference but the infrastructure (Groups,
+  Scenes, Descriptor, Binding) and a node's plumbing (commissioning, fabrics, access control, OTA).
+  Names follow the Home APIs (`OnOff`, `LevelControl`, `SmokeCoAlarm`): TRAIT_CLUSTERS and
+  TRAIT_NAMES where the cluster's name without spaces is not that name.
+- Which device types: every one whose required clusters are all traits; the script says which it
+  left out and why (cameras and chimes need Matter 1.5 clusters the reference does not carry yet).
 - Attribute and command names are lowerCamelCase, as the Home APIs spell them.
 - Matter types become formats; semantic types (temperature, percent100ths…) add their unit and range.
 - UNIT_OVERRIDES adds units and ranges the XML leaves to prose (levels 1..254, mireds, half-percent).
@@ -53,6 +57,32 @@ DEVICE_TYPES = {
     0x0011: "PowerSource", 0x0510: "ElectricalSensor",
 }
 INFRASTRUCTURE = {0x0004, 0x0062, 0x001D, 0x001E}  # Groups, Scenes Management, Descriptor, Binding
+# A node's own plumbing (commissioning, fabrics, access, diagnostics, localization, labels, time,
+# software updates, joint fabric): what a controller does to a node, never a trait a person reads or
+# sets through a bridge. The Matter source leaves the same clusters out (MatterCluster.infrastructure).
+NODE_PLUMBING = {
+    0x001F: "AccessControl", 0x0029: "OTA provider", 0x002A: "OTA requestor",
+    0x002B: "LocalizationConfiguration", 0x002C: "TimeFormatLocalization", 0x002D: "UnitLocalization",
+    0x002E: "PowerSourceConfiguration", 0x0030: "GeneralCommissioning", 0x0031: "NetworkCommissioning",
+    0x0032: "DiagnosticLogs", 0x0033: "GeneralDiagnostics", 0x0034: "SoftwareDiagnostics",
+    0x0035: "ThreadNetworkDiagnostics", 0x0036: "WiFiNetworkDiagnostics", 0x0037: "EthernetNetworkDiagnostics",
+    0x0038: "TimeSynchronization", 0x003C: "AdministratorCommissioning", 0x003E: "OperationalCredentials",
+    0x003F: "GroupKeyManagement", 0x0040: "FixedLabel", 0x0041: "UserLabel", 0x0046: "ICD management",
+    0x0751: "CommissionerControl", 0x0752: "JointFabricDatastore", 0x0753: "JointFabricAdministrator",
+}
+# Names the Home APIs spell otherwise than the cluster's name without spaces.
+TRAIT_NAMES = {0x0006: "OnOff", 0x005C: "SmokeCoAlarm", 0x0054: "RvcRunMode", 0x0055: "RvcCleanMode",
+               0x0061: "RvcOperationalState", 0x042A: "Pm25ConcentrationMeasurement",
+               0x042C: "Pm1ConcentrationMeasurement", 0x042D: "Pm10ConcentrationMeasurement",
+               0x0036: "WiFiNetworkDiagnostics", 0x0451: "WiFiNetworkManagement",
+               0x042E: "TotalVolatileOrganicCompoundsConcentrationMeasurement", 0x0503: "WakeOnLan",
+               0x0046: "IcdManagement", 0x0071: "HepaFilterMonitoring", 0x0099: "EnergyEvse",
+               0x009D: "EnergyEvseMode"}
+
+
+def pascal(name):
+    """`Valve Configuration and Control` → `ValveConfigurationAndControl`, `PM2.5 …` → `PM25…`."""
+    return "".join(word[:1].upper() + word[1:] for word in re.split(r"[^A-Za-z0-9]+", name) if word)
 
 SEMANTIC = {  # Matter semantic type -> (format, unit, min, max)
     "temperature": ("int16", "0.01 °C", -27315, 32767),
@@ -335,7 +365,36 @@ class Generator:
             "spec": f"Matter {self.release} {dt['file']}",
         }
 
+    def select(self):
+        """Every cluster but the infrastructure and a node's plumbing becomes a trait; every device
+        type whose required clusters are all known becomes one (the others are said, with why)."""
+        for cid in self.by_id:
+            if cid not in INFRASTRUCTURE and cid not in NODE_PLUMBING and cid not in TRAIT_CLUSTERS:
+                TRAIT_CLUSTERS[cid] = TRAIT_NAMES.get(cid) or pascal(self.id_names[cid])
+        self.skipped = []
+        for dt in self.device_types["device_types"]:
+            did = hexid(dt.get("id"))
+            if did is None or did in DEVICE_TYPES:
+                continue
+            if dt.get("class") == "node":
+                self.skipped.append(f"{dt['name']}: a node's root, not a device")
+                continue
+            if "server_clusters" not in dt:
+                self.skipped.append(f"{dt['name']}: only its id and name in the reference")
+                continue
+            required = [e for e in dt["server_clusters"].get("required", []) if hexid(e["id"]) not in INFRASTRUCTURE]
+            plumbing = [e["name"] for e in required if hexid(e["id"]) in NODE_PLUMBING]
+            unknown = [e["name"] for e in required if hexid(e["id"]) not in TRAIT_CLUSTERS | NODE_PLUMBING.keys()]
+            if plumbing:
+                self.skipped.append(f"{dt['name']}: its purpose is a node's plumbing ({', '.join(plumbing)})")
+                continue
+            if unknown:
+                self.skipped.append(f"{dt['name']}: needs {', '.join(unknown)}, not in the reference's clusters")
+                continue
+            DEVICE_TYPES[did] = pascal(dt["name"])
+
     def run(self, out):
+        self.select()
         traits = [self.trait(cid, name) for cid, name in sorted(TRAIT_CLUSTERS.items(), key=lambda kv: kv[1])]
         by_id = {hexid(d["id"]): d for d in self.device_types["device_types"] if d.get("id")}
         types = [self.device_type(by_id[did], name) for did, name in sorted(DEVICE_TYPES.items(), key=lambda kv: kv[1])]
@@ -344,6 +403,8 @@ class Generator:
         write(os.path.join(out, "traits.json"), {"$comment": header, "traits": traits})
         write(os.path.join(out, "device-types.json"), {"$comment": header, "deviceTypes": types})
         print(f"wrote {len(traits)} traits and {len(types)} device types to {out}")
+        for reason in self.skipped:
+            print(f"  left out device type {reason}")
         if self.dropped_defaults:
             print(f"left out {len(self.dropped_defaults)} defaults that are not plain values in range")
 

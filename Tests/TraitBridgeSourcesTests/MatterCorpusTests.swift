@@ -8,8 +8,9 @@ import TraitBridgeSources
 /// Every node of ../shared/corpus/matter through the Matter source alone (no server, no engine):
 /// the devices, device types, primary type and a value its descriptor says, and what is refused.
 ///
-/// Deliberate refusals, each reported as a problem: standard clusters the catalog has no trait for
-/// (carbon monoxide concentration 0x040C, boolean state configuration 0x0080, mode select 0x0050);
+/// The catalog carries every cluster of Matter 1.4.2, so what these nodes serve becomes traits (carbon
+/// monoxide concentration, boolean state configuration, mode select included); a standard cluster
+/// the catalog lacks (1.5's camera clusters) is reported (`vendorDefinitions`);
 /// a manufacturer's own cluster (Inovelli's 0x122FFC31) is kept as a vendor trait; the node's plumbing (commissioning, diagnostics,
 /// OTA, labels, groups) is not presented and not reported; Root Node, OTA Requestor, Aggregator
 /// and Bridged Node are structure, not device types; a bridge node with nothing of its own is
@@ -55,8 +56,8 @@ struct MatterCorpusTests {
             names: ["matter-6": "Smart CO sensor"],
             values: [
                 "matter-6/ep1-2/SmokeCoAlarm.coState": .int(0), "matter-6/ep1/PowerSource.batVoltage": .int(3000),
-            ],
-            problems: ["0x040C"]),
+                "matter-6/ep1-2/CarbonMonoxideConcentrationMeasurement.maxMeasuredValue": .int(1000),
+            ]),
         .init(
             file: "heiman_smoke_detector.json",
             devices: ["matter-11": ["ep1 matter.SmokeCoAlarm"]], names: ["matter-11": "Smoke sensor"],
@@ -73,7 +74,10 @@ struct MatterCorpusTests {
             file: "ikea_klippbok_water_leak.json",
             devices: ["matter-320": ["ep1 matter.WaterLeakDetector", "ep0 matter.PowerSource"]],
             names: ["matter-320": "KLIPPBOK water leak sensor"],
-            values: ["matter-320/ep1/BooleanState.stateValue": .bool(false)], problems: ["0x0080"]),
+            values: [
+                "matter-320/ep1/BooleanState.stateValue": .bool(false),
+                "matter-320/ep1/BooleanStateConfiguration.alarmsEnabled": .int(3),
+            ]),
         .init(
             file: "inovelli_vtm31.json",
             devices: [
@@ -88,8 +92,10 @@ struct MatterCorpusTests {
                 // Inovelli's own cluster, kept as a vendor trait with the values the node reports.
                 "matter-197/ep1/ClusterFC31.attribute122F0001": .int(20),
                 "matter-197/ep1/ClusterFC31.attribute122F000B": .bool(false),
-            ],
-            problems: ["0x0050"]),
+                // Mode Select on each endpoint: a trait of the endpoint's type.
+                "matter-197/ep1/ModeSelect.currentMode": .int(4),
+                "matter-197/ep6/ModeSelect.description": .string("LED Color"),
+            ]),
     ]
 
     static func node(_ file: String) throws -> MatterNode {
@@ -147,11 +153,12 @@ struct MatterCorpusTests {
         #expect(trait.attribute(named: "attribute122F000B")?.metadata.format == .bool)
         let device = try #require(inovelli.devices.first?.device)
         #expect(device.deviceType(key: "ep1")?.trait(trait.id) != nil)
-        // A node whose light endpoint says a device type no catalog has (0x7777).
+        // A node whose light endpoint says a device type no catalog has (0x7777) and serves a
+        // standard cluster the catalog lacks (Matter 1.5's CameraAVStreamManagement, 0x0551).
         var problems: [String] = []
         let text =
             #"{"node_id":5,"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
-            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29],"1/6/0":true}}"#
+            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29,1361],"1/6/0":true}}"#
         let node = try #require(MatterNode.parse(try JSONDocument.parse(Array(text.utf8)).root, problems: &problems))
         let mapping = source.map(node)
         #expect(mapping.deviceTypeDefinitions.map(\.id.description) == ["vendor.matter.DeviceType7777"])
@@ -159,6 +166,9 @@ struct MatterCorpusTests {
         #expect(kept.typeID.description == "vendor.matter.DeviceType7777" && kept.trait(.matter("OnOff")) != nil)
         #expect(
             mapping.problems.contains { $0.contains("0x7777") && $0.contains("kept as vendor.matter.DeviceType7777") })
+        #expect(
+            mapping.problems.contains { $0.contains("clusters not in the catalog") && $0.contains("0x0551") },
+            "\(mapping.problems)")
     }
 
     @Test("a redacted or empty UniqueID or serial is never an identity")
