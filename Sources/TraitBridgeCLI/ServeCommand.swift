@@ -222,7 +222,8 @@ extension ServeCommand {
                     "http: no bearer tokens file and no oauth section: every /smarthome request will be refused (401)")
             }
             let linking = AccountLinking(oauth: http.oauth, staticTokens: tokens, store: bridge.store)
-            let feed = ChangeFeed(bridge: bridge, capacity: http.changeHistory)
+            let feed = ChangeFeed(
+                bridge: bridge, capacity: http.changeHistory, clientStallLimit: .seconds(http.stalledClientSeconds))
             let reporter = try http.homeGraph.map {
                 try HomeGraphReporter(settings: $0, bridge: bridge, linking: linking, logger: logger)
             }

@@ -6,7 +6,7 @@ import TraitBridgeJSON
 extension ServeConfiguration {
     static let httpKeys = [
         "listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "homeGraph", "maxBodyBytes",
-        "changeHistory", "challenge",
+        "changeHistory", "stalledClientSeconds", "challenge",
     ]
     static let homeGraphKeys = ["serviceAccountKeyFile", "url", "batchMilliseconds", "requestSyncDelaySeconds"]
     static let oauthKeys = [
@@ -71,6 +71,11 @@ extension ServeConfiguration {
                     throw fail(fieldAt, "expected a whole number of device changes from 16 to 1000000")
                 }
                 settings.changeHistory = Int(number)
+            case "stalledClientSeconds":
+                guard let number = field.int64, (5...3600).contains(number) else {
+                    throw fail(fieldAt, "expected a whole number of seconds from 5 to 3600")
+                }
+                settings.stalledClientSeconds = Int(number)
             case "oauth":
                 settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
             case "homeGraph":

@@ -64,7 +64,9 @@ struct APIEndpoints: Sendable {
         }
         if let feed {
             let stream = ChangeStream(bridge: bridge, feed: feed)
-            router.get("api/v1/changes") { request, _ in authorized(request) { stream.respond(request) } }
+            router.get("api/v1/changes") { request, context in
+                authorized(request) { stream.respond(request, channel: context.channel) }
+            }
             router.get("api/v1/changes/socket") { request, _ in
                 authorized(request) {
                     // The query is checked as the upgrade checks it: a bad one is 400 either way.

@@ -36,9 +36,14 @@ public final class ChangeFeed: Service, Sendable {
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
-    /// `capacity`: events kept for clients that resume or fall behind.
-    public init(bridge: Bridge, capacity: Int = 4096) {
+    /// How long one message may wait for a client to take it before its connection is closed.
+    public let clientStallLimit: Duration
+
+    /// `capacity`: events kept for clients that resume or fall behind; `clientStallLimit`: how
+    /// long a client that stopped reading keeps its connection.
+    public init(bridge: Bridge, capacity: Int = 4096, clientStallLimit: Duration = .seconds(60)) {
         self.bridge = bridge
+        self.clientStallLimit = clientStallLimit
         (wake, wakeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         let first = FiniteNumber.int64(rounding: Date().timeIntervalSince1970 * 1000).map { Int($0) } ?? 1
         shared = Mutex(

@@ -28,14 +28,17 @@ struct ChangeSocket: Sendable {
             onUpgrade: { inbound, outbound, context in
                 guard case .success(let options) = ChangeStream.options(context.request) else { return }
                 let subscription = stream.feed.subscribe(after: options.lastEventID)
+                let watch = StallWatch(
+                    channel: context.requestContext.channel, limit: stream.feed.clientStallLimit)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         // The client's frames mean nothing here; its close ends the stream.
                         for try await _ in inbound {}
                     }
+                    group.addTask { await watch.watch() }
                     group.addTask {
                         try await stream.run(options, subscription) { message in
-                            try await outbound.write(.text(String(buffer: message.frame)))
+                            try await watch.write { try await outbound.write(.text(String(buffer: message.frame))) }
                         }
                     }
                     try await group.next()
@@ -59,9 +62,12 @@ struct ChangeSocket: Sendable {
 struct SocketRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
+    /// The connection, for a stream to end when its client stops reading (``StallWatch``).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
+        channel = source.channel
     }
 }

@@ -87,16 +87,21 @@ struct ChangeStream: Sendable {
     }
 
     /// `GET /api/v1/changes`: the stream as Server-Sent Events.
-    func respond(_ request: Request) -> Response {
+    func respond(_ request: Request, channel: any Channel) -> Response {
         let options: Options
         switch Self.options(request) {
         case .success(let chosen): options = chosen
         case .failure(let refusal): return refusal.response
         }
         let subscription = feed.subscribe(after: options.lastEventID)
+        let watch = StallWatch(channel: channel, limit: feed.clientStallLimit)
         let body = ResponseBody { [self] writer in
-            try await run(options, subscription) { try await writer.write($0.serverSentEvent) }
-            try await writer.finish(nil)
+            try await watch.guarding {
+                try await run(options, subscription) { message in
+                    try await watch.write { try await writer.write(message.serverSentEvent) }
+                }
+                try await writer.finish(nil)
+            }
         }
         return Response(
             status: .ok,

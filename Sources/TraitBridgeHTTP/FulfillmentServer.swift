@@ -92,10 +92,13 @@ public struct ClientRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address (without its port), or `unknown` (a Unix socket).
     public let client: String
+    /// The connection, for a stream to end when its client stops reading (``StallWatch``).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         client = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        channel = source.channel
     }
 }
 

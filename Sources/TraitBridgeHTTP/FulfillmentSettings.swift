@@ -28,6 +28,8 @@ public struct FulfillmentSettings: Sendable {
     /// How many device changes the API's change streams keep for clients that resume or fall
     /// behind; a client further behind than this is told and dropped.
     public var changeHistory = 4096
+    /// How long a change-stream client that stopped reading keeps its connection (seconds).
+    public var stalledClientSeconds = 60
     /// Which EXECUTE commands need the user's yes or PIN (the engine applies them).
     public var challenge = ChallengeRules()
 

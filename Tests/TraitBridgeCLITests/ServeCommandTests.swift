@@ -176,6 +176,10 @@ struct ServeCommandTests {
                 "http.changeHistory: expected a whole number of device changes from 16 to 1000000"
             ),
             (
+                #"{"http": {"stalledClientSeconds": 4}}"#,
+                "http.stalledClientSeconds: expected a whole number of seconds from 5 to 3600"
+            ),
+            (
                 #"{"http": {"challenge": {"pinDevices": {"ids": ["a"]}}}}"#,
                 "http.challenge: a PIN challenge needs the PIN: give pinFile or pinEnv"
             ),

@@ -76,10 +76,48 @@ extension FulfillmentTests {
     }
 }
 
+extension FulfillmentTests {
+    @Test("a client that stops reading for good is closed after http.stalledClientSeconds, over SSE and WebSocket")
+    func stalledClientClosed() async throws {
+        try await withHome(httpExtra: #""changeHistory": 100000, "stalledClientSeconds": 5,"#) { home in
+            let z2m = try await addLoadLights(1_000, to: home)
+            let port = try #require(home.base.split(separator: ":").last.flatMap { Int($0) })
+            let query = "?shape=list&source=zigbee2mqtt"
+            let auth = "Authorization: Bearer \(Self.staticToken)\r\n"
+            let sse = try StalledReader(
+                port: port, request: "GET /api/v1/changes\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(auth)\r\n")
+            let socket = try StalledReader(
+                port: port,
+                request: "GET /api/v1/changes/socket\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(auth)"
+                    + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            // Neither reads a byte while one light changes 40 times, 150 ms apart: each change is the
+            // whole list of 1 003 devices to both (13 MB, far more than the sockets hold), never more
+            // changes than the bridge keeps (so neither is dropped for falling behind).
+            for round in 0..<40 {
+                try z2m.publish("zigbee2mqtt/Load light 0/availability", round % 2 == 0 ? "offline" : "online")
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            try await Task.sleep(for: .seconds(15))
+            let sseText = sse.read(until: { _ in false }, within: .seconds(60))
+            let socketText = socket.read(until: { _ in false }, within: .seconds(60))
+            #expect(sseText.hasPrefix("HTTP/1.1 200") && socketText.hasPrefix("HTTP/1.1 101"), "both were served")
+            #expect(sse.closed && socket.closed, "the bridge closed both connections")
+            #expect(!sseText.hasSuffix("\r\n0\r\n\r\n"), "cut off, not a stream that ended")
+            // The bridge goes on: a new client gets the list at once.
+            let fresh = SSEClient(home, query)
+            #expect(eventually(timeout: .seconds(30)) { fresh.events.all.first?.event == "list" })
+            fresh.close()
+        }
+    }
+}
+
 /// A raw loopback TCP client with a 4 KB receive buffer that reads only when told to: the slow
 /// client no HTTP library would let a test be.
 final class StalledReader {
     private let socket: Int32
+    /// The server closed the connection (a read found its end).
+    private(set) var closed = false
 
     init(port: Int, request: String) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -117,7 +155,10 @@ final class StalledReader {
             var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 200) > 0 else { continue }
             let got = recv(socket, &buffer, buffer.count, 0)
-            if got <= 0 { break }
+            if got <= 0 {
+                closed = got == 0
+                break
+            }
             bytes += buffer[0..<got]
             if done(String(decoding: bytes, as: UTF8.self)) { break }
         }
