@@ -62,20 +62,12 @@ extension ServeConfiguration {
             case "bearerTokensFile": settings.bearerTokensFile = try string()
             case "agentUserId": settings.defaultAgentUserID = try string()
             case "maxBodyBytes":
-                guard let number = field.int64, (1024...(64 << 20)).contains(number) else {
-                    throw fail(fieldAt, "expected a whole number of bytes from 1024 to 67108864")
-                }
-                settings.maxBodyBytes = Int(number)
+                settings.maxBodyBytes = try wholeNumber(field, 1024...(64 << 20), "bytes", at: fieldAt, fail: fail)
             case "changeHistory":
-                guard let number = field.int64, (16...1_000_000).contains(number) else {
-                    throw fail(fieldAt, "expected a whole number of device changes from 16 to 1000000")
-                }
-                settings.changeHistory = Int(number)
+                settings.changeHistory = try wholeNumber(
+                    field, 16...1_000_000, "device changes", at: fieldAt, fail: fail)
             case "stalledClientSeconds":
-                guard let number = field.int64, (5...3600).contains(number) else {
-                    throw fail(fieldAt, "expected a whole number of seconds from 5 to 3600")
-                }
-                settings.stalledClientSeconds = Int(number)
+                settings.stalledClientSeconds = try wholeNumber(field, 5...3600, "seconds", at: fieldAt, fail: fail)
             case "oauth":
                 settings.oauth = try parseOAuth(field, at: fieldAt, fail: fail)
             case "homeGraph":
@@ -87,6 +79,17 @@ extension ServeConfiguration {
             }
         }
         return settings
+    }
+
+    /// A whole number of `unit` within `range`, or the error that says so.
+    static func wholeNumber(
+        _ field: JSON, _ range: ClosedRange<Int64>, _ unit: String, at: JSONPath,
+        fail: (JSONPath, String) -> ConfigurationError
+    ) throws(ConfigurationError) -> Int {
+        guard let number = field.int64, range.contains(number) else {
+            throw fail(at, "expected a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return Int(number)
     }
 
     /// `export`: `{"include": {"ids", "rooms", "types"}, "exclude": {…}}`, each a list of strings.

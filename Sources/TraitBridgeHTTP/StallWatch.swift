@@ -8,7 +8,6 @@ import Synchronization
 /// stream itself.
 final class StallWatch: Sendable {
     private let writingSince = Mutex<ContinuousClock.Instant?>(nil)
-    private let stalled = Mutex(false)
     private let channel: any Channel
     let limit: Duration
 
@@ -24,17 +23,13 @@ final class StallWatch: Sendable {
         try await write()
     }
 
-    /// Whether the watch closed the connection.
-    var closedStalledClient: Bool { stalled.withLock { $0 } }
-
-    /// Looks four times a limit until cancelled; closes the connection when a write has waited
+    /// Looks four times per limit until cancelled; closes the connection once a write has waited
     /// past the limit.
     func watch() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: limit / 4)
             let since = writingSince.withLock { $0 }
             if let since, ContinuousClock.now - since > limit {
-                stalled.withLock { $0 = true }
                 channel.close(promise: nil)
                 return
             }
