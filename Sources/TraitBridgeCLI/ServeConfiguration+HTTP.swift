@@ -89,7 +89,7 @@ extension ServeConfiguration {
         guard let number = field.int64, range.contains(number) else {
             throw fail(at, "expected a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)")
         }
-        return Int(number)
+        return Int(clamping: number)
     }
 
     /// `export`: `{"include": {"ids", "rooms", "types"}, "exclude": {…}}`, each a list of strings.

@@ -108,6 +108,7 @@ extension BridgeState {
             "pending": .object(pending),
         ]
         if !cloudImport.links.isEmpty { root.append("links", .object(linkHealth())) }
+        let logins = sources.logins
         if !logins.isEmpty {
             root.append("logins", ["failed": .int(Int64(logins.failed)), "waited": .int(Int64(logins.waited))])
         }
@@ -117,8 +118,7 @@ extension BridgeState {
     /// The login pages' running totals of wrong passwords and of attempts told to wait.
     public mutating func noteLogins(failed: Int, waited: Int) -> BridgeEffects {
         var effects = BridgeEffects()
-        guard logins.update(failed: failed, waited: waited) else { return effects }
-        sources.markHealthChanged()
+        guard sources.noteLogins(failed: failed, waited: waited) else { return effects }
         publishHealthIfChanged(effects: &effects)
         return effects
     }

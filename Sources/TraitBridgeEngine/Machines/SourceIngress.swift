@@ -24,6 +24,8 @@ struct SourceIngress: Sendable {
     /// The events of the message being handled (kept to reuse its storage).
     private var eventBuffer: [SourceEvent] = []
     private var refusals: [LimitKind: Int] = [:]
+    /// The login pages' refusals, as the HTTP edge reports them (beside the limits' on health).
+    private(set) var logins = LoginRefusals()
     /// Messages each plug-in was handed since start (for `/metrics`).
     private var received: [Int]
     /// The broker connection: the first link of every MQTT-sourced trait's chain.
@@ -186,6 +188,13 @@ struct SourceIngress: Sendable {
     }
 
     func refusalCount(_ kind: LimitKind) -> Int { refusals[kind, default: 0] }
+
+    /// The login pages' running totals; whether they changed (the health topic changes then).
+    mutating func noteLogins(failed: Int, waited: Int) -> Bool {
+        guard logins.update(failed: failed, waited: waited) else { return false }
+        isHealthChanged = true
+        return true
+    }
 
     /// Something the health topic says changed (a link, a cloud device count).
     mutating func markHealthChanged() { isHealthChanged = true }
