@@ -81,14 +81,14 @@ extension BridgeState {
         let identity = runtime.identity
         return graph.devices(sharingIdentityWith: identity).first { id in
             guard id != runtime.ownID, let device = graph.devices[id] else { return false }
-            return device.sources.contains { $0.family != GoogleC2C.family } && device.identity.matches(identity)
+            return device.sources.contains { !CloudImport.feeds($0) } && device.identity.matches(identity)
         }
     }
 
     /// Adds to `device` the types of every cloud device that targets it or, standing alone, has
     /// its identity (or alias): each cloud trait keeps its own source, values and connectivity.
     mutating func attachCloud(to device: inout Device, effects: inout BridgeEffects) {
-        guard device.sources.contains(where: { $0.family != GoogleC2C.family }), !cloudImport.devices.isEmpty else {
+        guard device.sources.contains(where: { !CloudImport.feeds($0) }), !cloudImport.devices.isEmpty else {
             return
         }
         // The cloud devices on it, the standalone ones that share an identity key with it, and

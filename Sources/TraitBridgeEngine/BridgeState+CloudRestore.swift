@@ -18,7 +18,7 @@ extension BridgeState {
         guard cloud != nil, !origins.isEmpty else { return [] }
         var logs: [BridgeLogLine] = []
         var records: [DeviceID: DeviceRecord] = [:]
-        for row in rows where row.record.sources.first?.family == GoogleC2C.family { records[row.id] = row.record }
+        for row in rows where CloudImport.feeds(row.record.sources.first) { records[row.id] = row.record }
         var restored = SyncImport()
         var attributeTexts = RestoredAttributes()
         for origin in origins {

@@ -28,7 +28,7 @@ extension BridgeState {
         var connectivityChanged = false
         for source in references.isEmpty ? [nil] : references.map(Optional.some) {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
-            if source?.family == GoogleC2C.family { continue }
+            if CloudImport.feeds(source) { continue }
             let resolved: TraitConnectivity
             if let source, let known = directory[source] {
                 // Its plug-in's chain: the source bridge (if it has one) and the device's (or entity's) own word.

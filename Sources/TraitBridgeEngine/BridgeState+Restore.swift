@@ -12,7 +12,7 @@ extension BridgeState {
         var logs: [BridgeLogLine] = []
         var attributeTexts = RestoredAttributes()
         // Cloud devices come back with their origins (restoreCloud), not from here.
-        for row in rows where graph.devices[row.id] == nil && row.record.sources.first?.family != GoogleC2C.family {
+        for row in rows where graph.devices[row.id] == nil && !CloudImport.feeds(row.record.sources.first) {
             for problem in row.problems {
                 logs.append(BridgeLogLine(.warning, "registry: \(problem)", ["tb.device.id": row.id.rawValue]))
             }
@@ -53,7 +53,7 @@ extension BridgeState {
         for type in record.types {
             // Types a cloud device contributed to a merged device are re-attached by restoreCloud.
             let traitSources = type.traits.compactMap(\.source)
-            if !isCloud && !traitSources.isEmpty && traitSources.allSatisfy({ $0.family == GoogleC2C.family }) {
+            if !isCloud && !traitSources.isEmpty && traitSources.allSatisfy(CloudImport.feeds) {
                 continue
             }
             // A vendor definition a source discovered comes back when the source describes the
@@ -78,7 +78,7 @@ extension BridgeState {
         var device = try Device(
             id: record.id, name: record.name, identity: record.identity, info: record.info,
             isMatterDevice: record.isMatterDevice,
-            sources: isCloud ? record.sources : record.sources.filter { $0.family != GoogleC2C.family },
+            sources: isCloud ? record.sources : record.sources.filter { !CloudImport.feeds($0) },
             deviceTypes: types)
         var feeds: [TraitAddress: TraitFeed] = [:]
         for type in record.types where device.deviceType(key: type.key) != nil {

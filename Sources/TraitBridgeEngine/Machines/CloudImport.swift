@@ -1,4 +1,5 @@
 import TraitBridgeCloud
+import TraitBridgeModel
 
 /// Google Cloud-to-cloud on the way in: the translator (SYNC, QUERY, EXECUTE in Google's terms),
 /// the devices imported from SYNC files and cloud links, and the links themselves.
@@ -17,4 +18,10 @@ struct CloudImport: Sendable {
         self.c2c = c2c
         self.links = CloudLinkSupervisor(links: links)
     }
+
+    /// Whether a source feeds imported traits: they keep what the cloud said (no plug-in resolves
+    /// their connectivity), their commands go back over the cloud, their device joins a local device
+    /// of the same identity, and the registry restores them from their origins. The one place the
+    /// engine tells an import from a plug-in's source.
+    static func feeds(_ source: SourceReference?) -> Bool { source?.family == GoogleC2C.family }
 }
