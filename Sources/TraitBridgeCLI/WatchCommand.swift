@@ -120,14 +120,16 @@ struct WatchCommand: ParsableCommand {
     /// A device event line: `event   Front door (c2c-door)  google.ObjectDetection from link p: {…}`.
     static func event(_ payload: [UInt8], id: String, name: String) -> (text: String, json: JSONValue)? {
         guard let root = try? JSONDocument.parse(payload).root, let trait = root["trait"]?.string else { return nil }
-        let link = root["link"]?.string ?? "?"
         let notification = root["notification"]?.value ?? .null
-        let text = "event    \(name) (\(id))  \(trait) from link \(link): \(notification.serialized())"
-        let json: JSONValue = [
+        // A cloud link's notification names its link; a source's (a camera's motion) its source.
+        let from = root["link"]?.string.map { ("link", $0) } ?? ("source", root["source"]?.string ?? "?")
+        let text = "event    \(name) (\(id))  \(trait) from \(from.0) \(from.1): \(notification.serialized())"
+        var json: JSONObject = [
             "event": "notification", "id": .string(id), "name": .string(name), "trait": .string(trait),
-            "link": .string(link), "notification": notification,
         ]
-        return (text, json)
+        json[from.0] = .string(from.1)
+        json["notification"] = notification
+        return (text, .object(json))
     }
 
     /// Cloud links' health as last seen on `<prefix>/bridge/health`: a line when one starts

@@ -86,9 +86,51 @@ extension BridgeState {
                     }
                     writes.append(AttributeUpdate(address: address, attribute: attribute, value: .bool(!isOn)))
                 }
+                for item in rule.setsInItems {
+                    let list = try Self.settingInItems(
+                        item, of: device.trait(at: address)?.attributes[item.list], arguments: arguments,
+                        at: "\(address).\(item.list)")
+                    writes.append(AttributeUpdate(address: address, attribute: item.list, value: list))
+                }
             }
         }
         return writes
+    }
+
+    /// The list attribute `current` with `item.member` set in its structure items (all, or the one
+    /// whose matching member equals the command's argument): what a `setInEach` rule writes.
+    static func settingInItems(
+        _ item: CommandRule.ItemSet, of current: AttributeValue?, arguments: [String: AttributeValue], at place: String
+    ) throws(CommandFailure) -> AttributeValue {
+        guard case .list(var items)? = current else {
+            throw CommandFailure(.notSupported, "\(place) is not known yet; its source reports it first")
+        }
+        let value: AttributeValue
+        switch item.value {
+        case .literal(let literal): value = literal
+        case .argument(let field):
+            guard let argument = arguments[field] else {
+                throw CommandFailure(.protocolError, "the command needs argument '\(field)'")
+            }
+            value = argument
+        }
+        var wanted: (member: String, value: AttributeValue)?
+        if let (member, field) = item.matching, let argument = arguments[field], argument != .null {
+            wanted = (member, argument)
+        }
+        var changed = 0
+        for index in items.indices {
+            guard case .structure(var members) = items[index] else { continue }
+            if let wanted, members[wanted.member] != wanted.value { continue }
+            members[item.member] = value
+            items[index] = .structure(members)
+            changed += 1
+        }
+        if changed == 0 {
+            let which = wanted.map { "with \($0.member) \($0.value)" } ?? "at all"
+            throw CommandFailure(.invalidValue, "\(place) has no item \(which)")
+        }
+        return .list(items)
     }
 
     static func code(_ error: AttributeValidationError) -> CommandFailure.Code {

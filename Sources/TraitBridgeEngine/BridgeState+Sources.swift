@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeSources
 
@@ -132,11 +133,35 @@ extension BridgeState {
             for waiting in sources.pendingTopics(under: prefix) { replayPending(waiting, now: now, effects: &effects) }
         case .refusedDevice(let what):
             refuseAtLimit(.devicesPerSource, topic: topic, what, effects: &effects)
+        case .notification(let id, let trait, let notification):
+            publishNotification(
+                notification, trait: trait, on: directory.target(of: id) ?? id, plugin: index, now: now,
+                effects: &effects)
         case .log(let level, let message, let device):
             var metadata = ["tb.mqtt.topic": topic, "tb.source": family]
             if let device { metadata["tb.device.id"] = device.rawValue }
             effects.log(BridgeLogLine.Level(level), message, metadata)
         }
+    }
+
+    /// A source's notification of a device, as the link's are: `{"time", "source", "trait",
+    /// "notification"}` on the device's event topic; one larger than 4 KB says only its size.
+    private func publishNotification(
+        _ notification: JSONValue, trait: TraitID, on id: DeviceID, plugin: Int, now: Date,
+        effects: inout BridgeEffects
+    ) {
+        guard graph.devices[id] != nil else { return }
+        let plugin = sources[plugin]
+        var event = JSONObject()
+        event.append("time", .string(now.formatted(.iso8601)))
+        event.append(
+            "source", .string(plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)"))
+        event.append("trait", .string(trait.description))
+        let bytes = notification.serializedBytes()
+        event.append("notification", bytes.count <= 4096 ? notification : ["truncated": .int(Int64(bytes.count))])
+        effects.publish(
+            configuration.devicesTopicPrefix + id.rawValue + "/event", JSONValue.object(event).serializedBytes(),
+            retain: false, qos: 1)
     }
 
     /// Handles again a message kept before its device was known.

@@ -14,6 +14,28 @@ public struct CommandRule: Sendable {
     public var toggles: String?
     /// Why the bridge does not carry this command out, and what to send instead.
     public var unsupportedReason: String?
+    /// Members set in the items of a list attribute (a camera's push transports: `transportStatus`
+    /// in each of `currentConnections`, or in the one whose `connectionId` the command names).
+    public var setsInItems: [ItemSet] = []
+
+    /// One member set in the structure items of a list attribute; the whole list is written.
+    public struct ItemSet: Sendable {
+        /// The list attribute (`currentConnections`).
+        public var list: String
+        /// The member set in each item (`transportStatus`).
+        public var member: String
+        public var value: Value
+        /// Only the item whose `member` equals this argument, when the command gives it
+        /// (`connectionId` = `$connectionId`); every item otherwise.
+        public var matching: (member: String, argument: String)?
+
+        public init(list: String, member: String, value: Value, matching: (member: String, argument: String)? = nil) {
+            self.list = list
+            self.member = member
+            self.value = value
+            self.matching = matching
+        }
+    }
 
     public init(
         trait: TraitID, command: String, sets: [(attribute: String, value: Value)], toggles: String? = nil,

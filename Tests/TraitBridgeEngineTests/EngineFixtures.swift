@@ -23,7 +23,7 @@ enum EngineFixtures {
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
     static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
-                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true,
+                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true, withFrigate: Bool = false,
                       cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
         let (catalog, tables) = try mappings.get()
         var sources: [SourceInstance] = []
@@ -35,6 +35,7 @@ enum EngineFixtures {
         if withShelly { sources.append(.shelly(locality: .localPeer)) }
         if withHomeAssistant { sources.append(.homeAssistant(locality: .localPeer)) }
         if withMatter { sources.append(.matter(url: "ws://127.0.0.1:5580/ws")) }
+        if withFrigate { sources.append(.frigate(locality: .localPeer)) }
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883", sources: sources,
             commandTimeout: commandTimeout)

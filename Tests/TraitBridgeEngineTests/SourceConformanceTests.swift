@@ -276,7 +276,36 @@ struct SourceConformanceTests {
                 { $0.deviceType(key: "plug")?.trait(.matter("OnOff"))?.attributes["onOff"] == .bool(true) }
             ),
             stateRequest: nil),
+        Driver(
+            name: "Frigate", makeState: { try EngineFixtures.state(withFrigate: true) }, id: "frigate-front_door",
+            discover: [
+                ("frigate/available", "online"), ("frigate/stats", frigateStats(fps: 5)),
+                ("frigate/front_door/recordings/state", "ON"), ("frigate/front_door/motion_threshold/state", "30"),
+            ],
+            update: nil, remove: nil,
+            online: ("frigate/stats", frigateStats(fps: 5)), offline: ("frigate/stats", frigateStats(fps: 0)),
+            parentOffline: ("frigate/available", "offline"), parentOnline: ("frigate/available", "online"),
+            value: ("frigate/front_door/motion", "ON"), valueAt: ("camera", "OccupancySensing", "occupancy", .int(1)),
+            malformed: ("frigate/front_door/motion", "MAYBE"),
+            command:
+                #"{"id":"c","trait":"google.PushAvStreamTransport","command":"setTransportStatus","#
+                + #""arguments":{"transportStatus":1}}"#,
+            commandTopic: "frigate/front_door/recordings/set",
+            echo: ("frigate/front_door/recordings/state", "OFF"),
+            renamed: [("frigate/front_door/recordings/state", "ON")],
+            early: (
+                ("frigate/front_door/motion", "ON"),
+                { $0.deviceType(key: "camera")?.trait(.matter("OccupancySensing"))?.attributes["occupancy"] == .int(1) }
+            ),
+            stateRequest: nil, offlineReason: "front_door camera_fps 0"),
     ]
+
+    /// Frigate's stats (the shape of its `/api/stats`, as `frigate/stats` carries it) for one camera.
+    static func frigateStats(fps: Double) -> String {
+        #"{"cameras":{"front_door":{"camera_fps":\#(fps),"process_fps":\#(fps),"skipped_fps":0.0,"#
+            + #""detection_fps":0.0,"pid":52,"capture_pid":36,"ffmpeg_pid":37}},"detection_fps":0.0,"#
+            + #""service":{"uptime":120,"version":"0.14.1"}}"#
+    }
 
     /// A small Matter node as the Matter Server sends it: a root endpoint and an On/Off Light.
     static func matterNode(label: String = "Desk lamp", available: Bool = true) -> String {

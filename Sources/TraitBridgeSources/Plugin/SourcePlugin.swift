@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import TraitBridgeJSON
 public import TraitBridgeModel
 
 /// One family of devices on the broker (zigbee2mqtt, Tasmota, Shelly…) as the engine sees it.
@@ -168,6 +169,10 @@ public enum SourceEvent: Sendable {
     /// The source refused a command sent to this device (a Matter Server error): its waiting
     /// commands end with this reason instead of waiting for an echo that cannot come.
     case commandFailed(DeviceID, String)
+    /// Something a device saw or did that is no state (motion began, a person was seen, a review
+    /// item opened): published on `<prefix>/devices/<id>/event` with the trait it concerns, not
+    /// retained, and shown by `watch`. The payload is bounded by the engine (4 KB).
+    case notification(DeviceID, trait: TraitID, JSONValue)
     /// Something to tell the user, with the device it concerns if any.
     case log(SourceLogLevel, String, device: DeviceID?)
 }

@@ -21,6 +21,7 @@ public struct SourceRegistry: Sendable {
         HADiscoveryFamily(),
         ShellyFamily(),
         MatterFamily(),
+        FrigateFamily(),
         GenericFamily(),
     ])
 
