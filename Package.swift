@@ -209,6 +209,7 @@ let package = Package(
             dependencies: [
                 "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting",
             ],
+            exclude: ["Fixtures"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -22,7 +22,7 @@ binary="$scratch/debug/traitbridge-fuzz"
 swift build --package-path Fuzz --scratch-path "$scratch" --disable-build-manifest-caching -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
 [ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
 if [ "$#" -gt 0 ]; then targets=("$@"); else
-    targets=(zigbee2mqtt tasmota shelly homeassistant generic matter requests home cloud-sync cloud-query cloud-execute
+    targets=(zigbee2mqtt tasmota shelly homeassistant generic frigate matter requests home cloud-sync cloud-query cloud-execute
         fulfillment json mappings config registry cli)
 fi
 failed=()

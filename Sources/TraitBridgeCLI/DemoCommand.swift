@@ -142,6 +142,9 @@ struct DemoCommand: ParsableCommand {
         settings.commandTimeoutSeconds = 3
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
+        if home.devices.contains(where: { $0.deviceProtocol == .frigate }) {
+            settings.sources.append(.frigate())  // the home's camera: Frigate is read only when asked for
+        }
         if let matterDevices {
             settings.sources.append(.matter(url: matterDevices.server.url))
             say(

@@ -16,6 +16,7 @@ public enum FuzzPaths {
     }
     static var genericMappings: String { repository + "/Tests/TraitBridgeEngineTests/Fixtures/generic-mappings" }
     static var cloudFixtures: String { repository + "/Tests/TraitBridgeCloudTests/Fixtures" }
+    static var frigateFixtures: String { repository + "/Tests/TraitBridgeSourcesTests/Fixtures/frigate" }
 
     static func bytes(_ path: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -52,6 +52,10 @@ public enum FuzzSeeds {
         ("plug9/state", #"{"power":"ON"}"#),
         ("home/plug1/LWT", "Online"), ("home/plug1/POWER", "ON"),
         ("home/hall-relay/state", #"{"relay":{"on":true},"temperature":23.5}"#),
+        ("frigate/available", "online"),
+        ("frigate/stats", #"{"cameras":{"front_door":{"camera_fps":5.0,"process_fps":5.0}},"service":{"uptime":9}}"#),
+        ("frigate/front_door/recordings/state", "ON"), ("frigate/front_door/motion_threshold/state", "30"),
+        ("frigate/front_door/motion_contour_area/state", "10"), ("frigate/front_door/motion", "ON"),
     ].map { ($0.0, Array($0.1.utf8)) }
 
     /// A small Matter node (root and an On/Off Light), as the Matter Server sends it.
@@ -74,6 +78,7 @@ public enum FuzzSeeds {
         "catalog/traits.json", "catalog/device-types.json", "catalog/google.json", "catalog/google-c2c.json",
         "catalog/vendor-example.json",
         "sources/zigbee2mqtt.json", "sources/tasmota.json", "sources/shelly.json", "sources/homeassistant.json",
+        "sources/frigate.json",
         "cloud/google-c2c.json",
         "generic/devices.json",
     ]
@@ -86,11 +91,12 @@ public enum FuzzSeeds {
             #"{"id":"c","trait":"matter.LevelControl","command":"moveToLevel","args":{"level":20}}"#,
             #"{"id":"c","trait":"matter.ColorControl","attribute":"colorTemperatureMireds","value":300}"#,
             #"{"id":"c","deviceType":"relay","trait":"matter.OnOff","attribute":"onOff","value":true}"#,
+            #"{"id":"c","trait":"google.PushAvStreamTransport","command":"setTransportStatus","arguments":{"transportStatus":1}}"#,
         ]
         let devices = [
             "z2m-0x00158d0001000001", "tasmota-a4cf12345678", "shelly-shelly1-aabbcc",
             "shelly-shellyplus1-aabbccddeeff",
-            "ha-plug9", "generic-plug1",
+            "ha-plug9", "generic-plug1", "frigate-front_door",
         ]
         switch target {
         case .zigbee2mqtt:
@@ -103,7 +109,14 @@ public enum FuzzSeeds {
         case .homeassistant:
             return messages(in: "homeassistant-discovery", defaultTopic: "homeassistant/sensor/fuzz/config")
                 + single(FuzzSeeds.preparation[12..<15])
-        case .generic: return single(FuzzSeeds.preparation[15...])
+        case .generic: return single(FuzzSeeds.preparation[15..<18])
+        case .frigate:
+            // Frigate's documented events and reviews (the tests' fixtures) and the preparation's messages.
+            let documented = ["events-update.json", "reviews-update.json"].compactMap { name in
+                try? FuzzPaths.bytes(FuzzPaths.frigateFixtures + "/" + name)
+            }
+            return single(FuzzSeeds.preparation[18...])
+                + documented.map { FuzzInput.encode([("frigate/events", $0), ("frigate/reviews", $0)]) }
         case .matter:
             // Each corpus node as the server adds it, then as the whole list of a reconnect.
             let nodes = files(in: "matter/nodes")

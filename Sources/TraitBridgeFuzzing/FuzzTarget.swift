@@ -14,7 +14,7 @@ import TraitBridgeModel
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Each source's message handler (topic + payload, several messages per input) on a bridge
     /// that already knows devices of every source.
-    case zigbee2mqtt, tasmota, shelly, homeassistant, generic
+    case zigbee2mqtt, tasmota, shelly, homeassistant, generic, frigate
     /// The Matter Server's messages (server info, node lists, events, answers) as its WebSocket
     /// delivers them to the Matter plug-in.
     case matter
@@ -48,7 +48,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: [UInt8]) {
         let world = FuzzWorld.shared
         switch self {
-        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .matter, .requests, .home:
+        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .frigate, .matter, .requests, .home:
             world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
         case .cloudSync:
             world.importSync(bytes)
@@ -81,6 +81,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .shelly: "shellies/shelly1pm-fuzz/relay/0"
         case .homeassistant: "homeassistant/switch/fuzz/config"
         case .generic: "home/hall-relay/state"
+        case .frigate: "frigate/events"
         case .matter: "matter/default/message"
         case .requests: "traitbridge/devices/z2m-0x00158d0001000001/set"
         case .home: "traitbridge/bridge/request/automation-add/1"

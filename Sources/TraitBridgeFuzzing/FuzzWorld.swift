@@ -44,7 +44,7 @@ struct FuzzWorld: Sendable {
             sources: [
                 .zigbee2mqtt(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
                 .tasmota(locality: .localPeer), .shelly(locality: .localPeer), .homeAssistant(locality: .localPeer),
-                .matter(url: "ws://127.0.0.1:5580/ws"), .generic,
+                .matter(url: "ws://127.0.0.1:5580/ws"), .frigate(locality: .localPeer), .generic,
             ],
             commandTimeout: .seconds(3))
         configuration.sourceLocality = .localPeer
@@ -242,6 +242,7 @@ struct FuzzWorld: Sendable {
         case "sources/zigbee2mqtt.json": _ = try? Zigbee2MQTTTable.decode(file: path, bytes: contents, catalog: catalog)
         case "sources/tasmota.json": _ = try? TasmotaTable.decode(file: path, bytes: contents, catalog: catalog)
         case "sources/shelly.json": _ = try? ShellyTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "sources/frigate.json": _ = try? FrigateTable.decode(file: path, bytes: contents, catalog: catalog)
         case "sources/homeassistant.json":
             _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
         case "cloud/google-c2c.json": _ = try? GoogleC2CTable.decode(file: path, bytes: contents, catalog: catalog)

@@ -15,6 +15,10 @@ public struct Scenario: Sendable {
         /// Home Assistant MQTT discovery, as a bla2mqtt-style program publishes it: one device
         /// config with its components, a JSON state on `<topic>/state`, commands on `<topic>/…/set`.
         case homeAssistant = "homeassistant"
+        /// A camera of Frigate (the NVR), as Frigate's MQTT contract has it: its switches' states
+        /// (`recordings`, `detect`, `motion_threshold`…) under `<topic>/<camera>/`, the stats that
+        /// name it, `<topic>/available`; `…/set` answered with the new state.
+        case frigate
     }
 
     /// One device. `data` is what it reports: the zigbee2mqtt state object, Tasmota's STATE
@@ -26,7 +30,8 @@ public struct Scenario: Sendable {
         /// zigbee2mqtt: the friendly name; Tasmota: the MAC; Gen1: the MQTT id; Gen2: the device id;
         /// Home Assistant: the device identifier.
         public var id: String
-        /// Tasmota: %topic%; Gen2: the topic prefix (default: the id); Home Assistant: its base topic.
+        /// Tasmota: %topic%; Gen2: the topic prefix (default: the id); Home Assistant: its base topic;
+        /// Frigate: its topic prefix (default `frigate`), the camera's name being `id`.
         public var topic: String
         public var data: JSONObject
         /// Tasmota: the SENSOR objects (`{"AM2301": {"Temperature": 21.5}}`).
@@ -65,6 +70,8 @@ public struct Scenario: Sendable {
             case dropBridge, restoreBridge
             /// The device stops / starts answering commands.
             case mute, unmute
+            /// A Frigate camera sees a person: motion, a tracked object (new, then end), no motion.
+            case motion
         }
 
         public var afterSeconds: Double

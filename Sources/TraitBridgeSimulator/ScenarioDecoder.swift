@@ -88,6 +88,9 @@ struct ScenarioDecoder {
                 guard name == nil else { throw fail(at.appending("device"), "\(kind.rawValue) concerns zigbee2mqtt itself, not a device") }
             } else {
                 guard let name, names.contains(name) else { throw fail(at, "\(kind.rawValue) needs \"device\": the name of a device in \"devices\"") }
+                if kind == .motion, !devices.contains(where: { $0.name == name && $0.deviceProtocol == .frigate }) {
+                    throw fail(at.appending("device"), "motion is what a Frigate camera sees; '\(name)' is not one")
+                }
             }
             let after = try number(element, "afterSeconds", at: at)
             guard after >= 0, after <= 86_400 else { throw fail(at.appending("afterSeconds"), "expected seconds from the start, 0…86400") }
@@ -136,6 +139,18 @@ struct ScenarioDecoder {
         case .shellyGen2:
             device.id = try string(element, "id", at: path)
             device.topic = try string(element, "topic", at: path, default: device.id)
+        case .frigate:
+            device.id = try string(element, "id", at: path)
+            guard !device.id.isEmpty, !device.id.contains("/"), !device.id.contains("+"), !device.id.contains("#") else {
+                throw fail(path.appending("id"), "a Frigate camera's name is one topic level, e.g. \"front_door\"")
+            }
+            device.topic = try string(element, "topic", at: path, default: "frigate")
+            for (key, value) in ["recordings": "ON", "detect": "ON"] where device.data[key] == nil {
+                device.data[key] = .string(value)
+            }
+            for (key, value) in ["motion_threshold": 30, "motion_contour_area": 10] where device.data[key] == nil {
+                device.data[key] = .int(Int64(value))
+            }
         case .homeAssistant:
             device.id = try string(element, "id", at: path)
             device.topic = try string(element, "topic", at: path, default: "bla2mqtt/" + device.id)

@@ -11,6 +11,7 @@ extension SimulatorCore {
         case .shellyGen1: return [Message("shellies/\(device.id)/online", text: online ? "true" : "false", retain: true)]
         case .shellyGen2: return [Message("\(device.topic)/online", text: online ? "true" : "false", retain: true)]
         case .homeAssistant: return [Message("\(device.topic)/availability", text: online ? "online" : "offline", retain: true)]
+        case .frigate: return [frigateStats(device, framesPerSecond: online ? 5 : 0)]
         }
     }
 
@@ -19,6 +20,8 @@ extension SimulatorCore {
         switch device.deviceProtocol {
         case .zigbee2mqtt, .shellyGen2:
             return []
+        case .frigate:
+            return [Message("\(device.topic)/available", text: "online", retain: true)]
         case .homeAssistant:
             var deviceInfo: JSONObject = ["ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated"]
             if let room = device.room { deviceInfo["sa"] = .string(room) }
@@ -68,6 +71,10 @@ extension SimulatorCore {
             return [notify(device, method: "NotifyFullStatus", params: device.data)]
         case .homeAssistant:
             return [Message("\(device.topic)/state", json: .object(device.data), retain: true)]
+        case .frigate:
+            return device.data.members.map { key, value in
+                Message("\(device.topic)/\(device.id)/\(key)/state", text: value.plainText, retain: true)
+            }
         }
     }
 

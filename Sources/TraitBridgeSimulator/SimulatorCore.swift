@@ -48,6 +48,7 @@ public struct SimulatorCore: Sendable {
             case .shellyGen1: filters.append("shellies/\(device.id)/#")
             case .shellyGen2: filters.append("\(device.topic)/rpc")
             case .homeAssistant: filters += ["\(device.topic)/set", "\(device.topic)/+/set"]
+            case .frigate: filters.append("\(device.topic)/\(device.id)/+/set")
             }
         }
         return filters
@@ -86,6 +87,11 @@ public struct SimulatorCore: Sendable {
                 if topic == "\(device.topic)/rpc" { return gen2Call(index, payload) }
             case .homeAssistant:
                 if topic.hasPrefix(device.topic + "/"), topic.hasSuffix("/set") { return homeAssistantCommand(index, String(topic.dropFirst(device.topic.count + 1).dropLast(4)), payload) }
+            case .frigate:
+                let prefix = "\(device.topic)/\(device.id)/"
+                if topic.hasPrefix(prefix), topic.hasSuffix("/set") {
+                    return frigateCommand(index, String(topic.dropFirst(prefix.count).dropLast(4)), payload)
+                }
             }
         }
         return []
@@ -102,6 +108,11 @@ public struct SimulatorCore: Sendable {
         case .offline, .online, .flap:
             guard let index = devices.firstIndex(where: { $0.name == name }) else { return [] }
             return availability(index, online: kind == .online)
+        case .motion:
+            guard let index = devices.firstIndex(where: { $0.name == name && $0.deviceProtocol == .frigate }) else {
+                return []
+            }
+            return frigateSighting(index)
         }
     }
 
@@ -149,7 +160,7 @@ public struct SimulatorCore: Sendable {
     mutating func changed(_ index: Int, path: [String]) -> [Message] {
         let device = devices[index]
         switch device.deviceProtocol {
-        case .zigbee2mqtt, .tasmota, .homeAssistant: return report(index)
+        case .zigbee2mqtt, .tasmota, .homeAssistant, .frigate: return report(index)
         case .shellyGen1: return [gen1Value(device, key: path[0])].compactMap { $0 }
         case .shellyGen2:
             guard let component = path.first, let status = device.data[component] else { return [] }

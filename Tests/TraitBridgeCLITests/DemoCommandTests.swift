@@ -36,7 +36,7 @@ struct DemoCommandTests {
                 line.dropFirst(device.name.count).trimmingPrefix(while: { $0 == " " }).lowercased().hasPrefix(
                     room.lowercased() + " "), "\(line)")
         }
-        #expect(output.contains("== named 3 and placed 10 devices as the scenario says"))
+        #expect(output.contains("== named 4 and placed 11 devices as the scenario says"))
         for cloudOnly in ["Garden plug", "Living room thermostat"] { #expect(table.contains(cloudOnly)) }
         let hall = try #require(table.split(separator: "\n").first { $0.hasPrefix("Hall light ") })
         #expect(
@@ -57,8 +57,8 @@ struct DemoCommandTests {
         }
         let summary =
             hasMatter
-            ? "16 devices: 15 online, 1 partially online, 0 offline, 0 unknown"
-            : "13 devices: 12 online, 1 partially online, 0 offline, 0 unknown"
+            ? "17 devices: 16 online, 1 partially online, 0 offline, 0 unknown"
+            : "14 devices: 13 online, 1 partially online, 0 offline, 0 unknown"
         #expect(table.contains(summary), "\(table)")
         #expect(
             output.contains(

@@ -161,10 +161,10 @@ struct SimulatorCoreTests {
         }
     }
 
-    @Test("examples/demo-home.json loads: eleven devices of every protocol, and a fault that makes the Hall light partiallyOnline")
+    @Test("examples/demo-home.json loads: twelve devices of every protocol, and a fault that makes the Hall light partiallyOnline")
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
-        #expect(scenario.devices.count == 11)
+        #expect(scenario.devices.count == 12)
         #expect(Set(scenario.devices.map(\.deviceProtocol)) == Set(Scenario.DeviceProtocol.allCases))
         #expect(scenario.faults.contains { $0.kind == .offline && $0.device == "Hall light" })
     }
