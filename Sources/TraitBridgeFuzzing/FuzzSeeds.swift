@@ -91,7 +91,8 @@ public enum FuzzSeeds {
             #"{"id":"c","trait":"matter.LevelControl","command":"moveToLevel","args":{"level":20}}"#,
             #"{"id":"c","trait":"matter.ColorControl","attribute":"colorTemperatureMireds","value":300}"#,
             #"{"id":"c","deviceType":"relay","trait":"matter.OnOff","attribute":"onOff","value":true}"#,
-            #"{"id":"c","trait":"google.PushAvStreamTransport","command":"setTransportStatus","arguments":{"transportStatus":1}}"#,
+            #"{"id":"c","trait":"google.PushAvStreamTransport","command":"setTransportStatus","#
+                + #""arguments":{"transportStatus":1}}"#,
         ]
         let devices = [
             "z2m-0x00158d0001000001", "tasmota-a4cf12345678", "shelly-shelly1-aabbcc",

@@ -1,5 +1,5 @@
-public import TraitBridgeModel
 import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// `mappings/sources/frigate.json`: how a camera's wake-up sensitivity (the unified contract's
 /// `motionSensitivity`: 1 low, 5 medium, 10 high) reads and sets Frigate's motion detection (its

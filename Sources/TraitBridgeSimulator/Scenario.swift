@@ -1,5 +1,5 @@
-public import TraitBridgeJSON
 import FoundationEssentials
+public import TraitBridgeJSON
 
 /// A simulated home: the devices, how their sensor values drift, and the faults to inject when.
 ///
@@ -108,7 +108,9 @@ public struct Scenario: Sendable {
     }
 
     /// Decodes scenario text; `readFile` reads the zigbee2mqtt devices file it names.
-    public static func decode(file: String, bytes: [UInt8], readFile: (String) throws(ScenarioError) -> JSONValue) throws(ScenarioError) -> Scenario {
+    public static func decode(file: String, bytes: [UInt8], readFile: (String) throws(ScenarioError) -> JSONValue)
+        throws(ScenarioError) -> Scenario
+    {
         let root: JSON
         do { root = try JSONDocument.parse(bytes, maxDepth: 128).root } catch {
             throw .invalid(file, "\(error.line):\(error.column)", "$", "invalid JSON: \(error.reason)")

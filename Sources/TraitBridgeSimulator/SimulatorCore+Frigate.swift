@@ -61,7 +61,8 @@ extension SimulatorCore {
             Message(motion, text: "ON"),
             Message("\(device.topic)/events", json: ["type": "new", "before": object(nil), "after": object(nil)]),
             Message("\(device.topic)/reviews", json: ["type": "new", "before": review, "after": review]),
-            Message("\(device.topic)/events", json: ["type": "end", "before": object(nil), "after": object(start + 4)]),
+            Message(
+                "\(device.topic)/events", json: ["type": "end", "before": object(nil), "after": object(start + 4)]),
             Message(motion, text: "OFF"),
         ]
     }

@@ -6,11 +6,17 @@ extension SimulatorCore {
         let device = devices[index]
         if online { offline.remove(device.name) } else { offline.insert(device.name) }
         switch device.deviceProtocol {
-        case .zigbee2mqtt: return [Message("\(base)/\(device.id)/availability", json: ["state": online ? "online" : "offline"], retain: true)]
+        case .zigbee2mqtt:
+            return [
+                Message(
+                    "\(base)/\(device.id)/availability", json: ["state": online ? "online" : "offline"], retain: true)
+            ]
         case .tasmota: return [Message("tele/\(device.topic)/LWT", text: online ? "Online" : "Offline", retain: true)]
-        case .shellyGen1: return [Message("shellies/\(device.id)/online", text: online ? "true" : "false", retain: true)]
+        case .shellyGen1:
+            return [Message("shellies/\(device.id)/online", text: online ? "true" : "false", retain: true)]
         case .shellyGen2: return [Message("\(device.topic)/online", text: online ? "true" : "false", retain: true)]
-        case .homeAssistant: return [Message("\(device.topic)/availability", text: online ? "online" : "offline", retain: true)]
+        case .homeAssistant:
+            return [Message("\(device.topic)/availability", text: online ? "online" : "offline", retain: true)]
         case .frigate: return [frigateStats(device, framesPerSecond: online ? 5 : 0)]
         }
     }
@@ -23,7 +29,9 @@ extension SimulatorCore {
         case .frigate:
             return [Message("\(device.topic)/available", text: "online", retain: true)]
         case .homeAssistant:
-            var deviceInfo: JSONObject = ["ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated"]
+            var deviceInfo: JSONObject = [
+                "ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated",
+            ]
             if let room = device.room { deviceInfo["sa"] = .string(room) }
             let config: JSONValue = [
                 "~": .string(device.topic), "avty_t": "~/availability",
@@ -34,22 +42,31 @@ extension SimulatorCore {
         case .tasmota:
             let names: [JSONValue] = device.relays.indices.map { $0 == 0 ? .string(device.name) : .null }
             let config: JSONValue = [
-                "ip": "127.0.0.1", "dn": .string(device.name), "fn": .array(names), "hn": .string(device.topic), "mac": .string(device.id),
-                "md": "Simulated", "ofln": "Offline", "onln": "Online", "state": ["OFF", "ON", "TOGGLE", "HOLD"], "sw": "14.3.0",
+                "ip": "127.0.0.1", "dn": .string(device.name), "fn": .array(names), "hn": .string(device.topic),
+                "mac": .string(device.id),
+                "md": "Simulated", "ofln": "Offline", "onln": "Online", "state": ["OFF", "ON", "TOGGLE", "HOLD"],
+                "sw": "14.3.0",
                 "t": .string(device.topic), "ft": "%prefix%/%topic%/", "tp": ["cmnd", "stat", "tele"],
-                "rl": .array(device.relays.map { .int(Int64($0)) }), "lt_st": .int(Int64(device.lightSubtype)), "ver": 1,
+                "rl": .array(device.relays.map { .int(Int64($0)) }), "lt_st": .int(Int64(device.lightSubtype)),
+                "ver": 1,
             ]
             var messages = [Message("tasmota/discovery/\(device.id)/config", json: config, retain: true)]
             if !device.sensors.isEmpty {
-                messages.append(Message("tasmota/discovery/\(device.id)/sensors", json: ["sn": .object(device.sensors), "ver": 1], retain: true))
+                messages.append(
+                    Message(
+                        "tasmota/discovery/\(device.id)/sensors", json: ["sn": .object(device.sensors), "ver": 1],
+                        retain: true))
             }
             return messages
         case .shellyGen1:
             let announce: JSONValue = [
-                "id": .string(device.id), "model": .string(device.model), "mac": .string(Self.mac(of: device.id)), "ip": "127.0.0.1",
+                "id": .string(device.id), "model": .string(device.model), "mac": .string(Self.mac(of: device.id)),
+                "ip": "127.0.0.1",
                 "new_fw": false, "fw_ver": "20230913-112003/v1.14.0-gcb84623",
             ]
-            return [Message("shellies/announce", json: announce), Message("shellies/\(device.id)/announce", json: announce)]
+            return [
+                Message("shellies/announce", json: announce), Message("shellies/\(device.id)/announce", json: announce),
+            ]
         }
     }
 
@@ -62,8 +79,12 @@ extension SimulatorCore {
             return [Message("\(base)/\(device.id)", json: .object(device.data), retain: true)]
         case .tasmota:
             var messages: [Message] = []
-            if !device.data.isEmpty { messages.append(Message("tele/\(device.topic)/STATE", json: .object(device.data))) }
-            if !device.sensors.isEmpty { messages.append(Message("tele/\(device.topic)/SENSOR", json: .object(device.sensors))) }
+            if !device.data.isEmpty {
+                messages.append(Message("tele/\(device.topic)/STATE", json: .object(device.data)))
+            }
+            if !device.sensors.isEmpty {
+                messages.append(Message("tele/\(device.topic)/SENSOR", json: .object(device.sensors)))
+            }
             return messages
         case .shellyGen1:
             return device.data.keys.compactMap { gen1Value(device, key: $0) }
@@ -87,7 +108,10 @@ extension SimulatorCore {
     func notify(_ device: Scenario.Device, method: String, params: JSONObject) -> Message {
         var all: JSONObject = ["ts": 1_767_225_600.0]
         for (key, value) in params.members { all[key] = value }
-        let event: JSONValue = ["src": .string(device.id), "dst": .string("\(device.topic)/events"), "method": .string(method), "params": .object(all)]
+        let event: JSONValue = [
+            "src": .string(device.id), "dst": .string("\(device.topic)/events"), "method": .string(method),
+            "params": .object(all),
+        ]
         return Message("\(device.topic)/events/rpc", json: event)
     }
 

@@ -15,8 +15,12 @@ public struct SimulatorCore: Sendable {
             self.retain = retain
         }
 
-        public init(_ topic: String, text: String, retain: Bool = false) { self.init(topic, Array(text.utf8), retain: retain) }
-        public init(_ topic: String, json: JSONValue, retain: Bool = false) { self.init(topic, json.serializedBytes(), retain: retain) }
+        public init(_ topic: String, text: String, retain: Bool = false) {
+            self.init(topic, Array(text.utf8), retain: retain)
+        }
+        public init(_ topic: String, json: JSONValue, retain: Bool = false) {
+            self.init(topic, json.serializedBytes(), retain: retain)
+        }
         public var text: String { String(decoding: payload, as: UTF8.self) }
     }
 
@@ -40,7 +44,9 @@ public struct SimulatorCore: Sendable {
     /// What to subscribe to: the command topics of every simulated device.
     public var subscriptions: [String] {
         var filters: [String] = []
-        if devices.contains(where: { $0.deviceProtocol == .zigbee2mqtt }) { filters += ["\(base)/+/set", "\(base)/+/+/set"] }
+        if devices.contains(where: { $0.deviceProtocol == .zigbee2mqtt }) {
+            filters += ["\(base)/+/set", "\(base)/+/+/set"]
+        }
         for device in devices {
             switch device.deviceProtocol {
             case .zigbee2mqtt: continue
@@ -79,14 +85,19 @@ public struct SimulatorCore: Sendable {
                 if topic == "\(base)/\(device.id)/set" { return zigbee2mqttCommand(index, payload) }
             case .tasmota:
                 let prefix = "cmnd/\(device.topic)/"
-                if topic.hasPrefix(prefix) { return tasmotaCommand(index, String(topic.dropFirst(prefix.count)), payload) }
+                if topic.hasPrefix(prefix) {
+                    return tasmotaCommand(index, String(topic.dropFirst(prefix.count)), payload)
+                }
             case .shellyGen1:
                 let prefix = "shellies/\(device.id)/"
                 if topic.hasPrefix(prefix) { return gen1Command(index, String(topic.dropFirst(prefix.count)), payload) }
             case .shellyGen2:
                 if topic == "\(device.topic)/rpc" { return gen2Call(index, payload) }
             case .homeAssistant:
-                if topic.hasPrefix(device.topic + "/"), topic.hasSuffix("/set") { return homeAssistantCommand(index, String(topic.dropFirst(device.topic.count + 1).dropLast(4)), payload) }
+                if topic.hasPrefix(device.topic + "/"), topic.hasSuffix("/set") {
+                    return homeAssistantCommand(
+                        index, String(topic.dropFirst(device.topic.count + 1).dropLast(4)), payload)
+                }
             case .frigate:
                 let prefix = "\(device.topic)/\(device.id)/"
                 if topic.hasPrefix(prefix), topic.hasSuffix("/set") {
@@ -101,7 +112,10 @@ public struct SimulatorCore: Sendable {
     public mutating func inject(_ kind: Scenario.Fault.Kind, device name: String?) -> [Message] {
         switch kind {
         case .dropBridge, .restoreBridge:
-            return [Message("\(base)/bridge/state", json: ["state": kind == .dropBridge ? "offline" : "online"], retain: true)]
+            return [
+                Message(
+                    "\(base)/bridge/state", json: ["state": kind == .dropBridge ? "offline" : "online"], retain: true)
+            ]
         case .mute, .unmute:
             if let name { if kind == .mute { muted.insert(name) } else { muted.remove(name) } }
             return []
@@ -130,15 +144,19 @@ public struct SimulatorCore: Sendable {
                 steps.append((fault.afterSeconds, fault.kind, fault.device))
             }
         }
-        return steps.enumerated().sorted { ($0.element.afterSeconds, $0.offset) < ($1.element.afterSeconds, $1.offset) }.map(\.element)
+        return steps.enumerated().sorted { ($0.element.afterSeconds, $0.offset) < ($1.element.afterSeconds, $1.offset) }
+            .map(\.element)
     }
 
     /// One drift step: every drifting value moves and is reported as the device would.
     public mutating func drift() -> [Message] {
         var messages: [Message] = []
         for (number, rule) in scenario.drift.enumerated() {
-            guard let index = devices.firstIndex(where: { $0.name == rule.device }), !offline.contains(rule.device) else { continue }
-            let path = devices[index].deviceProtocol == .shellyGen1 ? [rule.key] : rule.key.split(separator: ".").map(String.init)
+            guard let index = devices.firstIndex(where: { $0.name == rule.device }), !offline.contains(rule.device)
+            else { continue }
+            let path =
+                devices[index].deviceProtocol == .shellyGen1
+                ? [rule.key] : rule.key.split(separator: ".").map(String.init)
             var container = devices[index].deviceProtocol == .tasmota ? devices[index].sensors : devices[index].data
             let current = container.value(at: path)?.doubleValue ?? rule.minimum
             var sign = driftSigns[number] ?? 1
@@ -150,7 +168,11 @@ public struct SimulatorCore: Sendable {
             driftSigns[number] = sign
             next = (next * 100).rounded() / 100
             container.set(.double(next), at: path)
-            if devices[index].deviceProtocol == .tasmota { devices[index].sensors = container } else { devices[index].data = container }
+            if devices[index].deviceProtocol == .tasmota {
+                devices[index].sensors = container
+            } else {
+                devices[index].data = container
+            }
             messages += changed(index, path: path)
         }
         return messages

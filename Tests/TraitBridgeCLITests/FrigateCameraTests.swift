@@ -14,7 +14,7 @@ struct FrigateCameraTests {
         """#
 
     @Test(
-        "seen, told of motion and a person, recording off and sensitivity high confirmed, no events unrecorded, 0 fps offline"
+        "seen, told of a person, recording off and sensitivity high confirmed, silent unrecorded, 0 fps offline"
     )
     func camera() throws {
         let broker = try MosquittoBroker()
@@ -35,7 +35,8 @@ struct FrigateCameraTests {
             ], logFile: folder.appendingPathComponent("serve.log").path)
         defer { serve.stop() }
         let simulator = try ChildProcess([
-            CommandRunner.executable.path, "simulate", "--scenario", scenario, "--broker", broker.url, "--duration", "60",
+            CommandRunner.executable.path, "simulate", "--scenario", scenario, "--broker", broker.url, "--duration",
+            "60",
         ])
         defer { simulator.stop() }
         let state = "traitbridge/devices/frigate-front_door/state"
@@ -72,7 +73,9 @@ struct FrigateCameraTests {
             "command", "Front door", "google.PushAvStreamTransport.modifyPushTransport", "connectionId=1",
             "transportOptions=\(options)", "--broker", broker.url,
         ])
-        #expect(high.exitCode == 0 && high.standardOutput.contains("confirmed"), "\(high.standardOutput) \(high.standardError)")
+        #expect(
+            high.exitCode == 0 && high.standardOutput.contains("confirmed"),
+            "\(high.standardOutput) \(high.standardError)")
         #expect(observer.waitFor("frigate/front_door/motion_threshold/state") { $0.payloadText == "20" } != nil)
         #expect(observer.waitFor("frigate/front_door/motion_contour_area/state") { $0.payloadText == "5" } != nil)
 

@@ -19,7 +19,7 @@ struct MappingsValidateCommandTests {
         #expect(result.standardOutput.hasPrefix("\(mappings): valid ("))
         #expect(
             result.standardOutput.contains("traits,")
-                && result.standardOutput.hasSuffix("device types, 4 source tables, 0 generic devices)\n"))
+                && result.standardOutput.hasSuffix("device types, 5 source tables, 0 generic devices)\n"))
     }
 
     @Test("one broken entry in a copy: exit 1 and file:line:col: path: message")

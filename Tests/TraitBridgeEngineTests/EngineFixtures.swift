@@ -22,9 +22,13 @@ enum EngineFixtures {
 
     static func mappingsDirectory() -> String { repository + "/mappings" }
 
-    static func state(commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false, withShelly: Bool = false,
-                      withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true, withFrigate: Bool = false,
-                      cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()) throws -> BridgeState {
+    static func state(
+        commandTimeout: Duration = .seconds(3), withCloud: Bool = false, withTasmota: Bool = false,
+        withShelly: Bool = false,
+        withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true,
+        withFrigate: Bool = false,
+        cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()
+    ) throws -> BridgeState {
         let (catalog, tables) = try mappings.get()
         var sources: [SourceInstance] = []
         if withZigbee2MQTT {
@@ -41,7 +45,8 @@ enum EngineFixtures {
             commandTimeout: commandTimeout)
         configuration.cloudAliases = cloudAliases
         configuration.limits = limits
-        let cloud = withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
+        let cloud =
+            withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         return BridgeState(
             configuration: configuration, catalog: catalog, tables: tables, graph: try HomeGraph(), cloud: cloud,
             now: Date())
@@ -54,7 +59,8 @@ enum EngineFixtures {
 
     /// A small bridge/devices payload written here (so the core tests need no ../shared):
     /// a colour-temperature light, a climate sensor on battery, a dual relay.
-    static let devicesPayload: [UInt8] = Array("""
+    static let devicesPayload: [UInt8] = Array(
+        """
         [
           {"ieee_address":"0x0000000000000000","type":"Coordinator","friendly_name":"Coordinator"},
           {"ieee_address":"0x00158d0001000001","type":"Router","friendly_name":"Hall light","power_source":"Mains (single phase)",
@@ -84,7 +90,9 @@ enum EngineFixtures {
 extension BridgeEffects {
     /// The last payload published on `topic`, as JSON.
     func last(_ topic: String) -> JSON? {
-        guard let outgoing = publications.last(where: { $0.topic == topic }), !outgoing.payload.isEmpty else { return nil }
+        guard let outgoing = publications.last(where: { $0.topic == topic }), !outgoing.payload.isEmpty else {
+            return nil
+        }
         return try? JSONDocument.parse(outgoing.payload).root
     }
 

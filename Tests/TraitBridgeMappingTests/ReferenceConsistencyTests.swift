@@ -29,12 +29,15 @@ struct ReferenceConsistencyTests {
         #expect(matterTypes.count >= 30)
         for type in matterTypes {
             let matterID = try #require(type.matterID, "\(type.id)")
-            let entry = try #require(byID[matterID], "\(type.id) 0x\(String(matterID, radix: 16)) is not in the reference")
+            let entry = try #require(
+                byID[matterID], "\(type.id) 0x\(String(matterID, radix: 16)) is not in the reference")
             #expect(entry["name"]?.string == type.displayName, "\(type.id)")
             #expect(entry["google_home_type_id"]?.string == type.homeAPIsID, "\(type.id)")
             let infrastructure: Set<UInt32> = [0x0004, 0x0062, 0x001D, 0x001E]
-            let mandatory = (entry[path: "server_clusters.required"]?.elements ?? []).compactMap { Self.hex($0["id"]?.string) }
-                .filter { !infrastructure.contains($0) }
+            let mandatory = (entry[path: "server_clusters.required"]?.elements ?? []).compactMap {
+                Self.hex($0["id"]?.string)
+            }
+            .filter { !infrastructure.contains($0) }
             let required = type.requiredTraits.compactMap { catalog.trait($0)?.clusterID }
             #expect(Set(required) == Set(mandatory), "\(type.id): mandatory clusters differ from the reference")
         }
@@ -43,7 +46,11 @@ struct ReferenceConsistencyTests {
     @Test("every Matter trait's cluster id, Home APIs id and attribute ids match the reference")
     func traitIDs() throws {
         let catalog = try CatalogLoader.load(mappingsDirectory: Paths.mappings)
-        let clusters = try reference("matter-clusters.json")["clusters"]?.elements ?? []
+        // Matter 1.5's camera clusters come from the project's own facts file (the reference has 1.4.2's).
+        let facts = try #require(
+            FileManager.default.contents(atPath: Paths.repository + "/scripts/matter-1.5-cameras.json"))
+        let cameras = try JSONDocument.parse([UInt8](facts), maxDepth: 128).root["clusters"]?.elements ?? []
+        let clusters = (try reference("matter-clusters.json")["clusters"]?.elements ?? []) + cameras
         var byID: [UInt32: JSON] = [:]
         var byName: [String: JSON] = [:]
         for cluster in clusters {
@@ -61,11 +68,16 @@ struct ReferenceConsistencyTests {
             let base = cluster["classification"]?["baseCluster"]?.string.flatMap { byName[$0] }
             for source in [base, cluster].compactMap({ $0 }) {
                 for attribute in source["attributes"]?.elements ?? [] {
-                    if let name = attribute["name"]?.string, let id = Self.hex(attribute["id"]?.string) { attributeIDs[name] = id }
+                    if let name = attribute["name"]?.string, let id = Self.hex(attribute["id"]?.string) {
+                        attributeIDs[name] = id
+                    }
                 }
             }
             for attribute in trait.attributes {
-                let match = attributeIDs.first { $0.key.prefix(1).lowercased() + $0.key.dropFirst() == attribute.name || $0.key.lowercased() == attribute.name.lowercased() }
+                let match = attributeIDs.first {
+                    $0.key.prefix(1).lowercased() + $0.key.dropFirst() == attribute.name
+                        || $0.key.lowercased() == attribute.name.lowercased()
+                }
                 #expect(match?.value == attribute.id, "\(trait.id).\(attribute.name)")
             }
         }
@@ -100,11 +112,15 @@ struct CorpusJSONTests {
         for file in files {
             let bytes = try #require(FileManager.default.contents(atPath: file))
             if file.hasSuffix(".MALFORMED.txt") {
-                #expect(throws: JSONParseError.self, "\(file)") { try JSONDocument.parse([UInt8](bytes), maxDepth: 128) }
+                #expect(throws: JSONParseError.self, "\(file)") {
+                    try JSONDocument.parse([UInt8](bytes), maxDepth: 128)
+                }
             } else {
                 let value = try JSONDocument.parse([UInt8](bytes), maxDepth: 128).root.value
                 // 394.0 is written 394 (JSONValue's rule for whole numbers): compare numbers by value.
-                #expect(Self.sameValue(try JSONDocument.parse(value.serializedBytes(), maxDepth: 128).root.value, value), "\(file)")
+                #expect(
+                    Self.sameValue(try JSONDocument.parse(value.serializedBytes(), maxDepth: 128).root.value, value),
+                    "\(file)")
             }
         }
     }
@@ -119,7 +135,8 @@ struct CorpusJSONTests {
             for message in messages {
                 guard let payload = message["payload"]?.string else { continue }
                 let ours = (try? JSONDocument.parse(payload)) != nil
-                let foundation = (try? JSONSerialization.jsonObject(with: Data(payload.utf8), options: [.fragmentsAllowed])) != nil
+                let foundation =
+                    (try? JSONSerialization.jsonObject(with: Data(payload.utf8), options: [.fragmentsAllowed])) != nil
                 #expect(ours == foundation, "\(file): \(payload.prefix(120))")
                 checked += 1
             }

@@ -23,10 +23,14 @@ struct SimulatorCoreTests {
         }
         """
 
-    static let devicesFile: JSONValue = [["friendly_name": "Coordinator"], ["friendly_name": "Lamp", "ieee_address": "0x1"]]
+    static let devicesFile: JSONValue = [
+        ["friendly_name": "Coordinator"], ["friendly_name": "Lamp", "ieee_address": "0x1"],
+    ]
 
     func core() throws -> SimulatorCore {
-        let scenario = try Scenario.decode(file: "home.json", bytes: Array(Self.scenarioText.utf8)) { _ in Self.devicesFile }
+        let scenario = try Scenario.decode(file: "home.json", bytes: Array(Self.scenarioText.utf8)) { _ in
+            Self.devicesFile
+        }
         return SimulatorCore(scenario: scenario)
     }
 
@@ -34,15 +38,22 @@ struct SimulatorCoreTests {
         try JSONDocument.parse(try #require(message).payload).root
     }
 
-    @Test("start: zigbee2mqtt bridge and devices, Tasmota discovery and LWT, Shelly announce and online, Gen2 NotifyFullStatus")
+    @Test(
+        "start: zigbee2mqtt bridge and devices, Tasmota discovery and LWT, Shelly announce and online, Gen2 NotifyFullStatus"
+    )
     func start() throws {
         var core = try core()
         let messages = core.startMessages()
         let topics = Set(messages.map(\.topic))
-        for topic in ["zigbee2mqtt/bridge/state", "zigbee2mqtt/bridge/devices", "zigbee2mqtt/Lamp/availability", "zigbee2mqtt/Lamp",
-                      "tasmota/discovery/A4CF12000001/config", "tasmota/discovery/A4CF12000001/sensors", "tele/plug/LWT", "tele/plug/STATE",
-                      "shellies/announce", "shellies/shellyswitch25-485519032A7E/online", "shellies/shellyswitch25-485519032A7E/roller/0/pos",
-                      "garage/switch/online", "garage/switch/events/rpc", "shellyplusht-08b61fce63c4/events/rpc"] {
+        for topic in [
+            "zigbee2mqtt/bridge/state", "zigbee2mqtt/bridge/devices", "zigbee2mqtt/Lamp/availability",
+            "zigbee2mqtt/Lamp",
+            "tasmota/discovery/A4CF12000001/config", "tasmota/discovery/A4CF12000001/sensors", "tele/plug/LWT",
+            "tele/plug/STATE",
+            "shellies/announce", "shellies/shellyswitch25-485519032A7E/online",
+            "shellies/shellyswitch25-485519032A7E/roller/0/pos",
+            "garage/switch/online", "garage/switch/events/rpc", "shellyplusht-08b61fce63c4/events/rpc",
+        ] {
             #expect(topics.contains(topic), "\(topic)")
         }
         let config = try json(messages.first { $0.topic == "tasmota/discovery/A4CF12000001/config" })
@@ -62,7 +73,8 @@ struct SimulatorCoreTests {
     func commands() throws {
         var core = try core()
         _ = core.startMessages()
-        let lamp = core.handle(topic: "zigbee2mqtt/Lamp/set", payload: Array(#"{"state":"TOGGLE","brightness":200}"#.utf8))
+        let lamp = core.handle(
+            topic: "zigbee2mqtt/Lamp/set", payload: Array(#"{"state":"TOGGLE","brightness":200}"#.utf8))
         #expect(try json(lamp.first)["state"]?.string == "ON")
         #expect(try json(lamp.first)["brightness"]?.int64 == 200)
         let power = core.handle(topic: "cmnd/plug/POWER1", payload: Array("ON".utf8))
@@ -70,17 +82,23 @@ struct SimulatorCoreTests {
         #expect(try json(power.first)["POWER1"]?.string == "ON")
         let state = core.handle(topic: "cmnd/plug/STATE", payload: [])
         #expect(try json(state.first)["POWER2"]?.string == "ON")
-        let roller = core.handle(topic: "shellies/shellyswitch25-485519032A7E/roller/0/command/pos", payload: Array("40".utf8))
+        let roller = core.handle(
+            topic: "shellies/shellyswitch25-485519032A7E/roller/0/command/pos", payload: Array("40".utf8))
         #expect(roller.first?.topic == "shellies/shellyswitch25-485519032A7E/roller/0/pos")
         #expect(roller.first?.text == "40")
-        let relay = core.handle(topic: "shellies/shellyswitch25-485519032A7E/relay/1/command", payload: Array("on".utf8))
+        let relay = core.handle(
+            topic: "shellies/shellyswitch25-485519032A7E/relay/1/command", payload: Array("on".utf8))
         #expect(relay.first?.text == "on")
-        let call = core.handle(topic: "garage/switch/rpc", payload: Array(#"{"id":7,"src":"tb/shelly","method":"Switch.Set","params":{"id":0,"on":true}}"#.utf8))
+        let call = core.handle(
+            topic: "garage/switch/rpc",
+            payload: Array(#"{"id":7,"src":"tb/shelly","method":"Switch.Set","params":{"id":0,"on":true}}"#.utf8))
         #expect(call.map(\.topic) == ["tb/shelly/rpc", "garage/switch/events/rpc"])
         #expect(try json(call.first)["id"]?.int64 == 7)
         #expect(try json(call.first)[path: "result.was_on"]?.bool == false)
         #expect(try json(call.last)[path: "params[\"switch:0\"].output"]?.bool == true)
-        let unknown = core.handle(topic: "garage/switch/rpc", payload: Array(#"{"id":8,"src":"tb/shelly","method":"Cover.Open","params":{"id":0}}"#.utf8))
+        let unknown = core.handle(
+            topic: "garage/switch/rpc",
+            payload: Array(#"{"id":8,"src":"tb/shelly","method":"Cover.Open","params":{"id":0}}"#.utf8))
         #expect(try json(unknown.first)[path: "error.code"]?.int64 == 404)
     }
 
@@ -99,13 +117,20 @@ struct SimulatorCoreTests {
         let steps = core.timeline
         #expect(steps.map(\.kind) == [.dropBridge, .offline, .online, .offline, .online])
         #expect(steps.map(\.afterSeconds) == [0.2, 1, 1.5, 2, 2.5])
-        #expect(core.inject(.dropBridge, device: nil).first.map { $0.topic + " " + $0.text } == #"zigbee2mqtt/bridge/state {"state":"offline"}"#)
-        #expect(core.inject(.offline, device: "Lamp").first.map { $0.topic + " " + $0.text } == #"zigbee2mqtt/Lamp/availability {"state":"offline"}"#)
+        #expect(
+            core.inject(.dropBridge, device: nil).first.map { $0.topic + " " + $0.text }
+                == #"zigbee2mqtt/bridge/state {"state":"offline"}"#)
+        #expect(
+            core.inject(.offline, device: "Lamp").first.map { $0.topic + " " + $0.text }
+                == #"zigbee2mqtt/Lamp/availability {"state":"offline"}"#)
         #expect(core.inject(.offline, device: "Plug").first.map { $0.topic + " " + $0.text } == "tele/plug/LWT Offline")
-        #expect(core.inject(.offline, device: "Switch").first.map { $0.topic + " " + $0.text } == "garage/switch/online false")
+        #expect(
+            core.inject(.offline, device: "Switch").first.map { $0.topic + " " + $0.text }
+                == "garage/switch/online false")
     }
 
-    @Test("drift moves a value by its step, turns at the bounds, and reports only the change (a Gen2 NotifyStatus delta)")
+    @Test(
+        "drift moves a value by its step, turns at the bounds, and reports only the change (a Gen2 NotifyStatus delta)")
     func drift() throws {
         var core = try core()
         var values: [Double] = []
@@ -115,16 +140,32 @@ struct SimulatorCoreTests {
             #expect(event["method"]?.string == "NotifyStatus")
             values.append(try #require(event[path: "params[\"temperature:0\"].tC"]?.double))
         }
-        #expect(values == [20.4, 19.9, 19.4, 19.9], "19.9 + 0.5, then 20.9 would pass 20.5: back down, then 18.9 would pass 19: up")
+        #expect(
+            values == [20.4, 19.9, 19.4, 19.9],
+            "19.9 + 0.5, then 20.9 would pass 20.5: back down, then 18.9 would pass 19: up")
     }
 
-    @Test("a scenario mistake names file:line:col, the path and what is allowed", arguments: [
-        (#"{"devices": [{"name": "A", "protocol": "zwave"}]}"#, "home.json:1:40: devices[0].protocol: unknown protocol 'zwave'; use zigbee2mqtt, tasmota, shelly-gen1, shelly-gen2"),
-        (#"{"devices": [{"name": "A", "protocol": "tasmota", "id": "XYZ", "topic": "a"}]}"#, "home.json:1:57: devices[0].id: a Tasmota id is its MAC: 12 hex digits"),
-        (#"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1"}], "faults": [{"afterSeconds": 1, "fault": "offline", "device": "B"}]}"#, "home.json:1:80: faults[0]: offline needs \"device\": the name of a device in \"devices\""),
-        (#"{"devices": []}"#, "home.json:1:1: $: expected \"devices\": a non-empty array"),
-        (#"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1", "colour": 1}]}"#, "home.json:1:77: devices[0].colour: unknown key 'colour'; allowed: entities, id, lightSubtype"),
-    ])
+    @Test(
+        "a scenario mistake names file:line:col, the path and what is allowed",
+        arguments: [
+            (
+                #"{"devices": [{"name": "A", "protocol": "zwave"}]}"#,
+                "home.json:1:40: devices[0].protocol: unknown protocol 'zwave'; use zigbee2mqtt, tasmota, shelly-gen1, shelly-gen2"
+            ),
+            (
+                #"{"devices": [{"name": "A", "protocol": "tasmota", "id": "XYZ", "topic": "a"}]}"#,
+                "home.json:1:57: devices[0].id: a Tasmota id is its MAC: 12 hex digits"
+            ),
+            (
+                #"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1"}], "faults": [{"afterSeconds": 1, "fault": "offline", "device": "B"}]}"#,
+                "home.json:1:80: faults[0]: offline needs \"device\": the name of a device in \"devices\""
+            ),
+            (#"{"devices": []}"#, "home.json:1:1: $: expected \"devices\": a non-empty array"),
+            (
+                #"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1", "colour": 1}]}"#,
+                "home.json:1:77: devices[0].colour: unknown key 'colour'; allowed: entities, id, lightSubtype"
+            ),
+        ])
     func scenarioErrors(_ text: String, _ expected: String) throws {
         #expect {
             try Scenario.decode(file: "home.json", bytes: Array(text.utf8)) { _ in Self.devicesFile }
@@ -133,7 +174,9 @@ struct SimulatorCoreTests {
         }
     }
 
-    @Test("a Home Assistant discovery device: one retained device config with its components, availability, state; commands merge into the state")
+    @Test(
+        "a Home Assistant discovery device: one retained device config with its components, availability, state; commands merge into the state"
+    )
     func homeAssistant() throws {
         let text = """
             {"devices": [{ "name": "Porch", "protocol": "homeassistant", "id": "porch", "topic": "bla/porch", "state": { "state": "OFF", "motion": "OFF" },
@@ -141,13 +184,15 @@ struct SimulatorCoreTests {
                             "motion": { "p": "binary_sensor", "dev_cla": "motion", "stat_t": "~/state", "val_tpl": "{{ value_json.motion }}" } } }],
              "faults": [{ "afterSeconds": 1, "fault": "offline", "device": "Porch" }]}
             """
-        var core = SimulatorCore(scenario: try Scenario.decode(file: "home.json", bytes: Array(text.utf8)) { _ in .null })
+        var core = SimulatorCore(
+            scenario: try Scenario.decode(file: "home.json", bytes: Array(text.utf8)) { _ in .null })
         let start = core.startMessages()
         let config = try json(start.first { $0.topic == "homeassistant/device/porch/config" })
         #expect(config["~"]?.string == "bla/porch")
         #expect(config[path: "cmps.motion.dev_cla"]?.string == "motion")
         #expect(config[path: "dev.ids"]?[0]?.string == "porch")
-        #expect(start.contains { $0.topic == "bla/porch/availability" && $0.payload == Array("online".utf8) && $0.retain })
+        #expect(
+            start.contains { $0.topic == "bla/porch/availability" && $0.payload == Array("online".utf8) && $0.retain })
         #expect(core.subscriptions.contains("bla/porch/set"))
         let answer = core.handle(topic: "bla/porch/set", payload: Array(#"{"state":"ON","brightness":120}"#.utf8))
         let state = try json(answer.first { $0.topic == "bla/porch/state" })
@@ -157,11 +202,16 @@ struct SimulatorCoreTests {
         let fault = core.inject(.offline, device: "Porch")
         #expect(fault.contains { $0.topic == "bla/porch/availability" && $0.payload == Array("offline".utf8) })
         #expect(throws: ScenarioError.self) {
-            try Scenario.decode(file: "home.json", bytes: Array(#"{"devices": [{"name": "X", "protocol": "homeassistant", "id": "x"}]}"#.utf8)) { _ in .null }
+            try Scenario.decode(
+                file: "home.json",
+                bytes: Array(#"{"devices": [{"name": "X", "protocol": "homeassistant", "id": "x"}]}"#.utf8)
+            ) { _ in .null }
         }
     }
 
-    @Test("examples/demo-home.json loads: twelve devices of every protocol, and a fault that makes the Hall light partiallyOnline")
+    @Test(
+        "examples/demo-home.json loads: twelve devices of every protocol, and a fault that makes the Hall light partiallyOnline"
+    )
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
         #expect(scenario.devices.count == 12)

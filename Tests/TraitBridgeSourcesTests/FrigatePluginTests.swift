@@ -34,7 +34,8 @@ struct FrigatePluginTests {
         -> [SourceEvent]
     {
         var events: [SourceEvent] = []
-        plugin.receive(SourceMessage(topic: topic, payload: Array(payload.utf8), now: Date(), deviceLimit: limit), into: &events)
+        plugin.receive(
+            SourceMessage(topic: topic, payload: Array(payload.utf8), now: Date(), deviceLimit: limit), into: &events)
         return events
     }
 
@@ -73,13 +74,16 @@ struct FrigatePluginTests {
         #expect(camera.id.rawValue == "frigate-front_door")
         let type = try #require(camera.deviceType(key: "camera"))
         #expect(type.typeID == .google("Camera"))
-        #expect(Set(type.traits.map(\.traitID)) == [
-            .google("PushAvStreamTransport"), .google("WebRtcLiveView"), .matter("OccupancySensing"),
-        ])
+        #expect(
+            Set(type.traits.map(\.traitID)) == [
+                .google("PushAvStreamTransport"), .google("WebRtcLiveView"), .matter("OccupancySensing"),
+            ])
         let availability = events.compactMap { event -> (String, Bool?, String?)? in
             if case .availability(let reference, let isOnline, let origin) = event {
                 (reference.nativeID, isOnline, origin)
-            } else { nil }
+            } else {
+                nil
+            }
         }
         #expect(availability.first { $0.0 == "front_door" }?.1 == true)
         let garage = try #require(availability.first { $0.0 == "garage" })
@@ -98,19 +102,25 @@ struct FrigatePluginTests {
             case .structure(let options)? = item["transportOptions"],
             case .structure(let trigger)? = options["triggerOptions"],
             case .structure(let time)? = trigger["motionTimeControl"]
-        else { Issue.record("unexpected shape: \(list)"); return }
+        else {
+            Issue.record("unexpected shape: \(list)")
+            return
+        }
         #expect(item["connectionId"] == .int(1))
         #expect(item["transportStatus"] == .int(1), "OFF is Inactive")
         #expect(trigger["motionSensitivity"] == .int(10), "threshold 20 is high")
         #expect(time["maxDuration"] == .int(120))
         let on = Self.connections(Self.send(&plugin, "frigate/front_door/recordings/state", "ON"))
         guard case .list(let after)? = on, case .structure(let first)? = after.first else {
-            Issue.record("no list"); return
+            Issue.record("no list")
+            return
         }
         #expect(first["transportStatus"] == .int(0))
     }
 
-    @Test("a tracked object's start and end are notifications; updates, false positives and a camera not recording are not")
+    @Test(
+        "an object's start and end are notifications; updates, false positives and a camera not recording are not"
+    )
     func objectNotifications() throws {
         var plugin = try Self.ready()
         let update = try Self.fixture("events-update.json")
@@ -165,7 +175,10 @@ struct FrigatePluginTests {
         #expect(off.map(\.topic) == ["frigate/front_door/recordings/set"])
         #expect(off.map { String(decoding: $0.payload, as: UTF8.self) } == ["OFF"])
         let high = try plugin.commands(for: [Self.transport(status: 0, sensitivity: 10)], on: id)
-        #expect(high.map(\.topic) == ["frigate/front_door/motion_threshold/set", "frigate/front_door/motion_contour_area/set"])
+        #expect(
+            high.map(\.topic) == [
+                "frigate/front_door/motion_threshold/set", "frigate/front_door/motion_contour_area/set",
+            ])
         #expect(high.map { String(decoding: $0.payload, as: UTF8.self) } == ["20", "5"])
         #expect(throws: SourceCommandError.self) {
             _ = try plugin.commands(for: [Self.transport(status: 0, sensitivity: 3)], on: id)

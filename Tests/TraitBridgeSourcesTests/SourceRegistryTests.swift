@@ -27,11 +27,13 @@ struct SourceRegistryTests {
         }
     }
 
-    @Test("with no section: zigbee2mqtt, Tasmota, Home Assistant, Shelly and generic mappings; no Matter Server")
+    @Test(
+        "with no section: zigbee2mqtt, Tasmota, Home Assistant, Shelly, generic mappings; no Matter Server, no Frigate"
+    )
     func defaults() {
         #expect(
             registry.defaultInstances.map(\.family) == ["zigbee2mqtt", "tasmota", "homeassistant", "shelly", "generic"])
-        #expect(registry.configKeys == ["zigbee2mqtt", "tasmota", "homeAssistant", "shelly", "matter"])
+        #expect(registry.configKeys == ["zigbee2mqtt", "tasmota", "homeAssistant", "shelly", "matter", "frigate"])
     }
 
     @Test("each family's section becomes its own settings; the other families keep theirs")

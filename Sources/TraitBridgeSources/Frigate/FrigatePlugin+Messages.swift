@@ -38,7 +38,9 @@ extension FrigatePlugin {
             let list = root["cameras"], list.kind == .object
         else {
             return events.append(
-                .log(.notice, "ignored \(message.topic): expected Frigate's stats, an object with \"cameras\"", device: nil))
+                .log(
+                    .notice, "ignored \(message.topic): expected Frigate's stats, an object with \"cameras\"",
+                    device: nil))
         }
         for (name, stats) in list.members {
             guard let camera = camera(name, message, into: &events) else { continue }
@@ -90,7 +92,9 @@ extension FrigatePlugin {
         else {
             events.append(
                 .log(
-                    .notice, "ignored \(message.topic): expected {\"type\": new|update|end, \"after\": {\"camera\"…}}",
+                    .notice,
+                    "ignored \(message.topic): expected {\"type\": new|update|end, "
+                        + "\"after\": {\"camera\"…}}",
                     device: nil))
             return nil
         }
@@ -120,14 +124,17 @@ extension FrigatePlugin {
                 throw .valueNotRepresentable("transportStatus must be 0 (Active) or 1 (Inactive)")
             }
             if camera.isRecording != (status == .int(0)) {
-                outgoing.append(SourceOutgoing(topic: base + "recordings/set", payload: Array((status == .int(0) ? "ON" : "OFF").utf8)))
+                outgoing.append(
+                    SourceOutgoing(
+                        topic: base + "recordings/set", payload: Array((status == .int(0) ? "ON" : "OFF").utf8)))
             }
         }
         guard case .structure(let options)? = item["transportOptions"],
             case .structure(let trigger)? = options["triggerOptions"]
         else { return outgoing }
         if let type = trigger["triggerType"], type != .int(1) {
-            throw .notSupported("Frigate records on motion (triggerType 1); continuous recording is set in its config file")
+            throw .notSupported(
+                "Frigate records on motion (triggerType 1); continuous recording is set in its config file")
         }
         if case .structure(let time)? = trigger["motionTimeControl"], let longest = time["maxDuration"],
             longest != .int(Int64(settings.maxEventSeconds))
@@ -140,12 +147,15 @@ extension FrigatePlugin {
         if let wanted = trigger["motionSensitivity"], wanted != .null {
             guard case .int(let sensitivity) = wanted, let level = table.level(sensitivity: Int(clamping: sensitivity))
             else {
-                throw .valueNotRepresentable("wake-up sensitivity (motionSensitivity) must be 1 (low), 5 (medium) or 10 (high)")
+                throw .valueNotRepresentable(
+                    "wake-up sensitivity (motionSensitivity) must be 1 (low), 5 (medium) or 10 (high)")
             }
             if camera.threshold != level.threshold || camera.contourArea != level.contourArea {
-                outgoing.append(SourceOutgoing(topic: base + "motion_threshold/set", payload: Array("\(level.threshold)".utf8)))
                 outgoing.append(
-                    SourceOutgoing(topic: base + "motion_contour_area/set", payload: Array("\(level.contourArea)".utf8)))
+                    SourceOutgoing(topic: base + "motion_threshold/set", payload: Array("\(level.threshold)".utf8)))
+                outgoing.append(
+                    SourceOutgoing(topic: base + "motion_contour_area/set", payload: Array("\(level.contourArea)".utf8))
+                )
             }
         }
         return outgoing

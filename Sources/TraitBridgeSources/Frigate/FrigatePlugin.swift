@@ -72,7 +72,10 @@ public struct FrigatePlugin: SourcePlugin {
             events.append(
                 .values(
                     camera.device.id,
-                    [AttributeUpdate(address: FrigateCamera.occupancy, attribute: "occupancy", value: .int(isOn ? 1 : 0))],
+                    [
+                        AttributeUpdate(
+                            address: FrigateCamera.occupancy, attribute: "occupancy", value: .int(isOn ? 1 : 0))
+                    ],
                     isNews: true))
             if camera.isRecording != false {
                 events.append(
@@ -112,7 +115,10 @@ public struct FrigatePlugin: SourcePlugin {
             events.append(
                 .values(
                     camera.device.id,
-                    [AttributeUpdate(address: FrigateCamera.transport, attribute: FrigateCamera.connections, value: value)],
+                    [
+                        AttributeUpdate(
+                            address: FrigateCamera.transport, attribute: FrigateCamera.connections, value: value)
+                    ],
                     isNews: true))
         }
     }
@@ -123,7 +129,8 @@ public struct FrigatePlugin: SourcePlugin {
     {
         if let known = cameras[name] { return known }
         guard !name.isEmpty, name.utf8.count <= Self.nameLimit else {
-            events.append(.log(.notice, "ignored Frigate camera '\(name.prefix(Self.nameLimit))…': name too long", device: nil))
+            events.append(
+                .log(.notice, "ignored Frigate camera '\(name.prefix(Self.nameLimit))…': name too long", device: nil))
             return nil
         }
         guard cameras.count < message.deviceLimit else {
