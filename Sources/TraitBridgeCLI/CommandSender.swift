@@ -12,6 +12,23 @@ enum CommandSender {
     static func send(
         _ command: JSONObject, to device: String, challenge: ChallengeOptions, connection: ConnectionOptions
     ) throws {
+        let outcome = try outcome(of: command, to: device, challenge: challenge, connection: connection)
+        let status = outcome["status"]?.string ?? "?"
+        let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
+        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
+        switch status {
+        case "confirmed": print("confirmed: \(values)")
+        default:
+            let why = outcome["message"]?.string ?? "the device has not echoed it yet"
+            print("assumed: sent \(values); \(why)")
+        }
+    }
+
+    /// Sends the command (asking a partner's challenge once at a terminal) and returns its result;
+    /// a refusal is printed and exits 1 (4 for a device not found).
+    static func outcome(
+        of command: JSONObject, to device: String, challenge: ChallengeOptions, connection: ConnectionOptions
+    ) throws -> JSON {
         let id = try BridgeSnapshot.readOrExit(connection).deviceID(device, prefix: connection.prefix)
         var command = command
         command.setIfPresent("challenge", challenge.challenge)
@@ -29,14 +46,7 @@ enum CommandSender {
             printError("\(code): \(outcome["message"]?.string ?? "")")
             throw code == "deviceNotFound" ? ExitCode(4) : ExitCode.failure
         }
-        let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
-        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
-        switch status {
-        case "confirmed": print("confirmed: \(values)")
-        default:
-            let why = outcome["message"]?.string ?? "the device has not echoed it yet"
-            print("assumed: sent \(values); \(why)")
-        }
+        return outcome
     }
 
     /// Publishes the command once and waits for its outcome.

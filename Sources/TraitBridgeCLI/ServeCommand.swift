@@ -112,6 +112,8 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning(
                 "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")
         }
+        // Cameras' live view signalling (an HTTP client; idle without a camera that has an endpoint).
+        services.append(.init(service: LiveViewSignalling(bridge: bridge, logger: logger)))
         for matter in MatterFamily.servers(in: settings.sources) {
             services.append(
                 .init(

@@ -53,6 +53,17 @@ extension Bridge {
         metrics.linkRequest(link: link, intent: intent, outcome: succeeded ? "answered" : "failed", since: started)
     }
 
+    /// Registers the client that sends cameras' live view signalling (called inside the state lock:
+    /// it must only hand the request on).
+    public func sendSignalling(with sender: @escaping @Sendable (SignallingRequest) -> Void) {
+        signallingSender.withLock { $0 = sender }
+    }
+
+    /// A camera's endpoint answered the offer `requestID` (or could not be reached).
+    public func signallingAnswered(_ answer: SignallingAnswer, requestID: String) {
+        state.withLock { perform($0.signallingAnswered(answer, requestID: requestID, now: Date())) }
+    }
+
     /// The cloud ids of a link's devices.
     public func linkDeviceIDs(_ link: String) -> [String] { state.withLock { $0.linkDeviceIDs(link) } }
 }

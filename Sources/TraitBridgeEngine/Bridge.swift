@@ -30,6 +30,8 @@ public final class Bridge: Sendable {
     private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
     /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
     let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
+    /// Who sends cameras' live view signalling (the HTTP edge's client).
+    let signallingSender = Mutex<(@Sendable (SignallingRequest) -> Void)?>(nil)
     /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
     let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
     /// Effects of broker messages not performed yet (taken only inside the state lock): up to
@@ -246,6 +248,13 @@ public final class Bridge: Sendable {
         }
         for (id, payload) in effects.answers {
             waiters.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: payload)
+        }
+        for request in effects.signalling {
+            if let send = signallingSender.withLock({ $0 }) {
+                send(request)
+            } else {
+                logger.warning("no live view client runs: \(request.requestID) not sent (its command times out)")
+            }
         }
         for request in effects.linkRequests {
             if let send = linkSenders.withLock({ $0[request.link] }) {

@@ -17,6 +17,8 @@ public struct BridgeEffects: Sendable {
     public var linkRequests: [LinkRequest] = []
     /// Commands that ended (confirmed, assumed, refused…), for `/metrics`.
     public var commandOutcomes: [CommandOutcome] = []
+    /// Live view signalling for cameras' endpoints (an SDP offer to answer, a session to end).
+    public var signalling: [SignallingRequest] = []
 
     public init() {}
 
@@ -31,6 +33,7 @@ public struct BridgeEffects: Sendable {
         answers += other.answers
         linkRequests += other.linkRequests
         commandOutcomes += other.commandOutcomes
+        signalling += other.signalling
     }
 
     mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {

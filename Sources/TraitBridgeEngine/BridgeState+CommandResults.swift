@@ -34,6 +34,7 @@ extension BridgeState {
         result.setIfPresent("id", pending.correlationID.map { .string($0) })
         result["status"] = .string(status)
         result.setIfPresent("message", note.map { .string($0) })
+        result.setIfPresent("response", pending.response.map { .object($0) })
         var values = JSONObject()
         var requested = JSONObject()
         for (key, value) in pending.expected.sorted(by: {

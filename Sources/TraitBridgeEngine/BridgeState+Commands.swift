@@ -52,6 +52,9 @@ extension BridgeState {
                 effects: &effects)
             return
         }
+        if Self.isLiveView(command) {
+            return runLiveView(command, deviceID: deviceID, sink: sink, now: now, effects: &effects)
+        }
         do {
             let device = graph.devices[deviceID]
             // Commands on google traits the cloud feeds go to the relay as they are.
@@ -169,6 +172,16 @@ extension BridgeState {
     /// Commands whose echo did not come in time are reported `assumed`.
     mutating func expireCommands(now: Date, effects: inout BridgeEffects) {
         for pending in commands.expire(at: now) {
+            if let offer = pending.openOffer {
+                _ = commands.liveViews.offerSettled(offer)
+                let failure = CommandFailure(
+                    .deviceOffline,
+                    "the camera's live view endpoint gave no answer within \(Self.offerAnswerSeconds) s")
+                finish(
+                    pending.sink, deviceID: pending.deviceID, correlationID: pending.correlationID, failure: failure,
+                    now: now, effects: &effects)
+                continue
+            }
             let note =
                 pending.awaitsFollowUp
                 ? "the partner cloud answered PENDING and sent no follow-up within "

@@ -159,6 +159,7 @@ extension BridgeState {
                 case .valueOutOfRange: "valueOutOfRange"
                 case .notSupported: "functionNotSupported"
                 case .protocolError, .invalidValue: "protocolError"
+                case .failedPrecondition, .resourceExhausted: "hardError"
                 case .challengeNeeded: "challengeNeeded"
                 case .partnerError: failure.errorCode ?? "hardError"
                 }

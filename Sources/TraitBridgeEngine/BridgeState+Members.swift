@@ -15,6 +15,9 @@ extension BridgeState {
         }
         directory.record(described, plugin: plugin, locality: described.locality ?? sources[plugin].locality)
         place(id, now: now, effects: &effects)
+        if described.liveViewEndpoint != nil || commands.liveViews.endpoint(of: id) != nil {
+            commands.liveViews.setEndpoint(described.liveViewEndpoint, for: directory.target(of: id) ?? id)
+        }
     }
 
     /// Decides (again) where a member's traits go, and rebuilds that device.

@@ -43,6 +43,7 @@ public struct BridgeState: Sendable {
         self.configuration = configuration
         self.catalog = catalog
         self.graph = graph
+        self.commands.liveViews = CameraSessions(now: now)
         self.cloudImport = CloudImport(
             c2c: cloud.map { GoogleC2C(catalog: catalog, table: $0) }, links: configuration.cloudLinks)
         self.sources = SourceIngress(
@@ -200,6 +201,7 @@ public struct BridgeState: Sendable {
     public mutating func tick(now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
         expireCommands(now: now, effects: &effects)
+        expireLiveViews(now: now, effects: &effects)
         sweepStaleLinkDevices(now: now, effects: &effects)
         automationsTick(now: now, effects: &effects)
         for reference in directory.allReferences where reference.liveness.availability.status == .unknown {

@@ -108,6 +108,10 @@ public struct UnifiedCommand: Sendable {
 public struct CommandFailure: Error, Sendable, Hashable {
     public enum Code: String, Sendable {
         case notSupported, valueOutOfRange, deviceOffline, deviceNotFound, protocolError, invalidValue
+        /// The device is there but not in a state to do it (a camera's live view while it does not record).
+        case failedPrecondition
+        /// A bound was reached (live view sessions): end one first.
+        case resourceExhausted
         /// A partner cloud wants the user's yes (`ackNeeded`) or PIN first: send again with `challenge`.
         case challengeNeeded
         /// A partner cloud refused the command with an errorCode of Google's (in `errorCode`).
@@ -145,6 +149,10 @@ struct PendingCommand: Sendable {
     var awaitsFollowUp = false
     /// When it was sent (for the command latency `/metrics` reports); `nil` where not known.
     var sent: Date?
+    /// A camera's offer sent and not answered yet: its request id (the command ends with the answer).
+    var openOffer: String?
+    /// What the command answers beyond its values (a live view's `answerSdp`, `mediaSessionId`…).
+    var response: JSONObject?
 
     struct AttributeUpdateKey: Sendable, Hashable {
         var address: TraitAddress

@@ -39,7 +39,7 @@ enum EngineFixtures {
         if withShelly { sources.append(.shelly(locality: .localPeer)) }
         if withHomeAssistant { sources.append(.homeAssistant(locality: .localPeer)) }
         if withMatter { sources.append(.matter(url: "ws://127.0.0.1:5580/ws")) }
-        if withFrigate { sources.append(.frigate(locality: .localPeer)) }
+        if withFrigate { sources.append(.frigate(locality: .localPeer, go2rtc: "http://198.18.0.2:1984")) }
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883", sources: sources,
             commandTimeout: commandTimeout)

@@ -16,6 +16,8 @@ struct CommandTracker: Sendable {
     private var fanOutJobs: [Int: FanOutJob] = [:]
     private var jobCount = 0
     private var pinFailures: [Date] = []
+    /// Cameras' live views: offers waiting for a camera's answer and the sessions open.
+    var liveViews = CameraSessions(now: Date(timeIntervalSince1970: 0))
 
     /// Commands waiting for their echo (bounded by `limits.pendingCommands`).
     var waitingCount: Int { waiting.count }

@@ -15,6 +15,9 @@ public struct FrigateFamily: SourceFamily {
         /// The longest event Frigate records, as its config file sets it (reported as the push
         /// transport's `maxDuration`; Frigate takes no change of it over MQTT).
         public var maxEventSeconds = 300
+        /// go2rtc's API (`http://host:1984`, Frigate's own on port 1984): each camera's live view is
+        /// its stream of the same name there (`/api/webrtc?src=<camera>`). `nil`: no live view.
+        public var go2rtc: String?
 
         public init() {}
     }
@@ -35,7 +38,7 @@ public struct FrigateFamily: SourceFamily {
         for (body, bodyPath) in sections {
             var instance = SourceInstance.frigate()
             var settings = Settings()
-            let allowed = ["instance", "topicPrefix", "locality", "stalenessSeconds", "maxEventSeconds"]
+            let allowed = ["instance", "topicPrefix", "locality", "stalenessSeconds", "maxEventSeconds", "go2rtc"]
             for (key, field, fieldAt) in try SourceSection.members(body, at: bodyPath, allowed: allowed) {
                 switch key {
                 case "instance":
@@ -44,6 +47,15 @@ public struct FrigateFamily: SourceFamily {
                     }
                     instance.name = text
                 case "topicPrefix": settings.topicPrefix = try SourceSection.topicPrefix(field, at: fieldAt)
+                case "go2rtc":
+                    guard let text = field.string, text.hasPrefix("http://") || text.hasPrefix("https://"),
+                        text.utf8.count <= 512, !text.contains("?"), !text.contains("#"),
+                        !text.contains(where: \.isWhitespace)
+                    else {
+                        throw SourceSettingsError(
+                            fieldAt, "expected go2rtc's API as an http(s) URL without query, e.g. \"http://127.0.0.1:1984\"")
+                    }
+                    settings.go2rtc = text.hasSuffix("/") ? String(text.dropLast()) : text
                 case "locality": instance.locality = try SourceSection.locality(field, at: fieldAt)
                 case "maxEventSeconds":
                     settings.maxEventSeconds = Int(try SourceSection.seconds(field, at: fieldAt).components.seconds)
@@ -75,11 +87,12 @@ extension SourceInstance {
     /// Frigate's cameras under `topicPrefix`.
     public static func frigate(
         name: String = "default", topicPrefix: String = "frigate", locality: TraitLocality? = nil,
-        staleness: Duration = .seconds(180)
+        staleness: Duration = .seconds(180), go2rtc: String? = nil
     ) -> SourceInstance {
         var settings = FrigateFamily.Settings()
         settings.topicPrefix = topicPrefix
         settings.staleness = staleness
+        settings.go2rtc = go2rtc
         return SourceInstance(family: FrigatePlugin.family, name: name, locality: locality, settings: settings)
     }
 }

@@ -88,6 +88,23 @@ public struct FrigatePlugin: SourcePlugin {
         }
     }
 
+    /// A camera name as a URL query value: unreserved characters kept, every other byte %-encoded.
+    static func queryValue(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if (byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(Character(scalar))))
+                || "-._~".unicodeScalars.contains(scalar)
+            {
+                encoded.unicodeScalars.append(scalar)
+            } else {
+                encoded += byte < 16 ? "%0" : "%"
+                encoded += String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+
     /// `ON`/`OFF` (Frigate's words for every switch); nil for anything else.
     static func onOff(_ text: String) -> Bool? { text == "ON" ? true : text == "OFF" ? false : nil }
 
@@ -142,7 +159,9 @@ public struct FrigatePlugin: SourcePlugin {
             let camera = try FrigateCamera(name: name, source: source, catalog: catalog)
             cameras[name] = camera
             names[camera.device.id] = name
-            events.append(.described(SourceDevice(device: camera.device, stalenessBudget: staleness, keepsName: true)))
+            var described = SourceDevice(device: camera.device, stalenessBudget: staleness, keepsName: true)
+            described.liveViewEndpoint = settings.go2rtc.map { "\($0)/api/webrtc?src=\(Self.queryValue(name))" }
+            events.append(.described(described))
             events.append(.replay(["\(prefix)/\(name)/motion"]))
             return camera
         } catch {

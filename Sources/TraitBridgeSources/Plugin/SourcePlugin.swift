@@ -107,6 +107,9 @@ public struct SourceDevice: Sendable {
     /// the engine adds them to its catalog before it puts the device in the graph.
     public var traitDefinitions: [TraitDefinition] = []
     public var deviceTypeDefinitions: [DeviceTypeDefinition] = []
+    /// Where the device takes a live view's SDP offer (a camera's go2rtc WebRTC API: POST the offer,
+    /// the answer is the body), when it has one. The engine relays signalling only, never media.
+    public var liveViewEndpoint: String?
 
     /// Where a described device's traits go.
     public enum Joining: Sendable, Hashable {

@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import FoundationEssentials
+public import Logging
+import NIOCore
+import NIOHTTP1
+public import ServiceLifecycle
+public import TraitBridgeEngine
+
+/// The HTTP edge of cameras' live views: sends each offer the bridge asks for to the camera's
+/// endpoint (go2rtc's `POST /api/webrtc?src=…`, `application/sdp` in and out, WHEP's shape) and
+/// hands the answer back as an event; ends a session at the resource the camera named (`DELETE`).
+/// Signalling only: no media passes here. Bounded: 64 KB an answer, 8 s a request, 32 at once
+/// (more wait), 256 waiting (more are dropped and their commands time out, saying so).
+public final class LiveViewSignalling: Service, Sendable {
+    let bridge: Bridge
+    let logger: Logger
+    private let client: HTTPClient
+    private let requests: AsyncStream<SignallingRequest>
+    private let continuation: AsyncStream<SignallingRequest>.Continuation
+    static let maxAnswerBytes = 65_536
+    static let timeout: TimeAmount = .seconds(8)
+    static let concurrent = 32
+
+    public init(bridge: Bridge, logger: Logger) {
+        self.bridge = bridge
+        self.logger = logger
+        client = HTTPClient(
+            configuration: .init(
+                redirectConfiguration: .disallow, timeout: .init(connect: .seconds(3), read: Self.timeout)))
+        (requests, continuation) = AsyncStream.makeStream(
+            of: SignallingRequest.self, bufferingPolicy: .bufferingNewest(256))
+        let continuation = self.continuation
+        bridge.sendSignalling { continuation.yield($0) }
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for await request in self.requests {
+                    if Task.isCancelled { break }
+                    if running >= Self.concurrent {
+                        await group.next()
+                        running -= 1
+                    }
+                    running += 1
+                    group.addTask { await self.perform(request) }
+                }
+                group.cancelAll()
+            }
+        }
+        continuation.finish()
+        try? await client.shutdown()
+    }
+
+    private func perform(_ request: SignallingRequest) async {
+        switch request.kind {
+        case .offer(let sdp):
+            let answer = await offer(sdp, to: request.url)
+            if case .failed(let reason) = answer {
+                logger.notice("live view offer \(request.requestID) to \(Self.shown(request.url)): \(reason)")
+            }
+            bridge.signallingAnswered(answer, requestID: request.requestID)
+        case .end:
+            var delete = HTTPClientRequest(url: request.url)
+            delete.method = .DELETE
+            do {
+                let response = try await client.execute(delete, timeout: Self.timeout)
+                _ = try? await response.body.collect(upTo: 4096)
+            } catch {
+                logger.debug("ending live view \(request.requestID) at \(Self.shown(request.url)): \(error)")
+            }
+        }
+    }
+
+    /// POSTs the offer; the answer, or why there is none (its HTTP status, a timeout, a refusal).
+    func offer(_ sdp: String, to url: String) async -> SignallingAnswer {
+        var post = HTTPClientRequest(url: url)
+        post.method = .POST
+        post.headers.add(name: "Content-Type", value: "application/sdp")
+        post.body = .bytes(ByteBuffer(string: sdp))
+        do {
+            let response = try await client.execute(post, timeout: Self.timeout)
+            let body: ByteBuffer
+            do { body = try await response.body.collect(upTo: Self.maxAnswerBytes) } catch {
+                return .failed("its answer is over \(Self.maxAnswerBytes) bytes")
+            }
+            guard response.status == .ok || response.status == .created else {
+                return .failed("it answered HTTP \(response.status.code)")
+            }
+            let text = String(decoding: body.readableBytesView, as: UTF8.self)
+            let resource = response.headers.first(name: "Location").flatMap { Self.resolve($0, against: url) }
+            return .answer(sdp: text, resource: resource)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// A `Location` as an absolute URL on the endpoint's own origin (another origin is ignored:
+    /// the bridge ends sessions only where it sent the offer).
+    static func resolve(_ location: String, against url: String) -> String? {
+        guard location.utf8.count <= 1024, !location.contains(where: \.isWhitespace) else { return nil }
+        guard let origin = origin(of: url) else { return nil }
+        if location.hasPrefix("/") { return origin + location }
+        return Self.origin(of: location) == origin ? location : nil
+    }
+
+    /// `scheme://host:port` of an http(s) URL.
+    static func origin(of url: String) -> String? {
+        for scheme in ["http://", "https://"] where url.hasPrefix(scheme) {
+            let host = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return host.isEmpty ? nil : scheme + host
+        }
+        return nil
+    }
+
+    /// An endpoint as logs show it: its origin and path, no query (a stream's name may be private).
+    static func shown(_ url: String) -> String { String(url.prefix { $0 != "?" }) }
+}
