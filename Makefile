@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server schemathesis browser build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
+.PHONY: deps matter-server schemathesis browser camera-peers build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,6 +17,10 @@ schemathesis:
 browser:
 	@scripts/install-browser.sh || echo "the browser did not install: the web UI's browser test is skipped"
 
+## aiortc (a real WebRTC stack) for the simulated camera's go2rtc endpoint and the test viewer (.build-camera/venv).
+camera-peers:
+	@scripts/install-camera-peers.sh || echo "aiortc did not install: the live view tests are skipped"
+
 build: deps
 	$(SWIFT) build
 
@@ -27,13 +31,13 @@ build: deps
 ## XCTest's empty runner (which leaks a little by itself) out of the leak report.
 test: test-asan
 
-test-plain: deps matter-server schemathesis browser
+test-plain: deps matter-server schemathesis browser camera-peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
-test-asan: deps matter-server schemathesis browser
+test-asan: deps matter-server schemathesis browser camera-peers
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 

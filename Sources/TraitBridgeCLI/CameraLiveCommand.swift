@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import TraitBridgeJSON
 
 /// `traitbridge camera live NAME --offer FILE`: starts a live view with a viewer's SDP offer and
@@ -42,7 +45,8 @@ struct CameraLiveCommand: ParsableCommand {
             let part = answer + ".part"
             do {
                 try Data(sdp.utf8).write(to: URL(fileURLWithPath: part))
-                _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: answer), withItemAt: URL(fileURLWithPath: part))
+                // rename(2): a viewer polling for the file sees it whole or not at all.
+                guard rename(part, answer) == 0 else { throw CocoaError(.fileWriteUnknown) }
             } catch {
                 printError("error: cannot write the answer to \(answer): \(error.localizedDescription)")
                 throw ExitCode.failure

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import TraitBridgeLocalBroker
+import TraitBridgeMQTT
+import TraitBridgeTesting
+
+/// A camera's live view on real parts: a go2rtc-compatible WebRTC endpoint on aiortc (the simulated
+/// camera, `scripts/camera-peer.py`) and an aiortc viewer (`scripts/camera-viewer.py`), both inside a
+/// network namespace the test makes, with no ICE servers; mosquitto and `traitbridge serve` on
+/// loopback, reaching the camera over the sandbox's veth pair; the CLI relays the viewer's offer.
+@Suite(
+    "Live view end to end", .serialized,
+    .enabled(
+        if: NetworkSandbox.unavailableReason(repository: CommandRunner.repository) == nil,
+        "\(NetworkSandbox.unavailableReason(repository: CommandRunner.repository) ?? "")"),
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: CameraPeers.python),
+        "aiortc is not installed (scripts/install-camera-peers.sh; make test runs it)"))
+struct LiveViewTests {
+    /// The sandbox, the camera listening in it, a broker, serve with the camera known and recording.
+    final class Home {
+        let sandbox: NetworkSandbox
+        let camera: ChildProcess
+        let broker: MosquittoBroker
+        let serve: ChildProcess
+        let frigate: TestMQTTClient
+        let folder: URL
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-live-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            sandbox = try NetworkSandbox(repository: CommandRunner.repository)
+            let cameraLog = folder.appendingPathComponent("camera.log").path
+            camera = try ChildProcess(
+                sandbox.command([
+                    CameraPeers.python, CommandRunner.repository + "/scripts/camera-peer.py", "--host",
+                    sandbox.peerAddress, "--port", "1984", "--stream", "front_door",
+                ]), logFile: cameraLog)
+            #expect(eventually(timeout: .seconds(20)) { LogFile.read(cameraLog).contains("listening on") })
+            broker = try MosquittoBroker()
+            let config = folder.appendingPathComponent("config.json").path
+            try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}}"#.utf8)
+                .write(to: URL(fileURLWithPath: config))
+            serve = try ChildProcess(
+                [
+                    CommandRunner.executable.path, "serve", "--broker", broker.url, "--config", config, "--data-dir",
+                    folder.appendingPathComponent("data").path, "--mappings", CommandRunner.repository + "/mappings",
+                    "--log-level", "info",
+                ], logFile: folder.appendingPathComponent("serve.log").path)
+            frigate = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/frigate-front_door/state"])
+            #expect(
+                eventually {
+                    (try? self.frigate.publish(
+                        "frigate/stats", #"{"cameras":{"front_door":{"camera_fps":5.0}}}"#)) != nil
+                        && self.frigate.topics(prefix: "traitbridge/devices/frigate-front_door").count > 0
+                })
+            try frigate.publish("frigate/front_door/recordings/state", "ON", retain: true)
+            #expect(
+                frigate.waitFor("traitbridge/devices/frigate-front_door/state") {
+                    $0.payloadText.contains(#""transportStatus":0"#)
+                } != nil, "the camera records")
+        }
+
+        func stop() {
+            serve.stop()
+            camera.stop()
+            sandbox.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        /// A viewer in the sandbox; its offer file once it wrote it.
+        func viewer(seconds: Int, stopFile: String? = nil, talkback: Bool = false) throws
+            -> (process: ChildProcess, offer: String, answer: String, log: String)
+        {
+            let name = UUID().uuidString
+            let offer = folder.appendingPathComponent("\(name).offer").path
+            let answer = folder.appendingPathComponent("\(name).answer").path
+            let log = folder.appendingPathComponent("\(name).viewer").path
+            var arguments = [
+                CameraPeers.python, CommandRunner.repository + "/scripts/camera-viewer.py", offer, answer,
+                "--seconds", String(seconds),
+            ]
+            if let stopFile { arguments += ["--stop-file", stopFile] }
+            if talkback { arguments.append("--talkback") }
+            let process = try ChildProcess(sandbox.command(arguments), logFile: log)
+            #expect(eventually(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: offer) }, "an offer")
+            return (process, offer, answer, log)
+        }
+
+        /// The camera's own count of open sessions (`GET /api/stats`, over the veth pair, read by
+        /// the venv's Python: this Foundation has no HTTP in `Data(contentsOf:)`).
+        func cameraSessions() throws -> Int? {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CameraPeers.python)
+            process.arguments = [
+                "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())",
+                "http://\(sandbox.peerAddress):1984/api/stats",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            return object?["sessions"] as? Int
+        }
+    }
+
+    static func json(_ text: String) -> [String: Any]? {
+        let line = text.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? ""
+        return try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+    }
+
+    @Test("real frames through the CLI; extend, talkback, stop ends the media; what is refused says why")
+    func liveView() throws {
+        let home = try Home()
+        defer { home.stop() }
+        let stopFile = home.folder.appendingPathComponent("stop").path
+        let viewer = try home.viewer(seconds: 20, stopFile: stopFile, talkback: true)
+        defer { viewer.process.stop() }
+        let live = try CommandRunner.run([
+            "camera", "live", "Front door", "--offer", viewer.offer, "--answer", viewer.answer, "--json", "--broker",
+            home.broker.url,
+        ])
+        #expect(live.exitCode == 0, "\(live.standardOutput) \(live.standardError)")
+        let session = try #require(Self.json(live.standardOutput), "\(live.standardOutput)")
+        let id = try #require(session["mediaSessionId"] as? String)
+        #expect(session["liveSessionDurationSeconds"] as? Int == 300)
+        #expect((session["answerSdp"] as? String)?.hasPrefix("v=0") == true)
+        #expect(FileManager.default.fileExists(atPath: viewer.answer))
+        // Frames flow between the viewer and the camera, inside the sandbox; the bridge saw signalling only.
+        #expect(eventually(timeout: .seconds(15)) { (try? home.cameraSessions()) == 1 }, "the camera has the session")
+        Thread.sleep(forTimeInterval: 2)
+
+        let extend = try CommandRunner.run(["camera", "extend", "Front door", id, "--json", "--broker", home.broker.url])
+        #expect(extend.exitCode == 0 && extend.standardOutput.contains(#""liveSessionDurationSeconds":300"#), "\(extend)")
+        let talk = try CommandRunner.run(["camera", "talkback", "Front door", id, "on", "--broker", home.broker.url])
+        #expect(talk.exitCode == 0 && talk.standardOutput.contains("talkback on"), "\(talk)")
+        let stop = try CommandRunner.run(["camera", "stop", "Front door", id, "--broker", home.broker.url])
+        #expect(stop.exitCode == 0, "\(stop)")
+        #expect(eventually(timeout: .seconds(10)) { (try? home.cameraSessions()) == 0 }, "stop ended the camera's side")
+        FileManager.default.createFile(atPath: stopFile, contents: Data())
+        #expect(viewer.process.reap(within: .seconds(15)))
+        let watched = try #require(Self.json(LogFile.read(viewer.log)), "\(LogFile.read(viewer.log))")
+        let frames = try #require(watched["frames"] as? Int)
+        #expect(frames >= 10, "decoded frames: \(watched)")
+
+        for ended in [id, "live-0-0"] {
+            let again = try CommandRunner.run(["camera", "extend", "Front door", ended, "--broker", home.broker.url])
+            #expect(again.exitCode == 1)
+            #expect(again.standardError.contains("invalidValue: no live view session"), "\(again.standardError)")
+        }
+        let notSDP = home.folder.appendingPathComponent("not.sdp").path
+        try Data("<html>hello</html>".utf8).write(to: URL(fileURLWithPath: notSDP))
+        let hostile = try CommandRunner.run([
+            "camera", "live", "Front door", "--offer", notSDP, "--broker", home.broker.url,
+        ])
+        #expect(hostile.exitCode == 1 && hostile.standardError.contains("offerSdp is not SDP"), "\(hostile)")
+
+        try home.frigate.publish("frigate/front_door/recordings/state", "OFF", retain: true)
+        #expect(
+            home.frigate.waitFor("traitbridge/devices/frigate-front_door/state") {
+                $0.payloadText.contains(#""transportStatus":1"#)
+            } != nil)
+        let second = try home.viewer(seconds: 1)
+        defer { second.process.stop() }
+        let refused = try CommandRunner.run([
+            "camera", "live", "Front door", "--offer", second.offer, "--broker", home.broker.url,
+        ])
+        #expect(refused.exitCode == 1)
+        #expect(refused.standardError.contains("failedPrecondition"), "\(refused.standardError)")
+        let status = try CommandRunner.run(["status", "--broker", home.broker.url, "Front door"])
+        #expect(status.standardOutput.contains("online"), "recording off, the camera stays online: \(status)")
+    }
+}
+
+/// Where the camera peers' Python is (`scripts/install-camera-peers.sh` makes it).
+enum CameraPeers {
+    static let python = CommandRunner.repository + "/.build-camera/venv/bin/python"
+}
