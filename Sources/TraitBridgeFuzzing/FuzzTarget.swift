@@ -13,7 +13,8 @@ import TraitBridgeModel
 /// entry the registry keeps that cannot be read back).
 public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Each source's message handler (topic + payload, several messages per input) on a bridge
-    /// that already knows devices of every source.
+    /// that already knows devices of every source; `frigate` also feeds its bytes to the live view's
+    /// signalling (as a viewer's offer and as a camera's answer).
     case zigbee2mqtt, tasmota, shelly, homeassistant, generic, frigate
     /// The Matter Server's messages (server info, node lists, events, answers) as its WebSocket
     /// delivers them to the Matter plug-in.
@@ -48,8 +49,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     public func run(_ bytes: [UInt8]) {
         let world = FuzzWorld.shared
         switch self {
-        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .frigate, .matter, .requests, .home:
+        case .zigbee2mqtt, .tasmota, .shelly, .homeassistant, .generic, .matter, .requests, .home:
             world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
+        case .frigate:
+            // Frigate's messages, and the same bytes as a camera's live view signalling.
+            world.receive(FuzzInput.messages(bytes, defaultTopic: defaultTopic))
+            world.liveView(bytes)
         case .cloudSync:
             world.importSync(bytes)
             world.linkAnswer(bytes)

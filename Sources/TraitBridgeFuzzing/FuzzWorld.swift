@@ -44,7 +44,8 @@ struct FuzzWorld: Sendable {
             sources: [
                 .zigbee2mqtt(locality: .localPeer, mainsStaleness: .seconds(600), batteryStaleness: .seconds(90_000)),
                 .tasmota(locality: .localPeer), .shelly(locality: .localPeer), .homeAssistant(locality: .localPeer),
-                .matter(url: "ws://127.0.0.1:5580/ws"), .frigate(locality: .localPeer), .generic,
+                .matter(url: "ws://127.0.0.1:5580/ws"), .frigate(locality: .localPeer, go2rtc: "http://127.0.0.1:1984"),
+                .generic,
             ],
             commandTimeout: .seconds(3))
         configuration.sourceLocality = .localPeer
@@ -142,6 +143,31 @@ struct FuzzWorld: Sendable {
         }
         // Timers, holds and end actions of whatever the messages made: a minute, an hour, a day on.
         for seconds in [121.0, 3_600, 86_400] { Self.check(state.tick(now: start.addingTimeInterval(seconds))) }
+    }
+
+    /// The live view's signalling with what a camera or a viewer may send: the input as a viewer's
+    /// offer, and as a camera's answer (and its resource) to a good offer; then the session's time
+    /// runs out. Every result published must be JSON; a refusal must say why.
+    func liveView(_ bytes: [UInt8]) {
+        var state = prepared
+        let topic = "traitbridge/devices/frigate-front_door/set"
+        let text = String(decoding: bytes, as: UTF8.self)
+        func startLiveView(_ offer: String) -> BridgeEffects {
+            let command: JSONValue = [
+                "id": "fuzz", "trait": "google.WebRtcLiveView", "command": "startLiveView",
+                "arguments": ["offerSdp": .string(offer)],
+            ]
+            return state.handleMessage(topic: topic, payload: command.serializedBytes(), now: start)
+        }
+        Self.check(startLiveView(text))
+        let good = startLiveView("v=0\r\ns=-\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n")
+        Self.check(good)
+        for request in good.signalling {
+            Self.check(
+                state.signallingAnswered(
+                    .answer(sdp: text, resource: String(text.prefix(200))), requestID: request.requestID, now: start))
+        }
+        Self.check(state.tick(now: start.addingTimeInterval(301)))
     }
 
     /// A broker message, or one of the Matter Server's edge connection (`matter/default/…`).

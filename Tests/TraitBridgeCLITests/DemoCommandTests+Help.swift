@@ -8,10 +8,10 @@ extension DemoCommandTests {
 
         Everything runs on this machine: a private mosquitto on a free 127.0.0.1 port
         (or --broker), the devices of the scenario (zigbee2mqtt, Tasmota, Shelly, Home
-        Assistant discovery), the bridge, and a partner cloud: a second bridge on its
-        own private broker serving the --cloud scenario's devices over Google's
-        Cloud-to-cloud API, which the bridge links to as Google would (SYNC, QUERY
-        polling, EXECUTE). With the Matter Server installed
+        Assistant discovery, a Frigate camera), the bridge, and a partner cloud: a
+        second bridge on its own private broker serving the --cloud scenario's devices
+        over Google's Cloud-to-cloud API, which the bridge links to as Google would
+        (SYNC, QUERY polling, EXECUTE). With the Matter Server installed
         (scripts/install-matter-server.sh) and root, a real Matter Server holds the
         --matter folder's node dumps and commissions a software Matter light, both
         inside a network namespace (scripts/sandbox.sh: their mDNS never reaches the
