@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import TraitBridgeJSON
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import TraitBridgeJSON
 
 /// `traitbridge camera live NAME --offer FILE`: starts a live view with a viewer's SDP offer and
 /// prints the camera's answer and the session (`--json`: the guide's names).
@@ -32,7 +33,9 @@ struct CameraLiveCommand: ParsableCommand {
     func run() throws {
         let bytes: Data
         do {
-            bytes = offer == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: offer))
+            bytes =
+                offer == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: offer))
         } catch {
             throw ValidationError("cannot read the offer \(offer): \(error.localizedDescription)")
         }

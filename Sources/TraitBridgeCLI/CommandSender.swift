@@ -57,7 +57,8 @@ enum CommandSender {
         let resultTopic = "\(connection.prefix)/devices/\(id)/set/result"
         let results = Results()
         // MQTT 5: a broker that refuses the command (its ACL) says so in the PUBACK.
-        let client = try MQTTClient(configuration: try connection.clientConfiguration(protocolVersion: .v5), onMessage: { results.add($0) })
+        let client = try MQTTClient(
+            configuration: try connection.clientConfiguration(protocolVersion: .v5), onMessage: { results.add($0) })
         client.subscribe(resultTopic, qos: 1)
         client.start()
         defer { client.stop() }
@@ -72,8 +73,9 @@ enum CommandSender {
         var outcome: JSON?
         while outcome == nil && ContinuousClock.now < deadline {
             if let reason = client.refusal(of: mid) {
-                printError("error: the broker refused the command (\(reason)): this user may not publish \(commandTopic); "
-                    + "commands need the control role (docs/security.md)")
+                printError(
+                    "error: the broker refused the command (\(reason)): this user may not publish \(commandTopic); "
+                        + "commands need the control role (docs/security.md)")
                 throw ExitCode.failure
             }
             outcome = results.find(correlation)

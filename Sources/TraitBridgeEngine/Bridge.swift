@@ -1,7 +1,7 @@
+import CoreMetrics
 import Foundation
 import FoundationEssentials
 public import Logging
-import CoreMetrics
 import Synchronization
 public import TraitBridgeAutomation
 public import TraitBridgeCloud

@@ -26,7 +26,8 @@ extension BridgeState {
                 effects: &effects)
         }
         guard command.actions.count == 1, case .invoke(_, let key, let name, let arguments) = command.actions[0] else {
-            return refuse(CommandFailure(.protocolError, "a live view command goes alone, one per message"), &self, &effects)
+            return refuse(
+                CommandFailure(.protocolError, "a live view command goes alone, one per message"), &self, &effects)
         }
         do throws(CommandFailure) {
             guard let device = graph.devices[deviceID] else {
@@ -49,7 +50,8 @@ extension BridgeState {
             var response = JSONObject()
             switch name {
             case "startLiveView":
-                try startLiveView(device, arguments: arguments, command: command, sink: sink, now: now, effects: &effects)
+                try startLiveView(
+                    device, arguments: arguments, command: command, sink: sink, now: now, effects: &effects)
                 return
             case "extendLiveView":
                 let id = try sessionID()
@@ -105,7 +107,9 @@ extension BridgeState {
         }
         let transport = device.deviceTypes.lazy.compactMap { $0.trait(.google("PushAvStreamTransport")) }.first
         if case .list(let items)? = transport?.attributes["currentConnections"],
-            !items.contains(where: { if case .structure(let item) = $0 { item["transportStatus"] == .int(0) } else { false } })
+            !items.contains(where: {
+                if case .structure(let item) = $0 { item["transportStatus"] == .int(0) } else { false }
+            })
         {
             throw CommandFailure(
                 .failedPrecondition,

@@ -93,7 +93,8 @@ struct LiveViewTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CameraPeers.python)
             process.arguments = [
-                "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())",
+                "-c",
+                "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())",
                 "http://\(sandbox.peerAddress):1984/api/stats",
             ]
             let output = Pipe()
@@ -133,8 +134,11 @@ struct LiveViewTests {
         #expect(eventually(timeout: .seconds(15)) { (try? home.cameraSessions()) == 1 }, "the camera has the session")
         Thread.sleep(forTimeInterval: 2)
 
-        let extend = try CommandRunner.run(["camera", "extend", "Front door", id, "--json", "--broker", home.broker.url])
-        #expect(extend.exitCode == 0 && extend.standardOutput.contains(#""liveSessionDurationSeconds":300"#), "\(extend)")
+        let extend = try CommandRunner.run([
+            "camera", "extend", "Front door", id, "--json", "--broker", home.broker.url,
+        ])
+        #expect(
+            extend.exitCode == 0 && extend.standardOutput.contains(#""liveSessionDurationSeconds":300"#), "\(extend)")
         let talk = try CommandRunner.run(["camera", "talkback", "Front door", id, "on", "--broker", home.broker.url])
         #expect(talk.exitCode == 0 && talk.standardOutput.contains("talkback on"), "\(talk)")
         let stop = try CommandRunner.run(["camera", "stop", "Front door", id, "--broker", home.broker.url])

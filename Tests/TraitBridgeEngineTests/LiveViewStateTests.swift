@@ -50,17 +50,20 @@ struct LiveViewStateTests {
         var state = try Self.ready(at: now)
         let id = try Self.start(&state, at: now)
         let extended = state.receive(
-            Self.camera, Self.command("extendLiveView", ["mediaSessionId": .string(id)]), at: now.addingTimeInterval(200))
+            Self.camera, Self.command("extendLiveView", ["mediaSessionId": .string(id)]),
+            at: now.addingTimeInterval(200))
         #expect(extended.last(Self.camera + "/result")?["response"]?["liveSessionDurationSeconds"]?.int64 == 300)
         // Extended at 200 s: it holds until 500 s; at 499 s still there, at 501 s gone (and the camera told).
         _ = state.tick(now: now.addingTimeInterval(499))
         let talk = state.receive(
-            Self.camera, Self.command("startTalkback", ["mediaSessionId": .string(id)]), at: now.addingTimeInterval(499))
+            Self.camera, Self.command("startTalkback", ["mediaSessionId": .string(id)]), at: now.addingTimeInterval(499)
+        )
         #expect(talk.last(Self.camera + "/result")?["response"]?["talkback"]?.bool == true)
         let tick = state.tick(now: now.addingTimeInterval(501))
         #expect(tick.signalling.contains { $0.kind == .end && $0.url.hasSuffix("/session/1") })
         let late = state.receive(
-            Self.camera, Self.command("extendLiveView", ["mediaSessionId": .string(id)]), at: now.addingTimeInterval(502))
+            Self.camera, Self.command("extendLiveView", ["mediaSessionId": .string(id)]),
+            at: now.addingTimeInterval(502))
         let refused = try #require(late.last(Self.camera + "/result"))
         #expect(refused["code"]?.string == "invalidValue")
         #expect(refused["message"]?.string?.contains("start a new one with startLiveView") == true, "\(refused)")
@@ -73,7 +76,10 @@ struct LiveViewStateTests {
         let id = try Self.start(&state, at: now)
         let stopped = state.receive(Self.camera, Self.command("stopLiveView", ["mediaSessionId": .string(id)]), at: now)
         #expect(stopped.last(Self.camera + "/result")?["status"]?.string == "confirmed")
-        #expect(stopped.signalling == [SignallingRequest(requestID: id, url: "http://198.18.0.2:1984/api/webrtc/session/1", kind: .end)])
+        #expect(
+            stopped.signalling == [
+                SignallingRequest(requestID: id, url: "http://198.18.0.2:1984/api/webrtc/session/1", kind: .end)
+            ])
         for unknown in [id, "live-0-0", ""] {
             let again = state.receive(
                 Self.camera, Self.command("stopLiveView", ["mediaSessionId": .string(unknown)]), at: now)
@@ -85,7 +91,8 @@ struct LiveViewStateTests {
     func refusals() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         var off = try Self.ready(recording: "OFF", at: now)
-        let notRecording = off.receive(Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
+        let notRecording = off.receive(
+            Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
         #expect(notRecording.signalling.isEmpty)
         #expect(notRecording.last(Self.camera + "/result")?["code"]?.string == "failedPrecondition")
         var state = try Self.ready(at: now)
@@ -97,8 +104,9 @@ struct LiveViewStateTests {
             let effects = state.receive(Self.camera, Self.command("startLiveView", ["offerSdp": .string(sdp)]), at: now)
             #expect(effects.signalling.isEmpty)
             let result = try #require(effects.last(Self.camera + "/result"))
-            #expect(result["code"]?.string == "invalidValue" && result["message"]?.string?.contains(reason) == true,
-                    "\(result)")
+            #expect(
+                result["code"]?.string == "invalidValue" && result["message"]?.string?.contains(reason) == true,
+                "\(result)")
         }
         let sent = state.receive(Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
         #expect(sent.signalling.count == 1)
@@ -111,8 +119,10 @@ struct LiveViewStateTests {
             .answer(sdp: Self.offer, resource: nil), requestID: sent.signalling[0].requestID,
             now: now.addingTimeInterval(12))
         #expect(late.publications.isEmpty)
-        let failed = state.receive(Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
-        let unreachable = state.signallingAnswered(.failed("it answered HTTP 404"), requestID: failed.signalling[0].requestID, now: now)
+        let failed = state.receive(
+            Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
+        let unreachable = state.signallingAnswered(
+            .failed("it answered HTTP 404"), requestID: failed.signalling[0].requestID, now: now)
         #expect(unreachable.last(Self.camera + "/result")?["message"]?.string?.contains("HTTP 404") == true)
     }
 }

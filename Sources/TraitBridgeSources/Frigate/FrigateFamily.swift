@@ -53,7 +53,8 @@ public struct FrigateFamily: SourceFamily {
                         !text.contains(where: \.isWhitespace)
                     else {
                         throw SourceSettingsError(
-                            fieldAt, "expected go2rtc's API as an http(s) URL without query, e.g. \"http://127.0.0.1:1984\"")
+                            fieldAt,
+                            "expected go2rtc's API as an http(s) URL without query, e.g. \"http://127.0.0.1:1984\"")
                     }
                     settings.go2rtc = text.hasSuffix("/") ? String(text.dropLast()) : text
                 case "locality": instance.locality = try SourceSection.locality(field, at: fieldAt)
