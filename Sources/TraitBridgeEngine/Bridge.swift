@@ -27,7 +27,7 @@ public final class Bridge: Sendable {
     private let tickerDone = DispatchSemaphore(value: 0)
     /// Told of every batch of changed devices (Report State, Request Sync), inside the lock: each
     /// must only take note and return.
-    private let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
+    let observers = Mutex<[@Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void]>([])
     /// Who sends each cloud link's EXECUTE requests (the link clients), by link name.
     let linkSenders = Mutex<[String: @Sendable (LinkRequest) -> Void]>([:])
     /// Who sends cameras' live view signalling (the HTTP edge's client).
@@ -63,9 +63,6 @@ public final class Bridge: Sendable {
             }
         }
     }
-
-    /// A copy of the current state (for tests and the CLI), which performs nothing on this bridge.
-    public var snapshot: BridgeState { state.withLock { $0.withoutEffectsSlice } }
 
     /// Connects (and keeps reconnecting) and starts the timers.
     public func start() throws(MQTTError) {
@@ -117,16 +114,6 @@ public final class Bridge: Sendable {
         flushLastSeen(force: true)
         logger.info("stopped")
     }
-
-    /// Registers `observer` for the devices whose state or description the bridge publishes anew.
-    public func observeChanges(
-        _ observer: @escaping @Sendable (_ states: [DeviceID], _ descriptions: [DeviceID]) -> Void
-    ) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    /// Whether ``start()`` ran and ``stop()`` has not.
-    public var isRunning: Bool { ticker.withLock { $0.isRunning } }
 
     // MARK: Events
 
@@ -249,19 +236,6 @@ public final class Bridge: Sendable {
         for (id, payload) in effects.answers {
             waiters.withLock { $0.pending.removeValue(forKey: id) }?.resume(returning: payload)
         }
-        for request in effects.signalling {
-            if let send = signallingSender.withLock({ $0 }) {
-                send(request)
-            } else {
-                logger.warning("no live view client runs: \(request.requestID) not sent (its command times out)")
-            }
-        }
-        for request in effects.linkRequests {
-            if let send = linkSenders.withLock({ $0[request.link] }) {
-                send(request)
-            } else {
-                logger.warning("no client for cloud link \(request.link): EXECUTE not sent")
-            }
-        }
+        handOn(effects.signalling, effects.linkRequests)
     }
 }
