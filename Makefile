@@ -53,6 +53,8 @@ CONFIG ?= release
 demo: deps
 	@scripts/install-matter-server.sh || \
 		echo "demo: the Matter Server did not install; the demo goes on without Matter devices"
+	@scripts/install-camera-peers.sh || \
+		echo "demo: aiortc did not install; the demo's camera goes on without its live view"
 ifeq ($(CONFIG),asan)
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product traitbridge
 	ASAN_OPTIONS=detect_leaks=0 .build-asan/debug/traitbridge demo $(ARGS)

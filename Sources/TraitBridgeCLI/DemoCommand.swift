@@ -122,9 +122,23 @@ struct DemoCommand: ParsableCommand {
             style.endProgress()
         }
         defer { matterDevices?.stop() }
+        let cameras = home.devices.filter { $0.deviceProtocol == .frigate }
+        var camera: DemoCamera?
+        if !cameras.isEmpty {
+            style.progress("starting the camera's WebRTC endpoint (aiortc, go2rtc's API) in a network sandbox…")
+            camera = DemoCamera.start(
+                streams: cameras.map(\.id), work: work,
+                say: {
+                    style.endProgress()
+                    say($0)
+                })
+            style.endProgress()
+        }
+        defer { camera?.stop() }
         // Killed with SIGKILL, the demo cannot stop its brokers or remove its folders: this does.
         let orphanGuard = try? OrphanGuard(
-            children: [privateBroker?.pid, partner?.pid].compactMap { $0 } + (matterDevices?.pids ?? []),
+            children: [privateBroker?.pid, partner?.pid].compactMap { $0 } + (matterDevices?.pids ?? [])
+                + (camera?.pids ?? []),
             folders: [work.path] + [privateBroker?.directory.path, partner?.broker.directory.path].compactMap { $0 }
                 + (matterDevices?.folders ?? []))
         defer { orphanGuard?.dismiss() }
@@ -143,8 +157,12 @@ struct DemoCommand: ParsableCommand {
         settings.commandTimeoutSeconds = 3
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
-        if home.devices.contains(where: { $0.deviceProtocol == .frigate }) {
-            settings.sources.append(.frigate())  // the home's camera: Frigate is read only when asked for
+        if !cameras.isEmpty {
+            // The home's camera: Frigate is read only when asked for; its live view where it can be.
+            settings.sources.append(.frigate(go2rtc: camera?.go2rtc))
+            if let camera {
+                say("== the camera's live view: go2rtc's API at \(camera.go2rtc) (aiortc, in \(camera.sandbox.name))")
+            }
         }
         if let matterDevices {
             settings.sources.append(.matter(url: matterDevices.server.url))
@@ -168,6 +186,8 @@ struct DemoCommand: ParsableCommand {
                 configured: settings.cloudLinks, bridge: bridge, store: nil,
                 homeGraph: try LinkHomeGraph(links: [], bridge: bridge), logger: logger), logger: logger)
         defer { links.stop() }
+        let signalling = DemoService(LiveViewSignalling(bridge: bridge, logger: logger), logger: logger)
+        defer { signalling.stop() }
 
         let url: BrokerURL
         do { url = try BrokerURL(brokerURL) } catch { throw ValidationError(error.description) }
@@ -207,6 +227,14 @@ struct DemoCommand: ParsableCommand {
         }
 
         for line in try DemoLayout.build(in: bridge, connection: connection) { say(line) }
+        if let camera, let name = cameras.first?.name {
+            style.progress("watching \(name)'s live view from a viewer in the sandbox…")
+            let seen = camera.watch(camera: name, broker: brokerURL, seconds: 2)
+            style.endProgress()
+            say(
+                "== live view of \(name) (traitbridge camera live relays the offer; media never passes the bridge): \(seen)"
+            )
+        }
 
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
@@ -273,6 +301,11 @@ struct DemoCommand: ParsableCommand {
             say(
                 "     traitbridge command \"Garden plug\" matter.OnOff.toggle --ack "
                     + "# the partner asks to confirm commands on its outlets")
+        }
+        if let name = cameras.first?.name {
+            say(
+                "     traitbridge camera record \"\(name)\" off           # recording off: no events, live view refused"
+            )
         }
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraitBridgeLocalBroker
 import TraitBridgeMQTT
 import TraitBridgeSimulator
 import TraitBridgeTesting
@@ -54,6 +55,17 @@ struct DemoCommandTests {
             }
             let server = try #require(output.firstMatch(of: /python-matter-server, pid (\d+)/).flatMap { pid_t($0.1) })
             #expect(kill(server, 0) != 0, "the Matter Server (pid \(server)) is stopped")
+        }
+        // With aiortc installed and a sandbox possible: the camera's live view, real frames to a viewer.
+        if NetworkSandbox.unavailableReason(repository: Self.repository) == nil,
+            FileManager.default.isExecutableFile(atPath: CameraPeers.python)
+        {
+            let frames = try #require(
+                output.firstMatch(of: /a viewer in the sandbox decoded (\d+) frames/).flatMap { Int($0.1) }, "\(output)"
+            )
+            #expect(frames > 0)
+        } else {
+            #expect(output.contains("== the camera has no live view:"), "the demo says why")
         }
         let summary =
             hasMatter
