@@ -7,7 +7,8 @@ and counts the decoded video frames until --seconds pass or STOP_FILE appears.
 Run it only inside a network namespace (scripts/sandbox.sh): it is given no ICE servers.
 
 Usage: camera-viewer.py OFFER_FILE ANSWER_FILE [--seconds 5] [--stop-file PATH] [--talkback]
-Prints one JSON line: {"frames", "fps", "firstFrameSeconds" (from the answer), "ended"} and exits 0
+Prints one JSON line: {"frames", "fps", "firstFrameSeconds" (from the answer), "firstFrameAt" (the
+wall clock, for a benchmark's start-to-frame time), "ended"} and exits 0
 when at least one frame came, 1 otherwise (2 when no answer came within 30 s).
 """
 import argparse, asyncio, json, os, sys, time
@@ -42,7 +43,7 @@ async def run(args):
         sdp = answer.read()
     answered = time.monotonic()
     await pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="answer"))
-    frames, first, ended = 0, None, False
+    frames, first, first_at, ended = 0, None, None, False
     end = answered + args.seconds
     try:
         track = await asyncio.wait_for(video, timeout=max(0.1, end - time.monotonic()))
@@ -60,11 +61,13 @@ async def run(args):
             frames += 1
             if first is None:
                 first = time.monotonic() - answered
+                first_at = time.time()
     except asyncio.TimeoutError:
         pass
     seconds = time.monotonic() - answered
     print(json.dumps({"frames": frames, "fps": round(frames / seconds, 2) if seconds > 0 else 0,
-                      "firstFrameSeconds": round(first, 3) if first is not None else None, "ended": ended}))
+                      "firstFrameSeconds": round(first, 3) if first is not None else None,
+                      "firstFrameAt": first_at, "ended": ended}))
     await pc.close()
     return 0 if frames else 1
 

@@ -218,6 +218,8 @@ struct MappingsValidateCommandTests {
               command                 Run a trait command on a device and print the outcome
                                       (confirmed, assumed, or the error).
               set                     Write one attribute of a device and print the outcome.
+              camera                  Start, extend and stop a camera's live view, talk
+                                      back, and turn its recording on or off.
               rename                  Give a device the name people will use for it, kept
                                       across restarts.
               move                    Put a device in a room (made if needed), kept across

@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// One suite every source must pass, in the spirit of Home Assistant's shared MQTT platform
 /// tests: each source is described by a driver (its messages for the same situations) and the
@@ -49,6 +50,9 @@ struct SourceConformanceTests {
         /// `available` arrives in the server's message stream), and the parent's.
         var offlineReason: String? = nil
         var parentReason: String? = nil
+        /// The write the plug-in alone is given (its conformance test) when the value's attribute is
+        /// not one it writes (a camera's motion is read-only; its recording is written).
+        var pluginWrite: AttributeUpdate? = nil
         var testDescription: String { name }
     }
 
@@ -297,7 +301,11 @@ struct SourceConformanceTests {
                 ("frigate/front_door/motion", "ON"),
                 { $0.deviceType(key: "camera")?.trait(.matter("OccupancySensing"))?.attributes["occupancy"] == .int(1) }
             ),
-            stateRequest: nil, offlineReason: "front_door camera_fps 0"),
+            stateRequest: nil, offlineReason: "front_door camera_fps 0",
+            pluginWrite: AttributeUpdate(
+                address: TraitAddress(deviceTypeKey: "camera", traitID: .google("PushAvStreamTransport")),
+                attribute: "currentConnections",
+                value: .list([.structure(["connectionId": .int(1), "transportStatus": .int(1)])]))),
     ]
 
     /// Frigate's stats (the shape of its `/api/stats`, as `frigate/stats` carries it) for one camera.

@@ -69,6 +69,7 @@ struct SourcePluginConformanceTests {
         "Shelly Gen1": .shelly(locality: .localPeer), "Shelly Gen2": .shelly(locality: .localPeer),
         "Home Assistant discovery": .homeAssistant(locality: .localPeer), "generic topics": .generic,
         "Matter Server": .matter(url: "ws://127.0.0.1:5580/ws"),
+        "Frigate": .frigate(locality: .localPeer, go2rtc: "http://198.18.0.2:1984"),
         "sample": SourceInstance(family: "sample", locality: .localPeer, settings: SampleFamily.Settings()),
     ]
 
@@ -188,9 +189,11 @@ struct SourcePluginConformanceTests {
     func command(_ driver: Driver) throws {
         var host = try ready(driver)
         let at = driver.valueAt
-        let write = AttributeUpdate(
-            address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute,
-            value: .bool(false))
+        let write =
+            driver.pluginWrite
+            ?? AttributeUpdate(
+                address: TraitAddress(deviceTypeKey: at.key, traitID: .matter(at.trait)), attribute: at.attribute,
+                value: .bool(false))
         let sent = try host.plugin.commands(for: [write], on: try DeviceID(driver.id))
         #expect(sent.map(\.topic) == [driver.commandTopic])
         #expect(throws: SourceCommandError.self) {

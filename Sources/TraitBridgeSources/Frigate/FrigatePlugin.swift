@@ -21,6 +21,8 @@ public struct FrigatePlugin: SourcePlugin {
     private var cameras: [String: FrigateCamera] = [:]
     func cameras(named name: String) -> FrigateCamera? { cameras[name] }
     private var names: [DeviceID: String] = [:]
+    /// Topics routed to it already.
+    private var routed: Set<String> = []
     /// The longest camera name taken (a topic level is not a place for a paragraph).
     static let nameLimit = 64
 
@@ -49,6 +51,7 @@ public struct FrigatePlugin: SourcePlugin {
 
     public mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent]) {
         guard let topic = FrigateTopic(message.topic, prefix: prefix) else { return }
+        defer { route(topic, message.topic, into: &events) }
         // Frigate's words (ON, online, 25) are short: a longer payload is read only for JSON.
         let text = String(String(decoding: message.payload.prefix(64), as: UTF8.self).filter { !$0.isWhitespace })
         switch topic {
@@ -103,6 +106,18 @@ public struct FrigatePlugin: SourcePlugin {
             }
         }
         return encoded
+    }
+
+    /// Routes a topic read once, so the engine hands it here without asking again: Frigate's own
+    /// topics, and a known camera's (at most one route per topic; a camera not known gets none).
+    private mutating func route(_ topic: FrigateTopic, _ text: String, into events: inout [SourceEvent]) {
+        guard !routed.contains(text) else { return }
+        switch topic {
+        case .motion(let name), .state(let name, _): guard cameras[name] != nil else { return }
+        case .available, .stats, .events, .reviews: break
+        }
+        routed.insert(text)
+        events.append(.route([text]))
     }
 
     /// `ON`/`OFF` (Frigate's words for every switch); nil for anything else.
