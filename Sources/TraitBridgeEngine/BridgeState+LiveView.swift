@@ -34,7 +34,8 @@ extension BridgeState {
                 throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'")
             }
             let address = try CommandRouting.address(on: device, Self.liveViewTrait, deviceTypeKey: key)
-            try refuseIfOffline(device, address)
+            // An offline camera starts nothing; a session already open can still be extended or ended.
+            if name == "startLiveView" { try refuseIfOffline(device, address) }
             func sessionID() throws(CommandFailure) -> String {
                 guard case .string(let id)? = arguments["mediaSessionId"], !id.isEmpty else {
                     throw CommandFailure(.protocolError, "\(name) needs argument 'mediaSessionId'")

@@ -74,6 +74,12 @@ struct LiveViewStateTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         var state = try Self.ready(at: now)
         let id = try Self.start(&state, at: now)
+        // The camera gets no frames now (offline): nothing new starts, the open session still ends.
+        _ = state.receive("frigate/stats", SourceConformanceTests.frigateStats(fps: 0), at: now)
+        let offline = state.receive(
+            Self.camera, Self.command("startLiveView", ["offerSdp": .string(Self.offer)]), at: now)
+        #expect(offline.last(Self.camera + "/result")?["code"]?.string == "deviceOffline")
+        #expect(offline.signalling.isEmpty)
         let stopped = state.receive(Self.camera, Self.command("stopLiveView", ["mediaSessionId": .string(id)]), at: now)
         #expect(stopped.last(Self.camera + "/result")?["status"]?.string == "confirmed")
         #expect(
