@@ -34,7 +34,7 @@ public final class LiveViewSignalling: Service, Sendable {
     }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
                 for await request in self.requests {

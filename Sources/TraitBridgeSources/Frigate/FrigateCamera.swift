@@ -1,6 +1,6 @@
 import FoundationEssentials
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// One Frigate camera as its plug-in keeps it: the device it is in the model (a Camera whose push
 /// transport is Frigate's recording, with its motion as occupancy) and what Frigate last said of
