@@ -66,6 +66,29 @@ struct SourceRegistryTests {
         #expect(matter.filter { $0.family == "matter" }.allSatisfy { $0.locality == .localPeer })
     }
 
+    @Test("a frigate section: its settings, two instances, and mistakes at their path")
+    func frigate() throws {
+        let one = try read(
+            "frigate", #"{"topicPrefix": "nvr", "go2rtc": "http://127.0.0.1:1984/", "maxEventSeconds": 60}"#)
+        let frigate = try #require(one.first { $0.family == "frigate" })
+        let settings = try #require(frigate.settings as? FrigateFamily.Settings)
+        #expect(
+            settings.topicPrefix == "nvr" && settings.go2rtc == "http://127.0.0.1:1984"
+                && settings.maxEventSeconds == 60)
+        let two = try read("frigate", #"[{"instance": "a"}, {"instance": "b", "topicPrefix": "frigate2"}]"#)
+        #expect(two.filter { $0.family == "frigate" }.map(\.name) == ["a", "b"])
+        for (text, expected) in [
+            (#"{"go2rtc": "ftp://x"}"#, "frigate.go2rtc: expected go2rtc's API as an http(s) URL"),
+            (#"{"go2rtc": "http://x/?src=a"}"#, "frigate.go2rtc: expected go2rtc's API as an http(s) URL"),
+            (#"{"instance": "a+b"}"#, "frigate.instance: expected a non-empty string without + or #"),
+            (#"[{"instance": "a"}, {"instance": "b"}]"#, "frigate[1].topicPrefix: topicPrefix 'frigate' is used"),
+            (#"{"cameras": {}}"#, "frigate.cameras: unknown key 'cameras'"),
+        ] {
+            let said = try problem("frigate", text)
+            #expect(said?.hasPrefix(expected) == true, "\(text): \(said ?? "no problem")")
+        }
+    }
+
     @Test("mistakes are named by their JSON path and say what is allowed")
     func mistakes() throws {
         #expect(

@@ -41,11 +41,7 @@ public struct FrigateFamily: SourceFamily {
             let allowed = ["instance", "topicPrefix", "locality", "stalenessSeconds", "maxEventSeconds", "go2rtc"]
             for (key, field, fieldAt) in try SourceSection.members(body, at: bodyPath, allowed: allowed) {
                 switch key {
-                case "instance":
-                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
-                        throw SourceSettingsError(fieldAt, "expected a non-empty string without + or #")
-                    }
-                    instance.name = text
+                case "instance": instance.name = try SourceSection.topicWord(field, at: fieldAt)
                 case "topicPrefix": settings.topicPrefix = try SourceSection.topicPrefix(field, at: fieldAt)
                 case "go2rtc":
                     guard let text = field.string, text.hasPrefix("http://") || text.hasPrefix("https://"),

@@ -36,6 +36,15 @@ public enum SourceSection {
         return sections
     }
 
+    /// A name that may stand in a topic level (an instance's name, a base topic): not empty, no
+    /// wildcard.
+    public static func topicWord(_ value: JSON, at path: JSONPath) throws(SourceSettingsError) -> String {
+        guard let text = value.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
+            throw SourceSettingsError(path, "expected a non-empty string without + or #")
+        }
+        return text
+    }
+
     public static func locality(_ value: JSON, at path: JSONPath) throws(SourceSettingsError) -> TraitLocality {
         guard let text = value.string, let locality = TraitLocality(rawValue: text) else {
             throw SourceSettingsError(path, "locality must be one of direct, localPeer, remote")

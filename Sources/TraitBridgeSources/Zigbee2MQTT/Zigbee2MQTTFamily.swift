@@ -43,9 +43,7 @@ public struct Zigbee2MQTTFamily: SourceFamily {
             for (key, field, fieldAt) in try SourceSection.members(value, at: at, allowed: Self.keys, shape: shape) {
                 switch key {
                 case "baseTopic", "instance":
-                    guard let text = field.string, !text.isEmpty, !text.contains("+"), !text.contains("#") else {
-                        throw SourceSettingsError(fieldAt, "expected a non-empty string without + or #")
-                    }
+                    let text = try SourceSection.topicWord(field, at: fieldAt)
                     if key == "baseTopic" { settings.baseTopic = text } else { instance.name = text }
                 case "locality": instance.locality = try SourceSection.locality(field, at: fieldAt)
                 case "mainsStalenessSeconds": settings.mainsStaleness = try SourceSection.seconds(field, at: fieldAt)
