@@ -36,7 +36,8 @@ final class DemoCamera: @unchecked Sendable {
         let python = repository + "/.build-camera/venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             say(
-                "== the camera has no live view: aiortc is not installed (scripts/install-camera-peers.sh, or make demo)"
+                "== the camera has no live view: aiortc is not installed "
+                    + "(scripts/install-camera-peers.sh, or make demo)"
             )
             return nil
         }

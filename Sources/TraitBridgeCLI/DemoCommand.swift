@@ -232,7 +232,8 @@ struct DemoCommand: ParsableCommand {
             let seen = camera.watch(camera: name, broker: brokerURL, seconds: 2)
             style.endProgress()
             say(
-                "== live view of \(name) (traitbridge camera live relays the offer; media never passes the bridge): \(seen)"
+                "== live view of \(name) (traitbridge camera live relays the offer; media never passes the bridge): "
+                    + seen
             )
         }
 

@@ -108,7 +108,8 @@ struct ScenarioDecoder {
             guard let kind = Scenario.Fault.Kind(rawValue: kindText) else {
                 throw fail(
                     at.appending("fault"),
-                    "unknown fault '\(kindText)'; use \(Scenario.Fault.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+                    "unknown fault '\(kindText)'; use "
+                        + Scenario.Fault.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 )
             }
             let name = element["device"]?.string
@@ -156,7 +157,8 @@ struct ScenarioDecoder {
         guard let kind = Scenario.DeviceProtocol(rawValue: protocolText) else {
             throw fail(
                 path.appending("protocol"),
-                "unknown protocol '\(protocolText)'; use \(Scenario.DeviceProtocol.allCases.map(\.rawValue).joined(separator: ", "))"
+                "unknown protocol '\(protocolText)'; use "
+                    + Scenario.DeviceProtocol.allCases.map(\.rawValue).joined(separator: ", ")
             )
         }
         let name = try string(element, "name", at: path)
@@ -215,7 +217,8 @@ struct ScenarioDecoder {
             guard !device.entities.isEmpty else {
                 throw fail(
                     path,
-                    "a homeassistant device needs \"entities\": its components, e.g. {\"light\": {\"p\": \"light\", \"schema\": \"json\", …}}"
+                    "a homeassistant device needs \"entities\": its components, e.g. "
+                        + "{\"light\": {\"p\": \"light\", \"schema\": \"json\", …}}"
                 )
             }
             for (key, entity) in device.entities.members {

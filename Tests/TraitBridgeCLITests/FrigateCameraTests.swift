@@ -68,7 +68,8 @@ struct FrigateCameraTests {
         // Wake-up sensitivity high: threshold 20, contour area 5 on Frigate; confirmed likewise.
         let options =
             #"{"streamUsage":0,"triggerOptions":{"triggerType":1,"motionSensitivity":10,"#
-            + #""motionTimeControl":{"initialDuration":1,"augmentationDuration":0,"maxDuration":120,"blindDuration":0}}}"#
+            + #""motionTimeControl":{"initialDuration":1,"augmentationDuration":0,"maxDuration":120,"#
+            + #""blindDuration":0}}}"#
         let high = try CommandRunner.run([
             "command", "Front door", "google.PushAvStreamTransport.modifyPushTransport", "connectionId=1",
             "transportOptions=\(options)", "--broker", broker.url,
@@ -82,7 +83,8 @@ struct FrigateCameraTests {
         // Refused with the reason: a sensitivity the contract does not have, an event length Frigate sets itself.
         let three = try CommandRunner.run([
             "command", "Front door", "google.PushAvStreamTransport.modifyPushTransport", "connectionId=1",
-            "transportOptions=\(options.replacingOccurrences(of: #""motionSensitivity":10"#, with: #""motionSensitivity":3"#))",
+            "transportOptions="
+                + options.replacingOccurrences(of: #""motionSensitivity":10"#, with: #""motionSensitivity":3"#),
             "--broker", broker.url,
         ])
         #expect(three.exitCode == 1)

@@ -157,7 +157,8 @@ struct CatalogLoaderTests {
             "rules.json:4:40: commandRules[2].command: trait matter.OnOff has no command 'blink'",
             "rules.json:5:84: commandRules[3].set.brightness: trait matter.LevelControl has no attribute 'brightness'",
             "rules.json:6:88: commandRules[4].set.currentLevel: command moveWithOnOff has no field 'speed'",
-            "rules.json:6:107: commandRules[4].when: unknown key 'when'; allowed: command, set, setInEach, toggle, trait, unsupported",
+            "rules.json:6:107: commandRules[4].when: unknown key 'when'; allowed: command, set, setInEach, toggle, "
+                + "trait, unsupported",
         ] {
             #expect(
                 lines.contains { $0.hasPrefix(expected) }, "missing: \(expected)\nin:\n\(lines.joined(separator: "\n"))"

@@ -39,7 +39,7 @@ struct SimulatorCoreTests {
     }
 
     @Test(
-        "start: zigbee2mqtt bridge and devices, Tasmota discovery and LWT, Shelly announce and online, Gen2 NotifyFullStatus"
+        "start: zigbee2mqtt bridge and devices, Tasmota discovery and LWT, Shelly announce, online, Gen2 full status"
     )
     func start() throws {
         var core = try core()
@@ -150,14 +150,16 @@ struct SimulatorCoreTests {
         arguments: [
             (
                 #"{"devices": [{"name": "A", "protocol": "zwave"}]}"#,
-                "home.json:1:40: devices[0].protocol: unknown protocol 'zwave'; use zigbee2mqtt, tasmota, shelly-gen1, shelly-gen2"
+                "home.json:1:40: devices[0].protocol: unknown protocol 'zwave'; "
+                    + "use zigbee2mqtt, tasmota, shelly-gen1, shelly-gen2"
             ),
             (
                 #"{"devices": [{"name": "A", "protocol": "tasmota", "id": "XYZ", "topic": "a"}]}"#,
                 "home.json:1:57: devices[0].id: a Tasmota id is its MAC: 12 hex digits"
             ),
             (
-                #"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1"}], "faults": [{"afterSeconds": 1, "fault": "offline", "device": "B"}]}"#,
+                #"{"devices": [{"name": "A", "protocol": "shelly-gen1", "id": "s1"}], "#
+                    + #""faults": [{"afterSeconds": 1, "fault": "offline", "device": "B"}]}"#,
                 "home.json:1:80: faults[0]: offline needs \"device\": the name of a device in \"devices\""
             ),
             (#"{"devices": []}"#, "home.json:1:1: $: expected \"devices\": a non-empty array"),
@@ -175,7 +177,7 @@ struct SimulatorCoreTests {
     }
 
     @Test(
-        "a Home Assistant discovery device: one retained device config with its components, availability, state; commands merge into the state"
+        "a Home Assistant discovery device: a retained config with components, availability, state; commands merge"
     )
     func homeAssistant() throws {
         let text = """
@@ -210,7 +212,7 @@ struct SimulatorCoreTests {
     }
 
     @Test(
-        "examples/demo-home.json loads: twelve devices of every protocol, and a fault that makes the Hall light partiallyOnline"
+        "examples/demo-home.json loads: twelve devices of every protocol, a fault makes the Hall light partiallyOnline"
     )
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")

@@ -26,8 +26,7 @@ struct CameraSessions: Sendable {
     private let epoch: Int64
 
     init(now: Date) {
-        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded()
-        epoch = milliseconds.isFinite && abs(milliseconds) < 9e15 ? Int64(milliseconds) : 0
+        epoch = FiniteNumber.int64(rounding: now.timeIntervalSince1970 * 1000) ?? 0
     }
 
     /// A camera's signalling endpoint as its source describes it (`nil`: it has none).
