@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Synchronization
 public import TraitBridgeModel
 
@@ -52,35 +51,6 @@ extension Bridge {
     public func countLinkRequest(link: String, intent: String, succeeded: Bool, since started: ContinuousClock.Instant)
     {
         metrics.linkRequest(link: link, intent: intent, outcome: succeeded ? "answered" : "failed", since: started)
-    }
-
-    /// Registers the client that sends cameras' live view signalling (called inside the state lock:
-    /// it must only hand the request on).
-    public func sendSignalling(with sender: @escaping @Sendable (SignallingRequest) -> Void) {
-        signallingSender.withLock { $0 = sender }
-    }
-
-    /// A camera's endpoint answered the offer `requestID` (or could not be reached).
-    public func signallingAnswered(_ answer: SignallingAnswer, requestID: String) {
-        state.withLock { perform($0.signallingAnswered(answer, requestID: requestID, now: Date())) }
-    }
-
-    /// Hands each request to the edge client that sends it (a camera's signalling, a link's EXECUTE).
-    func handOn(_ signalling: [SignallingRequest], _ linkRequests: [LinkRequest]) {
-        for request in signalling {
-            if let send = signallingSender.withLock({ $0 }) {
-                send(request)
-            } else {
-                logger.warning("no live view client runs: \(request.requestID) not sent (its command times out)")
-            }
-        }
-        for request in linkRequests {
-            if let send = linkSenders.withLock({ $0[request.link] }) {
-                send(request)
-            } else {
-                logger.warning("no client for cloud link \(request.link): EXECUTE not sent")
-            }
-        }
     }
 
     /// The cloud ids of a link's devices.

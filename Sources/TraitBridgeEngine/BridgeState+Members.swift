@@ -15,8 +15,9 @@ extension BridgeState {
         }
         directory.record(described, plugin: plugin, locality: described.locality ?? sources[plugin].locality)
         place(id, now: now, effects: &effects)
-        if described.liveViewEndpoint != nil || commands.liveViews.endpoint(of: id) != nil {
-            commands.liveViews.setEndpoint(described.liveViewEndpoint, for: directory.target(of: id) ?? id)
+        let target = directory.target(of: id) ?? id
+        if described.liveViewEndpoint != commands.liveViews.endpoint(of: target) {
+            commands.liveViews.setEndpoint(described.liveViewEndpoint, for: target)
         }
     }
 

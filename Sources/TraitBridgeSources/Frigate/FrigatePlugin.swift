@@ -52,15 +52,19 @@ public struct FrigatePlugin: SourcePlugin {
     public mutating func receive(_ message: SourceMessage, into events: inout [SourceEvent]) {
         guard let topic = FrigateTopic(message.topic, prefix: prefix) else { return }
         defer { route(topic, message.topic, into: &events) }
-        // Frigate's words (ON, online, 25) are short: a longer payload is read only for JSON.
-        let text = String(String(decoding: message.payload.prefix(64), as: UTF8.self).filter { !$0.isWhitespace })
+        // Frigate's words (ON, online, 25) are short: a longer payload is read only for JSON, and
+        // JSON topics never need the word.
+        var text: String {
+            String(String(decoding: message.payload.prefix(64), as: UTF8.self).filter { !$0.isWhitespace })
+        }
         switch topic {
         case .available:
-            guard text == "online" || text == "offline" else {
+            let word = text
+            guard word == "online" || word == "offline" else {
                 events.append(.log(.notice, "ignored \(message.topic): expected online or offline", device: nil))
                 return
             }
-            events.append(.sourceAvailability(isOnline: text == "online", origin: "Frigate (\(message.topic))"))
+            events.append(.sourceAvailability(isOnline: word == "online", origin: "Frigate (\(message.topic))"))
         case .stats:
             stats(message, into: &events)
         case .events:
