@@ -6,7 +6,7 @@ import TraitBridgeJSON
 extension ServeConfiguration {
     static let httpKeys = [
         "listen", "publicUrl", "tls", "bearerTokensFile", "agentUserId", "oauth", "homeGraph", "maxBodyBytes",
-        "changeHistory", "stalledClientSeconds", "challenge",
+        "changeHistory", "stalledClientSeconds", "challenge", "iceServers",
     ]
     static let homeGraphKeys = ["serviceAccountKeyFile", "url", "batchMilliseconds", "requestSyncDelaySeconds"]
     static let oauthKeys = [
@@ -74,6 +74,8 @@ extension ServeConfiguration {
                 settings.homeGraph = try parseHomeGraph(field, at: fieldAt, fail: fail)
             case "challenge":
                 settings.challenge = try parseChallenge(field, at: fieldAt, fail: fail)
+            case "iceServers":
+                settings.iceServers = try parseIceServers(field, at: fieldAt, fail: fail)
             default:
                 throw fail(fieldAt, "unknown key '\(key)'; allowed: \(httpKeys.joined(separator: ", "))")
             }
@@ -229,5 +231,36 @@ extension ServeConfiguration {
             clientID: clientID, clientSecret: secret, redirectURIs: redirects, user: user, password: password)
         if let lifetime { oauth.accessTokenLifetime = .seconds(lifetime) }
         return oauth
+    }
+
+    /// `http.iceServers`: the ICE servers a camera's live view hands out (RTCIceServer objects:
+    /// `urls`, and `username` / `credential` for TURN), kept as JSON text; none by default.
+    static func parseIceServers(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> String
+    {
+        let shape = #"expected [{"urls": "stun:host:port"}, {"urls": ["turn:…"], "username": …, "credential": …}]"#
+            .description
+        guard value.kind == .array, value.elements.count <= 16 else { throw fail(at, shape + " (at most 16)") }
+        for (index, server) in value.elements.enumerated() {
+            let serverAt = at.appending(index)
+            guard server.kind == .object else { throw fail(serverAt, shape) }
+            for (key, field) in server.members {
+                switch key {
+                case "urls":
+                    let urls =
+                        field.kind == .array ? field.elements.compactMap(\.string) : field.string.map { [$0] } ?? []
+                    let schemes = ["stun:", "stuns:", "turn:", "turns:"]
+                    guard !urls.isEmpty, urls.count == max(1, field.elements.count),
+                        urls.allSatisfy({ url in schemes.contains { url.hasPrefix($0) } })
+                    else { throw fail(serverAt.appending(key), "expected stun:, stuns:, turn: or turns: URLs") }
+                case "username", "credential":
+                    guard field.string != nil else { throw fail(serverAt.appending(key), "expected a string") }
+                default:
+                    throw fail(serverAt.appending(key), "unknown key '\(key)'; allowed: urls, username, credential")
+                }
+            }
+            guard server["urls"] != nil else { throw fail(serverAt, "each ICE server needs 'urls'") }
+        }
+        return String(decoding: value.value.serializedBytes(), as: UTF8.self)
     }
 }

@@ -18,9 +18,10 @@ extension Bridge {
     /// Answers one of Google's smart-home intents (the HTTP layer's `POST /smarthome`): SYNC and
     /// QUERY from a copy of the state, outside the lock; EXECUTE through the command path, waiting
     /// for the devices' confirmations (bounded by the command timeout). DISCONNECT is the caller's.
-    public func smartHome(_ request: SmartHomeRequest, body: [UInt8], agentUserID: String, source: String) async
-        -> [UInt8]
-    {
+    public func smartHome(
+        _ request: SmartHomeRequest, body: [UInt8], agentUserID: String, source: String,
+        stream: CameraStreamContext? = nil
+    ) async -> [UInt8] {
         switch request.intent {
         case .sync:
             return snapshot.smartHomeSync(requestID: request.requestID, agentUserID: agentUserID)
@@ -31,7 +32,8 @@ extension Bridge {
         case .execute:
             let now = Date()
             return await answered(ifStopped: Self.notRunning(request.requestID)) { state, id in
-                state.smartHomeExecute(body, requestID: request.requestID, source: source, waiter: id, now: now)
+                state.smartHomeExecute(
+                    body, requestID: request.requestID, source: source, waiter: id, stream: stream, now: now)
             }
         }
     }
@@ -39,7 +41,7 @@ extension Bridge {
     /// Runs `event` with a new waiter's id under the state lock and waits for the answer addressed
     /// to that waiter. Stopped, nothing would time its commands out: `ifStopped` is the answer at
     /// once, not never (checked under the state lock, which `stop()` takes to answer those waiting).
-    private func answered(
+    func answered(
         ifStopped: [UInt8], _ event: @escaping (inout BridgeState, Int) -> BridgeEffects
     ) async -> [UInt8] {
         await withCheckedContinuation { continuation in

@@ -28,8 +28,8 @@ extension BridgeState {
     /// Runs every execution of an EXECUTE request through the same command path as MQTT commands;
     /// the response goes out when every device has an outcome (confirmed, pending or an error).
     mutating func startExecute(
-        _ payload: [UInt8], reply: ResponseSink, correlation: String, source: String = "execute", now: Date,
-        effects: inout BridgeEffects
+        _ payload: [UInt8], reply: ResponseSink, correlation: String, source: String = "execute",
+        stream: CameraStreamContext? = nil, now: Date, effects: inout BridgeEffects
     ) {
         guard let cloud else { return }
         let request: ExecuteRequest
@@ -71,6 +71,11 @@ extension BridgeState {
                         .notice, "EXECUTE \(refusal.errorCode ?? "refused"): \(refusal.debugString ?? "")",
                         ["tb.device.id": deviceID.rawValue, "tb.request": source])
                     finishExecute(jobID, refusal, effects: &effects)
+                    continue
+                }
+                if group.executions.contains(where: { $0.command == "GetCameraStream" }) {
+                    let granted = grantCameraStream(group.executions, on: device, c2cID: c2cID, context: stream, now: now)
+                    finishExecute(jobID, granted, effects: &effects)
                     continue
                 }
                 var actions: [UnifiedCommand.Action] = []

@@ -18,7 +18,11 @@ extension BridgeState {
     /// `challengeNeeded` asks the caller to send it again with the user's yes or PIN.
     public mutating func applyLinkExecute(_ body: [UInt8], link: String, requestID: String, now: Date) -> BridgeEffects
     {
-        var effects = applyLinkAnswer(body, link: link, now: now)
+        var effects = BridgeEffects()
+        if partnerStreamAnswered(body, failure: nil, link: link, requestID: requestID, now: now, effects: &effects) {
+            return effects
+        }
+        effects = applyLinkAnswer(body, link: link, now: now)
         let outcome = Self.executeOutcome(body, link: link)
         settleLinkRequest(requestID, outcome, now: now, effects: &effects)
         return effects
@@ -29,6 +33,9 @@ extension BridgeState {
     public mutating func linkRequestFailed(_ requestID: String, link: String, error: String, now: Date) -> BridgeEffects
     {
         var effects = BridgeEffects()
+        if partnerStreamAnswered(nil, failure: error, link: link, requestID: requestID, now: now, effects: &effects) {
+            return effects
+        }
         let failure = CommandFailure(.deviceOffline, "cloud link \(link): \(error)")
         settleLinkRequest(requestID, .failure(failure), now: now, effects: &effects)
         return effects

@@ -8,17 +8,26 @@ import TraitBridgeModel
 /// their own. The bridge relays signalling only, never media.
 extension BridgeState {
     static let liveViewTrait = TraitID.google("WebRtcLiveView")
+    /// A partner cloud's camera (imported from its SYNC): its live view is Google's CameraStream.
+    static let partnerStreamTrait = TraitID.google("CameraStream")
     static let liveViewSeconds = 300
     static let liveViewLimit = 100
     static let offerAnswerSeconds = 10
 
     /// Whether `command` is a live view command (then this path answers it).
     static func isLiveView(_ command: UnifiedCommand) -> Bool {
-        command.actions.contains { if case .invoke(let trait, _, _, _) = $0 { trait == liveViewTrait } else { false } }
+        command.actions.contains {
+            if case .invoke(let trait, _, let name, _) = $0 {
+                trait == liveViewTrait || (trait == partnerStreamTrait && name != "GetCameraStream")
+            } else {
+                false
+            }
+        }
     }
 
     mutating func runLiveView(
-        _ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, now: Date, effects: inout BridgeEffects
+        _ command: UnifiedCommand, deviceID: DeviceID, sink: CommandSink, grant: String? = nil, now: Date,
+        effects: inout BridgeEffects
     ) {
         let refuse = { (failure: CommandFailure, state: inout BridgeState, effects: inout BridgeEffects) in
             state.finish(
@@ -33,7 +42,7 @@ extension BridgeState {
             guard let device = graph.devices[deviceID] else {
                 throw CommandFailure(.deviceNotFound, "no device with id '\(deviceID)'")
             }
-            let address = try CommandRouting.address(on: device, Self.liveViewTrait, deviceTypeKey: key)
+            let address = try liveViewAddress(on: device, deviceTypeKey: key)
             // An offline camera starts nothing; a session already open can still be extended or ended.
             if name == "startLiveView" { try refuseIfOffline(device, address) }
             func sessionID() throws(CommandFailure) -> String {
@@ -52,7 +61,8 @@ extension BridgeState {
             switch name {
             case "startLiveView":
                 try startLiveView(
-                    device, arguments: arguments, command: command, sink: sink, now: now, effects: &effects)
+                    device, at: address, arguments: arguments, command: command, sink: sink, grant: grant, now: now,
+                    effects: &effects)
                 return
             case "extendLiveView":
                 let id = try sessionID()
@@ -65,9 +75,7 @@ extension BridgeState {
                 response["liveSessionDurationSeconds"] = .int(Int64(seconds))
             case "stopLiveView":
                 let id = try sessionID()
-                if let resource = commands.liveViews.close(id)?.resource {
-                    effects.signalling.append(SignallingRequest(requestID: id, url: resource, kind: .end))
-                }
+                if let session = commands.liveViews.close(id) { endCameraSide(id, session, effects: &effects) }
                 response["mediaSessionId"] = .string(id)
                 effects.log(.info, "live view \(id) of \(device.name) stopped", ["tb.device.id": deviceID.rawValue])
             case "startTalkback", "stopTalkback":
@@ -91,14 +99,29 @@ extension BridgeState {
     /// The offer checked (SDP, at most 64 KB), the camera checked (a signalling endpoint, recording
     /// on, a session free), then sent: the command waits for the camera's answer.
     private mutating func startLiveView(
-        _ device: Device, arguments: [String: AttributeValue], command: UnifiedCommand, sink: CommandSink, now: Date,
-        effects: inout BridgeEffects
+        _ device: Device, at address: TraitAddress, arguments: [String: AttributeValue], command: UnifiedCommand,
+        sink: CommandSink, grant: String?, now: Date, effects: inout BridgeEffects
     ) throws(CommandFailure) {
         guard case .string(let offer)? = arguments["offerSdp"] else {
             throw CommandFailure(.protocolError, "startLiveView needs argument 'offerSdp' (the viewer's SDP offer)")
         }
         if let problem = SessionDescription.problem(offer, what: "offerSdp") {
             throw CommandFailure(.invalidValue, problem)
+        }
+        guard commands.liveViews.count < Self.liveViewLimit else {
+            throw CommandFailure(
+                .resourceExhausted,
+                "\(Self.liveViewLimit) live views are open or starting (the bridge's bound): stop one first")
+        }
+        var pending = PendingCommand(
+            deviceID: device.id, correlationID: command.correlationID, expected: [:],
+            deadline: now.adding(.seconds(Self.offerAnswerSeconds)), sink: sink, sent: now)
+        if address.traitID == Self.partnerStreamTrait {
+            // A partner's camera: ask its cloud for the stream first (GetCameraStream over the link).
+            pending.openOffer = try askPartnerForStream(
+                device, at: address, offer: offer, grant: grant, effects: &effects)
+            commands.track(pending)
+            return
         }
         guard let endpoint = commands.liveViews.endpoint(of: device.id) else {
             throw CommandFailure(
@@ -117,16 +140,8 @@ extension BridgeState {
                 "\(device.name) does not record (its push transport is inactive): live view is refused until "
                     + "recording is on (setTransportStatus transportStatus=0)")
         }
-        guard commands.liveViews.count < Self.liveViewLimit else {
-            throw CommandFailure(
-                .resourceExhausted,
-                "\(Self.liveViewLimit) live views are open or starting (the bridge's bound): stop one first")
-        }
-        let requestID = commands.liveViews.sendOffer(for: device.id)
+        let requestID = commands.liveViews.sendOffer(for: device.id, grant: grant)
         effects.signalling.append(SignallingRequest(requestID: requestID, url: endpoint, kind: .offer(sdp: offer)))
-        var pending = PendingCommand(
-            deviceID: device.id, correlationID: command.correlationID, expected: [:],
-            deadline: now.adding(.seconds(Self.offerAnswerSeconds)), sink: sink, sent: now)
         pending.openOffer = requestID
         commands.track(pending)
     }
@@ -135,12 +150,13 @@ extension BridgeState {
     /// it opened.
     public mutating func signallingAnswered(_ answer: SignallingAnswer, requestID: String, now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
-        guard let deviceID = commands.liveViews.offerSettled(requestID),
+        guard let offer = commands.liveViews.offerSettled(requestID),
             var pending = commands.settle(where: { $0.openOffer == requestID }).first
         else {
             effects.log(.debug, "a camera's answer to offer \(requestID), which no command waits for any more")
             return effects
         }
+        let deviceID = offer.device
         let name = graph.devices[deviceID]?.name ?? deviceID.rawValue
         let failure: CommandFailure
         switch answer {
@@ -148,8 +164,9 @@ extension BridgeState {
             if let problem = SessionDescription.problem(sdp, what: "the camera's answer") {
                 failure = CommandFailure(.protocolError, "\(name): \(problem)")
             } else {
+                let ending = offer.partner.map { CameraSessions.Ending.partner($0) } ?? resource.map { .resource($0) }
                 let id = commands.liveViews.open(
-                    on: deviceID, until: now.adding(.seconds(Self.liveViewSeconds)), resource: resource)
+                    on: deviceID, until: now.adding(.seconds(Self.liveViewSeconds)), ending: ending, grant: offer.grant)
                 pending.response = [
                     "answerSdp": .string(sdp), "mediaSessionId": .string(id),
                     "liveSessionDurationSeconds": .int(Int64(Self.liveViewSeconds)),
@@ -171,10 +188,34 @@ extension BridgeState {
     mutating func expireLiveViews(now: Date, effects: inout BridgeEffects) {
         for (id, session) in commands.liveViews.expire(at: now) {
             effects.log(.info, "live view \(id) expired", ["tb.device.id": session.device.rawValue])
-            if let resource = session.resource {
-                effects.signalling.append(SignallingRequest(requestID: id, url: resource, kind: .end))
-            }
+            endCameraSide(id, session, effects: &effects)
         }
+    }
+
+    /// Ends the camera's side of a closed session where it said it can be ended.
+    func endCameraSide(_ id: String, _ session: CameraSessions.Session, effects: inout BridgeEffects) {
+        switch session.ending {
+        case .resource(let url):
+            effects.signalling.append(SignallingRequest(requestID: id, url: url, kind: .end))
+        case .partner(let partner):
+            effects.signalling.append(
+                SignallingRequest(
+                    requestID: id, url: partner.signalingURL,
+                    kind: .partnerEnd(token: partner.token, c2cID: partner.c2cID)))
+        case nil: break
+        }
+    }
+
+    /// The trait a live view command addresses: the camera's WebRtcLiveView, or for a partner's
+    /// camera (imported, fed by a cloud link) its CameraStream.
+    func liveViewAddress(on device: Device, deviceTypeKey key: String?) throws(CommandFailure) -> TraitAddress {
+        if (try? device.resolve(Self.liveViewTrait, deviceTypeKey: key)) == nil,
+            let address = try? device.resolve(Self.partnerStreamTrait, deviceTypeKey: key),
+            CloudImport.feeds(device.trait(at: address)?.source)
+        {
+            return address
+        }
+        return try CommandRouting.address(on: device, Self.liveViewTrait, deviceTypeKey: key)
     }
 }
 

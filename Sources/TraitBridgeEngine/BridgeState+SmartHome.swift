@@ -47,14 +47,16 @@ extension BridgeState {
     /// effect for `waiter` once every device has an outcome (confirmed, pending or an error),
     /// which the command timeout bounds.
     public mutating func smartHomeExecute(
-        _ body: [UInt8], requestID: String, source: String, waiter: Int, now: Date
+        _ body: [UInt8], requestID: String, source: String, waiter: Int, stream: CameraStreamContext? = nil, now: Date
     ) -> BridgeEffects {
         var effects = BridgeEffects()
         guard cloud != nil else {
             effects.answer(.waiter(waiter), Self.noCloudTable(requestID))
             return effects
         }
-        startExecute(body, reply: .waiter(waiter), correlation: requestID, source: source, now: now, effects: &effects)
+        startExecute(
+            body, reply: .waiter(waiter), correlation: requestID, source: source, stream: stream, now: now,
+            effects: &effects)
         return effects
     }
 

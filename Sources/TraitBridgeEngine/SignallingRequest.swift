@@ -8,6 +8,11 @@ public struct SignallingRequest: Sendable, Hashable {
         case offer(sdp: String)
         /// DELETE the session's resource; nothing waits for the answer.
         case end
+        /// POST `{"action": "offer", "deviceId", "sdp"}` (JSON, bearer `token`) to a partner
+        /// cloud's signalling URL (Google's CameraStream); the answer is `{"action": "answer", "sdp"}`.
+        case partnerOffer(sdp: String, token: String, c2cID: String)
+        /// POST `{"action": "end", "deviceId"}` there; nothing waits for the answer.
+        case partnerEnd(token: String, c2cID: String)
     }
 
     public var requestID: String

@@ -40,8 +40,14 @@ public enum FulfillmentServer {
                 WebPages(bridge: bridge, sessions: webSessions, linking: linking, pages: pages).register(on: router)
             }
         }
-        let smartHome = SmartHomeEndpoint(bridge: bridge, linking: linking, settings: settings, logger: logger)
+        let listening = ListeningURL()
+        let smartHome = SmartHomeEndpoint(
+            bridge: bridge, linking: linking, settings: settings, logger: logger, listening: listening)
         router.post("smarthome") { request, _ in await smartHome.respond(request) }
+        let cameraStream = CameraStreamEndpoint(bridge: bridge, logger: logger)
+        router.post(RouterPath(stringLiteral: CameraStreamEndpoint.path)) { request, _ in
+            await cameraStream.respond(request)
+        }
         router.get("oauth/authorize") { request, _ in pages.authorizePage(request) }
         router.post("oauth/authorize") { request, context in await pages.login(request, client: context.client) }
         router.post("oauth/token") { request, _ in await pages.token(request) }
@@ -73,6 +79,7 @@ public enum FulfillmentServer {
             router: router, server: server, configuration: configuration,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? settings.port
+                listening.set(settings.baseURL(port: port))
                 homeGraph?.listening(at: settings.baseURL(port: port), settings: settings, port: port)
                 onListening(settings.baseURL(port: port))
             }, logger: logger)
@@ -108,6 +115,7 @@ struct SmartHomeEndpoint: Sendable {
     let linking: AccountLinking
     let settings: FulfillmentSettings
     let logger: Logger
+    let listening: ListeningURL
 
     func respond(_ request: Request) async -> Response {
         let agentUserID: String
@@ -156,8 +164,17 @@ struct SmartHomeEndpoint: Sendable {
                 logger.error("DISCONNECT: tokens not revoked: \(error)", metadata: ["tb.http.user": "\(agentUserID)"])
             }
         }
+        // GetCameraStream's answer names where to signal, with a token made from this nonce.
+        var stream: CameraStreamContext?
+        if envelope.intent == .execute, let base = listening.value {
+            var generator = SystemRandomNumberGenerator()
+            let nonce = (0..<4).map { _ in String(generator.next() as UInt64, radix: 36) }.joined(separator: "-")
+            stream = CameraStreamContext(
+                signalingURL: base + "/" + CameraStreamEndpoint.path, iceServers: settings.iceServers, nonce: nonce)
+        }
         let answer = await bridge.smartHome(
-            envelope, body: body, agentUserID: agentUserID, source: "POST /smarthome \(envelope.requestID)")
+            envelope, body: body, agentUserID: agentUserID, source: "POST /smarthome \(envelope.requestID)",
+            stream: stream)
         return FulfillmentServer.json(.ok, answer)
     }
 }

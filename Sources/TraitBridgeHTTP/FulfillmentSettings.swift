@@ -32,6 +32,10 @@ public struct FulfillmentSettings: Sendable {
     public var stalledClientSeconds = 60
     /// Which EXECUTE commands need the user's yes or PIN (the engine applies them).
     public var challenge = ChallengeRules()
+    /// The ICE servers a camera's live view hands out with GetCameraStream (a JSON array of
+    /// RTCIceServer, as text): none by default — viewers and cameras on one network need none, and
+    /// nothing is sent to a public STUN server unless it is named here.
+    public var iceServers = "[]"
 
     public init() {}
 

@@ -5,10 +5,13 @@ import NIOCore
 import NIOHTTP1
 public import ServiceLifecycle
 public import TraitBridgeEngine
+import TraitBridgeJSON
 
 /// The HTTP edge of cameras' live views: sends each offer the bridge asks for to the camera's
 /// endpoint (go2rtc's `POST /api/webrtc?src=…`, `application/sdp` in and out, WHEP's shape) and
 /// hands the answer back as an event; ends a session at the resource the camera named (`DELETE`).
+/// A partner cloud's camera is signalled as Google's CameraStream does: JSON `{"action": "offer",
+/// "deviceId", "sdp"}` with the stream's bearer token, answered `{"action": "answer", "sdp"}`.
 /// Signalling only: no media passes here. Bounded: 64 KB an answer, 8 s a request, 32 at once
 /// (more wait), 256 waiting (more are dropped and their commands time out, saying so).
 public final class LiveViewSignalling: Service, Sendable {
@@ -61,6 +64,19 @@ public final class LiveViewSignalling: Service, Sendable {
                 logger.notice("live view offer \(request.requestID) to \(Self.shown(request.url)): \(reason)")
             }
             bridge.signallingAnswered(answer, requestID: request.requestID)
+        case .partnerOffer(let sdp, let token, let c2cID):
+            let body: JSONValue = ["action": "offer", "deviceId": .string(c2cID), "sdp": .string(sdp)]
+            let answer = await partnerOffer(body, token: token, to: request.url)
+            if case .failed(let reason) = answer {
+                logger.notice("live view offer \(request.requestID) to \(Self.shown(request.url)): \(reason)")
+            }
+            bridge.signallingAnswered(answer, requestID: request.requestID)
+        case .partnerEnd(let token, let c2cID):
+            let body: JSONValue = ["action": "end", "deviceId": .string(c2cID)]
+            if case .failed(let reason) = await partnerOffer(body, token: token, to: request.url, expectsAnswer: false)
+            {
+                logger.debug("ending live view \(request.requestID) at \(Self.shown(request.url)): \(reason)")
+            }
         case .end:
             var delete = HTTPClientRequest(url: request.url)
             delete.method = .DELETE
@@ -91,6 +107,37 @@ public final class LiveViewSignalling: Service, Sendable {
             let text = String(decoding: body.readableBytesView, as: UTF8.self)
             let resource = response.headers.first(name: "Location").flatMap { Self.resolve($0, against: url) }
             return .answer(sdp: text, resource: resource)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// POSTs Google's signalling JSON with the stream token; the answer's SDP when one is expected.
+    func partnerOffer(_ body: JSONValue, token: String, to url: String, expectsAnswer: Bool = true) async
+        -> SignallingAnswer
+    {
+        var post = HTTPClientRequest(url: url)
+        post.method = .POST
+        post.headers.add(name: "Content-Type", value: "application/json")
+        if !token.isEmpty { post.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        post.body = .bytes(ByteBuffer(bytes: body.serializedBytes()))
+        do {
+            let response = try await client.execute(post, timeout: Self.timeout)
+            let bytes: ByteBuffer
+            do { bytes = try await response.body.collect(upTo: Self.maxAnswerBytes) } catch {
+                return .failed("its answer is over \(Self.maxAnswerBytes) bytes")
+            }
+            guard response.status == .ok else {
+                let said = (try? JSONDocument.parse(Array(bytes.readableBytesView)).root["error"]?.string) ?? nil
+                return .failed("it answered HTTP \(response.status.code)\(said.map { ": \($0.prefix(300))" } ?? "")")
+            }
+            guard expectsAnswer else { return .answer(sdp: "", resource: nil) }
+            guard let root = try? JSONDocument.parse(Array(bytes.readableBytesView)).root,
+                let sdp = root["sdp"]?.string
+            else {
+                return .failed("its answer is not Google's signalling JSON ({\"action\": \"answer\", \"sdp\": …})")
+            }
+            return .answer(sdp: sdp, resource: nil)
         } catch {
             return .failed("\(error)")
         }

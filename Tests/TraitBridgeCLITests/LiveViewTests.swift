@@ -30,13 +30,7 @@ struct LiveViewTests {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-live-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             sandbox = try NetworkSandbox(repository: CommandRunner.repository)
-            let cameraLog = folder.appendingPathComponent("camera.log").path
-            camera = try ChildProcess(
-                sandbox.command([
-                    CameraPeers.python, CommandRunner.repository + "/scripts/camera-peer.py", "--host",
-                    sandbox.peerAddress, "--port", "1984", "--stream", "front_door",
-                ]), logFile: cameraLog)
-            #expect(eventually(timeout: .seconds(20)) { LogFile.read(cameraLog).contains("listening on") })
+            camera = try CameraPeers.camera(in: sandbox, log: folder.appendingPathComponent("camera.log").path)
             broker = try MosquittoBroker()
             let config = folder.appendingPathComponent("config.json").path
             try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}}"#.utf8)
@@ -72,40 +66,11 @@ struct LiveViewTests {
         func viewer(seconds: Int, stopFile: String? = nil, talkback: Bool = false) throws
             -> (process: ChildProcess, offer: String, answer: String, log: String)
         {
-            let name = UUID().uuidString
-            let offer = folder.appendingPathComponent("\(name).offer").path
-            let answer = folder.appendingPathComponent("\(name).answer").path
-            let log = folder.appendingPathComponent("\(name).viewer").path
-            var arguments = [
-                CameraPeers.python, CommandRunner.repository + "/scripts/camera-viewer.py", offer, answer,
-                "--seconds", String(seconds),
-            ]
-            if let stopFile { arguments += ["--stop-file", stopFile] }
-            if talkback { arguments.append("--talkback") }
-            let process = try ChildProcess(sandbox.command(arguments), logFile: log)
-            #expect(eventually(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: offer) }, "an offer")
-            return (process, offer, answer, log)
+            try CameraPeers.viewer(
+                in: sandbox, folder: folder, seconds: seconds, stopFile: stopFile, talkback: talkback)
         }
 
-        /// The camera's own count of open sessions (`GET /api/stats`, over the veth pair, read by
-        /// the venv's Python: this Foundation has no HTTP in `Data(contentsOf:)`).
-        func cameraSessions() throws -> Int? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CameraPeers.python)
-            process.arguments = [
-                "-c",
-                "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=3).read().decode())",
-                "http://\(sandbox.peerAddress):1984/api/stats",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            return object?["sessions"] as? Int
-        }
+        func cameraSessions() throws -> Int? { try CameraPeers.sessions(in: sandbox) }
     }
 
     static func json(_ text: String) -> [String: Any]? {
@@ -177,9 +142,4 @@ struct LiveViewTests {
         let status = try CommandRunner.run(["status", "--broker", home.broker.url, "Front door"])
         #expect(status.standardOutput.contains("online"), "recording off, the camera stays online: \(status)")
     }
-}
-
-/// Where the camera peers' Python is (`scripts/install-camera-peers.sh` makes it).
-enum CameraPeers {
-    static let python = CommandRunner.repository + "/.build-camera/venv/bin/python"
 }

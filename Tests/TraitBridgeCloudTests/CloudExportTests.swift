@@ -30,6 +30,46 @@ struct CloudExportTests {
         #expect(queryResult.status == 0, "\(queryResult.output)")
     }
 
+    @Test("a camera exports as CAMERA with CameraStream over WebRTC; its GetCameraStream answer validates",
+          .enabled(if: CloudFixtures.paths.shared != nil, "needs ../shared/tools/c2c-validate"))
+    func cameraExport() throws {
+        let camera = try CloudHome.camera()
+        let (sync, _) = c2c.syncResponse([camera], agentUserID: "tb-test", requestID: "r-cam")
+        let text = String(decoding: sync.serializedBytes(), as: UTF8.self)
+        #expect(text.contains(#""type":"action.devices.types.CAMERA""#), "\(text)")
+        #expect(text.contains(#""action.devices.traits.CameraStream""#), "\(text)")
+        #expect(text.contains(#""cameraStreamSupportedProtocols":["webrtc"]"#), "\(text)")
+        #expect(text.contains(#""cameraStreamNeedAuthToken":true"#), "\(text)")
+        #expect(text.contains(#""action.devices.traits.OccupancySensing""#), "motion goes too: \(text)")
+        let grant = CameraStreamGrant(
+            signalingURL: "https://bridge.example/camera-stream", token: "tok", iceServers: "[]")
+        let response = c2c.executeResponse(requestID: "x", outcomes: [
+            ExecuteOutcome(c2cID: "frigate-front_door", status: .success, states: GoogleC2C.cameraStreamStates(grant))
+        ])
+        let syncPath = try CloudHome.write(sync.serializedBytes(), name: "camera-sync.json")
+        let path = try CloudHome.write(response.serializedBytes(), name: "camera-execute.json")
+        defer {
+            try? FileManager.default.removeItem(atPath: syncPath)
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let syncResult = try CloudHome.validate(["sync", syncPath])
+        #expect(syncResult.status == 0 && Self.problems(syncResult.output).isEmpty, "\(syncResult.output)")
+        let result = try CloudHome.validate(["execute", path])
+        #expect(result.status == 0 && Self.problems(result.output).isEmpty, "\(result.output)")
+        // Read back as the importing side reads it.
+        let read = GoogleC2C.cameraStreamGrant(fromExecuteAnswer: response.serializedBytes(), link: "b")
+        #expect(read == .success(grant))
+        let hls = Array(#"""
+            {"payload":{"commands":[{"ids":["c"],"status":"SUCCESS",
+            "states":{"cameraStreamProtocol":"hls","cameraStreamAccessUrl":"https://x/y.m3u8"}}]}}
+            """#.utf8)
+        guard case .failure(let problem) = GoogleC2C.cameraStreamGrant(fromExecuteAnswer: hls, link: "b") else {
+            Issue.record("an hls stream is not a WebRTC grant")
+            return
+        }
+        #expect(problem.message.contains("streams 'hls', not webrtc"), "\(problem)")
+    }
+
     /// The problem lines of c2c-validate's output (without its summary line).
     static func problems(_ output: String) -> [String] {
         output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("$") }

@@ -53,12 +53,30 @@ enum CloudHome {
             "ColorControl": ["colorMode": .int(2), "colorTemperatureMireds": .int(300)],
         ])
         let mireds = AttributeMetadata(format: .uint16, unit: .mireds, minimum: 153, maximum: 500)
-        return [
+        return [try camera()] + [
             CloudExportInput(device: bulb, roomName: "Porch", metadata: [TraitAddress(deviceTypeKey: "main", traitID: .matter("ColorControl")): ["colorTemperatureMireds": mireds]]),
             CloudExportInput(device: try make("z2m-temp", "Hall temperature", "TemperatureSensor", ["Identify", "TemperatureMeasurement"], values: ["TemperatureMeasurement": ["measuredValue": .int(2150)]])),
             CloudExportInput(device: try make("z2m-humidity", "Bath humidity", "HumiditySensor", ["Identify", "RelativeHumidityMeasurement"], values: ["RelativeHumidityMeasurement": ["measuredValue": .int(4530)]])),
             CloudExportInput(device: try make("z2m-door", "Back door", "ContactSensor", ["Identify", "BooleanState"], values: ["BooleanState": ["stateValue": .bool(true)]])),
         ]
+    }
+
+    /// A Frigate-like camera: Google's Camera type (live view, push transport) with motion.
+    static func camera() throws -> CloudExportInput {
+        let source = SourceReference(family: "frigate", instance: "default", nativeID: "front_door")
+        let instance = try c2c.catalog.makeDeviceType(
+            key: "main", type: .google("Camera"), isPrimaryType: true,
+            traits: [.google("PushAvStreamTransport"), .google("WebRtcLiveView"), .matter("OccupancySensing")])
+        var device = try Device(
+            id: DeviceID("frigate-front_door"), name: "Front door camera", identity: DeviceIdentity(),
+            sources: [source], deviceTypes: [instance])
+        try device.report(
+            .int(1), attribute: "occupancy",
+            at: TraitAddress(deviceTypeKey: "main", traitID: .matter("OccupancySensing")),
+            catalog: c2c.catalog, time: CloudFixtures.now)
+        device.setConnectivity(
+            .online, locality: .localPeer, reason: .manual("test"), forTraitsOf: nil, time: CloudFixtures.now)
+        return CloudExportInput(device: device, roomName: "Front door")
     }
 
     /// Runs ../shared/tools/c2c-validate with `arguments`; the exit status and output.
