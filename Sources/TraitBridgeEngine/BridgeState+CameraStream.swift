@@ -29,7 +29,7 @@ extension BridgeState {
     /// The outcome of a GetCameraStream execution on one exported device.
     mutating func grantCameraStream(
         _ executions: [ExecuteRequest.Execution], on device: Device, c2cID: String, context: CameraStreamContext?,
-        now: Date
+        at now: Date
     ) -> ExecuteOutcome {
         func refused(_ code: String, _ message: String) -> ExecuteOutcome {
             ExecuteOutcome(c2cID: c2cID, status: .error, errorCode: code, debugString: message)

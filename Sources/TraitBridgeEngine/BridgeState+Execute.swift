@@ -74,8 +74,8 @@ extension BridgeState {
                     continue
                 }
                 if group.executions.contains(where: { $0.command == "GetCameraStream" }) {
-                    let granted = grantCameraStream(group.executions, on: device, c2cID: c2cID, context: stream, now: now)
-                    finishExecute(jobID, granted, effects: &effects)
+                    let grant = grantCameraStream(group.executions, on: device, c2cID: c2cID, context: stream, at: now)
+                    finishExecute(jobID, grant, effects: &effects)
                     continue
                 }
                 var actions: [UnifiedCommand.Action] = []
