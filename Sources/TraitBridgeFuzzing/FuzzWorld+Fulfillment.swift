@@ -29,6 +29,23 @@ extension FuzzWorld {
                 Self.check(linked.applyLinkExecute(bytes, link: "fuzz", requestID: request.requestID, now: start))
             }
         }
+        // The same bytes as the partner's answer to the GetCameraStream a live view of its camera asks.
+        let live =
+            #"{"id":"v","trait":"google.WebRtcLiveView","command":"startLiveView","arguments":{"offerSdp":"#
+            + #""v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n"}}"#
+        let asked = linked.handleMessage(
+            topic: "traitbridge/devices/c2c-fuzz-cam/set", payload: Array(live.utf8), now: start)
+        precondition(asked.linkRequests.count == 1, "a partner camera's live view asks its cloud for the stream")
+        for request in asked.linkRequests {
+            let answered = linked.applyLinkExecute(bytes, link: "fuzz", requestID: request.requestID, now: start)
+            Self.check(answered)
+            for offer in answered.signalling {
+                Self.check(
+                    linked.signallingAnswered(
+                        .answer(sdp: "v=0", resource: nil), requestID: offer.requestID, now: start))
+            }
+        }
+        _ = GoogleC2C.cameraStreamGrant(fromExecuteAnswer: bytes, link: "fuzz")
         Self.check(linked.applyLinkPush(bytes, link: "fuzz", now: start))
         Self.check(linked.setCloudLinks([], now: start))
         precondition(linked.linkDeviceIDs("fuzz").isEmpty, "a removed link leaves no device behind")
@@ -40,7 +57,13 @@ extension FuzzWorld {
             #"{"payload":{"agentUserId":"p","devices":[{"id":"fuzz-lock","type":"action.devices.types.LOCK","#
                 .utf8)
         + Array(
-            #""traits":["action.devices.traits.LockUnlock"],"name":{"name":"lock"},"willReportState":true}]}}"#.utf8)
+            #""traits":["action.devices.traits.LockUnlock"],"name":{"name":"lock"},"willReportState":true},"#.utf8)
+        + Array(
+            #"{"id":"fuzz-cam","type":"action.devices.types.CAMERA","traits":["action.devices.traits.CameraStream"],"#
+                .utf8)
+        + Array(
+            #""attributes":{"cameraStreamSupportedProtocols":["webrtc"],"cameraStreamNeedAuthToken":true},"#.utf8)
+        + Array(#""name":{"name":"cam"},"willReportState":false}]}}"#.utf8)
     static let linkQuery = Array(#"{"payload":{"devices":{"fuzz-lock":{"online":true,"isLocked":true}}}}"#.utf8)
 
     static let oauth = OAuthSettings(
@@ -69,7 +92,7 @@ extension FuzzWorld {
         case .disconnect: return
         case .execute:
             var effects = state.smartHomeExecute(
-                bytes, requestID: request.requestID, source: "fuzz", waiter: 7, now: start)
+                bytes, requestID: request.requestID, source: "fuzz", waiter: 7, stream: Self.stream, now: start)
             Self.check(effects)
             let later = state.tick(now: start.addingTimeInterval(3_600))
             Self.check(later)
@@ -79,6 +102,7 @@ extension FuzzWorld {
                 effects.answers.count == 1, "an EXECUTE is answered exactly once, got \(effects.answers.count)")
             answers = effects.answers.map(\.payload)
         }
+        cameraStreamOffer(bytes)
         for answer in answers {
             guard let root = try? JSONDocument.parse(answer).root else {
                 preconditionFailure(
@@ -86,5 +110,30 @@ extension FuzzWorld {
             }
             precondition(root["requestId"]?.string == request.requestID, "the answer echoes the request id")
         }
+    }
+
+    static let stream = CameraStreamContext(
+        signalingURL: "http://127.0.0.1:9/camera-stream", iceServers: "[]", nonce: "fuzz")
+
+    /// The bytes as a viewer's offer at the camera-stream signalling URL, with a token a
+    /// GetCameraStream gave: answered exactly once (refused, or sent to the camera and timed out).
+    func cameraStreamOffer(_ bytes: [UInt8]) {
+        var state = prepared
+        let ask =
+            #"{"requestId":"g","inputs":[{"intent":"action.devices.EXECUTE","payload":{"commands":[{"#
+            + #""devices":[{"id":"frigate-front_door"}],"execution":[{"command":"#
+            + #""action.devices.commands.GetCameraStream","params":{"StreamToChromecast":false,"#
+            + #""SupportedStreamProtocols":["webrtc"]}}]}]}}]}"#
+        let granted = state.smartHomeExecute(
+            Array(ask.utf8), requestID: "g", source: "fuzz", waiter: 1, stream: Self.stream, now: start)
+        let token =
+            granted.answers.first.flatMap { try? JSONDocument.parse($0.payload).root }?["payload"]?["commands"]?
+            .elements.first?["states"]?["cameraStreamAuthToken"]?.string ?? "fuzz.1"
+        var effects = state.cameraStreamOffer(
+            String(decoding: bytes, as: UTF8.self), token: token, waiter: 2, now: start)
+        Self.check(effects)
+        effects.answers += state.tick(now: start.addingTimeInterval(3_600)).answers
+        precondition(effects.answers.count == 1, "an offer is answered exactly once, got \(effects.answers.count)")
+        Self.check(state.cameraStreamEnd(token: token, now: start).effects)
     }
 }
