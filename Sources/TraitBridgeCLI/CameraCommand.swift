@@ -8,7 +8,7 @@ import TraitBridgeJSON
 struct CameraCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camera",
-        abstract: "Start, extend and stop a camera's live view, talk back, and turn its recording on or off.",
+        abstract: "Start, extend and stop a camera's live view, talk back, turn its recording on or off, set it.",
         discussion: """
             The bridge relays signalling only: a viewer's SDP offer goes to the camera (Frigate's go2rtc), its \
             answer comes back with a session id that holds liveSessionDurationSeconds unless extended; media flows \
@@ -19,10 +19,11 @@ struct CameraCommand: ParsableCommand {
               traitbridge camera live "Front door" --offer offer.sdp --answer answer.sdp
               traitbridge camera extend "Front door" live-1764331200000-3
               traitbridge camera record "Front door" off
+              traitbridge camera set "Front door" nightVision=auto
             """,
         subcommands: [
             CameraLiveCommand.self, CameraExtendCommand.self, CameraStopCommand.self, CameraTalkbackCommand.self,
-            CameraRecordCommand.self,
+            CameraRecordCommand.self, CameraSetCommand.self,
         ]
     )
 

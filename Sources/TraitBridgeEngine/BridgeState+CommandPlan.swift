@@ -24,11 +24,12 @@ extension BridgeState {
             let address = try CommandRouting.address(on: device, traitID, deviceTypeKey: key)
             try refuseIfOffline(device, address)
             switch action {
-            case .write(_, _, let attribute, let value):
+            case .write(_, _, let attribute, let given):
                 let metadata: AttributeMetadata
                 do { metadata = try catalog.attributeMetadata(traitID, attribute) } catch {
                     throw CommandFailure(.notSupported, error.description)
                 }
+                let value = metadata.resolvingLabel(given)  // `auto` for an enumeration's Auto
                 let settable =
                     metadata.isWritable
                     || catalog.commandRules.contains {

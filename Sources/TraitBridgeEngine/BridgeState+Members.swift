@@ -141,6 +141,14 @@ extension BridgeState {
         var keyMap: [String: String] = [:]
         for var type in member.described.device.deviceTypes {
             let original = type.key
+            if member.described.joinsTypes.contains(original) {
+                // Its traits join the target's type of the same key and type (a camera's settings).
+                if device.deviceType(key: original)?.typeID == type.typeID {
+                    for trait in type.traits { device.addTrait(trait, toDeviceType: original) }
+                    keyMap[original] = original
+                }
+                continue
+            }
             var key = member.keyMap[original] ?? original
             while device.deviceType(key: key) != nil { key = prefix + key }
             type.key = key
@@ -166,14 +174,12 @@ extension BridgeState {
         return TraitAddress(deviceTypeKey: original, traitID: address.traitID)
     }
 
-    /// A restored device without the types joined members put on it (they are attached again).
+    /// A restored device without the types and traits joined members put on it (attached again).
     private func withoutJoinedTypes(_ device: Device) -> Device {
         var device = device
         let joinedReferences = Set(directory.joined(to: device.id).flatMap { directory[$0]?.references ?? [] })
-        for type in device.deviceTypes
-        where type.traits.contains(where: { $0.source.map(joinedReferences.contains) ?? false }) {
-            device.removeDeviceType(key: type.key)
-        }
+        // A joined member's own types go whole; a type its traits joined keeps the rest.
+        device.removeTraits(fedBy: joinedReferences)
         return device
     }
 

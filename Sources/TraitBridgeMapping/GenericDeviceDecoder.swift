@@ -51,15 +51,23 @@ struct GenericDeviceDecoder {
             }
         }
         var types: [DeviceTypeInstance] = []
+        var joined: Set<String> = []
         var bindings: [GenericDeviceDefinition.Binding] = []
         for (index, typeElement) in reader.array(object, "deviceTypes", at: path, required: true).enumerated() {
             let typePath = path.appending("deviceTypes").appending(index)
             guard let typeObject = reader.object(typeElement, at: typePath) else { continue }
-            reader.checkKeys(typeObject, at: typePath, allowed: ["key", "type", "primary", "traits"])
+            reader.checkKeys(typeObject, at: typePath, allowed: ["key", "type", "primary", "join", "traits"])
             guard let key = reader.string(typeObject, "key", at: typePath, required: true),
                 let type = tables.deviceType(typeObject, "type", at: typePath)
             else { continue }
-            var traitIDs = tables.catalog.deviceType(type)?.requiredTraits ?? []
+            // Joining: its traits go into the merge target's type of this key (which has the rest).
+            let joins = reader.bool(typeObject, "join", at: typePath) ?? false
+            if joins, mergeTarget == nil {
+                reader.problem(
+                    typePath.appending("join"), "join needs the device's mergeWith (the device whose type it joins)")
+            }
+            if joins { joined.insert(key) }
+            var traitIDs = joins ? [] : tables.catalog.deviceType(type)?.requiredTraits ?? []
             for (traitIndex, traitElement) in reader.array(typeObject, "traits", at: typePath, required: true).enumerated() {
                 let traitPath = typePath.appending("traits").appending(traitIndex)
                 guard let binding = decodeBinding(traitElement, key: key, at: traitPath) else { continue }
@@ -67,14 +75,20 @@ struct GenericDeviceDecoder {
                 bindings.append(binding)
             }
             do {
-                types.append(try tables.catalog.makeDeviceType(key: key, type: type, isPrimaryType: reader.bool(typeObject, "primary", at: typePath) ?? false, traits: traitIDs))
+                let primary = reader.bool(typeObject, "primary", at: typePath) ?? false
+                types.append(
+                    try tables.catalog.makeDeviceType(
+                        key: key, type: type, isPrimaryType: primary, traits: traitIDs, requiringAll: !joins))
             } catch {
                 reader.problem(typePath, error.description)
             }
         }
         let staleness = Duration.seconds(reader.nonNegativeInt(object, "stalenessSeconds", at: path) ?? 600)
-        return GenericDeviceDefinition(nativeID: nativeID, name: name, mergeTarget: mergeTarget, identity: identity, locality: locality,
-                                       availability: availability, staleness: staleness, deviceTypes: types, bindings: bindings, origin: origin)
+        var definition = GenericDeviceDefinition(
+            nativeID: nativeID, name: name, mergeTarget: mergeTarget, identity: identity, locality: locality,
+            availability: availability, staleness: staleness, deviceTypes: types, bindings: bindings, origin: origin)
+        definition.joinedTypes = joined
+        return definition
     }
 
     private func decodeBinding(_ element: JSON, key: String, at path: JSONPath) -> GenericDeviceDefinition.Binding? {

@@ -18,6 +18,9 @@ public struct GenericDeviceDefinition: Sendable {
     /// Without an availability topic, silence longer than this makes the traits unknown (default 10 min).
     public var staleness: Duration
     public var deviceTypes: [DeviceTypeInstance]
+    /// Keys of device types whose traits join the type of the same key and type on the
+    /// `mergeTarget` device (`"join": true`: a camera's settings beside its live view).
+    public var joinedTypes: Set<String> = []
     public var bindings: [Binding]
     /// Where it was defined (`file path`), for messages.
     public var origin: String

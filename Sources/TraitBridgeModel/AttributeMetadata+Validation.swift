@@ -101,6 +101,14 @@ extension AttributeMetadata {
         }
     }
 
+    /// A text value named by its label (`auto` for an enumeration's `Auto`, any case) as the value
+    /// it labels; any other value as it is.
+    public func resolvingLabel(_ value: AttributeValue) -> AttributeValue {
+        guard case .string(let text) = value, format != .string, let validValues else { return value }
+        let wanted = text.lowercased()
+        return validValues.first { $0.label?.lowercased() == wanted }?.value ?? value
+    }
+
     /// ``validate(_:)`` plus the check that the attribute is writable: use it for commands.
     public func validateWrite(_ value: AttributeValue) throws(AttributeValidationError) {
         guard isWritable else { throw .notWritable }

@@ -69,7 +69,8 @@ public struct Catalog: Sendable {
         key: String,
         type typeID: DeviceTypeID,
         isPrimaryType: Bool,
-        traits traitIDs: [TraitID]
+        traits traitIDs: [TraitID],
+        requiringAll: Bool = true
     ) throws(ModelError) -> DeviceTypeInstance {
         guard let definition = deviceTypes[typeID] else { throw .unknownDeviceType(typeID) }
         var instances: [TraitInstance] = []
@@ -82,7 +83,7 @@ public struct Catalog: Sendable {
             instances.append(TraitInstance(traitID: traitID))
         }
         let missing = definition.requiredTraits.filter { !traitIDs.contains($0) }
-        guard missing.isEmpty else { throw .missingRequiredTraits(type: typeID, missing: missing) }
+        guard missing.isEmpty || !requiringAll else { throw .missingRequiredTraits(type: typeID, missing: missing) }
         return DeviceTypeInstance(key: key, typeID: typeID, isPrimaryType: isPrimaryType, traits: instances)
     }
 }

@@ -54,6 +54,15 @@ public struct Device: Sendable, Hashable, Identifiable {
         deviceTypes[index].traits.append(trait)
     }
 
+    /// Takes out the traits `sources` feed, and the device types left with no trait (a joined
+    /// source's traits, before they are attached again).
+    public mutating func removeTraits(fedBy sources: Set<SourceReference>) {
+        for index in deviceTypes.indices {
+            deviceTypes[index].traits.removeAll { $0.source.map(sources.contains) ?? false }
+        }
+        deviceTypes.removeAll { $0.traits.isEmpty }
+    }
+
     /// Makes `key` the primary type and every other type not primary (a source that learns its
     /// device type by type, as Shelly does, settles the primary once it knows more).
     public mutating func setPrimaryType(key: String) {

@@ -19,6 +19,9 @@ public struct Scenario: Sendable {
         /// (`recordings`, `detect`, `motion_threshold`…) under `<topic>/<camera>/`, the stats that
         /// name it, `<topic>/available`; `…/set` answered with the new state.
         case frigate
+        /// A Reolink camera's settings as cam2mqtt publishes them (berfenger/cam2mqtt): `<topic>/camera/
+        /// <id>/status`, `…/state/reolink/<setting>` retained, `…/command/reolink/<setting>` answered.
+        case cam2mqtt
     }
 
     /// One device. `data` is what it reports: the zigbee2mqtt state object, Tasmota's STATE
@@ -31,7 +34,8 @@ public struct Scenario: Sendable {
         /// Home Assistant: the device identifier.
         public var id: String
         /// Tasmota: %topic%; Gen2: the topic prefix (default: the id); Home Assistant: its base topic;
-        /// Frigate: its topic prefix (default `frigate`), the camera's name being `id`.
+        /// Frigate: its topic prefix (default `frigate`), the camera's name being `id`; cam2mqtt: its
+        /// prefix (default `cam2mqtt`), the camera's id being `id`.
         public var topic: String
         public var data: JSONObject
         /// Tasmota: the SENSOR objects (`{"AM2301": {"Temperature": 21.5}}`).

@@ -210,6 +210,15 @@ struct ScenarioDecoder {
             for (key, value) in ["motion_threshold": 30, "motion_contour_area": 10] where device.data[key] == nil {
                 device.data[key] = .int(Int64(value))
             }
+        case .cam2mqtt:
+            device.id = try string(element, "id", at: path)
+            guard !device.id.isEmpty, !device.id.contains("/"), !device.id.contains("+"), !device.id.contains("#")
+            else { throw fail(path.appending("id"), "a cam2mqtt camera id is one topic level, e.g. \"front_door\"") }
+            device.topic = try string(element, "topic", at: path, default: "cam2mqtt")
+            for (key, value) in ["nightvision": "auto", "irlights": "on"] where device.data[key] == nil {
+                device.data[key] = .string(value)
+            }
+            if device.data["audio/volume"] == nil { device.data["audio/volume"] = .int(50) }
         case .homeAssistant:
             device.id = try string(element, "id", at: path)
             device.topic = try string(element, "topic", at: path, default: "bla2mqtt/" + device.id)

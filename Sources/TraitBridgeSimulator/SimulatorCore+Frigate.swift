@@ -67,3 +67,31 @@ extension SimulatorCore {
         ]
     }
 }
+
+/// A Reolink camera's settings as cam2mqtt has them (its README's MQTT protocol).
+extension SimulatorCore {
+    /// `…/command/reolink/<setting>`: `auto`/`on`/`off` for night vision, `on`/`off` for the IR
+    /// lights, 0–100 for the volume; answered on `…/state/reolink/<setting>` (anything else ignored).
+    mutating func cam2mqttCommand(_ index: Int, _ setting: String, _ payload: [UInt8]) -> [Message] {
+        let text = String(decoding: payload.prefix(32), as: UTF8.self)
+        let value: JSONValue
+        switch setting {
+        case "nightvision":
+            guard ["auto", "on", "off"].contains(text) else { return [] }
+            value = .string(text)
+        case "irlights":
+            guard text == "on" || text == "off" else { return [] }
+            value = .string(text)
+        case "audio/volume":
+            guard let number = Int64(text), (0...100).contains(number) else { return [] }
+            value = .int(number)
+        default: return []
+        }
+        devices[index].data[setting] = value
+        let device = devices[index]
+        return [
+            Message(
+                "\(device.topic)/camera/\(device.id)/state/reolink/\(setting)", text: value.plainText, retain: true)
+        ]
+    }
+}

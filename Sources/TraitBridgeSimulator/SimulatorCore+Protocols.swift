@@ -18,6 +18,10 @@ extension SimulatorCore {
         case .homeAssistant:
             return [Message("\(device.topic)/availability", text: online ? "online" : "offline", retain: true)]
         case .frigate: return [frigateStats(device, framesPerSecond: online ? 5 : 0)]
+        case .cam2mqtt:
+            return [
+                Message("\(device.topic)/camera/\(device.id)/status", text: online ? "online" : "offline", retain: true)
+            ]
         }
     }
 
@@ -28,6 +32,8 @@ extension SimulatorCore {
             return []
         case .frigate:
             return [Message("\(device.topic)/available", text: "online", retain: true)]
+        case .cam2mqtt:
+            return [Message("\(device.topic)/camera/\(device.id)/status", text: "online", retain: true)]
         case .homeAssistant:
             var deviceInfo: JSONObject = [
                 "ids": [.string(device.id)], "name": .string(device.name), "mf": "TraitBridge", "mdl": "Simulated",
@@ -95,6 +101,10 @@ extension SimulatorCore {
         case .frigate:
             return device.data.members.map { key, value in
                 Message("\(device.topic)/\(device.id)/\(key)/state", text: value.plainText, retain: true)
+            }
+        case .cam2mqtt:
+            return device.data.members.map { key, value in
+                Message("\(device.topic)/camera/\(device.id)/state/reolink/\(key)", text: value.plainText, retain: true)
             }
         }
     }

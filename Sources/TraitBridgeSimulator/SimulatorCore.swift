@@ -55,6 +55,7 @@ public struct SimulatorCore: Sendable {
             case .shellyGen2: filters.append("\(device.topic)/rpc")
             case .homeAssistant: filters += ["\(device.topic)/set", "\(device.topic)/+/set"]
             case .frigate: filters.append("\(device.topic)/\(device.id)/+/set")
+            case .cam2mqtt: filters.append("\(device.topic)/camera/\(device.id)/command/reolink/#")
             }
         }
         return filters
@@ -102,6 +103,11 @@ public struct SimulatorCore: Sendable {
                 let prefix = "\(device.topic)/\(device.id)/"
                 if topic.hasPrefix(prefix), topic.hasSuffix("/set") {
                     return frigateCommand(index, String(topic.dropFirst(prefix.count).dropLast(4)), payload)
+                }
+            case .cam2mqtt:
+                let prefix = "\(device.topic)/camera/\(device.id)/command/reolink/"
+                if topic.hasPrefix(prefix) {
+                    return cam2mqttCommand(index, String(topic.dropFirst(prefix.count)), payload)
                 }
             }
         }
@@ -182,7 +188,7 @@ public struct SimulatorCore: Sendable {
     mutating func changed(_ index: Int, path: [String]) -> [Message] {
         let device = devices[index]
         switch device.deviceProtocol {
-        case .zigbee2mqtt, .tasmota, .homeAssistant, .frigate: return report(index)
+        case .zigbee2mqtt, .tasmota, .homeAssistant, .frigate, .cam2mqtt: return report(index)
         case .shellyGen1: return [gen1Value(device, key: path[0])].compactMap { $0 }
         case .shellyGen2:
             guard let component = path.first, let status = device.data[component] else { return [] }

@@ -5,8 +5,8 @@ import Testing
 @Suite("traitbridge camera help")
 struct CameraCommandHelpTests {
     static let cameraHelp = """
-        OVERVIEW: Start, extend and stop a camera's live view, talk back, and turn its
-        recording on or off.
+        OVERVIEW: Start, extend and stop a camera's live view, talk back, turn its
+        recording on or off, set it.
 
         The bridge relays signalling only: a viewer's SDP offer goes to the camera
         (Frigate's go2rtc), its answer comes back with a session id that holds
@@ -19,6 +19,7 @@ struct CameraCommandHelpTests {
           traitbridge camera live "Front door" --offer offer.sdp --answer answer.sdp
           traitbridge camera extend "Front door" live-1764331200000-3
           traitbridge camera record "Front door" off
+          traitbridge camera set "Front door" nightVision=auto
 
         USAGE: traitbridge camera <subcommand>
 
@@ -36,6 +37,8 @@ struct CameraCommandHelpTests {
                                   view session.
           record                  Turn a camera's recording on or off (confirmed by the
                                   camera).
+          set                     Change a camera's settings (night vision, rotation,
+                                  volume…), confirmed by the camera.
 
           See 'traitbridge help camera <subcommand>' for detailed help.
         """
@@ -45,12 +48,14 @@ struct CameraCommandHelpTests {
         let result = try CommandRunner.run(["camera", "--help"])
         #expect(result.exitCode == 0)
         #expect(result.standardOutput == Self.cameraHelp + "\n", "\(result.standardOutput)")
-        for subcommand in ["live", "extend", "stop", "talkback", "record"] {
+        for subcommand in ["live", "extend", "stop", "talkback", "record", "set"] {
             let sub = try CommandRunner.run(["camera", subcommand, "--help"])
             #expect(
                 sub.exitCode == 0 && sub.standardOutput.contains("USAGE: traitbridge camera \(subcommand) <camera>"))
         }
         let bad = try CommandRunner.run(["camera", "record", "Front door", "maybe"])
         #expect(bad.exitCode == 2 && bad.standardError.contains("recording is on or off, not 'maybe'"), "\(bad)")
+        let noValue = try CommandRunner.run(["camera", "set", "Front door", "nightVision"])
+        #expect(noValue.exitCode == 2 && noValue.standardError.contains("is not SETTING=VALUE"), "\(noValue)")
     }
 }

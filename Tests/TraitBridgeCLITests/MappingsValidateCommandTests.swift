@@ -219,7 +219,7 @@ struct MappingsValidateCommandTests {
                                       (confirmed, assumed, or the error).
               set                     Write one attribute of a device and print the outcome.
               camera                  Start, extend and stop a camera's live view, talk
-                                      back, and turn its recording on or off.
+                                      back, turn its recording on or off, set it.
               rename                  Give a device the name people will use for it, kept
                                       across restarts.
               move                    Put a device in a room (made if needed), kept across

@@ -127,6 +127,28 @@ struct GenericSourceTests {
                 ) == true, "\(error.problems)")
         }
     }
+
+    @Test("a device type that joins needs mergeWith: refused at file:line:col")
+    func joinWithoutTarget() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-generic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+        {"devices": [{"id": "x", "deviceTypes": [{"key": "camera", "type": "google.Camera", "join": true,
+          "traits": [{"trait": "google.CameraAvStreamManagement", "attribute": "nightVision",
+                      "state": {"topic": "a"}}]}]}]}
+        """.write(to: folder.appendingPathComponent("generic/bad.json"), atomically: true, encoding: .utf8)
+        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
+        do {
+            _ = try GenericDevicesLoader.load(mappingsDirectory: folder.path, catalog: catalog)
+            Issue.record("the file must be refused")
+        } catch {
+            #expect(
+                error.problems.first?.description.contains(
+                    "devices[0].deviceTypes[0].join: join needs the device's mergeWith") == true, "\(error.problems)")
+        }
+    }
 }
 
 @Suite("Merge by identity")

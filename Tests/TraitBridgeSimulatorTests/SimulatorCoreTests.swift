@@ -217,7 +217,10 @@ struct SimulatorCoreTests {
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
         #expect(scenario.devices.count == 12)
-        #expect(Set(scenario.devices.map(\.deviceProtocol)) == Set(Scenario.DeviceProtocol.allCases))
+        // Every protocol but cam2mqtt: a camera's settings, joined to a camera by a generic mapping
+        // the demo does not load (CameraSettingsTests runs it).
+        let protocols = Set(Scenario.DeviceProtocol.allCases).subtracting([.cam2mqtt])
+        #expect(Set(scenario.devices.map(\.deviceProtocol)) == protocols)
         #expect(scenario.faults.contains { $0.kind == .offline && $0.device == "Hall light" })
     }
 }

@@ -61,11 +61,11 @@ public struct GenericPlugin: SourcePlugin {
                 try? device.addDeviceType(type)
             }
             let joining: SourceDevice.Joining = definition.mergeTarget.map { .device($0) } ?? .sameIdentity
-            events.append(
-                .described(
-                    SourceDevice(
-                        device: device, stalenessBudget: definition.staleness, joining: joining,
-                        keyPrefix: "generic_", locality: definition.locality)))
+            var described = SourceDevice(
+                device: device, stalenessBudget: definition.staleness, joining: joining, keyPrefix: "generic_",
+                locality: definition.locality)
+            described.joinsTypes = definition.joinedTypes
+            events.append(.described(described))
         }
     }
 

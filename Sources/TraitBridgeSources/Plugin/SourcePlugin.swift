@@ -110,6 +110,9 @@ public struct SourceDevice: Sendable {
     /// Where the device takes a live view's SDP offer (a camera's go2rtc WebRTC API: POST the offer,
     /// the answer is the body), when it has one. The engine relays signalling only, never media.
     public var liveViewEndpoint: String?
+    /// Keys of its device types whose traits join the type of the same key and type on the
+    /// device it joins, rather than standing as a type of their own (a generic mapping's `join`).
+    public var joinsTypes: Set<String> = []
 
     /// Where a described device's traits go.
     public enum Joining: Sendable, Hashable {
