@@ -9,7 +9,7 @@ Run it only inside a network namespace (scripts/sandbox.sh): it is given no ICE 
 Usage: camera-viewer.py OFFER_FILE ANSWER_FILE [--seconds 5] [--stop-file PATH] [--talkback]
 Prints one JSON line: {"frames", "fps", "firstFrameSeconds" (from the answer), "firstFrameAt" (the
 wall clock, for a benchmark's start-to-frame time), "ended"} and exits 0
-when at least one frame came, 1 otherwise (2 when no answer came within 30 s).
+when at least one frame came, 1 otherwise (2 when no answer came within 60 s).
 """
 import argparse, asyncio, json, os, sys, time
 
@@ -33,10 +33,10 @@ async def run(args):
     with open(args.offer + ".part", "w") as out:
         out.write(pc.localDescription.sdp)
     os.replace(args.offer + ".part", args.offer)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not os.path.exists(args.answer):
         if time.monotonic() > deadline:
-            print(json.dumps({"error": "no answer within 30 s"}))
+            print(json.dumps({"error": "no answer within 60 s"}))
             return 2
         await asyncio.sleep(0.02)
     with open(args.answer) as answer:

@@ -83,14 +83,16 @@ struct CameraStreamTests {
         let token = try #require(states["cameraStreamAuthToken"] as? String)
         #expect(url == b.base + "/camera-stream")
 
+        // Refusals first (the viewer waits for its answer a bounded time).
+        let someOffer = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\n"
+        let wrong = try await signal(b, ["action": "offer", "sdp": someOffer], token: "not-a-grant")
+        #expect(wrong.status == 401 && wrong.body.contains("unknown or expired"), "\(wrong.body)")
+        let notSDP = try await signal(b, ["action": "offer", "sdp": "<html/>"], token: token)
+        #expect(notSDP.status == 400 && notSDP.body.contains("is not SDP"), "\(notSDP.body)")
         let stopFile = folder.appendingPathComponent("stop-out").path
         let viewer = try CameraPeers.viewer(in: sandbox, folder: folder, seconds: 20, stopFile: stopFile)
         defer { viewer.process.stop() }
         let offer = try String(contentsOfFile: viewer.offer, encoding: .utf8)
-        let wrong = try await signal(b, ["action": "offer", "sdp": offer], token: "not-a-grant")
-        #expect(wrong.status == 401 && wrong.body.contains("unknown or expired"), "\(wrong.body)")
-        let notSDP = try await signal(b, ["action": "offer", "sdp": "<html/>"], token: token)
-        #expect(notSDP.status == 400 && notSDP.body.contains("is not SDP"), "\(notSDP.body)")
         let answered = try await signal(
             b, ["action": "offer", "deviceId": "frigate-front_door", "sdp": offer], token: token)
         #expect(answered.status == 200, "\(answered.body)")

@@ -142,4 +142,30 @@ struct LiveViewTests {
         let status = try CommandRunner.run(["status", "--broker", home.broker.url, "Front door"])
         #expect(status.standardOutput.contains("online"), "recording off, the camera stays online: \(status)")
     }
+
+    @Test("without --offer: the viewer runs (here in the sandbox), its frames are reported, the session stopped")
+    func builtInViewer() throws {
+        let home = try Home()
+        defer { home.stop() }
+        let viewer = home.sandbox.command([
+            CameraPeers.python, CommandRunner.repository + "/scripts/camera-viewer.py",
+        ]).joined(separator: " ")
+        let live = try CommandRunner.run([
+            "camera", "live", "Front door", "--seconds", "3", "--viewer", viewer, "--json", "--broker",
+            home.broker.url,
+        ])
+        #expect(live.exitCode == 0, "\(live.standardOutput) \(live.standardError)")
+        let report = try #require(Self.json(live.standardOutput), "\(live.standardOutput)")
+        #expect((report["frames"] as? Int ?? 0) >= 10, "\(report)")
+        #expect((report["mediaSessionId"] as? String)?.hasPrefix("live-") == true, "\(report)")
+        #expect(eventually(timeout: .seconds(10)) { (try? home.cameraSessions()) == 0 }, "the session was stopped")
+        let words = try CommandRunner.run([
+            "camera", "live", "Front door", "--seconds", "2", "--viewer", viewer, "--broker", home.broker.url,
+        ])
+        #expect(words.exitCode == 0 && words.standardOutput.contains("frames decoded in 2 s"), "\(words)")
+        let both = try CommandRunner.run([
+            "camera", "live", "Front door", "--offer", "x.sdp", "--viewer", viewer, "--broker", home.broker.url,
+        ])
+        #expect(both.exitCode == 2 && both.standardError.contains("give one or the other"), "\(both)")
+    }
 }
