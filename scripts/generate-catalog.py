@@ -5,7 +5,7 @@ Reads ../shared/reference/matter-clusters.json and matter-device-types.json (fac
 the Matter 1.4.2 data model XML; the device types also carry the camera family of Matter 1.5) and
 scripts/matter-1.5-cameras.json (our own facts of the 1.5 camera clusters: Camera AV Stream
 Management, Camera AV Settings User Level Management, WebRTC Transport Provider and Requestor, Push
-AV Stream Transport, Chime), and writes the Matter part of TraitBridge's catalog. The output is
+AV Stream Transport, Chime, Zone Management), and writes the Matter part of TraitBridge's catalog. The output is
 committed: the project builds and runs without ../shared. Google and vendor traits are written by
 hand in mappings/catalog/google.json and vendor-example.json.
 

@@ -154,23 +154,24 @@ struct MatterCorpusTests {
         let device = try #require(inovelli.devices.first?.device)
         #expect(device.deviceType(key: "ep1")?.trait(trait.id) != nil)
         // A node whose light endpoint says a device type no catalog has (0x7777) and serves a
-        // standard cluster the catalog lacks (Matter 1.5's Zone Management, 0x0550) beside one it has
-        // (1.5's Camera AV Stream Management, 0x0551, from scripts/matter-1.5-cameras.json).
+        // cluster id the catalog lacks (0x0557) beside two it has (1.5's Zone Management, 0x0550, and
+        // Camera AV Stream Management, 0x0551, from scripts/matter-1.5-cameras.json).
         var problems: [String] = []
         let text =
             #"{"node_id":5,"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
-            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29,1360,1361],"1/6/0":true}}"#
+            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29,1360,1361,1367],"1/6/0":true}}"#
         let node = try #require(MatterNode.parse(try JSONDocument.parse(Array(text.utf8)).root, problems: &problems))
         let mapping = source.map(node)
         #expect(mapping.deviceTypeDefinitions.map(\.id.description) == ["vendor.matter.DeviceType7777"])
         let kept = try #require(mapping.devices.first?.device.deviceType(key: "ep1"))
         #expect(kept.typeID.description == "vendor.matter.DeviceType7777" && kept.trait(.matter("OnOff")) != nil)
         #expect(kept.trait(.matter("CameraAvStreamManagement")) != nil, "a 1.5 camera cluster is a trait")
+        #expect(kept.trait(.matter("ZoneManagement")) != nil, "so is Zone Management")
         #expect(
             mapping.problems.contains { $0.contains("0x7777") && $0.contains("kept as vendor.matter.DeviceType7777") })
         #expect(
             mapping.problems.contains {
-                $0.contains("clusters not in the catalog") && $0.contains("0x0550") && !$0.contains("0x0551")
+                $0.contains("clusters not in the catalog") && $0.contains("0x0557") && !$0.contains("0x0550")
             },
             "\(mapping.problems)")
     }
