@@ -33,6 +33,25 @@ struct ShowCommand: ParsableCommand {
             return
         }
         print(Self.render(id: id, state: state, description: description, bridge: snapshot.bridgeState), terminator: "")
+        if let sessions = try liveViews(of: id, state: state) { print(sessions, terminator: "") }
+    }
+
+    /// A camera's open live views, asked of the bridge (`camera-sessions`); nil for other devices.
+    private func liveViews(of id: String, state: JSON) throws -> String? {
+        let traits = (state["types"]?.members ?? []).flatMap { $0.value["traits"]?.members.map(\.key) ?? [] }
+        guard traits.contains("google.WebRtcLiveView") || traits.contains("google.CameraStream") else { return nil }
+        let request = JSONValue.object(["device": .string(id)]).serializedBytes()
+        let sessions = try BridgeRequest.json("camera-sessions", payload: request, connection: connection).root
+        let open = sessions["sessions"]?.elements ?? []
+        guard !open.isEmpty else { return "  live views: none open\n" }
+        var out = "  live views:\n"
+        for session in open {
+            out += "    \(session["mediaSessionId"]?.string ?? "?")  until \(session["expires"]?.string ?? "?")"
+            if session["talkback"]?.bool == true { out += "  talkback on" }
+            if session["viewer"]?.string == "cameraStream" { out += "  (Google's viewer)" }
+            out += "\n"
+        }
+        return out
     }
 
     static func render(id: String, state: JSON, description: JSON?, bridge: String?) -> String {

@@ -115,6 +115,24 @@ extension BridgeState {
         return (closed.count, effects)
     }
 
+    /// The `camera-sessions` request (`{"device": id or name}`): the live views open on it, each
+    /// with its id, when it expires, talkback, and whether Google's viewer opened it.
+    func cameraSessionsAnswer(_ payload: [UInt8], now: Date) -> JSONValue {
+        guard let root = try? JSONDocument.parse(payload).root, let name = root["device"]?.string else {
+            return ["status": "error", "message": #"expected {"device": "<id or name>"}"#]
+        }
+        guard let id = deviceID(named: name) else {
+            return ["status": "error", "message": .string("no device '\(name.prefix(80))'")]
+        }
+        let sessions: [JSONValue] = commands.liveViews.sessions(of: id, at: now).map { id, session in
+            [
+                "mediaSessionId": .string(id), "expires": .string(session.expires.formatted(.iso8601)),
+                "talkback": .bool(session.talkback), "viewer": session.grant == nil ? "command" : "cameraStream",
+            ]
+        }
+        return ["status": "ok", "device": .string(id.rawValue), "sessions": .array(sessions)]
+    }
+
     // MARK: A partner's camera
 
     /// Asks the partner cloud of an imported camera for its stream; the offer waits for the answer.

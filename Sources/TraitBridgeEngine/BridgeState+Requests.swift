@@ -11,7 +11,8 @@ extension BridgeState {
     /// last topic level, `…/request/<operation>/<correlation>`, answered on
     /// `…/response/<operation>/<correlation>`. When both are present the properties win.
     static let requestOperations =
-        ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute"] + placementOperations
+        ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute", "camera-sessions"]
+        + placementOperations
         + layoutOperations + fanOutOperations + automationOperations
 
     /// The requests that edit the home (names and places, homes, rooms, zones, groups, scenes,
@@ -60,6 +61,10 @@ extension BridgeState {
         }
         if Self.automationOperations.contains(operation) {
             handleAutomationRequest(operation, payload: payload, reply: sink, now: now, effects: &effects)
+            return
+        }
+        if operation == "camera-sessions" {
+            reply(cameraSessionsAnswer(payload, now: now))
             return
         }
         if Self.fanOutOperations.contains(operation) {

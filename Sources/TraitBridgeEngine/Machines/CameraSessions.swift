@@ -121,6 +121,12 @@ struct CameraSessions: Sendable {
         return session
     }
 
+    /// The sessions open on `device` at `now`, in id order.
+    func sessions(of device: DeviceID, at now: Date) -> [(id: String, session: Session)] {
+        sessions.filter { $0.value.device == device && $0.value.expires > now }.sorted { $0.key < $1.key }
+            .map { ($0.key, $0.value) }
+    }
+
     mutating func extend(_ id: String, until expires: Date) { sessions[id]?.expires = expires }
     mutating func setTalkback(_ id: String, _ isOn: Bool) { sessions[id]?.talkback = isOn }
     mutating func close(_ id: String) -> Session? { sessions.removeValue(forKey: id) }
