@@ -1,5 +1,8 @@
 import Foundation
 import TraitBridgeLocalBroker
+import TraitBridgeEngine
+import TraitBridgeModel
+import TraitBridgeSimulator
 
 /// The demo camera's live view: go2rtc's WebRTC API served by aiortc (`scripts/camera-peer.py`,
 /// from `scripts/install-camera-peers.sh`) inside a network sandbox, which the bridge reaches over
@@ -129,4 +132,44 @@ final class DemoCamera: @unchecked Sendable {
 struct DemoCameraError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
+}
+
+extension DemoCamera {
+    /// The mappings the demo serves: when the home has a camera's settings on cam2mqtt, a copy of
+    /// the user's folder (if given) with `examples/generic-camera-settings.json` added (the mapping
+    /// that joins them into the Frigate camera), over the embedded catalog; else the user's folder.
+    static func mappings(for home: Scenario, given: String?, work: URL) throws -> String? {
+        let example = "examples/generic-camera-settings.json"  // beside the scenario, run from the checkout
+        guard home.devices.contains(where: { $0.deviceProtocol == .cam2mqtt }),
+            FileManager.default.fileExists(atPath: example)
+        else { return given }
+        let mappings = work.appendingPathComponent("mappings")
+        if let given { try FileManager.default.copyItem(atPath: given, toPath: mappings.path) }
+        let folder = mappings.appendingPathComponent("generic")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: example, toPath: folder.appendingPathComponent("demo-camera-settings.json").path)
+        return mappings.path
+    }
+
+    /// What the camera's settings from cam2mqtt read once joined (≤ 5 s), or why not; nil when the
+    /// home has none.
+    static func settings(of home: Scenario, in bridge: Bridge) -> String? {
+        guard let settings = home.devices.first(where: { $0.deviceProtocol == .cam2mqtt }),
+            let camera = home.devices.first(where: { $0.deviceProtocol == .frigate && $0.id == settings.id })
+        else { return nil }
+        let trait = TraitID.google("CameraAvStreamManagement")
+        let deadline = ContinuousClock.now + .seconds(5)
+        repeat {
+            let device = bridge.snapshot.graph.devices.values.first { $0.name == camera.name }
+            if let values = device?.deviceTypes.lazy.compactMap({ $0.trait(trait) }).first?.attributes,
+                let night = values["nightVision"], let volume = values["speakerVolumeLevel"]
+            {
+                return "== \(camera.name)'s settings come from cam2mqtt, joined into the camera "
+                    + "(examples/generic-camera-settings.json): nightVision \(night), speakerVolumeLevel \(volume)"
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while ContinuousClock.now < deadline
+        return "== \(camera.name)'s settings from cam2mqtt did not join the camera (is the mapping loaded?)"
+    }
 }

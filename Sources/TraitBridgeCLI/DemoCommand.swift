@@ -153,7 +153,7 @@ struct DemoCommand: ParsableCommand {
         var settings = ServeConfiguration()
         settings.broker = brokerURL
         settings.dataDirectory = work.appendingPathComponent("data").path
-        settings.mappingsDirectory = mappings
+        settings.mappingsDirectory = try DemoCamera.mappings(for: home, given: mappings, work: work)
         settings.commandTimeoutSeconds = 3
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
@@ -201,7 +201,8 @@ struct DemoCommand: ParsableCommand {
         defer { simulator.stop() }
         say("== simulating \(home.devices.count) devices: \(home.devices.map(\.name).joined(separator: ", "))")
 
-        let expected = home.devices.count + (matterDevices?.expectedDevices ?? 0)
+        // A camera's settings (cam2mqtt) join the camera: no device of their own.
+        let expected = home.devices.count { $0.deviceProtocol != .cam2mqtt } + (matterDevices?.expectedDevices ?? 0)
         let deadline = ContinuousClock.now + .seconds(30)
         var seen = 0
         while ContinuousClock.now < deadline, !Interruption.isRequested {
@@ -227,6 +228,7 @@ struct DemoCommand: ParsableCommand {
         }
 
         for line in try DemoLayout.build(in: bridge, connection: connection) { say(line) }
+        if let line = DemoCamera.settings(of: home, in: bridge) { say(line) }
         if let camera, let name = cameras.first?.name {
             style.progress("watching \(name)'s live view from a viewer in the sandbox…")
             let seen = camera.watch(camera: name, broker: brokerURL, seconds: 2)
@@ -307,6 +309,7 @@ struct DemoCommand: ParsableCommand {
             say(
                 "     traitbridge camera record \"\(name)\" off           # recording off: no events, live view refused"
             )
+            say("     traitbridge camera set \"\(name)\" nightVision=on   # a setting from cam2mqtt, confirmed")
         }
         say("   Ctrl-C stops the demo and everything it started")
         try WatchCommand.stream(
@@ -353,7 +356,7 @@ struct DemoCommand: ParsableCommand {
         let ids = graph.devices.keys.sorted()
         var renamed = 0
         var moved = 0
-        for device in home.devices {
+        for device in home.devices where device.deviceProtocol != .cam2mqtt {
             let matches = ids.filter { id in
                 guard let known = graph.devices[id] else { return false }
                 return known.name == device.name || known.sources.contains { $0.nativeID == device.id }

@@ -212,15 +212,12 @@ struct SimulatorCoreTests {
     }
 
     @Test(
-        "examples/demo-home.json loads: twelve devices of every protocol, a fault makes the Hall light partiallyOnline"
+        "examples/demo-home.json loads: thirteen devices of every protocol, a fault makes the Hall light partiallyOnline"
     )
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
-        #expect(scenario.devices.count == 12)
-        // Every protocol but cam2mqtt: a camera's settings, joined to a camera by a generic mapping
-        // the demo does not load (CameraSettingsTests runs it).
-        let protocols = Set(Scenario.DeviceProtocol.allCases).subtracting([.cam2mqtt])
-        #expect(Set(scenario.devices.map(\.deviceProtocol)) == protocols)
+        #expect(scenario.devices.count == 13)
+        #expect(Set(scenario.devices.map(\.deviceProtocol)) == Set(Scenario.DeviceProtocol.allCases))
         #expect(scenario.faults.contains { $0.kind == .offline && $0.device == "Hall light" })
     }
 }
