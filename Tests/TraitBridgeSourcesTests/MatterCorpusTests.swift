@@ -159,7 +159,8 @@ struct MatterCorpusTests {
         var problems: [String] = []
         let text =
             #"{"node_id":5,"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
-            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29,1360,1361,1367],"1/6/0":true}}"#
+            + #""1/29/0":[{"0":30583,"1":1}],"1/29/1":[6,29,1360,1361,1367],"1/6/0":true,"#
+            + #""1/1361/22":2,"1/1361/26":127,"1/1361/34":180}}"#
         let node = try #require(MatterNode.parse(try JSONDocument.parse(Array(text.utf8)).root, problems: &problems))
         let mapping = source.map(node)
         #expect(mapping.deviceTypeDefinitions.map(\.id.description) == ["vendor.matter.DeviceType7777"])
@@ -167,6 +168,13 @@ struct MatterCorpusTests {
         #expect(kept.typeID.description == "vendor.matter.DeviceType7777" && kept.trait(.matter("OnOff")) != nil)
         #expect(kept.trait(.matter("CameraAvStreamManagement")) != nil, "a 1.5 camera cluster is a trait")
         #expect(kept.trait(.matter("ZoneManagement")) != nil, "so is Zone Management")
+        // Its attributes are read by id like any node's: night vision auto, speaker volume, rotation.
+        let updates = source.updates(node, targets: mapping.targets).values.flatMap { $0 }
+        let settings = Dictionary(
+            updates.filter { $0.address.traitID == .matter("CameraAvStreamManagement") }.map { ($0.attribute, $0.value) },
+            uniquingKeysWith: { $1 })
+        #expect(settings["nightVision"] == .int(2) && settings["speakerVolumeLevel"] == .int(127), "\(settings)")
+        #expect(settings["imageRotation"] == .int(180), "\(settings)")
         #expect(
             mapping.problems.contains { $0.contains("0x7777") && $0.contains("kept as vendor.matter.DeviceType7777") })
         #expect(
