@@ -171,8 +171,8 @@ struct MatterCorpusTests {
         // Its attributes are read by id like any node's: night vision auto, speaker volume, rotation.
         let updates = source.updates(node, targets: mapping.targets).values.flatMap { $0 }
         let settings = Dictionary(
-            updates.filter { $0.address.traitID == .matter("CameraAvStreamManagement") }.map { ($0.attribute, $0.value) },
-            uniquingKeysWith: { $1 })
+            updates.filter { $0.address.traitID == .matter("CameraAvStreamManagement") }
+                .map { ($0.attribute, $0.value) }, uniquingKeysWith: { $1 })
         #expect(settings["nightVision"] == .int(2) && settings["speakerVolumeLevel"] == .int(127), "\(settings)")
         #expect(settings["imageRotation"] == .int(180), "\(settings)")
         #expect(
