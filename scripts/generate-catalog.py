@@ -214,7 +214,7 @@ class Generator:
         # A device type the reference has by id and name only takes the facts' clusters.
         by_fact = {hexid(t["id"]): t for t in fact_types}
         self.device_types["device_types"] = [
-            by_fact.get(hexid(t.get("id")), t) if "server_clusters" not in t else t
+            {**t, **by_fact[hexid(t.get("id"))]} if "server_clusters" not in t and hexid(t.get("id")) in by_fact else t
             for t in self.device_types["device_types"]]
         self.by_id, self.id_names = {}, {}
         for c in self.clusters["clusters"]:  # one entry may define several clusters (Concentration Measurement)

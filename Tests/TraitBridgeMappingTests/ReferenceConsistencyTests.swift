@@ -14,6 +14,14 @@ struct ReferenceConsistencyTests {
         return try JSONDocument.parse([UInt8](bytes), maxDepth: 128).root
     }
 
+    /// The `key` entries of the project's facts files of Matter 1.5 (cameras, closures).
+    static func facts(_ key: String) throws -> [JSON] {
+        try ["matter-1.5-cameras.json", "matter-1.5-closures.json"].flatMap { name in
+            let bytes = try #require(FileManager.default.contents(atPath: Paths.repository + "/scripts/" + name))
+            return try JSONDocument.parse([UInt8](bytes), maxDepth: 128).root[key]?.elements ?? []
+        }
+    }
+
     static func hex(_ text: String?) -> UInt32? {
         guard let text, text.hasPrefix("0x") else { return nil }
         return UInt32(text.dropFirst(2), radix: 16)
@@ -25,6 +33,13 @@ struct ReferenceConsistencyTests {
         let types = try reference("matter-device-types.json")["device_types"]?.elements ?? []
         var byID: [UInt32: JSON] = [:]
         for type in types { if let id = Self.hex(type["id"]?.string) { byID[id] = type } }
+        // A type the reference has by id and name only takes its clusters from the project's facts.
+        var factClusters: [UInt32: JSON] = [:]
+        for type in try Self.facts("device_types") {
+            guard let id = Self.hex(type["id"]?.string), byID[id]?["server_clusters"] == nil else { continue }
+            #expect(byID[id]?["name"]?.string == type["name"]?.string, "the facts' \(type["name"]?.string ?? "?")")
+            factClusters[id] = type["server_clusters"]
+        }
         let matterTypes = catalog.deviceTypes.values.filter { $0.id.namespace == .matter }
         #expect(matterTypes.count >= 30)
         for type in matterTypes {
@@ -34,7 +49,8 @@ struct ReferenceConsistencyTests {
             #expect(entry["name"]?.string == type.displayName, "\(type.id)")
             #expect(entry["google_home_type_id"]?.string == type.homeAPIsID, "\(type.id)")
             let infrastructure: Set<UInt32> = [0x0004, 0x0062, 0x001D, 0x001E]
-            let mandatory = (entry[path: "server_clusters.required"]?.elements ?? []).compactMap {
+            let clusters = entry["server_clusters"] ?? factClusters[matterID]
+            let mandatory = (clusters?["required"]?.elements ?? []).compactMap {
                 Self.hex($0["id"]?.string)
             }
             .filter { !infrastructure.contains($0) }
@@ -46,11 +62,9 @@ struct ReferenceConsistencyTests {
     @Test("every Matter trait's cluster id, Home APIs id and attribute ids match the reference")
     func traitIDs() throws {
         let catalog = try CatalogLoader.load(mappingsDirectory: Paths.mappings)
-        // Matter 1.5's camera clusters come from the project's own facts file (the reference has 1.4.2's).
-        let facts = try #require(
-            FileManager.default.contents(atPath: Paths.repository + "/scripts/matter-1.5-cameras.json"))
-        let cameras = try JSONDocument.parse([UInt8](facts), maxDepth: 128).root["clusters"]?.elements ?? []
-        let clusters = (try reference("matter-clusters.json")["clusters"]?.elements ?? []) + cameras
+        // Matter 1.5's camera and closure clusters come from the project's own facts files (the
+        // reference has 1.4.2's).
+        let clusters = (try reference("matter-clusters.json")["clusters"]?.elements ?? []) + (try Self.facts("clusters"))
         var byID: [UInt32: JSON] = [:]
         var byName: [String: JSON] = [:]
         for cluster in clusters {

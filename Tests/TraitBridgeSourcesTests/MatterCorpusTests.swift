@@ -184,6 +184,23 @@ struct MatterCorpusTests {
             "\(mapping.problems)")
     }
 
+    @Test("a Matter 1.5 closure node is a Closure with Closure Control, its main state read by id")
+    func closure() throws {
+        let source = MatterSource(catalog: try SourceFixtures.catalog())
+        var problems: [String] = []
+        let text =
+            #"{"node_id":6,"available":true,"attributes":{"0/29/0":[{"0":22,"1":1}],"0/29/1":[29,40],"#
+            + #""1/29/0":[{"0":560,"1":1}],"1/29/1":[3,29,260],"1/260/1":1,"1/260/0":12}}"#
+        let node = try #require(MatterNode.parse(try JSONDocument.parse(Array(text.utf8)).root, problems: &problems))
+        let mapping = source.map(node)
+        let closure = try #require(mapping.devices.first?.device.deviceType(key: "ep1"))
+        #expect(closure.typeID == .matter("Closure") && closure.trait(.matter("ClosureControl")) != nil)
+        #expect(mapping.deviceTypeDefinitions.isEmpty && mapping.traitDefinitions.isEmpty, "all from the catalog")
+        let values = source.updates(node, targets: mapping.targets).values.flatMap { $0 }
+        #expect(values.contains { $0.attribute == "mainState" && $0.value == .int(1) }, "Moving: \(values)")
+        #expect(values.contains { $0.attribute == "countdownTime" && $0.value == .int(12) }, "\(values)")
+    }
+
     @Test("a redacted or empty UniqueID or serial is never an identity")
     func placeholders() throws {
         let source = MatterSource(catalog: try SourceFixtures.catalog())
