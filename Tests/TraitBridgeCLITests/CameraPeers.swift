@@ -8,6 +8,15 @@ import TraitBridgeTesting
 enum CameraPeers {
     static let python = CommandRunner.repository + "/.build-camera/venv/bin/python"
 
+    /// Why the camera peers cannot run here (no network sandbox, aiortc not installed), or nil.
+    static var unavailableReason: String? {
+        if let reason = NetworkSandbox.unavailableReason(repository: CommandRunner.repository) { return reason }
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return "aiortc is not installed (scripts/install-camera-peers.sh; make test runs it)"
+        }
+        return nil
+    }
+
     /// The go2rtc-compatible camera on `sandbox`'s peer address, port 1984, stream `front_door`.
     static func camera(in sandbox: NetworkSandbox, log: String) throws -> ChildProcess {
         let camera = try ChildProcess(

@@ -14,12 +14,7 @@ import TraitBridgeTesting
 /// on it — A asks B for the stream over the link and signals at the URL B gave.
 @Suite(
     "Google CameraStream both ways", .serialized,
-    .enabled(
-        if: NetworkSandbox.unavailableReason(repository: CommandRunner.repository) == nil,
-        "\(NetworkSandbox.unavailableReason(repository: CommandRunner.repository) ?? "")"),
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: CameraPeers.python),
-        "aiortc is not installed (scripts/install-camera-peers.sh; make test runs it)"))
+    .enabled(if: CameraPeers.unavailableReason == nil, "\(CameraPeers.unavailableReason ?? "")"))
 struct CameraStreamTests {
     let http = FulfillmentTests()
     static let getStream = #"""

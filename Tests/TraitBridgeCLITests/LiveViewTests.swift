@@ -10,12 +10,7 @@ import TraitBridgeTesting
 /// loopback, reaching the camera over the sandbox's veth pair; the CLI relays the viewer's offer.
 @Suite(
     "Live view end to end", .serialized,
-    .enabled(
-        if: NetworkSandbox.unavailableReason(repository: CommandRunner.repository) == nil,
-        "\(NetworkSandbox.unavailableReason(repository: CommandRunner.repository) ?? "")"),
-    .enabled(
-        if: FileManager.default.isExecutableFile(atPath: CameraPeers.python),
-        "aiortc is not installed (scripts/install-camera-peers.sh; make test runs it)"))
+    .enabled(if: CameraPeers.unavailableReason == nil, "\(CameraPeers.unavailableReason ?? "")"))
 struct LiveViewTests {
     /// The sandbox, the camera listening in it, a broker, serve with the camera known and recording.
     final class Home {

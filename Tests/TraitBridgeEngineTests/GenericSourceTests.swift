@@ -106,48 +106,47 @@ struct GenericSourceTests {
         #expect(device.deviceType(key: "relay")?.sourceConnectivity.connectivityState == .online)
     }
 
-    @Test("a broken generic file is refused with file:line:col and path")
-    func brokenFile() throws {
+    /// The problems a generic mappings file with `text` is refused with (an issue when it is not).
+    func refusal(_ text: String) throws -> [String] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-generic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try """
-        {"devices": [{"id": "x", "deviceTypes": [{"key": "k", "type": "matter.OnOffPlugInUnit", "traits": [
-          {"trait": "matter.OnOff", "attribute": "onOf", "state": {"topic": "a"}}]}]}]}
-        """.write(to: folder.appendingPathComponent("generic/bad.json"), atomically: true, encoding: .utf8)
+        try text.write(to: folder.appendingPathComponent("generic/bad.json"), atomically: true, encoding: .utf8)
         let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
         do {
             _ = try GenericDevicesLoader.load(mappingsDirectory: folder.path, catalog: catalog)
             Issue.record("the file must be refused")
+            return []
         } catch {
-            #expect(
-                error.problems.first?.description.hasSuffix(
-                    "bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute 'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff"
-                ) == true, "\(error.problems)")
+            return error.problems.map(\.description)
         }
+    }
+
+    @Test("a broken generic file is refused with file:line:col and path")
+    func brokenFile() throws {
+        let problems = try refusal(
+            """
+            {"devices": [{"id": "x", "deviceTypes": [{"key": "k", "type": "matter.OnOffPlugInUnit", "traits": [
+              {"trait": "matter.OnOff", "attribute": "onOf", "state": {"topic": "a"}}]}]}]}
+            """)
+        #expect(
+            problems.first?.hasSuffix(
+                "bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute 'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff"
+            ) == true, "\(problems)")
     }
 
     @Test("a device type that joins needs mergeWith: refused at file:line:col")
     func joinWithoutTarget() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-generic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-            at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try """
-        {"devices": [{"id": "x", "deviceTypes": [{"key": "camera", "type": "google.Camera", "join": true,
-          "traits": [{"trait": "google.CameraAvStreamManagement", "attribute": "nightVision",
-                      "state": {"topic": "a"}}]}]}]}
-        """.write(to: folder.appendingPathComponent("generic/bad.json"), atomically: true, encoding: .utf8)
-        let catalog = try CatalogLoader.load(mappingsDirectory: EngineFixtures.mappingsDirectory())
-        do {
-            _ = try GenericDevicesLoader.load(mappingsDirectory: folder.path, catalog: catalog)
-            Issue.record("the file must be refused")
-        } catch {
-            #expect(
-                error.problems.first?.description.contains(
-                    "devices[0].deviceTypes[0].join: join needs the device's mergeWith") == true, "\(error.problems)")
-        }
+        let problems = try refusal(
+            """
+            {"devices": [{"id": "x", "deviceTypes": [{"key": "camera", "type": "google.Camera", "join": true,
+              "traits": [{"trait": "google.CameraAvStreamManagement", "attribute": "nightVision",
+                          "state": {"topic": "a"}}]}]}]}
+            """)
+        #expect(
+            problems.first?.contains("devices[0].deviceTypes[0].join: join needs the device's mergeWith") == true,
+            "\(problems)")
     }
 }
 

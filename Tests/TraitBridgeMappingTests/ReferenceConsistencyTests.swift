@@ -64,7 +64,8 @@ struct ReferenceConsistencyTests {
         let catalog = try CatalogLoader.load(mappingsDirectory: Paths.mappings)
         // Matter 1.5's camera and closure clusters come from the project's own facts files (the
         // reference has 1.4.2's).
-        let clusters = (try reference("matter-clusters.json")["clusters"]?.elements ?? []) + (try Self.facts("clusters"))
+        let clusters =
+            (try reference("matter-clusters.json")["clusters"]?.elements ?? []) + (try Self.facts("clusters"))
         var byID: [UInt32: JSON] = [:]
         var byName: [String: JSON] = [:]
         for cluster in clusters {
