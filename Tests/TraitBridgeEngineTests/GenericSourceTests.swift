@@ -132,7 +132,8 @@ struct GenericSourceTests {
             """)
         #expect(
             problems.first?.hasSuffix(
-                "bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute 'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff"
+                "bad.json:2:42: devices[0].deviceTypes[0].traits[0].attribute: trait matter.OnOff has no attribute "
+                    + "'onOf'; it has: onOff, globalSceneControl, onTime, offWaitTime, startUpOnOff"
             ) == true, "\(problems)")
     }
 
