@@ -39,7 +39,15 @@ extension BridgeState {
                         $0.params.contains { $0.attribute == attribute }
                     } == true
                 guard settable else { throw CommandFailure(.notSupported, "\(address).\(attribute) is read-only") }
-                do { try metadata.validate(value) } catch {
+                do throws(AttributeValidationError) {
+                    // A word that names no value of an enumeration: say the values and their labels.
+                    if case .string = value, metadata.format != .string, let allowed = metadata.validValues,
+                        allowed.contains(where: { $0.label != nil })
+                    {
+                        throw .notAValidValue(value: value, allowed: allowed)
+                    }
+                    try metadata.validate(value)
+                } catch {
                     throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)")
                 }
                 writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
