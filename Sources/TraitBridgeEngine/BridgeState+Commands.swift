@@ -173,10 +173,11 @@ extension BridgeState {
     mutating func expireCommands(now: Date, effects: inout BridgeEffects) {
         for pending in commands.expire(at: now) {
             if let offer = pending.openOffer {
-                _ = commands.liveViews.offerSettled(offer)
-                let failure = CommandFailure(
-                    .deviceOffline,
-                    "the camera's live view endpoint gave no answer within \(Self.offerAnswerSeconds) s")
+                let waited = commands.liveViews.offerSettled(offer)
+                var who = "the camera's live view endpoint gave no answer"
+                if waited?.partner != nil { who = "the partner's signalling URL gave no answer" }
+                if waited?.linkRequest != nil { who = "the camera's partner cloud gave no stream (GetCameraStream)" }
+                let failure = CommandFailure(.deviceOffline, "\(who) within \(Self.offerAnswerSeconds) s")
                 finish(
                     pending.sink, deviceID: pending.deviceID, correlationID: pending.correlationID, failure: failure,
                     now: now, effects: &effects)

@@ -34,7 +34,8 @@ struct CameraSettingsStateTests {
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("generic"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try Self.mapping.write(to: folder.appendingPathComponent("generic/camera.json"), atomically: true, encoding: .utf8)
+        try Self.mapping.write(
+            to: folder.appendingPathComponent("generic/camera.json"), atomically: true, encoding: .utf8)
         var (catalog, tables) = try EngineFixtures.mappings.get()
         tables[GenericFamily().name] = try GenericDevicesLoader.load(mappingsDirectory: folder.path, catalog: catalog)
         var state = BridgeState(
@@ -75,7 +76,8 @@ struct CameraSettingsStateTests {
             if write.sent.isEmpty {
                 #expect(value["x2"]?.int64 == 1280, "the viewport goes whole")
             } else {
-                #expect(value.value.serialized() == write.sent, "\(write.attribute) sent as \(value.value.serialized())")
+                #expect(
+                    value.value.serialized() == write.sent, "\(write.attribute) sent as \(value.value.serialized())")
             }
             current[path] = value.value.serialized()
             let echo = report()
