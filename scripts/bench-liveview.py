@@ -7,6 +7,10 @@ whose go2rtc is the camera. Measures:
   first_frame_ms   from starting `traitbridge camera live` (the viewer's offer ready) to the viewer's
                    first decoded frame: CLI start, MQTT, the bridge, the camera's answer, ICE, DTLS,
                    the first frame. Median and p90 of RUNS sessions, each stopped after.
+  google_first_frame_ms  the same through Google's CameraStream path: POST /smarthome EXECUTE
+                   GetCameraStream (a static token), then the viewer's offer POSTed to the signalling
+                   URL with the stream token it gave, the answer handed to the viewer, to its first frame
+                   (the HTTP requests made from this process; no CLI start). Median and p90 of RUNS.
   sessions         SESSIONS sessions started at once over MQTT (the same offer each time: the
                    camera answers each, no viewer connects): how many the bridge confirmed, that the
                    next one is refused (resourceExhausted at the bound, 100), serve's VmRSS before, with
@@ -16,7 +20,7 @@ whose go2rtc is the camera. Measures:
 
 Prints one line of JSON. Needs scripts/install-camera-peers.sh. Every wait is bounded.
 """
-import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
 
 import benchlib
 from benchlib import mqttlite
@@ -55,8 +59,13 @@ def main():
             time.sleep(0.05)
         port = benchlib.mosquitto(tmp, procs)
         config = os.path.join(tmp, "config.json")
+        http_port = benchlib.scale.free_port()
+        token = "bench-token-0123456789abcdef0123"
+        open(os.path.join(tmp, "tokens"), "w").write(f"{token} bench\n")
         json.dump({"broker": f"mqtt://127.0.0.1:{port}", "dataDir": os.path.join(tmp, "data"), "logLevel": "warning",
-                   "frigate": {"go2rtc": f"http://{peer}:1984"}}, open(config, "w"))
+                   "frigate": {"go2rtc": f"http://{peer}:1984"},
+                   "http": {"listen": f"127.0.0.1:{http_port}", "bearerTokensFile": os.path.join(tmp, "tokens")}},
+                  open(config, "w"))
         serve = subprocess.Popen([binary, "serve", "--config", config], stdout=open(os.path.join(tmp, "serve.log"), "w"),
                                  stderr=subprocess.STDOUT, cwd=ROOT)
         procs.append(serve)
@@ -98,6 +107,39 @@ def main():
                                 f"mqtt://127.0.0.1:{port}"], capture_output=True, timeout=30)
         firsts.sort()
 
+        # 1b. The same through Google's path: GetCameraStream, then the offer at the signalling URL.
+        def post(url, body, bearer):
+            request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers={
+                "Content-Type": "application/json", "Authorization": f"Bearer {bearer}"})
+            return json.loads(urllib.request.urlopen(request, timeout=15).read())
+        get_stream = {"requestId": "b", "inputs": [{"intent": "action.devices.EXECUTE", "payload": {"commands": [{
+            "devices": [{"id": "frigate-front_door"}], "execution": [{
+                "command": "action.devices.commands.GetCameraStream",
+                "params": {"StreamToChromecast": False, "SupportedStreamProtocols": ["webrtc"]}}]}]}}]}
+        google = []
+        for run in range(args.runs):
+            offer, answer = os.path.join(tmp, f"g{run}.offer"), os.path.join(tmp, f"g{run}.answer")
+            viewer = subprocess.Popen(inside + [PYTHON, os.path.join(ROOT, "scripts", "camera-viewer.py"), offer,
+                                                answer, "--seconds", "2"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            deadline = time.time() + 20
+            while not os.path.exists(offer) and time.time() < deadline:
+                time.sleep(0.005)
+            started = time.time()
+            states = post(f"http://127.0.0.1:{http_port}/smarthome", get_stream, token)["payload"]["commands"][0]
+            stream = states.get("states", {})
+            answered = post(stream["cameraStreamSignalingUrl"], {"action": "offer", "deviceId": "frigate-front_door",
+                                                                 "sdp": open(offer).read()},
+                            stream["cameraStreamAuthToken"])
+            open(answer + ".part", "w").write(answered["sdp"])
+            os.replace(answer + ".part", answer)
+            out, _ = viewer.communicate(timeout=40)
+            result = json.loads(out.strip().splitlines()[-1])
+            if result.get("firstFrameAt"):
+                google.append((result["firstFrameAt"] - started) * 1000)
+            post(stream["cameraStreamSignalingUrl"], {"action": "end"}, stream["cameraStreamAuthToken"])
+        google.sort()
+
         # 2. SESSIONS at once over MQTT, then one more, then all stopped.
         before = rss_mb(serve.pid)
         results = mqttlite.Client(port, "bench-results")
@@ -129,6 +171,9 @@ def main():
             "first_frame_ms_p50": round(statistics.median(firsts), 1) if firsts else None,
             "first_frame_ms_p90": round(firsts[int(len(firsts) * 0.9) - 1], 1) if firsts else None,
             "first_frame_runs": len(firsts),
+            "google_first_frame_ms_p50": round(statistics.median(google), 1) if google else None,
+            "google_first_frame_ms_p90": round(google[int(len(google) * 0.9) - 1], 1) if google else None,
+            "google_first_frame_runs": len(google),
             "sessions_confirmed": len(confirmed), "sessions_refused": refused,
             "sessions_start_s": round(took, 2),
             "serve_rss_mb": {"before": round(before, 1), "open": round(with_sessions, 1), "stopped": round(after, 1)},
