@@ -129,12 +129,7 @@ extension BridgeState {
                 "\(device.name) has no live view endpoint: its source names none (for Frigate, give the frigate "
                     + "section's go2rtc URL)")
         }
-        let transport = device.deviceTypes.lazy.compactMap { $0.trait(.google("PushAvStreamTransport")) }.first
-        if case .list(let items)? = transport?.attributes["currentConnections"],
-            !items.contains(where: {
-                if case .structure(let item) = $0 { item["transportStatus"] == .int(0) } else { false }
-            })
-        {
+        if !Self.records(device) {
             throw CommandFailure(
                 .failedPrecondition,
                 "\(device.name) does not record (its push transport is inactive): live view is refused until "
