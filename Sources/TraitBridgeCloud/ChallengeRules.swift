@@ -1,4 +1,4 @@
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// Google's secondary user verification: which EXECUTE commands need the user to say yes
 /// (`ackNeeded`) or give a PIN (`pinNeeded`) before the bridge runs them. Google's secure actions

@@ -1,6 +1,6 @@
 public import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 extension GoogleC2C {
     /// A SYNC response for `devices`. Devices with no trait Google can express are left out and

@@ -4,10 +4,10 @@ import FoundationEssentials
 public import Logging
 import Synchronization
 public import TraitBridgeAutomation
-public import TraitBridgeCloud
+import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMQTT
-public import TraitBridgeModel
+import TraitBridgeModel
 public import TraitBridgeStore
 
 /// The running bridge: a ``BridgeState`` behind one lock, fed by the MQTT client's network thread

@@ -3,6 +3,7 @@ import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgeSources
 
 /// What Google's exports (SYNC, QUERY, EXECUTE states) need of each device, under the export rules.
 extension BridgeState {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-public import TraitBridgeModel
+import TraitBridgeModel
 import TraitBridgeSources
 
 /// What the bridge can say of itself at any moment, for `/metrics` and `/readyz`: counts the

@@ -1,6 +1,6 @@
 public import FoundationEssentials
 import TraitBridgeAutomation
-public import TraitBridgeCloud
+import TraitBridgeCloud
 import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel

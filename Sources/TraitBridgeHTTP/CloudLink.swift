@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-public import FoundationEssentials
+import FoundationEssentials
 public import Logging
 import NIOCore
 import NIOHTTP1
@@ -78,7 +78,7 @@ public final class CloudLink: Service, Sendable {
     }
 
     public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.poll() }
                 group.addTask {

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+import FoundationEssentials
 public import TraitBridgeCloud
 
 /// What `serve` needs to be Google's partner cloud over HTTP: where to listen, TLS, who may call

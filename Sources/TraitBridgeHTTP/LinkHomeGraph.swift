@@ -1,5 +1,5 @@
 import Crypto
-public import FoundationEssentials
+import FoundationEssentials
 import Hummingbird
 import NIOCore
 import Synchronization

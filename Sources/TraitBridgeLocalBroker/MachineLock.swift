@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A lock on this machine (`flock` on a file in the temporary folder) for a peer only one may run
 /// at a time — Matter Servers share `/data`, Matter lights share UDP 5540 — so tests in parallel

@@ -1,4 +1,4 @@
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// What the user decided about a device — its name and its room — which wins over what any
 /// source says (a Shelly announces only its id; zigbee2mqtt and Home Assistant rename and

@@ -1,6 +1,7 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TraitBridgeMQTT
 import TraitBridgeTesting
 
 /// The home above the devices through the HTTP API, on a real `serve` and a real client: edits

@@ -99,7 +99,7 @@ struct CameraStreamTests {
         let ended = try await signal(b, ["action": "end", "deviceId": "frigate-front_door"], token: token)
         #expect(ended.status == 200, "\(ended.body)")
         #expect(eventually(timeout: .seconds(10)) { (try? CameraPeers.sessions(in: sandbox)) == 0 }, "end ended it")
-        FileManager.default.createFile(atPath: stopFile, contents: Data())
+        _ = FileManager.default.createFile(atPath: stopFile, contents: Data())
         #expect(viewer.process.reap(within: .seconds(15)))
         #expect((CameraPeers.frames(viewer.log) ?? 0) >= 10, "\(LogFile.read(viewer.log))")
         let again = try await signal(b, ["action": "offer", "sdp": offer], token: token)
@@ -130,7 +130,7 @@ struct CameraStreamTests {
         let stop = try CommandRunner.run(["camera", "stop", "c2c-frigate-front_door", id, "--broker", brokerA.url])
         #expect(stop.exitCode == 0, "\(stop)")
         #expect(eventually(timeout: .seconds(10)) { (try? CameraPeers.sessions(in: sandbox)) == 0 }, "A ended it at B")
-        FileManager.default.createFile(atPath: stopFile, contents: Data())
+        _ = FileManager.default.createFile(atPath: stopFile, contents: Data())
         #expect(viewer.process.reap(within: .seconds(15)))
         #expect((CameraPeers.frames(viewer.log) ?? 0) >= 10, "\(LogFile.read(viewer.log))")
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TraitBridgeJSON
 import TraitBridgeMQTT
+import TraitBridgeModel
 import TraitBridgeStore
 import TraitBridgeTesting
 

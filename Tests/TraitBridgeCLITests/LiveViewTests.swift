@@ -109,7 +109,7 @@ struct LiveViewTests {
         let none = try CommandRunner.run(["show", "Front door", "--broker", home.broker.url])
         #expect(none.standardOutput.contains("live views: none open"), "\(none.standardOutput)")
         #expect(eventually(timeout: .seconds(10)) { (try? home.cameraSessions()) == 0 }, "stop ended the camera's side")
-        FileManager.default.createFile(atPath: stopFile, contents: Data())
+        _ = FileManager.default.createFile(atPath: stopFile, contents: Data())
         #expect(viewer.process.reap(within: .seconds(15)))
         let watched = try #require(Self.json(LogFile.read(viewer.log)), "\(LogFile.read(viewer.log))")
         let frames = try #require(watched["frames"] as? Int)

@@ -1,5 +1,5 @@
 public import TraitBridgeJSON
-public import TraitBridgeMapping
+import TraitBridgeMapping
 public import TraitBridgeModel
 
 /// Matter Servers in the registry: the `matter` section, one server (`{"url": …}`) or a list

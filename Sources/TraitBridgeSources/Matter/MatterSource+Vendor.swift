@@ -1,5 +1,5 @@
 import TraitBridgeJSON
-public import TraitBridgeModel
+import TraitBridgeModel
 
 /// What the catalog cannot know in advance: a manufacturer's own clusters and device types. They
 /// become vendor-namespaced definitions built from the node itself (`vendor.matter-<vendor>.Cluster<id>`,

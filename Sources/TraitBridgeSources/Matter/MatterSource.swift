@@ -1,6 +1,6 @@
 import FoundationEssentials
-public import TraitBridgeJSON
-public import TraitBridgeMapping
+import TraitBridgeJSON
+import TraitBridgeMapping
 public import TraitBridgeModel
 
 /// Matter nodes (as the Matter Server sends them) to devices: near-lossless, since the model is

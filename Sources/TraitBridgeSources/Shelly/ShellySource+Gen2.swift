@@ -1,6 +1,6 @@
 public import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 extension ShellySource {
     /// A Gen2 notification on `<prefix>/events/rpc`.

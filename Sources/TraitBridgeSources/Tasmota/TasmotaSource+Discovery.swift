@@ -1,6 +1,6 @@
 public import TraitBridgeJSON
 import TraitBridgeMapping
-public import TraitBridgeModel
+import TraitBridgeModel
 
 extension TasmotaSource {
     /// A device from its discovery config (`tasmota/discovery/<mac>/config`): relays (`rl` 1),

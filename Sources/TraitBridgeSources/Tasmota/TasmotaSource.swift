@@ -1,4 +1,4 @@
-public import TraitBridgeJSON
+import TraitBridgeJSON
 public import TraitBridgeMapping
 public import TraitBridgeModel
 
