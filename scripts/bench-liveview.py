@@ -84,15 +84,20 @@ def main():
         assert ready, "the camera did not come up"
 
         # 1. Start to first frame, RUNS times.
-        firsts, offer_text = [], None
-        for run in range(args.runs):
-            offer, answer = os.path.join(tmp, f"{run}.offer"), os.path.join(tmp, f"{run}.answer")
+        def viewer_with_offer(name):
+            """A viewer in the sandbox, once its offer is written: the process and its two files."""
+            offer, answer = os.path.join(tmp, f"{name}.offer"), os.path.join(tmp, f"{name}.answer")
             viewer = subprocess.Popen(inside + [PYTHON, os.path.join(ROOT, "scripts", "camera-viewer.py"), offer,
                                                 answer, "--seconds", "2"],
                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             deadline = time.time() + 20
             while not os.path.exists(offer) and time.time() < deadline:
                 time.sleep(0.005)
+            return viewer, offer, answer
+
+        firsts, offer_text = [], None
+        for run in range(args.runs):
+            viewer, offer, answer = viewer_with_offer(str(run))
             offer_text = offer_text or open(offer).read()
             started = time.time()
             live = subprocess.run([binary, "camera", "live", "frigate-front_door", "--offer", offer, "--answer", answer,
@@ -118,13 +123,7 @@ def main():
                 "params": {"StreamToChromecast": False, "SupportedStreamProtocols": ["webrtc"]}}]}]}}]}
         google = []
         for run in range(args.runs):
-            offer, answer = os.path.join(tmp, f"g{run}.offer"), os.path.join(tmp, f"g{run}.answer")
-            viewer = subprocess.Popen(inside + [PYTHON, os.path.join(ROOT, "scripts", "camera-viewer.py"), offer,
-                                                answer, "--seconds", "2"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            deadline = time.time() + 20
-            while not os.path.exists(offer) and time.time() < deadline:
-                time.sleep(0.005)
+            viewer, offer, answer = viewer_with_offer(f"g{run}")
             started = time.time()
             states = post(f"http://127.0.0.1:{http_port}/smarthome", get_stream, token)["payload"]["commands"][0]
             stream = states.get("states", {})
