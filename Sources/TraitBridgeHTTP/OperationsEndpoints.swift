@@ -72,15 +72,14 @@ public final class OperationsEndpoints: Sendable {
     /// The exposition text, after the scrape-time values are brought up to date.
     func scrape() -> String {
         let facts = bridge.snapshot.facts
-        registry.makeGauge(name: "traitbridge_build_info", labels: [("version", version), ("commit", commit)]).set(
-            Int64(1))
-        registry.makeGauge(name: "traitbridge_broker_connected").set(Int64(facts.broker == .up ? 1 : 0))
-        registry.makeGauge(name: "traitbridge_commands_waiting").set(Int64(facts.waitingCommands))
+        gauge("traitbridge_build_info", [("version", version), ("commit", commit)]).set(Int64(1))
+        gauge("traitbridge_broker_connected").set(Int64(facts.broker == .up ? 1 : 0))
+        gauge("traitbridge_commands_waiting").set(Int64(facts.waitingCommands))
         for (state, count) in facts.devicesByConnectivity {
-            registry.makeGauge(name: "traitbridge_devices", labels: [("connectivity", state)]).set(Int64(count))
+            gauge("traitbridge_devices", [("connectivity", state)]).set(Int64(count))
         }
         for (source, count) in facts.devicesBySource {
-            registry.makeGauge(name: "traitbridge_source_devices", labels: [("source", source)]).set(Int64(count))
+            gauge("traitbridge_source_devices", [("source", source)]).set(Int64(count))
         }
         for (source, count) in facts.messagesBySource {
             advance("traitbridge_source_messages_received_total", ("source", source), to: count)
@@ -89,9 +88,20 @@ public final class OperationsEndpoints: Sendable {
             advance("traitbridge_limit_refusals_total", ("limit", limit), to: count)
         }
         if let bytes = Self.residentBytes() {
-            registry.makeGauge(name: "traitbridge_resident_memory_bytes").set(Int64(bytes))
+            gauge("traitbridge_resident_memory_bytes").set(Int64(bytes))
         }
         return registry.emitToString()
+    }
+
+    /// A gauge by its full name (no unit suffix, no help line: the exposition as it was).
+    private func gauge(_ name: String, _ labels: [(String, String)] = []) -> Gauge {
+        labels.isEmpty
+            ? registry.makeGauge(descriptor: Self.descriptor(name))
+            : registry.makeGauge(descriptor: Self.descriptor(name), labels: labels)
+    }
+
+    static func descriptor(_ name: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: "")
     }
 
     /// Brings a counter to `count` (the state's own count since start; counters only grow).
@@ -101,7 +111,7 @@ public final class OperationsEndpoints: Sendable {
             defer { last[key] = max(count, last[key] ?? 0) }
             return count - (last[key] ?? 0)
         }
-        let counter = registry.makeCounter(name: name, labels: [label])
+        let counter = registry.makeCounter(descriptor: Self.descriptor(name), labels: [label])
         if delta > 0 { counter.increment(by: Int64(delta)) }
     }
 
