@@ -67,8 +67,12 @@ struct CameraViewer {
         let text = try offered(sdp)
         try Data(text.utf8).write(to: URL(fileURLWithPath: answer + ".part"))
         try FileManager.default.moveItem(atPath: answer + ".part", toPath: answer)
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()  // until the viewer ends
+        // Bounded even for a viewer of the user's that never ends: it is stopped past its time.
+        let end = Date().addingTimeInterval(Double(seconds) + 90)
+        while process.isRunning, Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
         let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").last { $0.hasPrefix("{") } ?? ""
         guard let root = try? JSONDocument.parse(Array(line.utf8)).root, case .object(let object) = root.value else {
             throw ValidationError("the viewer printed no report (exit \(process.terminationStatus))")
