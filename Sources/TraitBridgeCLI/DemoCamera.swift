@@ -136,10 +136,12 @@ struct DemoCameraError: Error, CustomStringConvertible {
 
 extension DemoCamera {
     /// The mappings the demo serves: when the home has a camera's settings on cam2mqtt, a copy of
-    /// the user's folder (if given) with `examples/generic-camera-settings.json` added (the mapping
-    /// that joins them into the Frigate camera), over the embedded catalog; else the user's folder.
-    static func mappings(for home: Scenario, given: String?, work: URL) throws -> String? {
-        let example = "examples/generic-camera-settings.json"  // beside the scenario, run from the checkout
+    /// the user's folder (if given) with `generic-camera-settings.json` from beside the scenario
+    /// (the mapping that joins them into the Frigate camera), over the embedded catalog; else the
+    /// user's folder.
+    static func mappings(for home: Scenario, beside scenario: String, given: String?, work: URL) throws -> String? {
+        let example = URL(fileURLWithPath: scenario).deletingLastPathComponent()
+            .appendingPathComponent("generic-camera-settings.json").path  // beside the scenario
         guard home.devices.contains(where: { $0.deviceProtocol == .cam2mqtt }),
             FileManager.default.fileExists(atPath: example)
         else { return given }

@@ -153,7 +153,7 @@ struct DemoCommand: ParsableCommand {
         var settings = ServeConfiguration()
         settings.broker = brokerURL
         settings.dataDirectory = work.appendingPathComponent("data").path
-        settings.mappingsDirectory = try DemoCamera.mappings(for: home, given: mappings, work: work)
+        settings.mappingsDirectory = try DemoCamera.mappings(for: home, beside: scenario, given: mappings, work: work)
         settings.commandTimeoutSeconds = 3
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
