@@ -5,9 +5,10 @@ Reads ../shared/reference/matter-clusters.json and matter-device-types.json (fac
 the Matter 1.4.2 data model XML; the device types also carry the camera family of Matter 1.5) and
 scripts/matter-1.5-cameras.json (our own facts of the 1.5 camera clusters: Camera AV Stream
 Management, Camera AV Settings User Level Management, WebRTC Transport Provider and Requestor, Push
-AV Stream Transport, Chime, Zone Management) and scripts/matter-1.5-closures.json (the closures: Closure
-Control, Closure Dimension, and the Closure and Closure Panel device types), and writes the Matter part of TraitBridge's catalog. The output is
-committed: the project builds and runs without ../shared. Google and vendor traits are written by
+AV Stream Transport, Chime, Zone Management) and scripts/matter-1.5-closures.json (the closures:
+Closure Control, Closure Dimension, and the Closure and Closure Panel device types), and writes the
+Matter part of TraitBridge's catalog. The output is committed: the project builds and runs without
+../shared. Google and vendor traits are written by
 hand in mappings/catalog/google.json and vendor-example.json.
 
 Usage: scripts/generate-catalog.py [REFERENCE_DIR] [OUTPUT_DIR]   (or `make catalog`)

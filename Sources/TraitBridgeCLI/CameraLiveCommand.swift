@@ -17,7 +17,9 @@ struct CameraLiveCommand: ParsableCommand {
             The answer is printed with the session (--json: {"answerSdp", "mediaSessionId", \
             "liveSessionDurationSeconds"}), or written to --answer for a viewer that reads it from a file. An offer \
             is at most 64 KB of SDP text. The session ends after liveSessionDurationSeconds unless extended \
-            (camera extend), or with camera stop. Without --offer, the built-in viewer (aiortc, in a checkout:             scripts/install-camera-peers.sh) or --viewer makes the offer, watches for --seconds and reports the             frames it decoded; the session is stopped after. Exit 1 when no frame came.
+            (camera extend), or with camera stop. Without --offer, the built-in viewer (aiortc, in a checkout: \
+            scripts/install-camera-peers.sh) or --viewer makes the offer, watches for --seconds and reports the \
+            frames it decoded; the session is stopped after. Exit 1 when no frame came.
             """
     )
 

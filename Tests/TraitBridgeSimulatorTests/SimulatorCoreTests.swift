@@ -212,7 +212,7 @@ struct SimulatorCoreTests {
     }
 
     @Test(
-        "examples/demo-home.json loads: thirteen devices of every protocol, a fault makes the Hall light partiallyOnline"
+        "examples/demo-home.json loads: thirteen devices of every protocol; a fault makes the Hall light partial"
     )
     func demoHome() throws {
         let scenario = try Scenario.load(path: TestPaths(filePath: #filePath).repository + "/examples/demo-home.json")
