@@ -91,24 +91,12 @@ public final class LiveViewSignalling: Service, Sendable {
 
     /// POSTs the offer; the answer, or why there is none (its HTTP status, a timeout, a refusal).
     func offer(_ sdp: String, to url: String) async -> SignallingAnswer {
-        var post = HTTPClientRequest(url: url)
-        post.method = .POST
-        post.headers.add(name: "Content-Type", value: "application/sdp")
-        post.body = .bytes(ByteBuffer(string: sdp))
-        do {
-            let response = try await client.execute(post, timeout: Self.timeout)
-            let body: ByteBuffer
-            do { body = try await response.body.collect(upTo: Self.maxAnswerBytes) } catch {
-                return .failed("its answer is over \(Self.maxAnswerBytes) bytes")
-            }
-            guard response.status == .ok || response.status == .created else {
-                return .failed("it answered HTTP \(response.status.code)")
-            }
-            let text = String(decoding: body.readableBytesView, as: UTF8.self)
-            let resource = response.headers.first(name: "Location").flatMap { Self.resolve($0, against: url) }
-            return .answer(sdp: text, resource: resource)
-        } catch {
-            return .failed("\(error)")
+        switch await post(url, type: "application/sdp", body: ByteBuffer(string: sdp), bearer: nil) {
+        case .failure(let reason): return .failed(reason.description)
+        case .success(let (status, body, location)):
+            guard status == .ok || status == .created else { return .failed("it answered HTTP \(status.code)") }
+            let resource = location.flatMap { Self.resolve($0, against: url) }
+            return .answer(sdp: String(decoding: body.readableBytesView, as: UTF8.self), resource: resource)
         }
     }
 
@@ -116,30 +104,42 @@ public final class LiveViewSignalling: Service, Sendable {
     func partnerOffer(_ body: JSONValue, token: String, to url: String, expectsAnswer: Bool = true) async
         -> SignallingAnswer
     {
-        var post = HTTPClientRequest(url: url)
-        post.method = .POST
-        post.headers.add(name: "Content-Type", value: "application/json")
-        if !token.isEmpty { post.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        post.body = .bytes(ByteBuffer(bytes: body.serializedBytes()))
-        do {
-            let response = try await client.execute(post, timeout: Self.timeout)
-            let bytes: ByteBuffer
-            do { bytes = try await response.body.collect(upTo: Self.maxAnswerBytes) } catch {
-                return .failed("its answer is over \(Self.maxAnswerBytes) bytes")
-            }
-            guard response.status == .ok else {
-                let said = (try? JSONDocument.parse(Array(bytes.readableBytesView)).root["error"]?.string) ?? nil
-                return .failed("it answered HTTP \(response.status.code)\(said.map { ": \($0.prefix(300))" } ?? "")")
+        let bytes = ByteBuffer(bytes: body.serializedBytes())
+        switch await post(url, type: "application/json", body: bytes, bearer: token.isEmpty ? nil : token) {
+        case .failure(let reason): return .failed(reason.description)
+        case .success(let (status, answer, _)):
+            let root = try? JSONDocument.parse(Array(answer.readableBytesView)).root
+            guard status == .ok else {
+                let said = root?["error"]?.string.map { ": \($0.prefix(300))" } ?? ""
+                return .failed("it answered HTTP \(status.code)\(said)")
             }
             guard expectsAnswer else { return .answer(sdp: "", resource: nil) }
-            guard let root = try? JSONDocument.parse(Array(bytes.readableBytesView)).root,
-                let sdp = root["sdp"]?.string
-            else {
+            guard let sdp = root?["sdp"]?.string else {
                 return .failed("its answer is not Google's signalling JSON ({\"action\": \"answer\", \"sdp\": …})")
             }
             return .answer(sdp: sdp, resource: nil)
+        }
+    }
+
+    /// One bounded POST: the status, the body (at most 64 KB) and its `Location`, or why none came.
+    private func post(_ url: String, type: String, body: ByteBuffer, bearer: String?) async -> Result<
+        (HTTPResponseStatus, ByteBuffer, String?), SignallingFailure
+    > {
+        var post = HTTPClientRequest(url: url)
+        post.method = .POST
+        post.headers.add(name: "Content-Type", value: type)
+        if let bearer { post.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        post.body = .bytes(body)
+        do {
+            let response = try await client.execute(post, timeout: Self.timeout)
+            do {
+                let bytes = try await response.body.collect(upTo: Self.maxAnswerBytes)
+                return .success((response.status, bytes, response.headers.first(name: "Location")))
+            } catch {
+                return .failure(SignallingFailure("its answer is over \(Self.maxAnswerBytes) bytes"))
+            }
         } catch {
-            return .failed("\(error)")
+            return .failure(SignallingFailure("\(error)"))
         }
     }
 
@@ -163,4 +163,10 @@ public final class LiveViewSignalling: Service, Sendable {
 
     /// An endpoint as logs show it: its origin and path, no query (a stream's name may be private).
     static func shown(_ url: String) -> String { String(url.prefix { $0 != "?" }) }
+}
+
+/// Why a signalling request got no usable answer, in words for the command's result.
+struct SignallingFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
