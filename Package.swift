@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/attaswift/BigInt", from: "6.0.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -123,6 +124,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // HomeKit Accessory Protocol over IP: pairing (SRP, Ed25519, X25519), the encrypted sessions,
+        // accessories from the unified model (mappings/homekit), events, and mDNS through Avahi.
+        .target(
+            name: "TraitBridgeHomeKit",
+            dependencies: [
+                "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeModel", "TraitBridgeMapping",
+                .product(name: "BigInt", package: "BigInt"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),

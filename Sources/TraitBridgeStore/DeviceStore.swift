@@ -150,6 +150,13 @@ public final class DeviceStore: Sendable {
             try createCloudOrigins(db)
             try LegacyDescription.convert(db)
         }
+        migrator.registerMigration("v9: homekit accessories") { db in
+            try db.create(table: "homeKitAccessory") { table in
+                table.primaryKey("name", .text)
+                table.column("identity", .blob).notNull()  // JSON: long-term key, pairings, ids (owner-only file)
+                table.column("updatedAt", .double).notNull()
+            }
+        }
         return migrator
     }
 

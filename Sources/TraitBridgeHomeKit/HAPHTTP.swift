@@ -1,0 +1,114 @@
+import Foundation
+
+/// One HTTP/1.1 request of a HAP connection: method, path, query and body. HAP speaks a plain
+/// subset of HTTP over its own framing, so the reader is ours: bounded, no chunked bodies.
+public struct HAPRequest: Sendable, Equatable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var body: [UInt8]
+}
+
+/// Reads requests out of a connection's (decrypted) bytes, bounded in head and body size.
+public struct HAPRequestReader: Sendable {
+    public static let headLimit = 8 * 1024
+    public static let bodyLimit = 256 * 1024
+    private var buffer: [UInt8] = []
+
+    /// Why the bytes are not a request this server takes; the connection answers 400 and closes.
+    public enum ReadError: Error, Equatable, CustomStringConvertible {
+        case headTooLong, bodyTooLong(Int), malformed(String)
+
+        public var description: String {
+            switch self {
+            case .headTooLong: "a request's head is over \(HAPRequestReader.headLimit) bytes"
+            case .bodyTooLong(let length): "a body of \(length) bytes is over \(HAPRequestReader.bodyLimit)"
+            case .malformed(let what): "not an HTTP/1.1 request: \(what)"
+            }
+        }
+    }
+
+    public init() {}
+
+    /// Every whole request in what came so far; a partial one waits for more bytes.
+    public mutating func feed(_ bytes: [UInt8]) throws(ReadError) -> [HAPRequest] {
+        buffer.append(contentsOf: bytes)
+        var requests: [HAPRequest] = []
+        while let end = Self.headEnd(buffer) {
+            let head = String(decoding: buffer[..<end], as: UTF8.self)
+            let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+            let parts = lines.first?.split(separator: " ") ?? []
+            guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+                throw .malformed("request line \"\(lines.first?.prefix(80) ?? "")\"")
+            }
+            var length = 0
+            for line in lines.dropFirst() where !line.isEmpty {
+                guard let colon = line.firstIndex(of: ":") else { throw .malformed("header \"\(line.prefix(80))\"") }
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if name == "content-length" {
+                    guard let parsed = Int(value), parsed >= 0 else { throw .malformed("Content-Length \(value)") }
+                    guard parsed <= Self.bodyLimit else { throw .bodyTooLong(parsed) }
+                    length = parsed
+                } else if name == "transfer-encoding" {
+                    throw .malformed("Transfer-Encoding (send a Content-Length)")
+                }
+            }
+            guard buffer.count >= end + 4 + length else { break }
+            let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+            buffer.removeFirst(end + 4 + length)
+            let target = String(parts[1])
+            let (path, query) = Self.split(target)
+            requests.append(HAPRequest(method: String(parts[0]), path: path, query: query, body: body))
+        }
+        if Self.headEnd(buffer) == nil, buffer.count > Self.headLimit { throw .headTooLong }
+        return requests
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        let limit = min(bytes.count - 4, headLimit)
+        var index = 0
+        while index <= limit {
+            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func split(_ target: String) -> (String, [String: String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
+        var query: [String: String] = [:]
+        for pair in target[target.index(after: mark)...].split(separator: "&").prefix(32) {
+            let halves = pair.split(separator: "=", maxSplits: 1)
+            query[String(halves[0])] = halves.count > 1 ? String(halves[1]).removingPercentEncoding : ""
+        }
+        return (String(target[..<mark]), query)
+    }
+}
+
+/// Writes a HAP answer: an HTTP/1.1 response, or an `EVENT/1.0` notification.
+public enum HAPResponse {
+    static let reasons: [Int: String] = [
+        200: "OK", 204: "No Content", 207: "Multi-Status", 400: "Bad Request", 404: "Not Found",
+        405: "Method Not Allowed", 422: "Unprocessable Entity", 429: "Too Many Requests",
+        470: "Connection Authorization Required", 500: "Internal Server Error", 503: "Service Unavailable",
+    ]
+
+    public static func http(_ status: Int, contentType: String? = nil, body: [UInt8] = []) -> [UInt8] {
+        head("HTTP/1.1 \(status) \(reasons[status] ?? "Status")", contentType: contentType, body: body)
+    }
+
+    public static func event(_ body: [UInt8]) -> [UInt8] {
+        head("EVENT/1.0 200 OK", contentType: "application/hap+json", body: body)
+    }
+
+    private static func head(_ line: String, contentType: String?, body: [UInt8]) -> [UInt8] {
+        var text = line + "\r\n"
+        if let contentType { text += "Content-Type: \(contentType)\r\n" }
+        text += "Content-Length: \(body.count)\r\n\r\n"
+        return Array(text.utf8) + body
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+public import Logging
+import NIOCore
+import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+public import TraitBridgeEngine
+public import TraitBridgeMapping
+public import TraitBridgeModel
+public import TraitBridgeStore
+
+/// TraitBridge as a HomeKit bridge (HAP over IP): every device the table maps is a bridged
+/// accessory. Runs the HAP server, keeps the pairing state and the accessory database, sends
+/// events when the bridge says devices changed, and announces itself through Avahi.
+public final class HomeKitBridge: Service, Sendable {
+    /// The `homekit` section of the serve configuration.
+    public struct Settings: Sendable {
+        /// The accessory's name in the Home app.
+        public var name = "TraitBridge"
+        /// The address the HAP server listens on.
+        public var listen = "0.0.0.0"
+        public var port = 51827
+        /// Interfaces whose IPv4 addresses are announced by mDNS (through avahi-daemon); none: not announced.
+        public var mdnsInterfaces: [String] = []
+        /// The setup code to use on first start (otherwise a random one); ignored once paired.
+        public var setupCode: String?
+        /// Controller connections open at once; more are closed at once.
+        public var connectionLimit = 64
+        public init() {}
+    }
+
+    let bridge: Bridge
+    let store: DeviceStore
+    let table: HomeKitTable
+    let settings: Settings
+    let logger: Logger
+    let version: String
+    let shared: Mutex<Shared>
+    let boundPort = Mutex<Int?>(nil)
+    let wake: AsyncStream<Void>
+    let wakeContinuation: AsyncStream<Void>.Continuation
+
+    struct Shared: Sendable {
+        var pairing: PairingState
+        var database: HAPDatabase
+        var connections: [Int: HAPConnection] = [:]
+        var nextConnection = 1
+        var changedDevices: Set<DeviceID> = []
+        var descriptionsChanged = false
+    }
+
+    /// Loads (or makes and keeps) the accessory's identity from the registry.
+    public init(
+        bridge: Bridge, store: DeviceStore, table: HomeKitTable, settings: Settings, version: String, logger: Logger
+    ) throws {
+        self.bridge = bridge
+        self.store = store
+        self.table = table
+        self.settings = settings
+        self.logger = logger
+        self.version = version
+        var identity: HomeKitIdentity
+        if let bytes = try store.homeKitIdentity(name: "main") {
+            identity = try JSONDecoder().decode(HomeKitIdentity.self, from: Data(bytes))
+        } else {
+            identity = HomeKitIdentity.make { (0..<64).map { _ in UInt8.random(in: 0...255) } }
+            if let code = settings.setupCode.flatMap(SetupCode.format) { identity.setupCode = code }
+        }
+        let database = HAPDatabase(
+            graph: bridge.snapshot.graph, table: table, bridgeName: settings.name, version: version,
+            identity: &identity)
+        if identity.databaseDigest != database.structureDigest {
+            if !identity.databaseDigest.isEmpty { identity.configurationNumber = identity.configurationNumber % 65535 + 1 }
+            identity.databaseDigest = database.structureDigest
+        }
+        try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
+        shared = Mutex(Shared(pairing: PairingState(identity: identity), database: database))
+        (wake, wakeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        bridge.observeChanges { [weak self] states, descriptions in
+            guard let self else { return }
+            shared.withLock { shared in
+                shared.changedDevices.formUnion(states)
+                shared.changedDevices.formUnion(descriptions)
+                if !descriptions.isEmpty { shared.descriptionsChanged = true }
+            }
+            wakeContinuation.yield()
+        }
+    }
+
+    /// The identity now (pairing id, setup code, controllers).
+    public var identity: HomeKitIdentity { shared.withLock { $0.pairing.identity } }
+
+    /// The port the server listens on once it runs (the configured one, or the one the system gave for 0).
+    public var port: Int? { boundPort.withLock { $0 } }
+
+    /// The QR payload of the setup code (a bridge is category 2).
+    public var qrPayload: String {
+        let identity = identity
+        return SetupCode.qrPayload(code: identity.setupCode, setupID: identity.setupID, category: 2) ?? ""
+    }
+
+    /// Serves until graceful shutdown.
+    public func run() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: settings.listen, port: settings.port) { child in
+                child.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                }
+            }
+        let port = server.channel.localAddress?.port ?? settings.port
+        boundPort.withLock { $0 = port }
+        let advertiser = AvahiAdvertiser(logger: logger)
+        announce(advertiser, port: port)
+        let identity = identity
+        logger.info(
+            """
+            HomeKit: bridge "\(settings.name)" on \(settings.listen):\(port), setup code \(identity.setupCode), \
+            \(identity.isPaired ? "paired with \(identity.controllers.count) controller(s)" : "not paired yet") \
+            (\(shared.withLock { $0.database.accessories.count - 1 }) accessories)
+            """)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.followChanges(advertiser: advertiser, port: port) }
+            group.addTask {
+                await withGracefulShutdownHandler {
+                    do {
+                        try await server.executeThenClose { inbound in
+                            try await withThrowingDiscardingTaskGroup { connections in
+                                for try await connection in inbound {
+                                    connections.addTask { await self.serve(connection) }
+                                }
+                            }
+                        }
+                    } catch {
+                        self.logger.error("HomeKit: the server on port \(port) stopped: \(error)")
+                    }
+                } onGracefulShutdown: {
+                    self.stop(server.channel)
+                }
+            }
+        }
+        advertiser.stop()
+    }
+
+    private func stop(_ server: any Channel) {
+        wakeContinuation.finish()
+        server.close(promise: nil)
+        for connection in shared.withLock({ Array($0.connections.values) }) {
+            Task { await connection.close() }
+        }
+    }
+
+    /// Persists the identity after a pairing change; a failure is logged (the pairing still holds
+    /// until restart).
+    func persist(_ identity: HomeKitIdentity) {
+        do {
+            try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
+        } catch {
+            logger.error("HomeKit: could not keep the pairing state in the registry: \(error); check its folder")
+        }
+    }
+}
