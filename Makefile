@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server schemathesis browser camera-peers build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
+.PHONY: deps matter-server schemathesis browser camera-peers homekit-peers build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,10 @@ browser:
 camera-peers:
 	@scripts/install-camera-peers.sh || echo "aiortc did not install: the live view tests are skipped"
 
+## Avahi (mDNS responder) and aiohomekit (a real HomeKit controller, .build-homekit/venv) for the HomeKit tests.
+homekit-peers:
+	@scripts/install-homekit-peers.sh || echo "the HomeKit peers did not install: the HomeKit tests are skipped"
+
 build: deps
 	$(SWIFT) build
 
@@ -31,13 +35,13 @@ build: deps
 ## XCTest's empty runner (which leaks a little by itself) out of the leak report.
 test: test-asan
 
-test-plain: deps matter-server schemathesis browser camera-peers
+test-plain: deps matter-server schemathesis browser camera-peers homekit-peers
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
-test-asan: deps matter-server schemathesis browser camera-peers
+test-asan: deps matter-server schemathesis browser camera-peers homekit-peers
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 

@@ -133,7 +133,7 @@ let package = Package(
             name: "TraitBridgeHomeKit",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeModel", "TraitBridgeMapping",
-                .product(name: "BigInt", package: "BigInt"),
+                "TraitBridgeCloud", .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -161,6 +161,7 @@ let package = Package(
                 "TraitBridgeEngine",
                 "TraitBridgeAutomation",
                 "TraitBridgeHTTP",
+                "TraitBridgeHomeKit",
                 "TraitBridgeMatterServer",
                 "TraitBridgeCloud",
                 "TraitBridgeMQTT",
@@ -258,6 +259,16 @@ let package = Package(
         .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: upcoming),
         .testTarget(
             name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "TraitBridgeHomeKitTests",
+            dependencies: [
+                "TraitBridgeHomeKit", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCloud",
+                "TraitBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["Fixtures"],
+            swiftSettings: upcoming
         ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
         .testTarget(

@@ -9,6 +9,7 @@ import TraitBridgeCloud
 import TraitBridgeEmbedded
 import TraitBridgeEngine
 import TraitBridgeHTTP
+import TraitBridgeHomeKit
 import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeMatterServer
@@ -128,6 +129,9 @@ struct ServeCommand: AsyncParsableCommand {
                 http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger
             ).map { .init(service: $0) }
         }
+        if let homeKit = settings.homeKit {
+            services.append(.init(service: try Self.makeHomeKit(homeKit, settings: settings, bridge: bridge, logger: logger)))
+        }
         if let notifier = SystemdNotifier(bridge: bridge) { services.append(.init(service: notifier)) }
         let group = ServiceGroup(
             configuration: .init(
@@ -246,6 +250,32 @@ extension ServeCommand {
             return [server, feed] + (reporter.map { [$0] } ?? [])
         } catch {
             throw ValidationError("\(error)")
+        }
+    }
+}
+
+extension ServeCommand {
+    /// The HomeKit bridge of the `homekit` section, with the table of the mappings folder.
+    static func makeHomeKit(
+        _ homeKit: HomeKitBridge.Settings, settings: ServeConfiguration, bridge: Bridge, logger: Logger
+    ) throws -> HomeKitBridge {
+        let mappings: MappingsFolder
+        do { mappings = try MappingsFolder(overlay: settings.mappingsDirectory) } catch {
+            throw ValidationError(error.description)
+        }
+        let table: HomeKitTable
+        do { table = try HomeKitTable.load(mappingsDirectory: mappings.path, catalog: bridge.snapshot.catalog) } catch {
+            throw ValidationError(mappings.explain("\(error)"))
+        }
+        guard let store = bridge.store else {
+            throw ValidationError("homekit: the bridge has no registry to keep its pairings in; give it a dataDir")
+        }
+        do {
+            return try HomeKitBridge(
+                bridge: bridge, store: store, table: table, settings: homeKit, version: EmbeddedMappings.version,
+                logger: logger)
+        } catch {
+            throw ValidationError("homekit: \(error)")
         }
     }
 }

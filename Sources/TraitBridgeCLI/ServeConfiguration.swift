@@ -2,6 +2,7 @@ import Foundation
 import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeHTTP
+import TraitBridgeHomeKit
 import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeSources
@@ -43,11 +44,14 @@ struct ServeConfiguration: Sendable {
     var exportRules = ExportRules()
     /// `cloudLinks`: partner clouds the bridge calls for their devices.
     var cloudLinks: [CloudLinkSettings] = []
+    /// `homekit`: the bridge as a HomeKit bridge (HAP over IP); off without the section.
+    var homeKit: HomeKitBridge.Settings?
     static let keys = Set([
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
         "cleanSession",
         "tls", "prefix", "dataDir", "automations",
         "mappings", "logLevel", "commandTimeoutSeconds", "cloudAliases", "limits", "http", "export", "cloudLinks",
+        "homekit",
     ]).union(SourceRegistry.standard.configKeys)
 
     /// Reads a config file; the error names the place.
@@ -167,6 +171,8 @@ struct ServeConfiguration: Sendable {
                 configuration.exportRules = try parseExport(value, at: at, fail: fail)
             case "cloudLinks":
                 configuration.cloudLinks = try parseCloudLinks(value, at: at, fail: fail)
+            case "homekit":
+                configuration.homeKit = try parseHomeKit(value, at: at, fail: fail)
             default:
                 let read: [SourceInstance]?
                 do {

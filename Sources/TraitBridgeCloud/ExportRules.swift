@@ -28,6 +28,17 @@ public struct ExportRules: Sendable, Hashable {
     }
 
     public var isEverything: Bool { include.isEmpty && exclude.isEmpty }
+
+    /// Whether a device with this id, room and device types is given (HomeKit's use of the same
+    /// rules: no cloud id, no Google type).
+    public func allows(id: String, room: String?, types: [String]) -> Bool {
+        func matches(_ match: Match) -> Bool {
+            match.ids.contains(id) || room.map { match.rooms.contains($0.lowercased()) } == true
+                || types.contains(where: match.types.contains)
+        }
+        if isEverything { return true }
+        return (include.isEmpty || matches(include)) && !matches(exclude)
+    }
 }
 
 extension GoogleC2C {

@@ -62,7 +62,9 @@ final class AvahiAdvertiser: Sendable {
         let (start, addresses): (Bool, [String]) = state.withLock { state in
             guard !state.stopped, state.published != arguments else { return (false, []) }
             state.published = arguments
-            state.servicePublisher?.terminate()
+            let replaced = state.servicePublisher
+            state.servicePublisher = nil
+            replaced?.terminate()
             return (true, state.addressPublishers.isEmpty ? Self.addresses(of: interfaces) : [])
         }
         guard start else { return }
@@ -90,7 +92,12 @@ final class AvahiAdvertiser: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.terminationHandler = { [weak self] ended in
-            guard let self, !state.withLock({ $0.stopped }), ended.terminationReason == .exit else { return }
+            // Only a publisher still in use that ends by itself is news (a replaced one was told to stop).
+            guard let self,
+                state.withLock({ state in
+                    !state.stopped && (state.servicePublisher === ended || state.addressPublishers.contains { $0 === ended })
+                })
+            else { return }
             logger.warning(
                 """
                 HomeKit: avahi-publish for \(what) ended (status \(ended.terminationStatus)): is avahi-daemon \

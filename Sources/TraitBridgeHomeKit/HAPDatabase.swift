@@ -1,3 +1,4 @@
+import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -74,12 +75,17 @@ struct HAPDatabase: Sendable {
 
     /// Builds the database of `state`'s devices and scenes; assigns new ids in `identity`.
     init(
-        graph: HomeGraph, table: HomeKitTable, bridgeName: String, version: String, identity: inout HomeKitIdentity
+        graph: HomeGraph, table: HomeKitTable, rules: ExportRules, bridgeName: String, version: String,
+        identity: inout HomeKitIdentity
     ) {
         var ids = IDAllocator(identity: identity)
         accessories.append(Self.bridgeAccessory(name: bridgeName, version: version, serial: identity.pairingID))
         let devices = graph.devices.values.sorted { ids.order(of: $0.id.rawValue) < ids.order(of: $1.id.rawValue) }
         for device in devices {
+            let types = device.deviceTypes.map(\.typeID.description)
+            guard rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types) else {
+                continue
+            }
             let services = Self.services(of: device, table: table)
             guard !services.isEmpty else { continue }
             guard accessories.count <= Self.accessoryLimit else {

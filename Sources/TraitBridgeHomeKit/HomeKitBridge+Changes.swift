@@ -46,7 +46,7 @@ extension HomeKitBridge {
             var identity = shared.pairing.identity
             let before = identity
             let database = HAPDatabase(
-                graph: graph, table: table, bridgeName: settings.name, version: version, identity: &identity)
+                graph: graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version, identity: &identity)
             let previousLeftOut = shared.database.leftOut
             shared.database = database
             var changed = false

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 import Synchronization
+public import TraitBridgeCloud
 public import TraitBridgeEngine
 public import TraitBridgeMapping
 public import TraitBridgeModel
@@ -26,6 +27,8 @@ public final class HomeKitBridge: Service, Sendable {
         public var setupCode: String?
         /// Controller connections open at once; more are closed at once.
         public var connectionLimit = 64
+        /// Which devices are offered (the `export` rules' form: include, then exclude).
+        public var exportRules = ExportRules()
         public init() {}
     }
 
@@ -67,12 +70,10 @@ public final class HomeKitBridge: Service, Sendable {
             if let code = settings.setupCode.flatMap(SetupCode.format) { identity.setupCode = code }
         }
         let database = HAPDatabase(
-            graph: bridge.snapshot.graph, table: table, bridgeName: settings.name, version: version,
+            graph: bridge.snapshot.graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version,
             identity: &identity)
-        if identity.databaseDigest != database.structureDigest {
-            if !identity.databaseDigest.isEmpty { identity.configurationNumber = identity.configurationNumber % 65535 + 1 }
-            identity.databaseDigest = database.structureDigest
-        }
+        // The configuration number is compared and bumped once the bridge has its devices (the
+        // first rebuild), not here: before `start` the graph is still empty.
         try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
         shared = Mutex(Shared(pairing: PairingState(identity: identity), database: database))
         (wake, wakeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -117,7 +118,8 @@ public final class HomeKitBridge: Service, Sendable {
         let identity = identity
         logger.info(
             """
-            HomeKit: bridge "\(settings.name)" on \(settings.listen):\(port), setup code \(identity.setupCode), \
+            HomeKit: bridge "\(settings.name)" (id \(identity.pairingID)) on \(settings.listen):\(port), setup code \
+            \(identity.setupCode), \
             \(identity.isPaired ? "paired with \(identity.controllers.count) controller(s)" : "not paired yet") \
             (\(shared.withLock { $0.database.accessories.count - 1 }) accessories)
             """)

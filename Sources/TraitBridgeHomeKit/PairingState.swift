@@ -11,7 +11,7 @@ public struct PairingState: Sendable {
 
     /// How many controllers one accessory keeps (HAP: at least 16).
     public static let controllerLimit = 16
-    /// Wrong codes in a row before each further try waits (1 s, doubling, at most an hour).
+    /// Wrong codes in a row before each further try waits (5 s, doubling, at most an hour).
     public static let freeTries = 3
     /// HAP §5.6.1: after 100 wrong codes the accessory refuses pair-setup until it is reset.
     public static let maxTries = 100
@@ -103,7 +103,7 @@ public struct PairingState: Sendable {
             identity.failedTries += 1
             let over = identity.failedTries - Self.freeTries
             if over >= 0 {
-                let seconds = min(3600.0, Double(1 << min(over, 12)))
+                let seconds = min(3600.0, 5 * Double(1 << min(over, 10)))
                 backoffUntil = now.addingTimeInterval(seconds)
             }
             return Answer(tlv: .error(.authentication, state: 4), changed: true)

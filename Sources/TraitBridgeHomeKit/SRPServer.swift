@@ -26,20 +26,26 @@ public struct SRPServer: Sendable {
     public let salt: [UInt8]
     /// B, padded to the group's width: the value sent in M2.
     public let publicKey: [UInt8]
-    private let verifier: BigUInt
-    private let privateValue: BigUInt
+    /// v = g^x, padded.
+    private let verifier: [UInt8]
+    private let privateValue: [UInt8]
 
     /// `salt`: 16 random bytes; `privateValue`: 32 random bytes (b).
     public init(setupCode: String, salt: [UInt8], privateValue: [UInt8]) {
         self.salt = salt
         let inner = Self.hash(Array("\(Self.userName):\(setupCode)".utf8))
-        let x = BigUInt(Data(Self.hash(salt + inner)))
-        verifier = Self.generator.power(x, modulus: Self.modulus)
-        self.privateValue = BigUInt(Data(privateValue))
-        let gb = Self.generator.power(self.privateValue, modulus: Self.modulus)
-        let b = (Self.multiplier * verifier + gb) % Self.modulus
-        publicKey = Self.padded(b)
+        let x = Self.hash(salt + inner)
+        verifier = Self.arithmetic.power([5], x)
+        self.privateValue = privateValue
+        let gb = BigUInt(Data(Self.arithmetic.power([5], privateValue)))
+        let kv = BigUInt(Data(Self.arithmetic.product(Self.padded(Self.multiplier), verifier)))
+        let sum = kv + gb
+        publicKey = Self.padded(sum >= Self.modulus ? sum - Self.modulus : sum)
     }
+
+    /// The group's arithmetic in Montgomery form (R² mod N computed once).
+    static let arithmetic = MontgomeryArithmetic(
+        modulus: padded(modulus), rSquared: padded((BigUInt(1) << (2 * 8 * width)) % modulus))
 
     /// k = H(N | PAD(g)).
     static let multiplier = BigUInt(Data(hash(padded(modulus) + padded(generator))))
@@ -56,13 +62,13 @@ public struct SRPServer: Sendable {
     public func verify(clientPublicKey: [UInt8], clientProof: [UInt8]) -> (sessionKey: [UInt8], proof: [UInt8])? {
         guard clientPublicKey.count <= Self.width, clientProof.count == 64 else { return nil }
         let a = BigUInt(Data(clientPublicKey))
-        guard a % Self.modulus != 0 else { return nil }
+        guard a != 0, a < Self.modulus else { return nil }
         let aBytes = Self.padded(a)
-        let u = BigUInt(Data(Self.hash(aBytes + publicKey)))
-        guard u != 0 else { return nil }
-        let base = (a * verifier.power(u, modulus: Self.modulus)) % Self.modulus
-        let secret = base.power(privateValue, modulus: Self.modulus)
-        let sessionKey = Self.hash(Self.padded(secret))
+        let u = Self.hash(aBytes + publicKey)
+        guard u.contains(where: { $0 != 0 }) else { return nil }
+        let base = Self.arithmetic.product(aBytes, Self.arithmetic.power(verifier, u))
+        let secret = Self.arithmetic.power(base, privateValue)
+        let sessionKey = Self.hash(secret)
         let expected = Self.hash(
             Self.groupHash + Self.hash(Array(Self.userName.utf8)) + salt + aBytes + publicKey + sessionKey)
         guard Self.constantTimeEqual(expected, clientProof) else { return nil }
