@@ -6,8 +6,8 @@
 /// open (forged, replayed, reordered) ends the session.
 struct SessionCipher: Sendable {
     static let frameLimit = 1024
-    private let readKey: SymmetricKey  // accessory → controller
-    private let writeKey: SymmetricKey  // controller → accessory
+    private let readKey: SymmetricKey  // what this end sends (accessory → controller for an accessory)
+    private let writeKey: SymmetricKey  // what this end receives
     private var sent: UInt64 = 0
     private var received: UInt64 = 0
     private var buffer: [UInt8] = []
@@ -18,9 +18,13 @@ struct SessionCipher: Sendable {
         case forged(frame: UInt64)
     }
 
-    init(sharedSecret: [UInt8]) {
-        readKey = HAPCrypto.derive(sharedSecret, salt: "Control-Salt", info: "Control-Read-Encryption-Key")
-        writeKey = HAPCrypto.derive(sharedSecret, salt: "Control-Salt", info: "Control-Write-Encryption-Key")
+    /// Which end of the session this is: an accessory reads with the write key and the other way round.
+    enum Role { case accessory, controller }
+
+    init(sharedSecret: [UInt8], role: Role = .accessory) {
+        let read = HAPCrypto.derive(sharedSecret, salt: "Control-Salt", info: "Control-Read-Encryption-Key")
+        let write = HAPCrypto.derive(sharedSecret, salt: "Control-Salt", info: "Control-Write-Encryption-Key")
+        (readKey, writeKey) = role == .accessory ? (read, write) : (write, read)
     }
 
     /// The plaintext of every whole frame in `bytes` (and what came before); a partial frame waits.

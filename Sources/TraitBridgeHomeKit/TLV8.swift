@@ -11,7 +11,7 @@ public struct TLV8: Sendable, Equatable {
     }
 
     /// The error codes of a pairing answer (HAP §5.15, table 5-5).
-    public enum PairingError: UInt8, Sendable {
+    public enum PairingError: UInt8, Error, Sendable {
         case unknown = 0x01, authentication = 0x02, backoff = 0x03, maxPeers = 0x04
         case maxTries = 0x05, unavailable = 0x06, busy = 0x07
     }
