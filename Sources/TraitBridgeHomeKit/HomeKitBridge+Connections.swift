@@ -20,23 +20,27 @@ extension HomeKitBridge {
     func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         do {
             try await channel.executeThenClose { inbound, outbound in
-                let admitted = shared.withLock { shared -> HAPConnection? in
-                    guard shared.connections.count < settings.connectionLimit else { return nil }
-                    let connection = HAPConnection(id: shared.nextConnection, outbound: outbound, channel: channel.channel)
-                    shared.connections[shared.nextConnection] = connection
-                    shared.nextConnection += 1
-                    return connection
-                }
+                let (admitted, evicted) = admit(outbound: outbound, channel: channel.channel)
+                if let evicted { await evicted.close() }
                 guard let connection = admitted else {
-                    logger.warning("HomeKit: \(settings.connectionLimit) connections are open: one more was closed")
+                    logger.warning(
+                        "HomeKit: \(settings.connectionLimit) verified connections are open: one more was closed")
                     return
                 }
                 defer {
                     shared.withLock { shared in
                         shared.connections[connection.id] = nil
+                        shared.verified.remove(connection.id)
                         shared.pairing.connectionClosed(connection.id)
                     }
                 }
+                // A connection that has not verified a controller within the time is closed: unpaired
+                // connections cannot hold the places of controllers.
+                let deadline = Task {
+                    try await Task.sleep(for: Self.verifyDeadline)
+                    if await connection.controller == nil { await connection.close() }
+                }
+                defer { deadline.cancel() }
                 var state = ConnectionState()
                 for try await buffer in inbound {
                     guard await received(Array(buffer.readableBytesView), state: &state, connection: connection) else {
@@ -46,6 +50,29 @@ extension HomeKitBridge {
             }
         } catch {
             logger.debug("HomeKit: a connection ended: \(error)")
+        }
+    }
+
+    /// How long a connection may stay without a verified controller.
+    static let verifyDeadline = Duration.seconds(30)
+
+    /// Admits a connection; at the limit, the oldest one without a verified controller makes room
+    /// (it is returned to be closed); when every one is verified, the new one is refused.
+    private func admit(
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel
+    ) -> (HAPConnection?, evicted: HAPConnection?) {
+        shared.withLock { shared in
+            var evicted: HAPConnection?
+            if shared.connections.count >= settings.connectionLimit {
+                guard let oldest = shared.connections.keys.filter({ !shared.verified.contains($0) }).min() else {
+                    return (nil, nil)
+                }
+                evicted = shared.connections.removeValue(forKey: oldest)
+            }
+            let connection = HAPConnection(id: shared.nextConnection, outbound: outbound, channel: channel)
+            shared.connections[shared.nextConnection] = connection
+            shared.nextConnection += 1
+            return (connection, evicted)
         }
     }
 
@@ -70,6 +97,7 @@ extension HomeKitBridge {
             if let secured = reply.secured {
                 state.receiver = secured.cipher
                 await connection.secure(secured.cipher, controller: secured.controller)
+                _ = shared.withLock { $0.verified.insert(connection.id) }
             }
             for id in reply.closeControllers { closeConnections(of: id) }
             if state.closeAfterReply { return false }

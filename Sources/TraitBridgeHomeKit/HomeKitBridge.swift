@@ -47,6 +47,8 @@ public final class HomeKitBridge: Service, Sendable {
         var pairing: PairingState
         var database: HAPDatabase
         var connections: [Int: HAPConnection] = [:]
+        /// Connections whose controller passed pair-verify (the rest may be closed to admit others).
+        var verified: Set<Int> = []
         var nextConnection = 1
         var changedDevices: Set<DeviceID> = []
         var descriptionsChanged = false
