@@ -59,6 +59,8 @@ demo: deps
 		echo "demo: the Matter Server did not install; the demo goes on without Matter devices"
 	@scripts/install-camera-peers.sh || \
 		echo "demo: aiortc did not install; the demo's camera goes on without its live view"
+	@scripts/install-homekit-peers.sh || \
+		echo "demo: the HomeKit peers did not install; the demo goes on without HomeKit"
 ifeq ($(CONFIG),asan)
 	$(SWIFT) build --sanitize=address --scratch-path .build-asan --product traitbridge
 	ASAN_OPTIONS=detect_leaks=0 .build-asan/debug/traitbridge demo $(ARGS)

@@ -201,7 +201,7 @@ let package = Package(
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
                 "TraitBridgeCLI", "TraitBridgeSources",
-                "TraitBridgeStore", "TraitBridgeHTTP",
+                "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit",
             ],
             swiftSettings: upcoming
         ),

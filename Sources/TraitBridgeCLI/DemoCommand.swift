@@ -239,6 +239,10 @@ struct DemoCommand: ParsableCommand {
             )
         }
 
+        let homeKit = DemoHomeKit.run(
+            bridge: bridge, settings: settings, sandbox: camera?.sandbox, work: work, logger: logger, say: { say($0) })
+        defer { homeKit?.stop() }
+
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {
             style.progress("waiting for the scenario's faults: \(simulator.pendingFaults) to come")

@@ -81,6 +81,7 @@ public enum FuzzSeeds {
         "sources/frigate.json",
         "cloud/google-c2c.json",
         "generic/devices.json",
+        "homekit/accessories.json",
     ]
 
     /// The seed inputs of a target.
@@ -236,6 +237,20 @@ public enum FuzzSeeds {
         case .cli:
             let world = FuzzWorld.shared
             return [FuzzInput.encode(world.retained.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })]
+        case .homekitPairing:
+            // Each message: its length, then TLV8 (pair-setup M1 and M3, pair-verify M1, /pairings list and add).
+            let messages: [[UInt8]] = [
+                [6, 1, 1, 0, 1, 0], [6, 1, 3, 3, 4] + [1, 2, 3, 4] + [4, 64] + [UInt8](repeating: 7, count: 64),
+                [6, 1, 1, 3, 32] + [UInt8](repeating: 3, count: 32), [6, 1, 1, 0, 1, 5],
+                [6, 1, 1, 0, 1, 3, 1, 1, 65, 3, 32] + [UInt8](repeating: 4, count: 32) + [11, 1, 1],
+            ]
+            return [messages.flatMap { [UInt8($0.count)] + $0 }]
+        case .homekitRequests:
+            let body = #"{"characteristics":[{"aid":2,"iid":8,"value":1,"ev":true}]}"#
+            let text = "GET /characteristics?id=2.8,2.9,1.9,2.99 HTTP/1.1\r\n\r\n"
+                + "PUT /characteristics HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+                + "POST /pair-setup HTTP/1.1\r\nContent-Length: 6\r\n\r\n\u{06}\u{01}\u{01}\u{00}\u{01}\u{00}"
+            return [Array(text.utf8)]
         }
     }
 

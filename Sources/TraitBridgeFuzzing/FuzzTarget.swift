@@ -2,6 +2,7 @@ import Foundation
 import TraitBridgeCLI
 import TraitBridgeCloud
 import TraitBridgeEngine
+import TraitBridgeHomeKit
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -44,6 +45,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case registry
     /// What the read commands print from retained messages anyone may publish under the prefix.
     case cli
+    /// HomeKit: pairing messages (pair-setup, pair-verify, `/pairings`), and a connection's bytes
+    /// (session frames, then HTTP requests to the characteristics).
+    case homekitPairing = "homekit-pairing"
+    case homekitRequests = "homekit-requests"
 
     /// Runs one input. Traps only on a bug.
     public func run(_ bytes: [UInt8]) {
@@ -75,6 +80,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 retained[message.topic] = message.payload
             }
             _ = CLIInputs.renderRetained(retained)
+        case .homekitPairing: HomeKitInputs.pairing(bytes)
+        case .homekitRequests: HomeKitInputs.requests(bytes, table: world.homeKitTable)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TraitBridgeCloud
 import TraitBridgeEngine
+import TraitBridgeHomeKit
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -22,6 +23,8 @@ struct FuzzWorld: Sendable {
     let catalog: Catalog
     let cloud: GoogleC2C
     let mappingsDirectory: String
+    /// The shipped HomeKit table (`homekit-requests`).
+    let homeKitTable: HomeKitTable
     /// The zigbee2mqtt table alone: what a restored bridge and a generic file's bridge read with.
     let zigbee2mqttTables: SourceTables
     let prepared: BridgeState
@@ -39,6 +42,7 @@ struct FuzzWorld: Sendable {
         catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
         let table = try GoogleC2CTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
         cloud = GoogleC2C(catalog: catalog, table: table)
+        homeKitTable = try HomeKitTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
         var configuration = BridgeConfiguration(
             prefix: "traitbridge", brokerDescription: "mqtt://127.0.0.1:1883",
             sources: [
@@ -272,6 +276,7 @@ struct FuzzWorld: Sendable {
         case "sources/homeassistant.json":
             _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
         case "cloud/google-c2c.json": _ = try? GoogleC2CTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "homekit/accessories.json": _ = try? HomeKitTable.decode(file: path, bytes: contents, catalog: catalog)
         default:
             guard let devices = try? GenericDevicesLoader.decode(file: path, bytes: contents, catalog: catalog) else {
                 return

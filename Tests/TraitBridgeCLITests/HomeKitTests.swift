@@ -4,6 +4,8 @@ import TraitBridgeLocalBroker
 import TraitBridgeMQTT
 import TraitBridgeTesting
 
+@testable import TraitBridgeCLI
+
 /// TraitBridge as a HomeKit bridge against a real controller: aiohomekit finds it by mDNS (Avahi,
 /// in a network sandbox), pairs with the setup code, lists, reads, writes (confirmed by the
 /// simulated devices on MQTT), gets events, sees an offline trait, lists and removes its pairing.
@@ -91,7 +93,9 @@ struct HomeKitTests {
         let pairingID = idLine.split(separator: "(id ").last.map { String($0.prefix(17)) } ?? ""
         #expect(pairingID.count == 17, "\(idLine)")
 
-        let controller = try HomeKitController(in: sandbox, log: folder.appendingPathComponent("controller.log").path)
+        let controller = try HomeKitController(
+            in: sandbox, python: HomeKitPeers.python, script: CommandRunner.repository + "/scripts/homekit-controller.py",
+            log: folder.appendingPathComponent("controller.log").path)
         defer { controller.stop() }
         let found = controller.send(["op": "find", "id": pairingID])
         #expect(found?["ok"] as? Bool == true, "found by mDNS: \(found ?? [:]) \(LogFile.read(controller.log))")
