@@ -67,6 +67,13 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/homekit/accessories.json") {
+            do {
+                _ = try HomeKitTable.load(mappingsDirectory: directory, catalog: catalog)
+            } catch {
+                problems += error.problems
+            }
+        }
         var genericDevices = 0
         if let catalog, problems.isEmpty {
             do {
