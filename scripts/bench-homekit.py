@@ -35,7 +35,8 @@ def rss(pid):
 class Controller:
     def __init__(self, inside):
         self.proc = subprocess.Popen(inside + [PYTHON, os.path.join(ROOT, "scripts", "homekit-controller.py")],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     text=True, bufsize=1)
         self.events = []
         assert "ready" in self.answer()
 
@@ -133,11 +134,13 @@ def main():
         state = False
         for _ in range(args.changes):
             state = not state
+            while controller.event(0.05) is not None:  # nothing left over from the change before
+                pass
             sent = time.monotonic()
             publisher.publish(f"zigbee2mqtt/{light[2]}", json.dumps({"state": "ON" if state else "OFF"}))
             while True:
                 event = controller.event(5)
-                if event is None or any(e[2] == state for e in event["event"]):
+                if event is None or (event["at"] > sent and any(e[2] == state for e in event["event"])):
                     break
             if event is not None:
                 latencies.append((event["at"] - sent) * 1000)

@@ -51,7 +51,10 @@ final class DemoHomeKit {
     ) -> DemoHomeKit? {
         let repository = repository
         guard FileManager.default.isExecutableFile(atPath: repository + "/.build-homekit/venv/bin/python") else {
-            say("== HomeKit: aiohomekit is not installed (scripts/install-homekit-peers.sh): the demo goes on without it")
+            say(
+                "== HomeKit: aiohomekit is not installed (scripts/install-homekit-peers.sh): "
+                    + "the demo goes on without it"
+            )
             return nil
         }
         if shared == nil, let reason = NetworkSandbox.unavailableReason(repository: repository) {
@@ -62,8 +65,11 @@ final class DemoHomeKit {
             let sandbox = try shared ?? NetworkSandbox(repository: repository)
             let folder = work.appendingPathComponent("homekit")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            setenv("DBUS_SYSTEM_BUS_ADDRESS", try HomeKitResponder.start(in: sandbox, repository: repository,
-                folder: folder), 1)
+            setenv(
+                "DBUS_SYSTEM_BUS_ADDRESS",
+                try HomeKitResponder.start(
+                    in: sandbox, repository: repository,
+                    folder: folder), 1)
             var options = HomeKitBridge.Settings()
             options.name = "TraitBridge Demo"
             options.listen = sandbox.hostAddress
@@ -98,7 +104,8 @@ final class DemoHomeKit {
     var summary: [String] {
         let identity = homeKit.identity
         return [
-            "== HomeKit: \"TraitBridge Demo\" (id \(identity.pairingID)) on \(sandbox.hostAddress):\(homeKit.port ?? 0),"
+            "== HomeKit: \"TraitBridge Demo\" (id \(identity.pairingID)) on "
+                + "\(sandbox.hostAddress):\(homeKit.port ?? 0),"
                 + " announced by mDNS in \(sandbox.name) only",
             "     setup code \(identity.setupCode)   QR payload \(homeKit.qrPayload)",
         ]
@@ -122,7 +129,9 @@ final class DemoHomeKit {
         guard paired?["ok"] as? Bool == true else { return ["   aiohomekit could not pair: \(paired ?? [:])"] }
         let seconds = String(format: "%.1f", paired?["seconds"] as? Double ?? 0)
         let list = controller.send(["op": "accessories"])?["accessories"] as? [[String: Any]] ?? []
-        var lines = ["   aiohomekit (in the sandbox) found it by mDNS, paired in \(seconds) s: \(list.count) accessories"]
+        var lines = [
+            "   aiohomekit (in the sandbox) found it by mDNS, paired in \(seconds) s: \(list.count) accessories"
+        ]
         for write in writes {
             guard let (aid, iid) = Self.find(write.name, type: write.type, in: list) else {
                 lines.append("   \(write.name): no characteristic \(write.type)")
@@ -153,9 +162,13 @@ final class DemoHomeKit {
             let items = (accessory["services"] as? [[String: Any]] ?? []).flatMap {
                 $0["characteristics"] as? [[String: Any]] ?? []
             }
-            guard items.contains(where: { $0["type"] as? String == "00000023-0000-1000-8000-0026BB765291"
-                && $0["value"] as? String == name }),
-                let aid = accessory["aid"] as? Int, let iid = items.first(where: { $0["type"] as? String == long })?["iid"]
+            guard
+                items.contains(where: {
+                    $0["type"] as? String == "00000023-0000-1000-8000-0026BB765291"
+                        && $0["value"] as? String == name
+                }),
+                let aid = accessory["aid"] as? Int,
+                let iid = items.first(where: { $0["type"] as? String == long })?["iid"]
                     as? Int
             else { continue }
             return (aid, iid)

@@ -20,7 +20,10 @@ enum HomeKitResponder {
     static func start(in sandbox: NetworkSandbox, repository: String, folder: URL) throws -> String {
         let log = folder.appendingPathComponent("responder.log").path
         let process = try ChildProcess(
-            [repository + "/scripts/homekit-responder.sh", "up", sandbox.name, folder.appendingPathComponent("mdns").path],
+            [
+                repository + "/scripts/homekit-responder.sh", "up", sandbox.name,
+                folder.appendingPathComponent("mdns").path,
+            ],
             logFile: log)
         let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         guard process.reap(within: .seconds(30)), process.exitStatus == 0 else {

@@ -67,7 +67,8 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
-        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: directory + "/homekit/accessories.json") {
+        let homeKitTable = directory + "/homekit/accessories.json"
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: homeKitTable) {
             do {
                 _ = try HomeKitTable.load(mappingsDirectory: directory, catalog: catalog)
             } catch {

@@ -130,7 +130,8 @@ struct ServeCommand: AsyncParsableCommand {
             ).map { .init(service: $0) }
         }
         if let homeKit = settings.homeKit {
-            services.append(.init(service: try Self.makeHomeKit(homeKit, settings: settings, bridge: bridge, logger: logger)))
+            let service = try Self.makeHomeKit(homeKit, settings: settings, bridge: bridge, logger: logger)
+            services.append(.init(service: service))
         }
         if let notifier = SystemdNotifier(bridge: bridge) { services.append(.init(service: notifier)) }
         let group = ServiceGroup(

@@ -9,7 +9,9 @@ extension ServeConfiguration {
     static func parseHomeKit(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> HomeKitBridge.Settings
     {
-        guard value.kind == .object else { throw fail(at, "expected an object with \(homeKitKeys.joined(separator: ", "))") }
+        guard value.kind == .object else {
+            throw fail(at, "expected an object with \(homeKitKeys.joined(separator: ", "))")
+        }
         var settings = HomeKitBridge.Settings()
         var export: [(String, JSON)] = []
         for (key, member) in value.members where !key.hasPrefix("$") {

@@ -70,7 +70,8 @@ final class AvahiAdvertiser: Sendable {
         guard start else { return }
         if state.withLock({ $0.addressPublishers.isEmpty }) {
             guard !addresses.isEmpty else {
-                logger.error("HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
+                logger.error(
+                    "HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
                 return
             }
             for address in addresses {
@@ -95,7 +96,8 @@ final class AvahiAdvertiser: Sendable {
             // Only a publisher still in use that ends by itself is news (a replaced one was told to stop).
             guard let self,
                 state.withLock({ state in
-                    !state.stopped && (state.servicePublisher === ended || state.addressPublishers.contains { $0 === ended })
+                    !state.stopped
+                        && (state.servicePublisher === ended || state.addressPublishers.contains { $0 === ended })
                 })
             else { return }
             logger.warning(

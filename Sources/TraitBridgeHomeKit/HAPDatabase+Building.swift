@@ -95,7 +95,8 @@ extension HAPDatabase {
         let protocolInformation = HAPService(
             iid: 8, type: "A2", isPrimary: false,
             characteristics: [
-                HAPCharacteristic(iid: 9, type: "37", format: "string", permissions: ["pr"],
+                HAPCharacteristic(
+                    iid: 9, type: "37", format: "string", permissions: ["pr"],
                     source: .constant(.string("1.1.0")))
             ])
         return HAPAccessory(aid: 1, device: nil, services: [information, protocolInformation])
@@ -106,7 +107,8 @@ extension HAPDatabase {
         name: String, manufacturer: String?, model: String?, serial: String, firmware: String?
     ) -> HAPService {
         func text(_ iid: Int, _ type: String, _ value: String) -> HAPCharacteristic {
-            HAPCharacteristic(iid: iid, type: type, format: "string", permissions: ["pr"],
+            HAPCharacteristic(
+                iid: iid, type: type, format: "string", permissions: ["pr"],
                 source: .constant(.string(String(value.prefix(64)))))
         }
         return HAPService(
@@ -122,7 +124,8 @@ extension HAPDatabase {
     static func hapVersion(_ text: String?) -> String {
         guard let text else { return "1.0.0" }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isNumber) })
+        guard (1...3).contains(parts.count),
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isNumber) })
         else { return "1.0.0" }
         return text
     }

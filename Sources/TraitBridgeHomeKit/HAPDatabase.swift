@@ -118,16 +118,20 @@ struct HAPDatabase: Sendable {
                 HAPAccessory(
                     aid: aid, device: nil,
                     services: [
-                        Self.information(name: scene.name, manufacturer: "TraitBridge", model: "Scene",
+                        Self.information(
+                            name: scene.name, manufacturer: "TraitBridge", model: "Scene",
                             serial: scene.id.rawValue, firmware: nil),
-                        HAPService(iid: ids.instance(aid, "scene/49"), type: "49", isPrimary: true,
+                        HAPService(
+                            iid: ids.instance(aid, "scene/49"), type: "49", isPrimary: true,
                             characteristics: [on]),
                     ]))
         }
         identity = ids.identity
         for accessory in accessories {
             for service in accessory.services {
-                for item in service.characteristics { byID[CharacteristicKey(aid: accessory.aid, iid: item.iid)] = item }
+                for item in service.characteristics {
+                    byID[CharacteristicKey(aid: accessory.aid, iid: item.iid)] = item
+                }
             }
         }
     }

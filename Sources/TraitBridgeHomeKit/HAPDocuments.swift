@@ -108,13 +108,17 @@ enum HAPDocuments {
                 let aidValue = Int(exactly: aid), let iidValue = Int(exactly: iid)
             else { return nil }
             let value = element["value"]
-            writes.append(Write(aid: aidValue, iid: iidValue, value: value?.isNull == true ? nil : value,
-                events: element["ev"]?.bool))
+            writes.append(
+                Write(
+                    aid: aidValue, iid: iidValue, value: value?.isNull == true ? nil : value,
+                    events: element["ev"]?.bool))
         }
         return writes
     }
 
-    static func statusBody(_ status: Int) -> [UInt8] { JSONValue.object(["status": .int(Int64(status))]).serializedBytes() }
+    static func statusBody(_ status: Int) -> [UInt8] {
+        JSONValue.object(["status": .int(Int64(status))]).serializedBytes()
+    }
 
     /// An event's body: the changed values.
     static func event(_ values: [(aid: Int, iid: Int, value: JSONValue)]) -> [UInt8] {

@@ -17,7 +17,9 @@ public struct HAPRequestReader: Sendable {
 
     /// Why the bytes are not a request this server takes; the connection answers 400 and closes.
     public enum ReadError: Error, Equatable, CustomStringConvertible {
-        case headTooLong, bodyTooLong(Int), malformed(String)
+        case headTooLong
+        case bodyTooLong(Int)
+        case malformed(String)
 
         public var description: String {
             switch self {

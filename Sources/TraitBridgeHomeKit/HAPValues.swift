@@ -78,7 +78,8 @@ enum HAPValues {
 
     /// A written HAP value as the model's value of `row`'s attribute; nil when it is not a value
     /// of the characteristic (wrong kind, outside its bounds).
-    static func modelValue(_ written: JSON, item: HAPCharacteristic, row: HomeKitTable.Characteristic,
+    static func modelValue(
+        _ written: JSON, item: HAPCharacteristic, row: HomeKitTable.Characteristic,
         metadata: AttributeMetadata?
     ) -> AttributeValue? {
         let hapValue: AttributeValue

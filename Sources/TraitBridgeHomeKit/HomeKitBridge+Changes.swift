@@ -1,7 +1,7 @@
-import Logging
-import TraitBridgeEngine
 import Foundation
+import Logging
 import Synchronization
+import TraitBridgeEngine
 import TraitBridgeModel
 
 /// Following the bridge: the accessory database rebuilt when descriptions (or the layout) change,
@@ -46,7 +46,8 @@ extension HomeKitBridge {
             var identity = shared.pairing.identity
             let before = identity
             let database = HAPDatabase(
-                graph: graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version, identity: &identity)
+                graph: graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version,
+                identity: &identity)
             let previousLeftOut = shared.database.leftOut
             shared.database = database
             var changed = false

@@ -1,7 +1,7 @@
-import Synchronization
-import Logging
-import TraitBridgeEngine
 import Foundation
+import Logging
+import Synchronization
+import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
@@ -15,8 +15,10 @@ extension HomeKitBridge {
         switch (request.method, request.path) {
         case ("GET", "/accessories"):
             let database = shared.withLock { $0.database }
-            return Reply(bytes: HAPResponse.http(200, contentType: json,
-                body: HAPDocuments.accessories(database, graph: bridge.snapshot.graph)))
+            return Reply(
+                bytes: HAPResponse.http(
+                    200, contentType: json,
+                    body: HAPDocuments.accessories(database, graph: bridge.snapshot.graph)))
         case ("GET", "/characteristics"):
             let database = shared.withLock { $0.database }
             var subscribed: Set<HAPDatabase.CharacteristicKey> = []
@@ -30,17 +32,23 @@ extension HomeKitBridge {
             return Reply(bytes: HAPResponse.http(status, contentType: json, body: body))
         case ("PUT", "/characteristics"):
             guard let writes = HAPDocuments.writes(request.body) else {
-                return Reply(bytes: HAPResponse.http(400, contentType: json,
-                    body: HAPDocuments.statusBody(HAPStatus.invalidValue.rawValue)))
+                return Reply(
+                    bytes: HAPResponse.http(
+                        400, contentType: json,
+                        body: HAPDocuments.statusBody(HAPStatus.invalidValue.rawValue)))
             }
             let statuses = await write(writes, connection: connection)
             guard statuses.contains(where: { $0 != .success }) else { return Reply(bytes: HAPResponse.http(204)) }
             let entries: [JSONValue] = zip(writes, statuses).map { write, status in
-                .object(["aid": .int(Int64(write.aid)), "iid": .int(Int64(write.iid)),
-                    "status": .int(Int64(status.rawValue))])
+                .object([
+                    "aid": .int(Int64(write.aid)), "iid": .int(Int64(write.iid)),
+                    "status": .int(Int64(status.rawValue)),
+                ])
             }
-            return Reply(bytes: HAPResponse.http(207, contentType: json,
-                body: JSONValue.object(["characteristics": .array(entries)]).serializedBytes()))
+            return Reply(
+                bytes: HAPResponse.http(
+                    207, contentType: json,
+                    body: JSONValue.object(["characteristics": .array(entries)]).serializedBytes()))
         case ("POST", "/pairings"):
             guard let tlv = try? TLV8(decoding: request.body) else { return Reply(bytes: HAPResponse.http(400)) }
             let answer = shared.withLock { $0.pairing.pairings(tlv, requester: controller) }
@@ -49,7 +57,8 @@ extension HomeKitBridge {
                 wakeAnnouncement()
             }
             for removed in answer.removed { logger.notice("HomeKit: the pairing of controller \(removed) was removed") }
-            return Reply(bytes: HAPResponse.http(200, contentType: "application/pairing+tlv8", body: answer.tlv.encoded),
+            return Reply(
+                bytes: HAPResponse.http(200, contentType: "application/pairing+tlv8", body: answer.tlv.encoded),
                 closeControllers: answer.removed)
         default:
             return Reply(bytes: HAPResponse.http(404))

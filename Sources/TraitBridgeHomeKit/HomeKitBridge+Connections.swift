@@ -1,9 +1,9 @@
-import Logging
-import TraitBridgeEngine
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import Synchronization
+import TraitBridgeEngine
 
 /// One controller connection: plain HTTP until pair-verify succeeds, then every byte both ways in
 /// the session's frames. A request that breaks the protocol (a forged frame, a malformed request,
@@ -81,7 +81,8 @@ extension HomeKitBridge {
         var plain = bytes
         if state.receiver != nil {
             do { plain = try state.receiver!.open(bytes) } catch {
-                logger.warning("HomeKit: connection \(connection.id) sent a frame that does not open (\(error)): closed")
+                logger.warning(
+                    "HomeKit: connection \(connection.id) sent a frame that does not open (\(error)): closed")
                 return false
             }
         }
@@ -111,7 +112,8 @@ extension HomeKitBridge {
         var closeControllers: [String] = []
     }
 
-    private func respond(to request: HAPRequest, state: inout ConnectionState, connection: HAPConnection) async -> Reply {
+    private func respond(to request: HAPRequest, state: inout ConnectionState, connection: HAPConnection) async -> Reply
+    {
         let tlvType = "application/pairing+tlv8"
         switch (request.method, request.path) {
         case ("POST", "/pair-setup"):
@@ -127,7 +129,8 @@ extension HomeKitBridge {
                 wakeAnnouncement()
             }
             if answer.tlv.byte(.error) == TLV8.PairingError.authentication.rawValue {
-                logger.warning("HomeKit: a pair-setup with a wrong setup code was refused (connection \(connection.id))")
+                logger.warning(
+                    "HomeKit: a pair-setup with a wrong setup code was refused (connection \(connection.id))")
             }
             return Reply(bytes: HAPResponse.http(200, contentType: tlvType, body: answer.tlv.encoded))
         case ("POST", "/pair-verify"):
@@ -136,21 +139,26 @@ extension HomeKitBridge {
                 ($0.pairing.identity.pairingID, $0.pairing.identity.longTermSecretKey)
             }
             let answer = state.verify.handle(
-                tlv, pairingID: pairingID, longTermSecretKey: secretKey, ephemeral: Curve25519.KeyAgreement.PrivateKey(),
+                tlv, pairingID: pairingID, longTermSecretKey: secretKey,
+                ephemeral: Curve25519.KeyAgreement.PrivateKey(),
                 controllerKey: { id in self.shared.withLock { $0.pairing.publicKey(of: id) } })
             let bytes = HAPResponse.http(200, contentType: tlvType, body: answer.tlv.encoded)
             return Reply(bytes: bytes, secured: answer.session)
         case ("POST", "/identify"):
             guard !identity.isPaired else {
-                return Reply(bytes: HAPResponse.http(400, contentType: "application/hap+json",
-                    body: HAPDocuments.statusBody(HAPStatus.insufficientPrivileges.rawValue)))
+                return Reply(
+                    bytes: HAPResponse.http(
+                        400, contentType: "application/hap+json",
+                        body: HAPDocuments.statusBody(HAPStatus.insufficientPrivileges.rawValue)))
             }
             logger.notice("HomeKit: identify asked while unpaired")
             return Reply(bytes: HAPResponse.http(204))
         default:
             guard let controller = await connection.controller else {
-                return Reply(bytes: HAPResponse.http(470, contentType: "application/hap+json",
-                    body: HAPDocuments.statusBody(HAPStatus.insufficientPrivileges.rawValue)))
+                return Reply(
+                    bytes: HAPResponse.http(
+                        470, contentType: "application/hap+json",
+                        body: HAPDocuments.statusBody(HAPStatus.insufficientPrivileges.rawValue)))
             }
             return await respondVerified(to: request, controller: controller, connection: connection)
         }

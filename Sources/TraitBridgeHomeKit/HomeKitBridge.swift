@@ -72,7 +72,8 @@ public final class HomeKitBridge: Service, Sendable {
             if let code = settings.setupCode.flatMap(SetupCode.format) { identity.setupCode = code }
         }
         let database = HAPDatabase(
-            graph: bridge.snapshot.graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version,
+            graph: bridge.snapshot.graph, table: table, rules: settings.exportRules, bridgeName: settings.name,
+            version: version,
             identity: &identity)
         // The configuration number is compared and bumped once the bridge has its devices (the
         // first rebuild), not here: before `start` the graph is still empty.

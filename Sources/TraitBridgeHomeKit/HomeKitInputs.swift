@@ -15,7 +15,9 @@ public enum HomeKitInputs {
         // input): M1 messages go to pair-verify and /pairings only.
         var unpaired = started
         var identity = unpaired.identity
-        identity.controllers = [PairedController(id: "admin", publicKey: [UInt8](repeating: 7, count: 32), isAdmin: true)]
+        identity.controllers = [
+            PairedController(id: "admin", publicKey: [UInt8](repeating: 7, count: 32), isAdmin: true)
+        ]
         var paired = PairingState(identity: identity)
         var verify = PairVerify()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -27,13 +29,20 @@ public enum HomeKitInputs {
             rest = rest.dropFirst(1 + Int(length))
             guard let tlv = try? TLV8(decoding: message) else { continue }
             let connection = Int(message.first ?? 0) % 3
-            let setup = tlv.byte(.state) == 1 ? TLV8() : unpaired.pairSetup(tlv, connection: connection, now: now,
-                random: random).tlv
+            let setup =
+                tlv.byte(.state) == 1
+                ? TLV8()
+                : unpaired.pairSetup(
+                    tlv, connection: connection, now: now,
+                    random: random
+                ).tlv
             for answer in [
                 setup,
                 paired.pairings(tlv, requester: "admin").tlv,
-                verify.handle(tlv, pairingID: identity.pairingID, longTermSecretKey: identity.longTermSecretKey,
-                    ephemeral: ephemeral, controllerKey: paired.publicKey(of:)).tlv,
+                verify.handle(
+                    tlv, pairingID: identity.pairingID, longTermSecretKey: identity.longTermSecretKey,
+                    ephemeral: ephemeral, controllerKey: paired.publicKey(of:)
+                ).tlv,
             ] {
                 precondition((try? TLV8(decoding: answer.encoded)) == answer, "an answer reads back")
             }
@@ -81,16 +90,21 @@ public enum HomeKitInputs {
             TraitInstance(traitID: TraitID(parsing: "matter.OnOff")!, attributes: ["onOff": .bool(true)]),
             TraitInstance(traitID: TraitID(parsing: "matter.LevelControl")!, attributes: ["currentLevel": .int(300)]),
         ]
-        try! graph.addDevice(try! Device(id: DeviceID("light"), name: "Light", deviceTypes: [
-            DeviceTypeInstance(key: "main", typeID: DeviceTypeID(parsing: "matter.DimmableLight")!,
-                isPrimaryType: true, traits: traits)
-        ]))
+        try! graph.addDevice(
+            try! Device(
+                id: DeviceID("light"), name: "Light",
+                deviceTypes: [
+                    DeviceTypeInstance(
+                        key: "main", typeID: DeviceTypeID(parsing: "matter.DimmableLight")!,
+                        isPrimaryType: true, traits: traits)
+                ]))
         return graph
     }()
 
     static func database(_ table: HomeKitTable) -> HAPDatabase {
         var identity = HomeKitIdentity.make { Array(0..<64) }
-        return HAPDatabase(graph: graph, table: table, rules: ExportRules(), bridgeName: "Fuzz", version: "1.0.0",
+        return HAPDatabase(
+            graph: graph, table: table, rules: ExportRules(), bridgeName: "Fuzz", version: "1.0.0",
             identity: &identity)
     }
 }

@@ -27,8 +27,9 @@ struct PairVerify: Sendable {
     private mutating func start(
         _ request: TLV8, pairingID: String, secretKey: [UInt8], ephemeral: Curve25519.KeyAgreement.PrivateKey
     ) -> Answer {
-        guard let theirs = request[.publicKey], let theirKey = try? Curve25519.KeyAgreement.PublicKey(
-            rawRepresentation: theirs),
+        guard let theirs = request[.publicKey],
+            let theirKey = try? Curve25519.KeyAgreement.PublicKey(
+                rawRepresentation: theirs),
             let shared = try? ephemeral.sharedSecretFromKeyAgreement(with: theirKey),
             let signing = try? Curve25519.Signing.PrivateKey(rawRepresentation: secretKey)
         else { return Answer(tlv: .error(.authentication, state: 2)) }

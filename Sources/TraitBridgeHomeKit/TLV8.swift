@@ -4,16 +4,33 @@
 public struct TLV8: Sendable, Equatable {
     /// The item types HAP's pairing uses (HAP §5.15, table 5-6).
     public enum Tag: UInt8, Sendable {
-        case method = 0x00, identifier = 0x01, salt = 0x02, publicKey = 0x03, proof = 0x04
-        case encryptedData = 0x05, state = 0x06, error = 0x07, retryDelay = 0x08
-        case certificate = 0x09, signature = 0x0A, permissions = 0x0B, fragmentData = 0x0C
-        case fragmentLast = 0x0D, flags = 0x13, separator = 0xFF
+        case method = 0x00
+        case identifier = 0x01
+        case salt = 0x02
+        case publicKey = 0x03
+        case proof = 0x04
+        case encryptedData = 0x05
+        case state = 0x06
+        case error = 0x07
+        case retryDelay = 0x08
+        case certificate = 0x09
+        case signature = 0x0A
+        case permissions = 0x0B
+        case fragmentData = 0x0C
+        case fragmentLast = 0x0D
+        case flags = 0x13
+        case separator = 0xFF
     }
 
     /// The error codes of a pairing answer (HAP §5.15, table 5-5).
     public enum PairingError: UInt8, Error, Sendable {
-        case unknown = 0x01, authentication = 0x02, backoff = 0x03, maxPeers = 0x04
-        case maxTries = 0x05, unavailable = 0x06, busy = 0x07
+        case unknown = 0x01
+        case authentication = 0x02
+        case backoff = 0x03
+        case maxPeers = 0x04
+        case maxTries = 0x05
+        case unavailable = 0x06
+        case busy = 0x07
     }
 
     /// Why bytes are not a TLV8 message.

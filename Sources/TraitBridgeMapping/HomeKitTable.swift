@@ -78,7 +78,9 @@ public struct HomeKitTable: Sendable {
                 guard let text = typeElement.string, let id = DeviceTypeID(parsing: text),
                     tables.catalog.deviceType(id) != nil
                 else {
-                    reader.problem(at, "unknown device type \(typeElement.string ?? "(not a string)"); use one of mappings/catalog")
+                    reader.problem(
+                        at, "unknown device type \(typeElement.string ?? "(not a string)"); use one of mappings/catalog"
+                    )
                     continue
                 }
                 deviceTypes.insert(id)
@@ -88,7 +90,8 @@ public struct HomeKitTable: Sendable {
                 let at = path.appending("traits").appending(traitIndex)
                 guard let text = traitElement.string, let id = TraitID(parsing: text), tables.catalog.trait(id) != nil
                 else {
-                    reader.problem(at, "unknown trait \(traitElement.string ?? "(not a string)"); use one of mappings/catalog")
+                    reader.problem(
+                        at, "unknown trait \(traitElement.string ?? "(not a string)"); use one of mappings/catalog")
                     continue
                 }
                 traits.insert(id)
@@ -98,11 +101,14 @@ public struct HomeKitTable: Sendable {
             }
             let characteristics = reader.array(object, "characteristics", at: path, required: true).enumerated()
                 .compactMap { characteristicIndex, element in
-                    characteristic(element, at: path.appending("characteristics").appending(characteristicIndex),
+                    characteristic(
+                        element, at: path.appending("characteristics").appending(characteristicIndex),
                         tables: tables)
                 }
-            services.append(Service(name: name, type: type, deviceTypes: deviceTypes, traits: traits,
-                characteristics: characteristics))
+            services.append(
+                Service(
+                    name: name, type: type, deviceTypes: deviceTypes, traits: traits,
+                    characteristics: characteristics))
         }
         return HomeKitTable(services: services)
     }
@@ -121,7 +127,8 @@ public struct HomeKitTable: Sendable {
             let format = reader.string(object, "format", at: path, required: true)
         else { return nil }
         guard formats.contains(format) else {
-            reader.problem(path.appending("format"), "unknown format '\(format)'; use \(formats.sorted().joined(separator: ", "))")
+            reader.problem(
+                path.appending("format"), "unknown format '\(format)'; use \(formats.sorted().joined(separator: ", "))")
             return nil
         }
         let permissions = reader.array(object, "perms", at: path, required: true).compactMap(\.string)
@@ -143,7 +150,8 @@ public struct HomeKitTable: Sendable {
         }
         return Characteristic(
             name: name, type: type, format: format, unit: reader.string(object, "unit", at: path),
-            minValue: reader.number(object, "minValue", at: path), maxValue: reader.number(object, "maxValue", at: path),
+            minValue: reader.number(object, "minValue", at: path),
+            maxValue: reader.number(object, "maxValue", at: path),
             minStep: reader.number(object, "minStep", at: path), permissions: permissions, trait: trait,
             attribute: attribute, transform: tables.pipeline(object, at: path), constant: constant,
             isRequired: reader.bool(object, "required", at: path) ?? false)

@@ -7,7 +7,8 @@ extension DeviceStore {
     public func homeKitIdentity(name: String) throws(StoreError) -> [UInt8]? {
         do {
             return try queue.read { db in
-                let data = try Data.fetchOne(db, sql: "SELECT identity FROM homeKitAccessory WHERE name = ?",
+                let data = try Data.fetchOne(
+                    db, sql: "SELECT identity FROM homeKitAccessory WHERE name = ?",
                     arguments: [name])
                 return data.map { [UInt8]($0) }
             }

@@ -46,7 +46,8 @@ struct HomeKitHostileTests {
         let truncated = try exchange("POST /pair-setup HTTP/1.1\r\nContent-Length: 3\r\n\r\n\u{06}\u{09}\u{01}")
         #expect(truncated.reply.hasPrefix("HTTP/1.1 400"), "\(truncated.reply)")
         let stateless = try exchange("POST /pair-setup HTTP/1.1\r\nContent-Length: 3\r\n\r\n\u{06}\u{01}\u{09}")
-        #expect(stateless.reply.hasPrefix("HTTP/1.1 200") && stateless.reply.contains("\u{07}\u{01}\u{01}"),
+        #expect(
+            stateless.reply.hasPrefix("HTTP/1.1 200") && stateless.reply.contains("\u{07}\u{01}\u{01}"),
             "an error TLV (unknown): \(Array(stateless.reply.utf8))")
         // Not HTTP, a head that never ends, a body over the bound: 400, then closed.
         for request in [
@@ -88,7 +89,10 @@ struct HomeKitHostileTests {
         var polls = sockets.map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
         _ = poll(&polls, nfds_t(polls.count), 0)
         let established = polls.filter { $0.revents & Int16(POLLOUT) != 0 }.count
-        print("HomeKit: \(established) of 10 000 handshakes done; a new connection answered after \(ContinuousClock.now - flooded)")
+        print(
+            "HomeKit: \(established) of 10 000 handshakes done; a new connection answered after "
+                + "\(ContinuousClock.now - flooded)"
+        )
         #expect(serve.isRunning, "\(LogFile.read(log).suffix(2000))")
     }
 }

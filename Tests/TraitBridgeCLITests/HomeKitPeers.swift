@@ -28,4 +28,3 @@ enum HomeKitPeers {
         try HomeKitResponder.start(in: sandbox, repository: CommandRunner.repository, folder: folder)
     }
 }
-

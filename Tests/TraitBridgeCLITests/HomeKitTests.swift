@@ -44,8 +44,11 @@ struct HomeKitTests {
             let characteristics = (accessory["services"] as? [[String: Any]] ?? []).flatMap {
                 $0["characteristics"] as? [[String: Any]] ?? []
             }
-            guard characteristics.contains(where: { ($0["type"] as? String)?.hasPrefix("00000030") == true
-                && $0["value"] as? String == id }), let aid = accessory["aid"] as? Int
+            guard
+                characteristics.contains(where: {
+                    ($0["type"] as? String)?.hasPrefix("00000030") == true
+                        && $0["value"] as? String == id
+                }), let aid = accessory["aid"] as? Int
             else { continue }
             var iids: [String: Int] = [:]
             for item in characteristics {
@@ -87,14 +90,16 @@ struct HomeKitTests {
             ], logFile: folder.appendingPathComponent("simulate.log").path)
         defer { simulator.stop() }
         let observer = try TestMQTTClient(broker, subscribe: ["zigbee2mqtt/#", "shellies/#"])
-        #expect(eventually(timeout: .seconds(20)) { LogFile.read(serveLog).contains("HomeKit: announced") },
+        #expect(
+            eventually(timeout: .seconds(20)) { LogFile.read(serveLog).contains("HomeKit: announced") },
             "\(LogFile.read(serveLog).suffix(1500))")
         let idLine = LogFile.read(serveLog).split(separator: "\n").first { $0.contains("HomeKit: bridge") } ?? ""
         let pairingID = idLine.split(separator: "(id ").last.map { String($0.prefix(17)) } ?? ""
         #expect(pairingID.count == 17, "\(idLine)")
 
         let controller = try HomeKitController(
-            in: sandbox, python: HomeKitPeers.python, script: CommandRunner.repository + "/scripts/homekit-controller.py",
+            in: sandbox, python: HomeKitPeers.python,
+            script: CommandRunner.repository + "/scripts/homekit-controller.py",
             log: folder.appendingPathComponent("controller.log").path)
         defer { controller.stop() }
         let found = controller.send(["op": "find", "id": pairingID])
@@ -150,14 +155,17 @@ struct HomeKitTests {
         #expect(eventually(timeout: .seconds(8)) { value(blinds.aid, position) as? Int == 30 }, "the blinds at 30 %")
 
         // Events: a change on MQTT reaches the subscribed controller.
-        #expect(controller.send(["op": "subscribe", "ids": [[light.aid, on], [light.aid, fault]]])?["ok"] as? Bool == true)
+        #expect(
+            controller.send(["op": "subscribe", "ids": [[light.aid, on], [light.aid, fault]]])?["ok"] as? Bool == true)
         try observer.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":60,"color_temp":370}"#)
         var events: [[Any]] = []
         #expect(
             eventually(timeout: .seconds(5)) {
                 events += controller.takeEvents()
-                return events.contains { $0.count == 3 && $0[0] as? Int == light.aid && $0[1] as? Int == on
-                    && $0[2] as? Bool == false }
+                return events.contains {
+                    $0.count == 3 && $0[0] as? Int == light.aid && $0[1] as? Int == on
+                        && $0[2] as? Bool == false
+                }
             }, "\(events)")
 
         // The light's source says it is offline: its characteristics answer -70402, its StatusFault
@@ -166,8 +174,9 @@ struct HomeKitTests {
         var offline: [String: Any] = [:]
         #expect(
             eventually(timeout: .seconds(5)) {
-                offline = (controller.send(["op": "get", "ids": [[light.aid, on]]])?["values"] as? [String: Any])?[
-                    "\(light.aid).\(on)"] as? [String: Any] ?? [:]
+                offline =
+                    (controller.send(["op": "get", "ids": [[light.aid, on]]])?["values"] as? [String: Any])?[
+                        "\(light.aid).\(on)"] as? [String: Any] ?? [:]
                 return offline["status"] as? Int == -70402
             }, "\(offline)")
         #expect(value(light.aid, fault) as? Int == 1)

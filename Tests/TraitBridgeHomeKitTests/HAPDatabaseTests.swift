@@ -16,7 +16,8 @@ struct HAPDatabaseTests {
     static let catalog = try! CatalogLoader.load(mappingsDirectory: repository + "/mappings")
     static let table = try! HomeKitTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog)
     static let online = TraitConnectivity(state: .online, locality: .localPeer)
-    static let offline = TraitConnectivity(state: .offline, locality: .localPeer,
+    static let offline = TraitConnectivity(
+        state: .offline, locality: .localPeer,
         reason: .availability(topic: "zigbee2mqtt/x/availability", isOnline: false))
 
     static func trait(_ id: String, _ values: [String: AttributeValue], _ connectivity: TraitConnectivity = online)
@@ -26,9 +27,12 @@ struct HAPDatabaseTests {
     }
 
     static func device(_ id: String, _ type: String, _ traits: [TraitInstance]) -> Device {
-        try! Device(id: DeviceID(id), name: id, deviceTypes: [
-            DeviceTypeInstance(key: "main", typeID: DeviceTypeID(parsing: type)!, isPrimaryType: true, traits: traits)
-        ])
+        try! Device(
+            id: DeviceID(id), name: id,
+            deviceTypes: [
+                DeviceTypeInstance(
+                    key: "main", typeID: DeviceTypeID(parsing: type)!, isPrimaryType: true, traits: traits)
+            ])
     }
 
     static func graph(_ devices: [Device]) -> HomeGraph {
@@ -38,7 +42,8 @@ struct HAPDatabaseTests {
     }
 
     static func database(_ graph: HomeGraph, identity: inout HomeKitIdentity) -> HAPDatabase {
-        HAPDatabase(graph: graph, table: table, rules: ExportRules(), bridgeName: "Bridge", version: "1.2.3",
+        HAPDatabase(
+            graph: graph, table: table, rules: ExportRules(), bridgeName: "Bridge", version: "1.2.3",
             identity: &identity)
     }
 
@@ -48,10 +53,12 @@ struct HAPDatabaseTests {
     }
 
     static var light: Device {
-        device("light-1", "matter.DimmableLight", [
-            trait("matter.OnOff", ["onOff": .bool(true)]),
-            trait("matter.LevelControl", ["currentLevel": .int(127)], offline),
-        ])
+        device(
+            "light-1", "matter.DimmableLight",
+            [
+                trait("matter.OnOff", ["onOff": .bool(true)]),
+                trait("matter.LevelControl", ["currentLevel": .int(127)], offline),
+            ])
     }
 
     @Test("a trait offline answers -70402 and its service's StatusFault is 1; the rest of the accessory reads")
@@ -75,13 +82,17 @@ struct HAPDatabaseTests {
         var identity = HomeKitIdentity.make { Array(0..<64) }
         let graph = Self.graph([
             Self.device("lock-1", "matter.DoorLock", [Self.trait("matter.DoorLock", ["lockState": .int(2)])]),
-            Self.device("blinds-1", "matter.WindowCovering", [
-                Self.trait("matter.WindowCovering", ["currentPositionLiftPercent100ths": .int(7000)])
-            ]),
-            Self.device("light-2", "matter.DimmableLight", [
-                Self.trait("matter.OnOff", ["onOff": .bool(false)]),
-                Self.trait("matter.LevelControl", ["currentLevel": .int(254)]),
-            ]),
+            Self.device(
+                "blinds-1", "matter.WindowCovering",
+                [
+                    Self.trait("matter.WindowCovering", ["currentPositionLiftPercent100ths": .int(7000)])
+                ]),
+            Self.device(
+                "light-2", "matter.DimmableLight",
+                [
+                    Self.trait("matter.OnOff", ["onOff": .bool(false)]),
+                    Self.trait("matter.LevelControl", ["currentLevel": .int(254)]),
+                ]),
         ])
         let database = Self.database(graph, identity: &identity)
         func aid(_ id: String) -> Int { database.accessoryOfDevice[try! DeviceID(id)] ?? 0 }
@@ -127,8 +138,13 @@ struct HAPDatabaseTests {
         let lamp = try #require(second.accessoryOfDevice[try DeviceID("a-lamp")])
         #expect(first.accessories.allSatisfy { $0.aid < lamp }, "a new device gets a new aid")
         let third = Self.database(Self.graph([other]), identity: &identity)
-        let fourth = Self.database(Self.graph([other, Self.device("b-lamp", "matter.OnOffLight",
-            [Self.trait("matter.OnOff", [:])])]), identity: &identity)
+        let fourth = Self.database(
+            Self.graph([
+                other,
+                Self.device(
+                    "b-lamp", "matter.OnOffLight",
+                    [Self.trait("matter.OnOff", [:])]),
+            ]), identity: &identity)
         #expect(third.accessoryOfDevice.count == 1)
         #expect(fourth.accessoryOfDevice[try DeviceID("b-lamp")] ?? 0 > lamp, "light-1's aid is not given again")
         #expect(first.structureDigest != third.structureDigest && second.structureDigest != first.structureDigest)
@@ -151,7 +167,8 @@ struct HAPDatabaseTests {
     func scenes() throws {
         var identity = HomeKitIdentity.make { Array(0..<64) }
         var graph = Self.graph([Self.light])
-        let action = SceneAction(device: try DeviceID("light-1"), trait: TraitID(parsing: "matter.OnOff")!,
+        let action = SceneAction(
+            device: try DeviceID("light-1"), trait: TraitID(parsing: "matter.OnOff")!,
             operation: .write(attribute: "onOff", value: .bool(false)))
         _ = try graph.addScene(named: "Movie time", to: graph.primaryHome.id, actions: [action])
         let database = Self.database(graph, identity: &identity)
@@ -162,7 +179,8 @@ struct HAPDatabaseTests {
             return
         }
         #expect(name == "Movie time")
-        #expect(try HAPValues.read(#require(Self.item(database, aid: 1, type: "37")), in: graph).get() == .string("1.1.0"))
+        #expect(
+            try HAPValues.read(#require(Self.item(database, aid: 1, type: "37")), in: graph).get() == .string("1.1.0"))
     }
 
     @Test("a table row with an unknown trait, format or permission is refused with its JSON path")

@@ -32,7 +32,8 @@ struct PairingStateTests {
         _ state: inout PairingState, controllerID: String, key: Curve25519.Signing.PrivateKey, connection: Int = 1,
         proof: [UInt8] = SRPServerTests.bytes("M1")
     ) -> Result<TLV8, TLV8.PairingError> {
-        let m2 = state.pairSetup(message([(.state, [1]), (.method, [0])]), connection: connection, now: now, random: random)
+        let m2 = state.pairSetup(
+            message([(.state, [1]), (.method, [0])]), connection: connection, now: now, random: random)
         if let error = m2.tlv.byte(.error) { return .failure(TLV8.PairingError(rawValue: error) ?? .unknown) }
         #expect(m2.tlv[.publicKey] == SRPServerTests.bytes("B") && m2.tlv[.salt] == SRPServerTests.bytes("salt"))
         let m4 = state.pairSetup(
@@ -45,13 +46,17 @@ struct PairingStateTests {
         let id = Array(controllerID.utf8)
         let publicKey = Array(key.publicKey.rawRepresentation)
         let signed = PairingState.derivedBytes(sessionKey, "Pair-Setup-Controller-Sign") + id + publicKey
-        let sub = message([(.identifier, id), (.publicKey, publicKey), (.signature, Array(try! key.signature(for: signed)))])
+        let sub = message([
+            (.identifier, id), (.publicKey, publicKey), (.signature, Array(try! key.signature(for: signed))),
+        ])
         let sealed = HAPCrypto.seal(sub.encoded, key: encryption, nonce: HAPCrypto.labelNonce("PS-Msg05"))
         let m6 = state.pairSetup(
             message([(.state, [5]), (.encryptedData, sealed)]), connection: connection, now: now, random: random)
         if let error = m6.tlv.byte(.error) { return .failure(TLV8.PairingError(rawValue: error) ?? .unknown) }
-        guard let opened = HAPCrypto.open(m6.tlv[.encryptedData] ?? [], key: encryption,
-            nonce: HAPCrypto.labelNonce("PS-Msg06")), let items = try? TLV8(decoding: opened)
+        guard
+            let opened = HAPCrypto.open(
+                m6.tlv[.encryptedData] ?? [], key: encryption,
+                nonce: HAPCrypto.labelNonce("PS-Msg06")), let items = try? TLV8(decoding: opened)
         else { return .failure(.unknown) }
         return .success(items)
     }
@@ -62,12 +67,17 @@ struct PairingStateTests {
         let key = Curve25519.Signing.PrivateKey()
         let items = try Self.pair(&state, controllerID: "controller-1", key: key).get()
         let accessoryKey = try Curve25519.Signing.PublicKey(rawRepresentation: items[.publicKey] ?? [])
-        let signed = PairingState.derivedBytes(SRPServerTests.bytes("K"), "Pair-Setup-Accessory-Sign")
+        let signed =
+            PairingState.derivedBytes(SRPServerTests.bytes("K"), "Pair-Setup-Accessory-Sign")
             + (items[.identifier] ?? []) + (items[.publicKey] ?? [])
         #expect(accessoryKey.isValidSignature(items[.signature] ?? [], for: signed))
         #expect(items[.identifier] == Array(state.identity.pairingID.utf8))
-        #expect(state.identity.controllers == [PairedController(id: "controller-1",
-            publicKey: Array(key.publicKey.rawRepresentation), isAdmin: true)])
+        #expect(
+            state.identity.controllers == [
+                PairedController(
+                    id: "controller-1",
+                    publicKey: Array(key.publicKey.rawRepresentation), isAdmin: true)
+            ])
         // Paired: another setup is refused as unavailable.
         #expect(Self.pair(&state, controllerID: "controller-2", key: key) == .failure(.unavailable))
     }
@@ -78,7 +88,9 @@ struct PairingStateTests {
         var wrong = SRPServerTests.bytes("M1")
         wrong[5] ^= 0xFF
         let key = Curve25519.Signing.PrivateKey()
-        for _ in 0..<3 { #expect(Self.pair(&state, controllerID: "c", key: key, proof: wrong) == .failure(.authentication)) }
+        for _ in 0..<3 {
+            #expect(Self.pair(&state, controllerID: "c", key: key, proof: wrong) == .failure(.authentication))
+        }
         #expect(state.identity.failedTries == 3)
         let answer = state.pairSetup(
             Self.message([(.state, [1]), (.method, [0])]), connection: 1, now: Self.now.addingTimeInterval(1),
@@ -101,7 +113,8 @@ struct PairingStateTests {
         state.connectionClosed(1)
         #expect(state.pairSetup(start, connection: 2, now: Self.now, random: Self.random).tlv.byte(.error) == nil)
         // Out of order: M3 from a connection that sent no M1, M5 before M3.
-        let early = state.pairSetup(Self.message([(.state, [5]), (.encryptedData, [1, 2, 3])]), connection: 2,
+        let early = state.pairSetup(
+            Self.message([(.state, [5]), (.encryptedData, [1, 2, 3])]), connection: 2,
             now: Self.now, random: Self.random)
         #expect(early.tlv.byte(.error) == TLV8.PairingError.unknown.rawValue)
     }
@@ -122,16 +135,29 @@ struct PairingStateTests {
         let accessoryPublic = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: m2.tlv[.publicKey] ?? [])
         let shared = try ephemeral.sharedSecretFromKeyAgreement(with: accessoryPublic).withUnsafeBytes { Array($0) }
         let verifyKey = HAPCrypto.derive(shared, salt: "Pair-Verify-Encrypt-Salt", info: "Pair-Verify-Encrypt-Info")
-        let inner = try TLV8(decoding: HAPCrypto.open(m2.tlv[.encryptedData] ?? [], key: verifyKey,
-            nonce: HAPCrypto.labelNonce("PV-Msg02")) ?? [])
+        let inner = try TLV8(
+            decoding: HAPCrypto.open(
+                m2.tlv[.encryptedData] ?? [], key: verifyKey,
+                nonce: HAPCrypto.labelNonce("PV-Msg02")) ?? [])
         let accessoryLongTerm = try Curve25519.Signing.PrivateKey(rawRepresentation: identity.longTermSecretKey)
-        #expect(accessoryLongTerm.publicKey.isValidSignature(inner[.signature] ?? [],
-            for: (m2.tlv[.publicKey] ?? []) + Array(identity.pairingID.utf8) + ephemeral.publicKey.rawRepresentation))
-        let signed = Array(ephemeral.publicKey.rawRepresentation) + Array("controller-1".utf8) + (m2.tlv[.publicKey] ?? [])
-        let sub = Self.message([(.identifier, Array("controller-1".utf8)), (.signature, Array(try key.signature(for: signed)))])
+        #expect(
+            accessoryLongTerm.publicKey.isValidSignature(
+                inner[.signature] ?? [],
+                for: (m2.tlv[.publicKey] ?? []) + Array(identity.pairingID.utf8) + ephemeral.publicKey.rawRepresentation
+            ))
+        let signed =
+            Array(ephemeral.publicKey.rawRepresentation) + Array("controller-1".utf8) + (m2.tlv[.publicKey] ?? [])
+        let sub = Self.message([
+            (.identifier, Array("controller-1".utf8)), (.signature, Array(try key.signature(for: signed))),
+        ])
         let m4 = verify.handle(
-            Self.message([(.state, [3]), (.encryptedData,
-                HAPCrypto.seal(sub.encoded, key: verifyKey, nonce: HAPCrypto.labelNonce("PV-Msg03")))]),
+            Self.message([
+                (.state, [3]),
+                (
+                    .encryptedData,
+                    HAPCrypto.seal(sub.encoded, key: verifyKey, nonce: HAPCrypto.labelNonce("PV-Msg03"))
+                ),
+            ]),
             pairingID: identity.pairingID, longTermSecretKey: identity.longTermSecretKey, ephemeral: accessoryEphemeral,
             controllerKey: state.publicKey(of:))
         #expect(m4.tlv.byte(.error) == nil && m4.session?.controller == "controller-1")
@@ -152,12 +178,18 @@ struct PairingStateTests {
         #expect(throws: SessionCipher.FrameError.tooLong(2000)) { try third.open([0xD0, 0x07]) }
         // An unknown controller, or a signature by another key: refused.
         var other = PairVerify()
-        _ = other.handle(Self.message([(.state, [1]), (.publicKey, Array(ephemeral.publicKey.rawRepresentation))]),
+        _ = other.handle(
+            Self.message([(.state, [1]), (.publicKey, Array(ephemeral.publicKey.rawRepresentation))]),
             pairingID: identity.pairingID, longTermSecretKey: identity.longTermSecretKey, ephemeral: accessoryEphemeral,
             controllerKey: { _ in nil })
         let refused = other.handle(
-            Self.message([(.state, [3]), (.encryptedData,
-                HAPCrypto.seal(sub.encoded, key: verifyKey, nonce: HAPCrypto.labelNonce("PV-Msg03")))]),
+            Self.message([
+                (.state, [3]),
+                (
+                    .encryptedData,
+                    HAPCrypto.seal(sub.encoded, key: verifyKey, nonce: HAPCrypto.labelNonce("PV-Msg03"))
+                ),
+            ]),
             pairingID: identity.pairingID, longTermSecretKey: identity.longTermSecretKey, ephemeral: accessoryEphemeral,
             controllerKey: { _ in nil })
         #expect(refused.tlv.byte(.error) == TLV8.PairingError.authentication.rawValue && refused.session == nil)

@@ -36,7 +36,8 @@ struct SRPServerTests {
 
     @Test("k is RFC 5054's H(N | PAD(g)) for the 3072-bit group (aiohomekit's constant)")
     func multiplier() {
-        let expected = "a9c2e2559bf0ebb53f0cbbf62282906bede7f2182f00678211fbd5bde5b285033a4993503b87397f9be5ec02080fedbc"
+        let expected =
+            "a9c2e2559bf0ebb53f0cbbf62282906bede7f2182f00678211fbd5bde5b285033a4993503b87397f9be5ec02080fedbc"
             + "0835587ad039060879b8621e8c3659e0"
         let k = SRPServer.padded(SRPServer.multiplier).drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
         #expect(k == expected)

@@ -8,7 +8,9 @@ struct SetupCodeTests {
     func format() {
         #expect(SetupCode.format("03145154") == "031-45-154")
         #expect(SetupCode.format("031-45-154") == "031-45-154")
-        for bad in ["123-45-678", "111-11-111", "0314515", "031-45-15a", "٠٣١٤٥١٥٤"] { #expect(SetupCode.format(bad) == nil) }
+        for bad in ["123-45-678", "111-11-111", "0314515", "031-45-15a", "٠٣١٤٥١٥٤"] {
+            #expect(SetupCode.format(bad) == nil)
+        }
     }
 
     @Test("the QR payload holds version 0, the category, the IP flag and the code in base 36, then the setup id")
