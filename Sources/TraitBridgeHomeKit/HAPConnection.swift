@@ -54,9 +54,15 @@ actor HAPConnection {
 
     func isSubscribed(_ key: HAPDatabase.CharacteristicKey) -> Bool { subscriptions[key] != nil }
 
+    /// Events being written now: a controller that stopped reading holds at most two, and the
+    /// values it missed go out with the next change (each is compared with what it was last told).
+    private var notifying = 0
+
     /// Sends an event with each subscribed characteristic of `accessories` whose value changed.
     func notify(accessories: Set<Int>, database: HAPDatabase, graph: HomeGraph) async {
-        guard controller != nil, !subscriptions.isEmpty else { return }
+        guard controller != nil, !subscriptions.isEmpty, notifying < 2 else { return }
+        notifying += 1
+        defer { notifying -= 1 }
         var changed: [(aid: Int, iid: Int, value: JSONValue)] = []
         for (key, last) in subscriptions where accessories.contains(key.aid) {
             guard let item = database.characteristic(aid: key.aid, iid: key.iid),

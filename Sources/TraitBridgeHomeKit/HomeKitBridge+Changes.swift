@@ -34,8 +34,9 @@ extension HomeKitBridge {
             let (database, connections) = shared.withLock { ($0.database, Array($0.connections.values)) }
             let accessories = Set(devices.compactMap { database.accessoryOfDevice[$0] })
             guard !accessories.isEmpty else { continue }
+            // Each connection on its own: a controller that stopped reading delays nobody else.
             for connection in connections {
-                await connection.notify(accessories: accessories, database: database, graph: graph)
+                Task { await connection.notify(accessories: accessories, database: database, graph: graph) }
             }
         }
     }

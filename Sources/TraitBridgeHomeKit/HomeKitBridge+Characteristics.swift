@@ -111,7 +111,8 @@ extension HomeKitBridge {
                 "scene-run", payload: JSONValue.object(["scene": .string(scene.rawValue)]).serializedBytes())
             let status = (try? JSONDocument.parse(answer).root)?["status"]?.string
             logger.info("HomeKit: scene \(name) run: \(status ?? "no answer")")
-            return status == "ok" ? .success : .communicationFailure
+            // Some actions ran ("partial": the rest were offline, said per action in the log): done.
+            return status == "ok" || status == "partial" ? .success : .communicationFailure
         case .attribute(let device, let typeKey, let row):
             guard let trait = row.trait, let attribute = row.attribute else { return .readOnly }
             let metadata = catalog.trait(trait)?.attribute(named: attribute)?.metadata

@@ -120,14 +120,20 @@ struct HomeKitTests {
         #expect(paired?["ok"] as? Bool == true, "\(paired ?? [:]) \(LogFile.read(controller.log).suffix(2000))")
         guard paired?["ok"] as? Bool == true else { return }
 
-        // The accessories: the bridge, and each simulated device once it is discovered.
+        // A scene (the light off), made as a user would; it becomes a switch.
+        let actions = folder.appendingPathComponent("scene.json")
+        try Data(#"[{"device": "\#(Self.light)", "trait": "matter.OnOff", "command": "off"}]"#.utf8).write(to: actions)
+        let added = try CommandRunner.run(["scene", "add", "Lights off", "--actions", actions.path, "--broker", broker.url])
+        #expect(added.exitCode == 0, "\(added.standardOutput) \(added.standardError)")
+
+        // The accessories: the bridge, each simulated device once it is discovered, and the scene.
         var list: [[String: Any]] = []
         #expect(
             eventually(timeout: .seconds(20)) {
                 list = controller.send(["op": "accessories"])?["accessories"] as? [[String: Any]] ?? []
                 return [Self.light, Self.lock, Self.blinds, Self.contact].allSatisfy {
                     Self.accessory($0, in: list) != nil
-                }
+                } && "\(list)".contains("Lights off")
             }, "\(list.count) accessories")
         guard let light = Self.accessory(Self.light, in: list), let lock = Self.accessory(Self.lock, in: list),
             let blinds = Self.accessory(Self.blinds, in: list), let on = light.iids["25"],
@@ -154,17 +160,34 @@ struct HomeKitTests {
         _ = controller.send(["op": "put", "values": [[blinds.aid, target, 30]]])
         #expect(eventually(timeout: .seconds(8)) { value(blinds.aid, position) as? Int == 30 }, "the blinds at 30 %")
 
+        // A scene of the home is a switch: turning it on runs the scene (Siri's way to it).
+        let sceneSwitch = list.first { accessory in
+            let items = (accessory["services"] as? [[String: Any]] ?? []).flatMap {
+                $0["characteristics"] as? [[String: Any]] ?? []
+            }
+            return items.contains { $0["value"] as? String == "Lights off" }
+        }
+        let sceneAID = sceneSwitch?["aid"] as? Int ?? 0
+        let sceneOn = ((sceneSwitch?["services"] as? [[String: Any]])?.last?["characteristics"] as? [[String: Any]])?
+            .first?["iid"] as? Int ?? 0
+        let ran = controller.send(["op": "put", "values": [[sceneAID, sceneOn, true]]])
+        #expect((ran?["statuses"] as? [String: Any])?.isEmpty == true, "\(ran ?? [:])")
+        #expect(observer.waitFor("zigbee2mqtt/Hall light/set") { $0.payloadText.contains("OFF") } != nil)
+        #expect(LogFile.read(serveLog).contains("HomeKit: scene Lights off run: ok"))
+        #expect(value(sceneAID, sceneOn) as? Bool == false, "a scene's switch reads off again")
+
         // Events: a change on MQTT reaches the subscribed controller.
         #expect(
             controller.send(["op": "subscribe", "ids": [[light.aid, on], [light.aid, fault]]])?["ok"] as? Bool == true)
-        try observer.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":60,"color_temp":370}"#)
+        // (The scene turned the light off: the simulated light says it is on again.)
+        try observer.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":60,"color_temp":370}"#)
         var events: [[Any]] = []
         #expect(
             eventually(timeout: .seconds(5)) {
                 events += controller.takeEvents()
                 return events.contains {
                     $0.count == 3 && $0[0] as? Int == light.aid && $0[1] as? Int == on
-                        && $0[2] as? Bool == false
+                        && $0[2] as? Bool == true
                 }
             }, "\(events)")
 
