@@ -281,6 +281,7 @@ let package = Package(
             name: "TraitBridgeCLITests",
             dependencies: [
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
+                "TraitBridgeHomeKit",
                 "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
                 "TraitBridgeAutomation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -35,7 +35,8 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
             CommandCommand.self, SetCommand.self, CameraCommand.self, RenameCommand.self, MoveCommand.self,
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, GroupCommand.self, SceneCommand.self,
             AutomationCommand.self,
-            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, MappingsCommand.self,
+            SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, HomeKitCommand.self,
+            MappingsCommand.self,
             SimulateCommand.self, DemoCommand.self,
         ]
     )

@@ -242,6 +242,8 @@ struct MappingsValidateCommandTests {
                                       bridge and print the EXECUTE response.
               cloud                   See what Google is given, manage linked accounts'
                                       tokens, and link partner clouds.
+              homekit                 Show the HomeKit bridge's setup code and pairings, or
+                                      forget its pairings.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,
