@@ -133,7 +133,7 @@ let package = Package(
             name: "TraitBridgeHomeKit",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeModel", "TraitBridgeMapping",
-                "TraitBridgeCloud", .product(name: "BigInt", package: "BigInt"),
+                "TraitBridgeCloud", "TraitBridgeLocalBroker", .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

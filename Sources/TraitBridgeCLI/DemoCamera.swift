@@ -22,10 +22,14 @@ final class DemoCamera: @unchecked Sendable {
 
     /// The checkout whose `.build-camera` holds aiortc: the one this `traitbridge` was built in, else
     /// the working directory.
-    static var repository: String {
+    static var repository: String { checkout(holding: ".build-camera") }
+
+    /// The checkout whose `venv` folder (`.build-camera`, `.build-homekit`) holds a peer's Python: the
+    /// one this `traitbridge` was built in, else the working directory.
+    static func checkout(holding venv: String) -> String {
         if let folder = DemoCommand.executableFolder {
             let checkout = URL(fileURLWithPath: folder).deletingLastPathComponent().deletingLastPathComponent().path
-            if FileManager.default.isExecutableFile(atPath: checkout + "/.build-camera/venv/bin/python") {
+            if FileManager.default.isExecutableFile(atPath: checkout + "/" + venv + "/venv/bin/python") {
                 return checkout
             }
         }

@@ -16,15 +16,7 @@ final class DemoHomeKit {
     private let work: URL
 
     /// The checkout whose `.build-homekit` holds aiohomekit (as for the camera's peers).
-    static var repository: String {
-        if let folder = DemoCommand.executableFolder {
-            let checkout = URL(fileURLWithPath: folder).deletingLastPathComponent().deletingLastPathComponent().path
-            if FileManager.default.isExecutableFile(atPath: checkout + "/.build-homekit/venv/bin/python") {
-                return checkout
-            }
-        }
-        return FileManager.default.currentDirectoryPath
-    }
+    static var repository: String { DemoCamera.checkout(holding: ".build-homekit") }
 
     /// Starts the bridge, says how to pair, and pairs aiohomekit to set the demo's devices.
     static func run(

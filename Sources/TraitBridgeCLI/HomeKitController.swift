@@ -109,6 +109,7 @@ final class HomeKitController: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         if process.isRunning { process.terminate() }
+        process.waitUntilExit()
         output.fileHandleForReading.readabilityHandler = nil
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TraitBridgeLocalBroker
 
 #if canImport(Glibc)
     import Glibc
@@ -15,10 +16,11 @@ final class AvahiAdvertiser: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var addressPublishers: [Process] = []
-        var servicePublisher: Process?
+        var addressPublishers: [ChildProcess] = []
+        var servicePublisher: ChildProcess?
         var published: [String]?
         var stopped = false
+        var warned = false
     }
 
     init(logger: Logger) { self.logger = logger }
@@ -50,7 +52,8 @@ final class AvahiAdvertiser: Sendable {
         return found
     }
 
-    /// Publishes (or re-publishes, when the TXT record changed) the service `name` on `port`.
+    /// Publishes (or re-publishes, when the TXT record changed or a publisher ended) the service
+    /// `name` on `port`.
     func publish(name: String, port: Int, interfaces: [String], txt: [String: String]) {
         guard let tool = Self.tool() else {
             logger.error("HomeKit: avahi-publish is missing: apt-get install avahi-utils avahi-daemon (not announced)")
@@ -59,68 +62,64 @@ final class AvahiAdvertiser: Sendable {
         let host = "traitbridge-" + String((txt["id"] ?? "").filter { $0 != ":" }.lowercased().suffix(6)) + ".local"
         let record = txt.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let arguments = ["-s", "-H", host, name, "_hap._tcp", String(port)] + record
-        let (start, addresses): (Bool, [String]) = state.withLock { state in
-            guard !state.stopped, state.published != arguments else { return (false, []) }
+        let ended = state.withLock { state in
+            (state.servicePublisher.map { !$0.isRunning } ?? false)
+                || state.addressPublishers.contains { !$0.isRunning }
+        }
+        if ended, !state.withLock({ $0.warned }) {
+            logger.warning("HomeKit: avahi-publish ended: is avahi-daemon running and its D-Bus reachable? (trying again)")
+            state.withLock { $0.warned = true }
+        }
+        let (start, old): (Bool, [ChildProcess]) = state.withLock { state in
+            guard !state.stopped, state.published != arguments || ended else { return (false, []) }
             state.published = arguments
-            let replaced = state.servicePublisher
+            var old = state.servicePublisher.map { [$0] } ?? []
             state.servicePublisher = nil
-            replaced?.terminate()
-            return (true, state.addressPublishers.isEmpty ? Self.addresses(of: interfaces) : [])
+            if ended {
+                old += state.addressPublishers
+                state.addressPublishers = []
+            }
+            return (true, old)
         }
         guard start else { return }
+        for process in old { process.stop() }
         if state.withLock({ $0.addressPublishers.isEmpty }) {
+            let addresses = Self.addresses(of: interfaces)
             guard !addresses.isEmpty else {
-                logger.error(
-                    "HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
+                logger.error("HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
                 return
             }
             for address in addresses {
-                if let process = launch(tool, ["-a", "-R", host, address], what: "the address \(address) of \(host)") {
+                if let process = launch([tool, "-a", "-R", host, address], what: "the address \(address) of \(host)") {
                     state.withLock { $0.addressPublishers.append(process) }
                 }
             }
         }
-        if let process = launch(tool, arguments, what: "_hap._tcp \"\(name)\"") {
+        if let process = launch([tool] + arguments, what: "_hap._tcp \"\(name)\"") {
             state.withLock { $0.servicePublisher = process }
             logger.info("HomeKit: announced \"\(name)\" (\(host):\(port)) by mDNS: \(record.joined(separator: " "))")
         }
     }
 
-    private func launch(_ tool: String, _ arguments: [String], what: String) -> Process? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.terminationHandler = { [weak self] ended in
-            // Only a publisher still in use that ends by itself is news (a replaced one was told to stop).
-            guard let self,
-                state.withLock({ state in
-                    !state.stopped
-                        && (state.servicePublisher === ended || state.addressPublishers.contains { $0 === ended })
-                })
-            else { return }
-            logger.warning(
-                """
-                HomeKit: avahi-publish for \(what) ended (status \(ended.terminationStatus)): is avahi-daemon \
-                running and its D-Bus reachable?
-                """)
-        }
+    private func launch(_ arguments: [String], what: String) -> ChildProcess? {
         do {
-            try process.run()
-            return process
+            return try ChildProcess(arguments)
         } catch {
             logger.error("HomeKit: could not start avahi-publish for \(what): \(error)")
             return nil
         }
     }
 
-    /// Withdraws every record.
+    /// Withdraws every record: each publisher is stopped (SIGTERM, then SIGKILL after 5 s) and reaped.
     func stop() {
-        let processes = state.withLock { state -> [Process] in
+        let processes = state.withLock { state -> [ChildProcess] in
             state.stopped = true
+            defer {
+                state.addressPublishers = []
+                state.servicePublisher = nil
+            }
             return state.addressPublishers + (state.servicePublisher.map { [$0] } ?? [])
         }
-        for process in processes where process.isRunning { process.terminate() }
+        for process in processes { process.stop() }
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import TraitBridgeModel
 
 /// The accessory's pairings and pair-setup (HAP §5.6): one setup at a time, wrong codes counted
 /// and throttled, controllers added and removed. Messages in, answers out; the caller keeps it
@@ -77,7 +78,7 @@ public struct PairingState: Sendable {
         if identity.failedTries >= Self.maxTries { return Answer(tlv: .error(.maxTries, state: 2)) }
         if let backoffUntil, now < backoffUntil {
             var answer = TLV8.error(.backoff, state: 2)
-            let seconds = Int(backoffUntil.timeIntervalSince(now).rounded(.up))
+            let seconds = FiniteNumber.int64(rounding: backoffUntil.timeIntervalSince(now).rounded(.up)) ?? 3600
             answer.append(.retryDelay, Self.littleEndian(UInt16(clamping: seconds)))
             return Answer(tlv: answer)
         }
