@@ -32,7 +32,10 @@ struct HomeKitCommand: ParsableCommand {
             return nil
         }
         do { return try JSONDecoder().decode(HomeKitIdentity.self, from: Data(bytes)) } catch {
-            printError("the registry's HomeKit identity cannot be read (\(error)); `traitbridge homekit reset --new` makes a new one")
+            printError(
+                "the registry's HomeKit identity cannot be read (\(error)); "
+                    + "`traitbridge homekit reset --new` makes a new one"
+            )
             throw ExitCode.failure
         }
     }
@@ -58,8 +61,12 @@ struct HomeKitShowCommand: ParsableCommand {
         guard let identity = try HomeKitCommand.identity(in: store) else { throw ExitCode.failure }
         print("bridge id       \(identity.pairingID)")
         print("setup code      \(identity.setupCode)")
-        print("QR payload      \(SetupCode.qrPayload(code: identity.setupCode, setupID: identity.setupID, category: 2) ?? "")")
-        print("configuration   \(identity.configurationNumber) (c#), \(identity.accessoryIDs.count) accessory ids given")
+        print(
+            "QR payload      "
+                + (SetupCode.qrPayload(code: identity.setupCode, setupID: identity.setupID, category: 2) ?? "")
+        )
+        print(
+            "configuration   \(identity.configurationNumber) (c#), \(identity.accessoryIDs.count) accessory ids given")
         if identity.failedTries > 0 { print("wrong codes     \(identity.failedTries) since the last pairing") }
         print(identity.isPaired ? "paired with:" : "not paired: a controller can pair with the setup code")
         for controller in identity.controllers {

@@ -67,7 +67,8 @@ final class AvahiAdvertiser: Sendable {
                 || state.addressPublishers.contains { !$0.isRunning }
         }
         if ended, !state.withLock({ $0.warned }) {
-            logger.warning("HomeKit: avahi-publish ended: is avahi-daemon running and its D-Bus reachable? (trying again)")
+            logger.warning(
+                "HomeKit: avahi-publish ended: is avahi-daemon running and its D-Bus reachable? (trying again)")
             state.withLock { $0.warned = true }
         }
         let (start, old): (Bool, [ChildProcess]) = state.withLock { state in
@@ -86,7 +87,8 @@ final class AvahiAdvertiser: Sendable {
         if state.withLock({ $0.addressPublishers.isEmpty }) {
             let addresses = Self.addresses(of: interfaces)
             guard !addresses.isEmpty else {
-                logger.error("HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
+                logger.error(
+                    "HomeKit: no IPv4 address on \(interfaces.joined(separator: ", ")) (homekit.mdns): not announced")
                 return
             }
             for address in addresses {

@@ -44,12 +44,15 @@ struct HomeKitCommandTests {
         let empty = try CommandRunner.run(["homekit", "show", "--data-dir", folder.path])
         #expect(empty.exitCode == 1 && empty.standardError.contains("no HomeKit identity"), "\(empty)")
         var identity = HomeKitIdentity.make { Array(0..<64) }
-        identity.controllers = [PairedController(id: "phone", publicKey: [UInt8](repeating: 1, count: 32), isAdmin: true)]
+        identity.controllers = [
+            PairedController(id: "phone", publicKey: [UInt8](repeating: 1, count: 32), isAdmin: true)
+        ]
         let store = try DeviceStore(directory: folder.path)
         try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
         let shown = try CommandRunner.run(["homekit", "show", "--data-dir", folder.path])
         #expect(shown.exitCode == 0 && shown.standardOutput.contains("setup code      \(identity.setupCode)"))
-        #expect(shown.standardOutput.contains("QR payload      X-HM://") && shown.standardOutput.contains("phone  admin"))
+        #expect(
+            shown.standardOutput.contains("QR payload      X-HM://") && shown.standardOutput.contains("phone  admin"))
         #expect(!shown.standardOutput.contains(identity.longTermSecretKey.map { String($0) }.joined()), "no key")
         let reset = try CommandRunner.run(["homekit", "reset", "--data-dir", folder.path])
         #expect(reset.exitCode == 0 && reset.standardOutput.contains("removed 1 pairing"), "\(reset)")

@@ -123,7 +123,9 @@ struct HomeKitTests {
         // A scene (the light off), made as a user would; it becomes a switch.
         let actions = folder.appendingPathComponent("scene.json")
         try Data(#"[{"device": "\#(Self.light)", "trait": "matter.OnOff", "command": "off"}]"#.utf8).write(to: actions)
-        let added = try CommandRunner.run(["scene", "add", "Lights off", "--actions", actions.path, "--broker", broker.url])
+        let added = try CommandRunner.run([
+            "scene", "add", "Lights off", "--actions", actions.path, "--broker", broker.url,
+        ])
         #expect(added.exitCode == 0, "\(added.standardOutput) \(added.standardError)")
 
         // The accessories: the bridge, each simulated device once it is discovered, and the scene.
@@ -168,7 +170,8 @@ struct HomeKitTests {
             return items.contains { $0["value"] as? String == "Lights off" }
         }
         let sceneAID = sceneSwitch?["aid"] as? Int ?? 0
-        let sceneOn = ((sceneSwitch?["services"] as? [[String: Any]])?.last?["characteristics"] as? [[String: Any]])?
+        let sceneOn =
+            ((sceneSwitch?["services"] as? [[String: Any]])?.last?["characteristics"] as? [[String: Any]])?
             .first?["iid"] as? Int ?? 0
         let ran = controller.send(["op": "put", "values": [[sceneAID, sceneOn, true]]])
         #expect((ran?["statuses"] as? [String: Any])?.isEmpty == true, "\(ran ?? [:])")
