@@ -14,7 +14,6 @@ extension HomeKitBridge {
         var receiver: SessionCipher?
         var reader = HAPRequestReader()
         var verify = PairVerify()
-        var closeAfterReply = false
     }
 
     func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
@@ -101,7 +100,6 @@ extension HomeKitBridge {
                 _ = shared.withLock { $0.verified.insert(connection.id) }
             }
             for id in reply.closeControllers { closeConnections(of: id) }
-            if state.closeAfterReply { return false }
         }
         return true
     }
