@@ -42,6 +42,7 @@ final class HomeKitController: @unchecked Sendable {
     private let output = Pipe()
     /// Whole lines received and not yet taken, and the part of a line still coming.
     private let received = ReceivedLines()
+    private var reader: LineReader?
     let log: String
 
     init(in sandbox: NetworkSandbox, python: String, script: String, log: String) throws {
@@ -51,28 +52,24 @@ final class HomeKitController: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         process.standardInput = input
         process.standardOutput = output
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log)
-        let received = received
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            received.state.withLock { state in
-                var parts = (state.partial + String(decoding: data, as: UTF8.self)).split(
-                    separator: "\n", omittingEmptySubsequences: false
-                ).map(String.init)
-                state.partial = parts.removeLast()
-                state.lines += parts.filter { !$0.isEmpty }
-            }
-        }
         try process.run()
-        guard answer(timeout: .seconds(30)) != nil else { throw HomeKitControllerError.didNotStart(log: log) }
+        // Read by a thread of our own with plain read(2): Foundation's readabilityHandler on Linux can
+        // corrupt the heap (swift-corelibs-foundation#3276), the likely cause of an ASan report in CI.
+        let reader = LineReader(handle: output.fileHandleForReading, into: received)
+        Thread.detachNewThread { reader.run() }
+        self.reader = reader
+        guard answer(timeout: .seconds(30)) != nil else {
+            stop()
+            throw HomeKitControllerError.didNotStart(log: log)
+        }
     }
 
     /// Sends `command` and waits (bounded) for its answer line.
     func send(_ command: [String: Any], timeout: Duration = .seconds(40)) -> [String: Any]? {
         guard let data = try? JSONSerialization.data(withJSONObject: command) else { return nil }
-        input.fileHandleForWriting.write(data + Data("\n".utf8))
+        guard (try? input.fileHandleForWriting.write(contentsOf: data + Data("\n".utf8))) != nil else { return nil }
         return answer(timeout: timeout)
     }
 
@@ -110,11 +107,51 @@ final class HomeKitController: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(50_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        output.fileHandleForReading.readabilityHandler = nil
+        reader?.stop()
     }
 }
 
 /// Whole lines received and not yet taken, and the part of a line still coming.
 final class ReceivedLines: Sendable {
     let state = Mutex<(lines: [String], partial: String)>(([], ""))
+
+    func append(_ bytes: ArraySlice<UInt8>) {
+        state.withLock { state in
+            var parts = (state.partial + String(decoding: bytes, as: UTF8.self)).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).map(String.init)
+            state.partial = parts.removeLast()
+            state.lines += parts.filter { !$0.isEmpty }
+        }
+    }
+}
+
+/// Reads a pipe into `ReceivedLines` until its end, or until stopped (it looks every 200 ms). It holds
+/// the handle, so the descriptor stays open while it reads.
+final class LineReader: Sendable {
+    private let handle: FileHandle
+    private let received: ReceivedLines
+    private let stopped = Atomic<Bool>(false)
+
+    init(handle: FileHandle, into received: ReceivedLines) {
+        self.handle = handle
+        self.received = received
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    func run() {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while !stopped.load(ordering: .relaxed) {
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 200)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready >= 0 else { return }
+            if ready == 0 { continue }
+            let count = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            received.append(chunk[..<count])
+        }
+    }
 }
