@@ -67,9 +67,10 @@ final class DemoHomeKit {
             options.listen = sandbox.hostAddress
             options.port = 0
             options.mdnsInterfaces = [sandbox.hostInterface]
-            let homeKit = try ServeCommand.makeHomeKit(options, settings: settings, bridge: bridge, logger: logger)
+            let bridges = try ServeCommand.makeHomeKit(options, settings: settings, bridge: bridge, logger: logger)
+            let homeKit = bridges.primary
             let demo = DemoHomeKit(
-                homeKit: homeKit, service: DemoService(homeKit, logger: logger), sandbox: sandbox,
+                homeKit: homeKit, service: DemoService(bridges, logger: logger), sandbox: sandbox,
                 ownsSandbox: shared == nil, repository: repository, work: folder)
             let deadline = ContinuousClock.now + .seconds(10)
             while homeKit.port == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }

@@ -259,7 +259,7 @@ extension ServeCommand {
     /// The HomeKit bridge of the `homekit` section, with the table of the mappings folder.
     static func makeHomeKit(
         _ homeKit: HomeKitBridge.Settings, settings: ServeConfiguration, bridge: Bridge, logger: Logger
-    ) throws -> HomeKitBridge {
+    ) throws -> HomeKitBridges {
         let mappings: MappingsFolder
         do { mappings = try MappingsFolder(overlay: settings.mappingsDirectory) } catch {
             throw ValidationError(error.description)
@@ -272,7 +272,7 @@ extension ServeCommand {
             throw ValidationError("homekit: the bridge has no registry to keep its pairings in; give it a dataDir")
         }
         do {
-            return try HomeKitBridge(
+            return try HomeKitBridges(
                 bridge: bridge, store: store, table: table, settings: homeKit, version: EmbeddedMappings.version,
                 logger: logger)
         } catch {

@@ -2,10 +2,12 @@ import TraitBridgeHomeKit
 import TraitBridgeJSON
 
 extension ServeConfiguration {
-    static let homeKitKeys = ["name", "listen", "port", "mdns", "setupCode", "connectionLimit", "include", "exclude"]
+    static let homeKitKeys = [
+        "name", "listen", "port", "mdns", "setupCode", "connectionLimit", "accessoriesPerBridge", "include", "exclude",
+    ]
 
     /// `homekit`: `{"name", "listen", "port", "mdns": [interfaces], "setupCode", "connectionLimit",
-    /// "include", "exclude"}`; the bridge is a HomeKit bridge only with the section.
+    /// "accessoriesPerBridge", "include", "exclude"}`; the bridge is a HomeKit bridge only with the section.
     static func parseHomeKit(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> HomeKitBridge.Settings
     {
@@ -45,6 +47,11 @@ extension ServeConfiguration {
                     throw fail(keyAt, "expected a number from 8 (HAP's minimum) to 1024")
                 }
                 settings.connectionLimit = Int(limit)
+            case "accessoriesPerBridge":
+                guard let count = member.int64, (1...149).contains(count) else {
+                    throw fail(keyAt, "expected a number from 1 to 149 (HAP's limit); more devices make more bridges")
+                }
+                settings.accessoriesPerBridge = Int(count)
             case "include", "exclude": export.append((key, member))
             default: throw fail(keyAt, "unknown key '\(key)'; allowed: \(homeKitKeys.joined(separator: ", "))")
             }

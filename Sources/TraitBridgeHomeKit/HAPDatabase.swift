@@ -73,15 +73,29 @@ struct HAPDatabase: Sendable {
         return String(UInt(bitPattern: ByteHash.hash(Array(text.utf8))), radix: 16)
     }
 
-    /// Builds the database of `state`'s devices and scenes; assigns new ids in `identity`.
+    /// The keys of what the rules let through and the table can offer: each device's id (sorted), then
+    /// "scene:" and each scene's id. What `BridgeAssignment` splits over the bridges.
+    static func offeredKeys(graph: HomeGraph, table: HomeKitTable, rules: ExportRules) -> [String] {
+        let devices = graph.devices.values.filter { offers($0, graph: graph, table: table, rules: rules) }
+        return devices.map(\.id.rawValue).sorted() + graph.homes.flatMap(\.scenes).map { "scene:" + $0.id.rawValue }
+    }
+
+    private static func offers(_ device: Device, graph: HomeGraph, table: HomeKitTable, rules: ExportRules) -> Bool {
+        let types = device.deviceTypes.map(\.typeID.description)
+        return rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types)
+            && !services(of: device, table: table).isEmpty
+    }
+
+    /// Builds the database of `state`'s devices and scenes (only the keys in `admitted`, when given:
+    /// this bridge's share); assigns new ids in `identity`.
     init(
         graph: HomeGraph, table: HomeKitTable, rules: ExportRules, bridgeName: String, version: String,
-        identity: inout HomeKitIdentity
+        admitted: Set<String>? = nil, identity: inout HomeKitIdentity
     ) {
         var ids = IDAllocator(identity: identity)
         accessories.append(Self.bridgeAccessory(name: bridgeName, version: version, serial: identity.pairingID))
         let devices = graph.devices.values.sorted { ids.order(of: $0.id.rawValue) < ids.order(of: $1.id.rawValue) }
-        for device in devices {
+        for device in devices where admitted?.contains(device.id.rawValue) ?? true {
             let types = device.deviceTypes.map(\.typeID.description)
             guard rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types) else {
                 continue
@@ -105,7 +119,7 @@ struct HAPDatabase: Sendable {
             accessories.append(accessory)
             accessoryOfDevice[device.id] = aid
         }
-        for scene in graph.homes.flatMap(\.scenes) {
+        for scene in graph.homes.flatMap(\.scenes) where admitted?.contains("scene:" + scene.id.rawValue) ?? true {
             guard accessories.count <= Self.accessoryLimit else {
                 leftOut += 1
                 continue

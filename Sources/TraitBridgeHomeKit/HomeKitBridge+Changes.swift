@@ -47,8 +47,8 @@ extension HomeKitBridge {
             var identity = shared.pairing.identity
             let before = identity
             let database = HAPDatabase(
-                graph: graph, table: table, rules: settings.exportRules, bridgeName: settings.name, version: version,
-                identity: &identity)
+                graph: graph, table: table, rules: settings.exportRules, bridgeName: name, version: version,
+                admitted: share(graph), identity: &identity)
             let previousLeftOut = shared.database.leftOut
             shared.database = database
             var changed = false
@@ -77,10 +77,10 @@ extension HomeKitBridge {
         guard !settings.mdnsInterfaces.isEmpty else { return }
         let identity = identity
         advertiser.publish(
-            name: settings.name, port: port, interfaces: settings.mdnsInterfaces,
+            name: name, port: port, interfaces: settings.mdnsInterfaces,
             txt: [
                 "c#": String(identity.configurationNumber), "ff": "0", "id": identity.pairingID,
-                "md": settings.name, "pv": "1.1", "s#": "1", "sf": identity.isPaired ? "0" : "1", "ci": "2",
+                "md": name, "pv": "1.1", "s#": "1", "sf": identity.isPaired ? "0" : "1", "ci": "2",
                 "sh": SetupCode.setupHash(setupID: identity.setupID, pairingID: identity.pairingID),
             ])
     }

@@ -10,9 +10,9 @@ public import TraitBridgeMapping
 public import TraitBridgeModel
 public import TraitBridgeStore
 
-/// TraitBridge as a HomeKit bridge (HAP over IP): every device the table maps is a bridged
-/// accessory. Runs the HAP server, keeps the pairing state and the accessory database, sends
-/// events when the bridge says devices changed, and announces itself through Avahi.
+/// One HomeKit bridge (HAP over IP): the devices it is given are its bridged accessories. Runs the
+/// HAP server, keeps the pairing state and the accessory database, sends events when the bridge says
+/// devices changed, and announces itself through Avahi. `HomeKitBridges` runs one or more of them.
 public final class HomeKitBridge: Service, Sendable {
     /// The `homekit` section of the serve configuration.
     public struct Settings: Sendable {
@@ -29,6 +29,8 @@ public final class HomeKitBridge: Service, Sendable {
         public var connectionLimit = 64
         /// Which devices are offered (the `export` rules' form: include, then exclude).
         public var exportRules = ExportRules()
+        /// Accessories per bridge (at most HAP's 149): more devices make more bridges.
+        public var accessoriesPerBridge = HAPDatabase.accessoryLimit
         public init() {}
     }
 
@@ -36,6 +38,10 @@ public final class HomeKitBridge: Service, Sendable {
     let store: DeviceStore
     let table: HomeKitTable
     let settings: Settings
+    /// 1 for the first bridge, 2… for the ones more devices need.
+    public let slot: Int
+    /// This bridge's share of the offered accessories (nil: all of them).
+    let share: @Sendable (HomeGraph) -> Set<String>?
     let logger: Logger
     let version: String
     let shared: Mutex<Shared>
@@ -54,30 +60,35 @@ public final class HomeKitBridge: Service, Sendable {
         var descriptionsChanged = false
     }
 
-    /// Loads (or makes and keeps) the accessory's identity from the registry.
+    /// Loads (or makes and keeps) the accessory's identity from the registry. `share` tells which of
+    /// the offered accessories are this bridge's (nil: all).
     public init(
-        bridge: Bridge, store: DeviceStore, table: HomeKitTable, settings: Settings, version: String, logger: Logger
+        bridge: Bridge, store: DeviceStore, table: HomeKitTable, settings: Settings, slot: Int = 1,
+        share: @escaping @Sendable (HomeGraph) -> Set<String>? = { _ in nil }, version: String, logger: Logger
     ) throws {
         self.bridge = bridge
         self.store = store
         self.table = table
         self.settings = settings
+        self.slot = slot
+        self.share = share
         self.logger = logger
         self.version = version
         var identity: HomeKitIdentity
-        if let bytes = try store.homeKitIdentity(name: "main") {
+        if let bytes = try store.homeKitIdentity(name: Self.storeName(slot: slot)) {
             identity = try JSONDecoder().decode(HomeKitIdentity.self, from: Data(bytes))
         } else {
             identity = HomeKitIdentity.make { (0..<64).map { _ in UInt8.random(in: 0...255) } }
             if let code = settings.setupCode.flatMap(SetupCode.format) { identity.setupCode = code }
         }
+        let graph = bridge.snapshot.graph
         let database = HAPDatabase(
-            graph: bridge.snapshot.graph, table: table, rules: settings.exportRules, bridgeName: settings.name,
-            version: version,
-            identity: &identity)
+            graph: graph, table: table, rules: settings.exportRules, bridgeName: Self.name(settings.name, slot: slot),
+            version: version, admitted: share(graph), identity: &identity)
         // The configuration number is compared and bumped once the bridge has its devices (the
         // first rebuild), not here: before `start` the graph is still empty.
-        try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
+        try store.saveHomeKitIdentity(
+            name: Self.storeName(slot: slot), identity: Array(JSONEncoder().encode(identity)), now: Date())
         shared = Mutex(Shared(pairing: PairingState(identity: identity), database: database))
         (wake, wakeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         bridge.observeChanges { [weak self] states, descriptions in
@@ -90,6 +101,21 @@ public final class HomeKitBridge: Service, Sendable {
             wakeContinuation.yield()
         }
     }
+
+    /// The registry's name of bridge `slot`'s identity: "main", then "bridge-2"…
+    public static func storeName(slot: Int) -> String { slot == 1 ? "main" : "bridge-\(slot)" }
+
+    /// The name in the Home app: the configured one, then "<name> 2"…
+    static func name(_ configured: String, slot: Int) -> String {
+        slot == 1 ? configured : String(configured.prefix(60)) + " \(slot)"
+    }
+
+    /// This bridge's name in the Home app.
+    public var name: String { Self.name(settings.name, slot: slot) }
+
+    /// The port to listen on: the configured one for the first bridge, the next ones for the others
+    /// (0: any free port for each).
+    var configuredPort: Int { settings.port == 0 ? 0 : min(65535, settings.port + slot - 1) }
 
     /// The identity now (pairing id, setup code, controllers).
     public var identity: HomeKitIdentity { shared.withLock { $0.pairing.identity } }
@@ -109,19 +135,19 @@ public final class HomeKitBridge: Service, Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: settings.listen, port: settings.port) { child in
+            .bind(host: settings.listen, port: configuredPort) { child in
                 child.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
                 }
             }
-        let port = server.channel.localAddress?.port ?? settings.port
+        let port = server.channel.localAddress?.port ?? configuredPort
         boundPort.withLock { $0 = port }
         let advertiser = AvahiAdvertiser(logger: logger)
         announce(advertiser, port: port)
         let identity = identity
         logger.info(
             """
-            HomeKit: bridge "\(settings.name)" (id \(identity.pairingID)) on \(settings.listen):\(port), setup code \
+            HomeKit: bridge "\(name)" (id \(identity.pairingID)) on \(settings.listen):\(port), setup code \
             \(identity.setupCode), \
             \(identity.isPaired ? "paired with \(identity.controllers.count) controller(s)" : "not paired yet") \
             (\(shared.withLock { $0.database.accessories.count - 1 }) accessories)
@@ -161,7 +187,8 @@ public final class HomeKitBridge: Service, Sendable {
     /// until restart).
     func persist(_ identity: HomeKitIdentity) {
         do {
-            try store.saveHomeKitIdentity(name: "main", identity: Array(JSONEncoder().encode(identity)), now: Date())
+            try store.saveHomeKitIdentity(
+                name: Self.storeName(slot: slot), identity: Array(JSONEncoder().encode(identity)), now: Date())
         } catch {
             logger.error("HomeKit: could not keep the pairing state in the registry: \(error); check its folder")
         }

@@ -30,4 +30,15 @@ extension DeviceStore {
         }
         restrictToOwner()
     }
+
+    /// Forgets the bridge `name`'s identity (`homekit reset --new`: its accessories go to the others).
+    public func removeHomeKitIdentity(name: String) throws(StoreError) {
+        do {
+            try queue.write { db in
+                try db.execute(sql: "DELETE FROM homeKitAccessory WHERE name = ?", arguments: [name])
+            }
+        } catch {
+            throw .writeFailed("\(error)")
+        }
+    }
 }

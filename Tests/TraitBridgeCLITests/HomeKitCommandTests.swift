@@ -11,10 +11,11 @@ struct HomeKitCommandTests {
         OVERVIEW: Show the HomeKit bridge's setup code and pairings, or forget its
         pairings.
 
-        serve's homekit section makes the bridge a HomeKit bridge; its identity
+        serve's homekit section makes the bridge a HomeKit bridge (or several, each of
+        up to 149 accessories, when there are more devices); each one's identity
         (long-term key, setup code, the controllers it is paired with, the accessory
-        ids it gave) is kept in the registry. These commands read and change it there:
-        give them serve's --data-dir.
+        ids it gave) is kept in the registry. These commands read and change them
+        there: give them serve's --data-dir.
 
         Examples:
           traitbridge homekit show
@@ -58,8 +59,19 @@ struct HomeKitCommandTests {
         #expect(reset.exitCode == 0 && reset.standardOutput.contains("removed 1 pairing"), "\(reset)")
         let after = try CommandRunner.run(["homekit", "show", "--data-dir", folder.path])
         #expect(after.standardOutput.contains("not paired") && after.standardOutput.contains(identity.pairingID))
-        _ = try CommandRunner.run(["homekit", "reset", "--new", "--data-dir", folder.path])
+        // A second bridge (more devices than one holds): shown and reset with the first; --new forgets it.
+        var second = HomeKitIdentity.make { Array(64..<128) }
+        second.controllers = identity.controllers
+        try store.saveHomeKitIdentity(name: "bridge-2", identity: Array(JSONEncoder().encode(second)), now: Date())
+        let both = try CommandRunner.run(["homekit", "show", "--data-dir", folder.path])
+        #expect(both.standardOutput.hasPrefix("bridge 1\n") && both.standardOutput.contains("\nbridge 2\n"), "\(both)")
+        #expect(both.standardOutput.contains(second.pairingID) && both.standardOutput.contains(identity.pairingID))
+        let resetBoth = try CommandRunner.run(["homekit", "reset", "--data-dir", folder.path])
+        #expect(resetBoth.standardOutput.contains("bridge 2: removed 1 pairing;"), "\(resetBoth)")
+        let renewed = try CommandRunner.run(["homekit", "reset", "--new", "--data-dir", folder.path])
+        #expect(renewed.standardOutput.contains("1 more bridge(s) forgotten"), "\(renewed)")
         let fresh = try CommandRunner.run(["homekit", "show", "--data-dir", folder.path])
         #expect(!fresh.standardOutput.contains(identity.pairingID), "a new bridge id: \(fresh.standardOutput)")
+        #expect(!fresh.standardOutput.contains(second.pairingID) && !fresh.standardOutput.contains("bridge 2"))
     }
 }

@@ -172,6 +172,15 @@ struct ServeCommandTests {
             ),
             (#"{"export": {"only": {}}}"#, "export.only: unknown key 'only'; allowed: include, exclude"),
             (
+                #"{"homekit": {"accessoriesPerBridge": 150}}"#,
+                "homekit.accessoriesPerBridge: expected a number from 1 to 149 (HAP's limit); "
+                    + "more devices make more bridges"
+            ),
+            (
+                #"{"homekit": {"setupCode": "123-45-678"}}"#,
+                "homekit.setupCode: expected eight digits XXX-XX-XXX, not a trivial one (12345678, 11111111…)"
+            ),
+            (
                 #"{"http": {"changeHistory": 15}}"#,
                 "http.changeHistory: expected a whole number of device changes from 16 to 1000000"
             ),

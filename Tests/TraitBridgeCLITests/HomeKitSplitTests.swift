@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TraitBridgeLocalBroker
+import TraitBridgeTesting
+
+@testable import TraitBridgeCLI
+
+/// More devices than one bridge holds: serve starts a second bridge, its own accessory with its own
+/// id, pairing and announcement; aiohomekit pairs with each and finds every device on exactly one;
+/// after a restart the bridges are back at once with the ids they had.
+@Suite(
+    "HomeKit bridges: more devices than one bridge holds", .serialized,
+    .enabled(if: HomeKitPeers.unavailableReason == nil, "\(HomeKitPeers.unavailableReason ?? "")"))
+struct HomeKitSplitTests {
+    /// The pairing id of bridge `name` from serve's log (its "HomeKit: bridge" line), or nil.
+    static func pairingID(of name: String, in log: String) -> String? {
+        let line = log.split(separator: "\n").last { $0.contains("HomeKit: bridge \"\(name)\" (id ") }
+        return line?.split(separator: "(id ").last.map { String($0.prefix(17)) }
+    }
+
+    /// The pairing ids of the bridges "Split", "Split 2"… serve's log names, in order.
+    static func bridgeIDs(in log: String) -> [String] {
+        var ids: [String] = []
+        for slot in 1...16 {
+            guard let id = pairingID(of: slot == 1 ? "Split" : "Split \(slot)", in: log) else { break }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// The serial numbers (device or scene ids) of the bridged accessories in aiohomekit's list.
+    static func serials(in list: [[String: Any]]) -> [String] {
+        list.filter { $0["aid"] as? Int != 1 }.compactMap { accessory in
+            (accessory["services"] as? [[String: Any]] ?? []).flatMap {
+                $0["characteristics"] as? [[String: Any]] ?? []
+            }
+            .first { ($0["type"] as? String)?.hasPrefix("00000030") == true }?["value"] as? String
+        }
+    }
+
+    @Test("three accessories per bridge: bridges start as devices come, each paired, none shared; back after a restart")
+    func split() throws {
+        let broker = try MosquittoBroker()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hk-split-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sandbox = try NetworkSandbox(repository: CommandRunner.repository)
+        defer { sandbox.remove() }
+        let bus = try HomeKitPeers.responder(in: sandbox, folder: folder)
+        let config = folder.appendingPathComponent("config.json").path
+        let homekit: [String: Any] = [
+            "name": "Split", "listen": sandbox.hostAddress, "port": 0, "mdns": [sandbox.hostInterface],
+            "setupCode": HomeKitTests.code, "accessoriesPerBridge": 3,
+        ]
+        try JSONSerialization.data(withJSONObject: ["homekit": homekit]).write(to: URL(fileURLWithPath: config))
+        let serveLog = folder.appendingPathComponent("serve.log").path
+        func serve() throws -> ChildProcess {
+            try ChildProcess(
+                [
+                    "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus)", CommandRunner.executable.path, "serve",
+                    "--broker", broker.url, "--config", config, "--data-dir",
+                    folder.appendingPathComponent("data").path,
+                ], logFile: serveLog)
+        }
+        var running = try serve()
+        defer { running.stop() }
+        let simulator = try ChildProcess(
+            [
+                CommandRunner.executable.path, "simulate", "--scenario", try HomeKitTests.scenario(in: folder),
+                "--broker", broker.url, "--duration", "120",
+            ], logFile: folder.appendingPathComponent("simulate.log").path)
+        defer { simulator.stop() }
+        // The simulated home's devices and scenes arrive one after another: each new one that does not
+        // fit starts a bridge. Waited for until no bridge has started for 3 s.
+        let devices = [HomeKitTests.light, HomeKitTests.lock, HomeKitTests.blinds, HomeKitTests.contact]
+        var bridges: [String] = []
+        var stableSince = ContinuousClock.now
+        #expect(
+            eventually(timeout: .seconds(30)) {
+                let log = LogFile.read(serveLog)
+                let now = Self.bridgeIDs(in: log)
+                if now != bridges { (bridges, stableSince) = (now, .now) }
+                return devices.allSatisfy { log.contains("tb.device.id=\($0) ") }
+                    && ContinuousClock.now - stableSince > .seconds(3)
+            }, "\(LogFile.read(serveLog).suffix(2000))")
+        #expect(bridges.count >= 2, "\(bridges)")
+        #expect(LogFile.read(serveLog).contains("bridge 2 \"Split 2\" starts; add it in the Home app too"))
+
+        let controller = try HomeKitController(
+            in: sandbox, python: HomeKitPeers.python,
+            script: CommandRunner.repository + "/scripts/homekit-controller.py",
+            log: folder.appendingPathComponent("controller.log").path)
+        defer { controller.stop() }
+        // Each bridge paired on its own, with the same setup code: at most three accessories on each,
+        // none on two, the named devices among them.
+        var offered: [String] = []
+        for id in bridges {
+            let paired = controller.send(["op": "pair", "id": id, "code": HomeKitTests.code])
+            #expect(paired?["ok"] as? Bool == true, "pairing \(id): \(paired ?? [:]) \(LogFile.read(controller.log))")
+            let list = controller.send(["op": "accessories"])?["accessories"] as? [[String: Any]] ?? []
+            let serials = Self.serials(in: list)
+            #expect(!serials.isEmpty && serials.count <= 3, "\(id): \(serials)")
+            offered += serials
+        }
+        #expect(Set(offered).count == offered.count, "each accessory on one bridge: \(offered)")
+        #expect(Set(devices).isSubset(of: Set(offered)), "\(offered)")
+        #expect(bridges.count == (offered.count + 2) / 3, "as few bridges as hold \(offered.count): \(bridges)")
+
+        // A restart: every bridge starts from the registry at once, with its id, and stays paired.
+        running.stop()
+        try Data().write(to: URL(fileURLWithPath: serveLog))
+        running = try serve()
+        #expect(
+            eventually(timeout: .seconds(20)) { Self.bridgeIDs(in: LogFile.read(serveLog)) == bridges },
+            "\(LogFile.read(serveLog).suffix(2000))")
+        #expect(!LogFile.read(serveLog).contains("starts; add it in the Home app too"), "not a new bridge")
+        #expect(
+            eventually(timeout: .seconds(15)) {
+                (controller.send(["op": "find", "id": bridges.last ?? ""])?["statusFlags"] as? Int ?? 1) & 1 == 0
+            }, "the last bridge announced as paired")
+    }
+}
