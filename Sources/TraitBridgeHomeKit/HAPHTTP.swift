@@ -34,37 +34,51 @@ public struct HAPRequestReader: Sendable {
 
     /// Every whole request in what came so far; a partial one waits for more bytes.
     public mutating func feed(_ bytes: [UInt8]) throws(ReadError) -> [HAPRequest] {
-        buffer.append(contentsOf: bytes)
+        append(bytes)
         var requests: [HAPRequest] = []
-        while let end = Self.headEnd(buffer) {
-            let head = String(decoding: buffer[..<end], as: UTF8.self)
-            let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-            let parts = lines.first?.split(separator: " ") ?? []
-            guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
-                throw .malformed("request line \"\(lines.first?.prefix(80) ?? "")\"")
-            }
-            var length = 0
-            for line in lines.dropFirst() where !line.isEmpty {
-                guard let colon = line.firstIndex(of: ":") else { throw .malformed("header \"\(line.prefix(80))\"") }
-                let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                if name == "content-length" {
-                    guard let parsed = Int(value), parsed >= 0 else { throw .malformed("Content-Length \(value)") }
-                    guard parsed <= Self.bodyLimit else { throw .bodyTooLong(parsed) }
-                    length = parsed
-                } else if name == "transfer-encoding" {
-                    throw .malformed("Transfer-Encoding (send a Content-Length)")
-                }
-            }
-            guard buffer.count >= end + 4 + length else { break }
-            let body = Array(buffer[(end + 4)..<(end + 4 + length)])
-            buffer.removeFirst(end + 4 + length)
-            let target = String(parts[1])
-            let (path, query) = Self.split(target)
-            requests.append(HAPRequest(method: String(parts[0]), path: path, query: query, body: body))
-        }
-        if Self.headEnd(buffer) == nil, buffer.count > Self.headLimit { throw .headTooLong }
+        while let request = try next() { requests.append(request) }
         return requests
+    }
+
+    /// Keeps `bytes` for `next`.
+    public mutating func append(_ bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
+
+    /// The bytes not taken as a request yet, taken out (after pair-verify they are frames, not HTTP).
+    public mutating func takeRest() -> [UInt8] {
+        defer { buffer = [] }
+        return buffer
+    }
+
+    /// The first whole request kept, taken out; nil while it is partial.
+    public mutating func next() throws(ReadError) -> HAPRequest? {
+        guard let end = Self.headEnd(buffer) else {
+            if buffer.count > Self.headLimit { throw .headTooLong }
+            return nil
+        }
+        let head = String(decoding: buffer[..<end], as: UTF8.self)
+        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let parts = lines.first?.split(separator: " ") ?? []
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+            throw .malformed("request line \"\(lines.first?.prefix(80) ?? "")\"")
+        }
+        var length = 0
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { throw .malformed("header \"\(line.prefix(80))\"") }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if name == "content-length" {
+                guard let parsed = Int(value), parsed >= 0 else { throw .malformed("Content-Length \(value)") }
+                guard parsed <= Self.bodyLimit else { throw .bodyTooLong(parsed) }
+                length = parsed
+            } else if name == "transfer-encoding" {
+                throw .malformed("Transfer-Encoding (send a Content-Length)")
+            }
+        }
+        guard buffer.count >= end + 4 + length else { return nil }
+        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+        buffer.removeFirst(end + 4 + length)
+        let (path, query) = Self.split(String(parts[1]))
+        return HAPRequest(method: String(parts[0]), path: path, query: query, body: body)
     }
 
     private static func headEnd(_ bytes: [UInt8]) -> Int? {

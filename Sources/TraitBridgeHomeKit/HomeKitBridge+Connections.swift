@@ -85,23 +85,27 @@ extension HomeKitBridge {
                 return false
             }
         }
-        let requests: [HAPRequest]
-        do { requests = try state.reader.feed(plain) } catch {
-            logger.warning("HomeKit: connection \(connection.id): \(error): closed")
-            await connection.send(HAPResponse.http(400))
-            return false
-        }
-        for request in requests {
+        state.reader.append(plain)
+        while true {
+            let request: HAPRequest?
+            do { request = try state.reader.next() } catch {
+                logger.warning("HomeKit: connection \(connection.id): \(error): closed")
+                await connection.send(HAPResponse.http(400))
+                return false
+            }
+            guard let request else { return true }
             let reply = await respond(to: request, state: &state, connection: connection)
             guard await connection.send(reply.bytes) else { return false }
+            for id in reply.closeControllers { closeConnections(of: id) }
             if let secured = reply.secured {
                 state.receiver = secured.cipher
                 await connection.secure(secured.cipher, controller: secured.controller)
                 _ = shared.withLock { $0.verified.insert(connection.id) }
+                // What the controller sent after M3 is frames of the session: never read as plaintext.
+                let rest = state.reader.takeRest()
+                return rest.isEmpty ? true : await received(rest, state: &state, connection: connection)
             }
-            for id in reply.closeControllers { closeConnections(of: id) }
         }
-        return true
     }
 
     struct Reply {
