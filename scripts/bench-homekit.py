@@ -9,9 +9,11 @@ in a network sandbox (scripts/sandbox.sh, scripts/homekit-responder.sh: root), a
   accessories_ms   GET /accessories of a full bridge (149 accessories: HAP's limit), median of 5
   event_ms         a change published on MQTT (a light's state) to the controller's EVENT, median and
                    p99 of CHANGES (each waited for before the next)
-  rss_kb           serve's VmRSS before pairing and with the controller paired and subscribed
+  rss_kb           serve's VmRSS before pairing, with the controller paired and subscribed, and with
+                   SESSIONS more verified sessions held open and subscribed (each what one more
+                   controller costs): per_session = the difference / SESSIONS
 
-  sudo python3 scripts/bench-homekit.py BIN [--devices 160] [--changes 500] [--verifies 20]
+  sudo python3 scripts/bench-homekit.py BIN [--devices 160] [--changes 500] [--verifies 20] [--sessions 16]
 
 Prints one line of JSON. Needs scripts/install-homekit-peers.sh. Every wait is bounded.
 """
@@ -74,6 +76,7 @@ def main():
     parser.add_argument("--devices", type=int, default=160)
     parser.add_argument("--changes", type=int, default=500)
     parser.add_argument("--verifies", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=16)
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="tb-bench-homekit-")
     procs, sandbox, controller = [], None, None
@@ -146,6 +149,11 @@ def main():
                 latencies.append((event["at"] - sent) * 1000)
         latencies.sort()
         rss_paired = rss(serve.pid)
+        # More controllers: SESSIONS more verified sessions, each subscribed to the light, held open.
+        held = controller.send({"op": "hold", "count": args.sessions, "ids": [[light[0], light[1]]]})
+        assert held.get("ok"), held
+        time.sleep(1)
+        rss_sessions = rss(serve.pid)
         print(json.dumps({
             "devices": args.devices, "accessories": len(accessories),
             "pair_setup_s": round(paired["seconds"], 3),
@@ -154,7 +162,9 @@ def main():
             "event_ms": {"median": round(statistics.median(latencies), 2),
                          "p99": round(latencies[max(0, int(len(latencies) * 0.99) - 1)], 2),
                          "received": len(latencies), "sent": args.changes},
-            "rss_kb": {"before": rss_before, "paired": rss_paired},
+            "rss_kb": {"before": rss_before, "paired": rss_paired, "sessions": args.sessions,
+                       "with_sessions": rss_sessions,
+                       "per_session": round((rss_sessions - rss_paired) / max(1, args.sessions), 1)},
         }))
     finally:
         if controller is not None:

@@ -11,6 +11,7 @@ and events arrive as {"event": [[aid, iid, value], ...]} lines in between.
   {"op": "get", "ids": [[aid, iid], ...]}          → {"ok": true, "values": {"aid.iid": {...}}}
   {"op": "put", "values": [[aid, iid, value]]}     → {"ok": true, "statuses": {"aid.iid": {...}}}
   {"op": "subscribe", "ids": [[aid, iid], ...]}    → {"ok": true}
+  {"op": "hold", "count": n, "ids": [[aid, iid]]} → {"ok": true, "held"}: n more sessions, subscribed, kept open
   {"op": "pairings"}                               → {"ok": true, "pairings": [...]}
   {"op": "unpair"}                                 → {"ok": true}
   {"op": "quit"}
@@ -44,6 +45,7 @@ class Session:
         self.controller = None
         self.pairing = None
         self.verifies = 0
+        self.held = []
 
     async def start(self):
         self.zeroconf = AsyncZeroconf()
@@ -75,6 +77,16 @@ class Session:
             seconds = time.monotonic() - started
             await fresh.close()
             return {"ok": True, "seconds": seconds}
+        if op == "hold":
+            # `count` more sessions of this pairing, each verified and subscribed to `ids`, kept open
+            # (what more controllers cost the bridge); closed at quit.
+            for _ in range(command["count"]):
+                self.verifies += 1
+                extra = self.controller.load_pairing(f"hold-{self.verifies}", dict(self.pairing._pairing_data))
+                await extra.list_pairings()
+                await extra.subscribe([tuple(pair) for pair in command.get("ids", [])])
+                self.held.append(extra)
+            return {"ok": True, "held": len(self.held)}
         if op == "accessories":
             return {"ok": True, "accessories": await self.pairing.list_accessories_and_characteristics()}
         if op == "get":
@@ -122,6 +134,8 @@ async def main():
             say(await asyncio.wait_for(session.run(command), 30))
         except Exception as error:  # every failure is answered with its class: the test asserts on it
             say(failure(error))
+    for held in session.held:
+        await held.close()
     if session.pairing is not None:
         await session.pairing.close()
     await session.zeroconf.async_close()
