@@ -40,35 +40,13 @@ struct HomeKitSplitTests {
 
     @Test("three accessories per bridge: bridges start as devices come, each paired, none shared; back after a restart")
     func split() throws {
-        let broker = try MosquittoBroker()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hk-split-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try NetworkSandbox(repository: CommandRunner.repository)
-        defer { sandbox.remove() }
-        let bus = try HomeKitPeers.responder(in: sandbox, folder: folder)
-        let config = folder.appendingPathComponent("config.json").path
-        let homekit: [String: Any] = [
-            "name": "Split", "listen": sandbox.hostAddress, "port": 0, "mdns": [sandbox.hostInterface],
-            "setupCode": HomeKitTests.code, "accessoriesPerBridge": 3,
-        ]
-        try JSONSerialization.data(withJSONObject: ["homekit": homekit]).write(to: URL(fileURLWithPath: config))
-        let serveLog = folder.appendingPathComponent("serve.log").path
-        func serve() throws -> ChildProcess {
-            try ChildProcess(
-                [
-                    "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus)", CommandRunner.executable.path, "serve",
-                    "--broker", broker.url, "--config", config, "--data-dir",
-                    folder.appendingPathComponent("data").path,
-                ], logFile: serveLog)
-        }
-        var running = try serve()
+        let bed = try HomeKitTestBed(name: "hk-split")
+        defer { bed.remove() }
+        let config = try bed.configure(["name": "Split", "accessoriesPerBridge": 3])
+        let serveLog = bed.serveLog
+        var running = try bed.serve(config: config)
         defer { running.stop() }
-        let simulator = try ChildProcess(
-            [
-                CommandRunner.executable.path, "simulate", "--scenario", try HomeKitTests.scenario(in: folder),
-                "--broker", broker.url, "--duration", "120",
-            ], logFile: folder.appendingPathComponent("simulate.log").path)
+        let simulator = try bed.simulate()
         defer { simulator.stop() }
         // The simulated home's devices and scenes arrive one after another: each new one that does not
         // fit starts a bridge. Waited for until no bridge has started for 3 s.
@@ -86,10 +64,7 @@ struct HomeKitSplitTests {
         #expect(bridges.count >= 2, "\(bridges)")
         #expect(LogFile.read(serveLog).contains("bridge 2 \"Split 2\" starts; add it in the Home app too"))
 
-        let controller = try HomeKitController(
-            in: sandbox, python: HomeKitPeers.python,
-            script: CommandRunner.repository + "/scripts/homekit-controller.py",
-            log: folder.appendingPathComponent("controller.log").path)
+        let controller = try bed.controller()
         defer { controller.stop() }
         // Each bridge paired on its own, with the same setup code: at most three accessories on each,
         // none on two, the named devices among them.
@@ -109,7 +84,7 @@ struct HomeKitSplitTests {
         // A restart: every bridge starts from the registry at once, with its id, and stays paired.
         running.stop()
         try Data().write(to: URL(fileURLWithPath: serveLog))
-        running = try serve()
+        running = try bed.serve(config: config)
         #expect(
             eventually(timeout: .seconds(20)) { Self.bridgeIDs(in: LogFile.read(serveLog)) == bridges },
             "\(LogFile.read(serveLog).suffix(2000))")

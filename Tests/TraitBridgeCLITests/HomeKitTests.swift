@@ -63,31 +63,12 @@ struct HomeKitTests {
 
     @Test("aiohomekit pairs by mDNS, controls the light, lock and blinds, gets events, sees offline, unpairs")
     func endToEnd() throws {
-        let broker = try MosquittoBroker()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-homekit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let sandbox = try NetworkSandbox(repository: CommandRunner.repository)
-        defer { sandbox.remove() }
-        let bus = try HomeKitPeers.responder(in: sandbox, folder: folder)
-        let config = folder.appendingPathComponent("config.json").path
-        let homekit: [String: Any] = [
-            "name": "TraitBridge Test", "listen": sandbox.hostAddress, "port": 0, "mdns": [sandbox.hostInterface],
-            "setupCode": Self.code,
-        ]
-        try JSONSerialization.data(withJSONObject: ["homekit": homekit]).write(to: URL(fileURLWithPath: config))
-        let serveLog = folder.appendingPathComponent("serve.log").path
-        let serve = try ChildProcess(
-            [
-                "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus)", CommandRunner.executable.path, "serve", "--broker",
-                broker.url, "--config", config, "--data-dir", folder.appendingPathComponent("data").path,
-            ], logFile: serveLog)
+        let bed = try HomeKitTestBed(name: "homekit")
+        defer { bed.remove() }
+        let broker = bed.broker, folder = bed.folder, serveLog = bed.serveLog
+        let serve = try bed.serve(config: try bed.configure(["name": "TraitBridge Test"]))
         defer { serve.stop() }
-        let simulator = try ChildProcess(
-            [
-                CommandRunner.executable.path, "simulate", "--scenario", try Self.scenario(in: folder), "--broker",
-                broker.url, "--duration", "120",
-            ], logFile: folder.appendingPathComponent("simulate.log").path)
+        let simulator = try bed.simulate()
         defer { simulator.stop() }
         let observer = try TestMQTTClient(broker, subscribe: ["zigbee2mqtt/#", "shellies/#"])
         #expect(
@@ -97,14 +78,12 @@ struct HomeKitTests {
         let pairingID = idLine.split(separator: "(id ").last.map { String($0.prefix(17)) } ?? ""
         #expect(pairingID.count == 17, "\(idLine)")
 
-        let controller = try HomeKitController(
-            in: sandbox, python: HomeKitPeers.python,
-            script: CommandRunner.repository + "/scripts/homekit-controller.py",
-            log: folder.appendingPathComponent("controller.log").path)
+        let controller = try bed.controller()
         defer { controller.stop() }
         let found = controller.send(["op": "find", "id": pairingID])
         #expect(found?["ok"] as? Bool == true, "found by mDNS: \(found ?? [:]) \(LogFile.read(controller.log))")
-        #expect(found?["address"] as? String == sandbox.hostAddress && (found?["statusFlags"] as? Int ?? 0) & 1 == 1)
+        #expect(found?["address"] as? String == bed.sandbox.hostAddress)
+        #expect((found?["statusFlags"] as? Int ?? 0) & 1 == 1, "announced as not paired yet")
 
         // Wrong codes: refused; after three, tries are told to wait (HAP's backoff) for 5 s.
         for attempt in 1...3 {
