@@ -13,7 +13,7 @@ in a network sandbox (scripts/sandbox.sh, scripts/homekit-responder.sh: root), a
                    SESSIONS more verified sessions held open and subscribed (each what one more
                    controller costs): per_session = the difference / SESSIONS
 
-  sudo python3 scripts/bench-homekit.py BIN [--devices 160] [--changes 500] [--verifies 20] [--sessions 16]
+  sudo python3 scripts/bench-homekit.py BIN [--devices 160] [--changes 500] [--verifies 20] [--sessions 16] [--bridge 1]
 
 Prints one line of JSON. Needs scripts/install-homekit-peers.sh. Every wait is bounded.
 """
@@ -77,6 +77,7 @@ def main():
     parser.add_argument("--changes", type=int, default=500)
     parser.add_argument("--verifies", type=int, default=20)
     parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--bridge", type=int, default=1, help="which bridge to pair (2…: the ones past 149)")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="tb-bench-homekit-")
     procs, sandbox, controller = [], None, None
@@ -99,10 +100,11 @@ def main():
                                  stderr=subprocess.STDOUT, cwd=ROOT, env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus))
         procs.append(serve)
         pairing_id = None
+        bridge_name = "TraitBridge" if args.bridge == 1 else f"TraitBridge {args.bridge}"
         deadline = time.time() + 60
         while time.time() < deadline and pairing_id is None:
             for line in open(log_path):
-                if "HomeKit: bridge" in line:
+                if f'HomeKit: bridge "{bridge_name}" (id ' in line:
                     pairing_id = line.split("(id ")[1][:17]
             time.sleep(0.2)
         time.sleep(5)  # the devices arrive and the configuration number settles
@@ -128,7 +130,7 @@ def main():
             items = [c for s in accessory["services"] for c in s["characteristics"]]
             names = [c.get("value") for c in items if c["type"].startswith("00000023")]
             on = [c for c in items if c["type"].startswith("00000025-")]
-            if on and names:
+            if len(on) == 1 and names:  # one On: the device's own `state` switches it
                 light = (accessory["aid"], on[0]["iid"], names[0])
                 break
         assert light, "a device with On"
@@ -166,6 +168,12 @@ def main():
                        "with_sessions": rss_sessions,
                        "per_session": round((rss_sessions - rss_paired) / max(1, args.sessions), 1)},
         }))
+    except BaseException:
+        # What serve said, for the why (the folder goes with the run).
+        log = os.path.join(tmp, "serve.log")
+        if os.path.exists(log):
+            sys.stderr.write("serve's log, its end:\n" + open(log).read()[-4000:])
+        raise
     finally:
         if controller is not None:
             controller.proc.stdin.close()
