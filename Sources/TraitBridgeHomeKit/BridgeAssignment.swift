@@ -21,11 +21,16 @@ struct BridgeAssignment: Sendable, Equatable {
         var leftOut: Int
     }
 
-    /// `kept[i]`: the keys bridge i+1 gave an accessory id before (from its identity); a key kept by
-    /// several bridges belongs to the first.
-    init(capacity: Int, bridgeLimit: Int, kept: [[String]]) {
+    /// `offered[i]`: the keys bridge i+1 offered when it last ran (they stay first); `kept[i]`: the
+    /// keys it ever gave an accessory id (one of those not offered anywhere goes back to the first
+    /// bridge that gave it one). Both from the bridges' identities.
+    init(capacity: Int, bridgeLimit: Int, offered: [[String]] = [], kept: [[String]]) {
         self.capacity = max(1, capacity)
         self.bridgeLimit = max(1, bridgeLimit)
+        for (index, keys) in offered.enumerated() {
+            for key in keys where bridgeOfKey[key] == nil { bridgeOfKey[key] = index + 1 }
+        }
+        placed = Set(bridgeOfKey.keys)
         for (index, keys) in kept.enumerated() {
             for key in keys where bridgeOfKey[key] == nil { bridgeOfKey[key] = index + 1 }
         }

@@ -52,6 +52,8 @@ struct HAPDatabase: Sendable {
     private(set) var leftOut = 0
     /// Devices → their accessory, for events.
     private(set) var accessoryOfDevice: [DeviceID: Int] = [:]
+    /// The keys of the bridged accessories, in order: device ids, then "scene:" and scene ids.
+    private(set) var keys: [String] = []
 
     struct CharacteristicKey: Sendable, Hashable {
         var aid: Int
@@ -118,6 +120,7 @@ struct HAPDatabase: Sendable {
             }
             accessories.append(accessory)
             accessoryOfDevice[device.id] = aid
+            keys.append(device.id.rawValue)
         }
         for scene in graph.homes.flatMap(\.scenes) where admitted?.contains("scene:" + scene.id.rawValue) ?? true {
             guard accessories.count <= Self.accessoryLimit else {
@@ -125,6 +128,7 @@ struct HAPDatabase: Sendable {
                 continue
             }
             let aid = ids.accessory("scene:" + scene.id.rawValue)
+            keys.append("scene:" + scene.id.rawValue)
             let on = HAPCharacteristic(
                 iid: ids.instance(aid, "scene/49/25"), type: "25", format: "bool", permissions: ["pr", "pw", "ev"],
                 source: .scene(scene.id, name: scene.name))

@@ -51,6 +51,7 @@ extension HomeKitBridge {
                 admitted: share(graph), identity: &identity)
             let previousLeftOut = shared.database.leftOut
             shared.database = database
+            identity.offered = database.keys
             var changed = false
             if identity.databaseDigest != database.structureDigest {
                 identity.configurationNumber = identity.configurationNumber % 65535 + 1

@@ -45,19 +45,26 @@ public final class HomeKitBridges: Service, Sendable {
         self.settings = settings
         self.version = version
         self.logger = logger
+        var offered: [[String]] = []
         var kept: [[String]] = []
         var stored = [1]
         for slot in 1...Self.bridgeLimit {
             guard let bytes = try store.homeKitIdentity(name: HomeKitBridge.storeName(slot: slot)) else { continue }
             if slot > 1 { stored.append(slot) }
-            while kept.count < slot - 1 { kept.append([]) }
-            let ids = (try? JSONDecoder().decode(HomeKitIdentity.self, from: Data(bytes)))?.accessoryIDs ?? [:]
+            while kept.count < slot - 1 {
+                kept.append([])
+                offered.append([])
+            }
+            let identity = try? JSONDecoder().decode(HomeKitIdentity.self, from: Data(bytes))
+            let ids = identity?.accessoryIDs ?? [:]
             kept.append(ids.keys.sorted { (ids[$0] ?? 0, $0) < (ids[$1] ?? 0, $1) })
+            offered.append(identity?.offered ?? [])
         }
         state = Mutex(
             State(
                 assignment: BridgeAssignment(
-                    capacity: settings.accessoriesPerBridge, bridgeLimit: Self.bridgeLimit, kept: kept),
+                    capacity: settings.accessoriesPerBridge, bridgeLimit: Self.bridgeLimit, offered: offered,
+                    kept: kept),
                 started: Set(stored)))
         (needed, neededContinuation) = AsyncStream.makeStream()
         let made = try stored.map { try makeBridge(slot: $0) }

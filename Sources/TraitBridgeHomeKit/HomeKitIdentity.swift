@@ -37,6 +37,9 @@ public struct HomeKitIdentity: Sendable, Codable, Equatable {
     public var instanceIDs: [String: Int] = [:]
     /// Wrong setup codes since the last good pairing (HAP: after 100, pairing is refused).
     public var failedTries: Int = 0
+    /// The keys (device ids, "scene:" and scene ids) of the accessories this bridge offered at its
+    /// last rebuild; nil before. With several bridges, which one holds what after a restart.
+    public var offered: [String]?
 
     public var isPaired: Bool { !controllers.isEmpty }
 

@@ -57,12 +57,14 @@ public struct PairingState: Sendable {
         }
     }
 
-    /// Takes the accessory database's ids and configuration number from `other`; the pairings stay.
+    /// Takes the accessory database's ids, configuration number and offered keys from `other`; the pairings
+    /// stay.
     public mutating func adoptIDs(of other: HomeKitIdentity) {
         identity.accessoryIDs = other.accessoryIDs
         identity.instanceIDs = other.instanceIDs
         identity.configurationNumber = other.configurationNumber
         identity.databaseDigest = other.databaseDigest
+        identity.offered = other.offered
     }
 
     /// A connection closed: a setup it had begun is dropped.

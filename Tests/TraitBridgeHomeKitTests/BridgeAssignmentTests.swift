@@ -42,6 +42,23 @@ struct BridgeAssignmentTests {
         #expect(split.bridges.map(\.count) == [2, 2, 1])
     }
 
+    @Test("after a restart, what each bridge offered last decides, not which bridge first gave an id")
+    func restartAfterAMove() {
+        // Before: d2 went away, a0 took its room on bridge 1, d2 came back to bridge 2. Bridge 1 still
+        // holds d2's old id; what each offered last says where d2 is now.
+        var assignment = BridgeAssignment(
+            capacity: 3, bridgeLimit: 4, offered: [["a0", "d1", "d3"], ["d2", "d4", "d5"]],
+            kept: [["d1", "d2", "d3", "a0"], ["d4", "d5", "d2"]])
+        let split = assignment.assign(["a0", "d1", "d2", "d3", "d4", "d5"])
+        #expect(split.bridges == [Set(["a0", "d1", "d3"]), Set(["d2", "d4", "d5"])], "nothing moved")
+        // Devices arriving one by one after the restart keep their bridges too.
+        var arriving = BridgeAssignment(
+            capacity: 3, bridgeLimit: 4, offered: [["a0", "d1", "d3"], ["d2", "d4", "d5"]],
+            kept: [["d1", "d2", "d3", "a0"], ["d4", "d5", "d2"]])
+        _ = arriving.assign(["d2"])
+        #expect(arriving.assign(["d2", "d1", "a0", "d3"]).bridges == [Set(["a0", "d1", "d3"]), Set(["d2"])])
+    }
+
     @Test("past the last bridge, accessories are left out and counted; a smaller capacity moves the excess")
     func bounded() {
         var assignment = BridgeAssignment(capacity: 2, bridgeLimit: 2, kept: [])
