@@ -14,6 +14,11 @@ public struct HAPRequestReader: Sendable {
     public static let headLimit = 8 * 1024
     public static let bodyLimit = 256 * 1024
     private var buffer: [UInt8] = []
+    /// How far the buffer was searched for the head's end without finding it: each byte is looked at
+    /// about once, however the head is cut into pieces.
+    private var searched = 0
+    /// The head of the request whose body is still coming.
+    private var head: Head?
 
     /// Why the bytes are not a request this server takes; the connection answers 400 and closes.
     public enum ReadError: Error, Equatable, CustomStringConvertible {
@@ -45,17 +50,40 @@ public struct HAPRequestReader: Sendable {
 
     /// The bytes not taken as a request yet, taken out (after pair-verify they are frames, not HTTP).
     public mutating func takeRest() -> [UInt8] {
-        defer { buffer = [] }
+        defer { (buffer, searched, head) = ([], 0, nil) }
         return buffer
     }
 
     /// The first whole request kept, taken out; nil while it is partial.
     public mutating func next() throws(ReadError) -> HAPRequest? {
-        guard let end = Self.headEnd(buffer) else {
-            if buffer.count > Self.headLimit { throw .headTooLong }
-            return nil
+        if head == nil {
+            guard let end = Self.headEnd(buffer, from: searched) else {
+                if buffer.count > Self.headLimit { throw .headTooLong }
+                searched = max(0, buffer.count - 3)
+                return nil
+            }
+            head = try Self.parseHead(buffer[..<end])
+            head?.size = end + 4
         }
-        let head = String(decoding: buffer[..<end], as: UTF8.self)
+        guard let parsed = head, buffer.count >= parsed.size + parsed.length else { return nil }
+        let body = Array(buffer[parsed.size..<(parsed.size + parsed.length)])
+        buffer.removeFirst(parsed.size + parsed.length)
+        (head, searched) = (nil, 0)
+        let (path, query) = Self.split(parsed.target)
+        return HAPRequest(method: parsed.method, path: path, query: query, body: body)
+    }
+
+    /// A request's head, read once while its body is still coming.
+    private struct Head: Sendable {
+        var method: String
+        var target: String
+        var length: Int
+        /// The head's bytes with its blank line.
+        var size = 0
+    }
+
+    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(ReadError) -> Head {
+        let head = String(decoding: bytes, as: UTF8.self)
         let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
         let parts = lines.first?.split(separator: " ") ?? []
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
@@ -74,17 +102,13 @@ public struct HAPRequestReader: Sendable {
                 throw .malformed("Transfer-Encoding (send a Content-Length)")
             }
         }
-        guard buffer.count >= end + 4 + length else { return nil }
-        let body = Array(buffer[(end + 4)..<(end + 4 + length)])
-        buffer.removeFirst(end + 4 + length)
-        let (path, query) = Self.split(String(parts[1]))
-        return HAPRequest(method: String(parts[0]), path: path, query: query, body: body)
+        return Head(method: String(parts[0]), target: String(parts[1]), length: length)
     }
 
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+    private static func headEnd(_ bytes: [UInt8], from start: Int) -> Int? {
         guard bytes.count >= 4 else { return nil }
         let limit = min(bytes.count - 4, headLimit)
-        var index = 0
+        var index = start
         while index <= limit {
             if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 {
                 return index
