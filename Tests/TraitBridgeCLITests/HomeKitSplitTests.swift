@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TraitBridgeLocalBroker
+import TraitBridgeMQTT
 import TraitBridgeTesting
 
 @testable import TraitBridgeCLI
@@ -26,6 +27,32 @@ struct HomeKitSplitTests {
             ids.append(id)
         }
         return ids
+    }
+
+    /// Subscribes to the StatusFault of `device` (its accessory in `list`), publishes the device's
+    /// zigbee2mqtt availability offline, and tells whether the event with 1 arrived (bounded).
+    static func faultEvent(
+        of device: String, in list: [[String: Any]], controller: HomeKitController, bed: HomeKitTestBed
+    ) throws -> Bool {
+        guard let accessory = HomeKitTests.accessory(device, in: list), let fault = accessory.iids["77"],
+            let name = list.first(where: { $0["aid"] as? Int == accessory.aid }).flatMap(Self.name(of:))
+        else { return false }
+        guard controller.send(["op": "subscribe", "ids": [[accessory.aid, fault]]])?["ok"] as? Bool == true else {
+            return false
+        }
+        let publisher = try TestMQTTClient(bed.broker, subscribe: [])
+        try publisher.publish("zigbee2mqtt/\(name)/availability", #"{"state":"offline"}"#, retain: true)
+        var events: [[Any]] = []
+        return eventually(timeout: .seconds(8)) {
+            events += controller.takeEvents()
+            return events.contains { $0.count == 3 && $0[0] as? Int == accessory.aid && $0[2] as? Int == 1 }
+        }
+    }
+
+    /// The accessory's name (its Accessory Information's Name: the device's name).
+    static func name(of accessory: [String: Any]) -> String? {
+        (accessory["services"] as? [[String: Any]] ?? []).first.flatMap { $0["characteristics"] as? [[String: Any]] }?
+            .first { ($0["type"] as? String)?.hasPrefix("00000023") == true }?["value"] as? String
     }
 
     /// The serial numbers (device or scene ids) of the bridged accessories in aiohomekit's list.
@@ -69,14 +96,22 @@ struct HomeKitSplitTests {
         // Each bridge paired on its own, with the same setup code: at most three accessories on each,
         // none on two, the named devices among them.
         var offered: [String] = []
-        for id in bridges {
+        var eventSeen = false
+        for (index, id) in bridges.enumerated() {
             let paired = controller.send(["op": "pair", "id": id, "code": HomeKitTests.code])
             #expect(paired?["ok"] as? Bool == true, "pairing \(id): \(paired ?? [:]) \(LogFile.read(controller.log))")
             let list = controller.send(["op": "accessories"])?["accessories"] as? [[String: Any]] ?? []
             let serials = Self.serials(in: list)
             #expect(!serials.isEmpty && serials.count <= 3, "\(id): \(serials)")
             offered += serials
+            // On a bridge started while serve ran, a zigbee2mqtt device going offline on MQTT reaches
+            // the controller as its StatusFault's event.
+            if index > 0, !eventSeen, let device = serials.first(where: { $0.hasPrefix("z2m-") }) {
+                eventSeen = try Self.faultEvent(of: device, in: list, controller: controller, bed: bed)
+                #expect(eventSeen, "StatusFault event of \(device) on bridge \(index + 1)")
+            }
         }
+        #expect(eventSeen, "a zigbee2mqtt device on a bridge started later: \(offered)")
         #expect(Set(offered).count == offered.count, "each accessory on one bridge: \(offered)")
         #expect(Set(devices).isSubset(of: Set(offered)), "\(offered)")
         #expect(bridges.count == (offered.count + 2) / 3, "as few bridges as hold \(offered.count): \(bridges)")
