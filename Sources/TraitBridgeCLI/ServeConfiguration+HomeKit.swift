@@ -48,10 +48,10 @@ extension ServeConfiguration {
                 }
                 settings.connectionLimit = Int(limit)
             case "accessoriesPerBridge":
-                guard let count = member.int64, (1...149).contains(count) else {
+                guard let count = member.int64.flatMap({ Int(exactly: $0) }), (1...149).contains(count) else {
                     throw fail(keyAt, "expected a number from 1 to 149 (HAP's limit); more devices make more bridges")
                 }
-                settings.accessoriesPerBridge = Int(count)
+                settings.accessoriesPerBridge = count
             case "include", "exclude": export.append((key, member))
             default: throw fail(keyAt, "unknown key '\(key)'; allowed: \(homeKitKeys.joined(separator: ", "))")
             }
