@@ -78,14 +78,19 @@ struct HAPDatabase: Sendable {
     /// The keys of what the rules let through and the table can offer: each device's id (sorted), then
     /// "scene:" and each scene's id. What `BridgeAssignment` splits over the bridges.
     static func offeredKeys(graph: HomeGraph, table: HomeKitTable, rules: ExportRules) -> [String] {
-        let devices = graph.devices.values.filter { offers($0, graph: graph, table: table, rules: rules) }
+        let devices = graph.devices.values.filter { !offered($0, graph: graph, table: table, rules: rules).isEmpty }
         return devices.map(\.id.rawValue).sorted() + graph.homes.flatMap(\.scenes).map { "scene:" + $0.id.rawValue }
     }
 
-    private static func offers(_ device: Device, graph: HomeGraph, table: HomeKitTable, rules: ExportRules) -> Bool {
+    /// The services `device` is offered as, none when the rules leave it out.
+    private static func offered(_ device: Device, graph: HomeGraph, table: HomeKitTable, rules: ExportRules)
+        -> [PlannedService]
+    {
         let types = device.deviceTypes.map(\.typeID.description)
-        return rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types)
-            && !services(of: device, table: table).isEmpty
+        guard rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types) else {
+            return []
+        }
+        return services(of: device, table: table)
     }
 
     /// Builds the database of `state`'s devices and scenes (only the keys in `admitted`, when given:
@@ -98,11 +103,7 @@ struct HAPDatabase: Sendable {
         accessories.append(Self.bridgeAccessory(name: bridgeName, version: version, serial: identity.pairingID))
         let devices = graph.devices.values.sorted { ids.order(of: $0.id.rawValue) < ids.order(of: $1.id.rawValue) }
         for device in devices where admitted?.contains(device.id.rawValue) ?? true {
-            let types = device.deviceTypes.map(\.typeID.description)
-            guard rules.allows(id: device.id.rawValue, room: graph.room(of: device.id)?.name, types: types) else {
-                continue
-            }
-            let services = Self.services(of: device, table: table)
+            let services = Self.offered(device, graph: graph, table: table, rules: rules)
             guard !services.isEmpty else { continue }
             guard accessories.count <= Self.accessoryLimit else {
                 leftOut += 1

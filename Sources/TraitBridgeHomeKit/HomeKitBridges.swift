@@ -32,6 +32,8 @@ public final class HomeKitBridges: Service, Sendable {
         /// Slots running or being started.
         var started: Set<Int> = []
         var saidLeftOut = 0
+        /// The split made for the last graph asked about.
+        var lastSplit: (graph: HomeGraph, split: BridgeAssignment.Split)?
     }
 
     /// Loads every bridge the registry keeps (at least the first).
@@ -84,10 +86,15 @@ public final class HomeKitBridges: Service, Sendable {
     }
 
     /// Bridge `slot`'s accessories for `graph`; asks for the bridges the split needs and are not running.
+    /// Every bridge asks after a change: the split is made once per graph and shared.
     func share(of slot: Int, graph: HomeGraph) -> Set<String> {
-        let offered = HAPDatabase.offeredKeys(graph: graph, table: table, rules: settings.exportRules)
         let (split, missing, leftOut) = state.withLock { state in
-            let split = state.assignment.assign(offered)
+            if let last = state.lastSplit, last.graph == graph {
+                return (last.split, [Int](), Int?.none)
+            }
+            let split = state.assignment.assign(
+                HAPDatabase.offeredKeys(graph: graph, table: table, rules: settings.exportRules))
+            state.lastSplit = (graph, split)
             let missing = (1...split.bridges.count).filter {
                 !state.started.contains($0) && !split.bridges[$0 - 1].isEmpty
             }
