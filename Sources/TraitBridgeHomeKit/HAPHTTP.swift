@@ -63,7 +63,6 @@ public struct HAPRequestReader: Sendable {
                 return nil
             }
             head = try Self.parseHead(buffer[..<end])
-            head?.size = end + 4
         }
         guard let parsed = head, buffer.count >= parsed.size + parsed.length else { return nil }
         let body = Array(buffer[parsed.size..<(parsed.size + parsed.length)])
@@ -79,7 +78,7 @@ public struct HAPRequestReader: Sendable {
         var target: String
         var length: Int
         /// The head's bytes with its blank line.
-        var size = 0
+        var size: Int
     }
 
     private static func parseHead(_ bytes: ArraySlice<UInt8>) throws(ReadError) -> Head {
@@ -102,7 +101,7 @@ public struct HAPRequestReader: Sendable {
                 throw .malformed("Transfer-Encoding (send a Content-Length)")
             }
         }
-        return Head(method: String(parts[0]), target: String(parts[1]), length: length)
+        return Head(method: String(parts[0]), target: String(parts[1]), length: length, size: bytes.count + 4)
     }
 
     private static func headEnd(_ bytes: [UInt8], from start: Int) -> Int? {
