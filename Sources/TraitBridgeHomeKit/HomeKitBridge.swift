@@ -131,14 +131,13 @@ public final class HomeKitBridge: Service, Sendable {
 
     /// Serves until graceful shutdown.
     public func run() async throws {
+        let accepted = AcceptedConnections()
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: settings.listen, port: configuredPort) { child in
-                child.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
-                }
+                child.eventLoop.makeCompletedFuture { try accepted.accept(child) }
             }
         let port = server.channel.localAddress?.port ?? configuredPort
         boundPort.withLock { $0 = port }
@@ -156,10 +155,16 @@ public final class HomeKitBridge: Service, Sendable {
             group.addTask { await self.followChanges(advertiser: advertiser, port: port) }
             group.addTask {
                 await withGracefulShutdownHandler {
+                    // Connections accepted but never handed out (queued when the server closed) are
+                    // finished and closed here, whichever way the server ended.
+                    defer {
+                        let unserved = accepted.closeRest()
+                        if unserved > 0 { self.logger.debug("HomeKit: \(unserved) queued connection(s) closed") }
+                    }
                     do {
                         try await server.executeThenClose { inbound in
                             try await withThrowingDiscardingTaskGroup { connections in
-                                for try await connection in inbound {
+                                for try await connection in inbound where accepted.take(connection) {
                                     connections.addTask { await self.serve(connection) }
                                 }
                             }
