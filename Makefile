@@ -32,18 +32,19 @@ build: deps
 ## includes LeakSanitizer on Linux: json-c ownership and the C boundary are leak-free). The same
 ## assertions as a plain `swift test` (the quick loop while developing, `make test-plain`), and
 ## memory errors and leaks besides. The tests use Swift Testing only; --disable-xctest keeps
-## XCTest's empty runner (which leaks a little by itself) out of the leak report.
+## XCTest's empty runner (which leaks a little by itself) out of the leak report. scripts/run-tests.sh
+## fails the run when a process the tests started is still running after them.
 test: test-asan
 
 test-plain: deps matter-server schemathesis browser camera-peers homekit-peers
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --disable-xctest
+	scripts/run-tests.sh $(SWIFT) test --disable-xctest
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
 test-asan: deps matter-server schemathesis browser camera-peers homekit-peers
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
-		$(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
+		scripts/run-tests.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 
 ## The main job: a demo home on a private local broker (mosquitto on a free 127.0.0.1 port,
 ## simulated zigbee2mqtt, Tasmota and Shelly devices, the bridge, a partner cloud linked in, a real

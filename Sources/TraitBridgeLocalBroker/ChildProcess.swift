@@ -6,14 +6,18 @@ public import Foundation
 
 /// A child process started with posix_spawn, stopped and reaped by its PID. The child starts
 /// with no blocked signals (test runners block some on their threads, and a child that inherits
-/// a blocked SIGTERM would ignore a clean stop).
+/// a blocked SIGTERM would ignore a clean stop), reads /dev/null, and leads a process group of its
+/// own: `kill()` ends it together with what it started in that group (the Swift runtime's crash
+/// reporter among them), so nothing is left behind; a signal asks the child alone.
 public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     private var isReaped = false
+    /// The exit status once reaped; a negative number is the signal that ended it (-9: SIGKILL).
     public private(set) var exitStatus: Int32?
 
-    /// Starts `arguments[0]` with the given arguments; stdout and stderr go to `logFile` (or /dev/null).
-    public init(_ arguments: [String], logFile: String? = nil) throws {
+    /// Starts `arguments[0]` with the given arguments; stdout and stderr go to `logFile` (or
+    /// /dev/null). `environment` is added to this process's own (a name given replaces it).
+    public init(_ arguments: [String], logFile: String? = nil, environment: [String: String] = [:]) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -24,17 +28,29 @@ public final class ChildProcess: @unchecked Sendable {
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         let output = logFile ?? "/dev/null"
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var cArguments = arguments.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, arguments[0], &actions, &attributes, &cArguments, environ)
+        let rc: Int32
+        if environment.isEmpty {
+            rc = posix_spawn(&child, arguments[0], &actions, &attributes, &cArguments, environ)
+        } else {
+            var merged = ProcessInfo.processInfo.environment
+            merged.merge(environment) { $1 }
+            var cEnvironment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for entry in cEnvironment { free(entry) } }
+            rc = posix_spawn(&child, arguments[0], &actions, &attributes, &cArguments, &cEnvironment)
+        }
         guard rc == 0 else {
             throw NSError(
                 domain: "ChildProcess", code: Int(rc),
@@ -60,9 +76,10 @@ public final class ChildProcess: @unchecked Sendable {
         if !signal(SIGTERM) { kill() }
     }
 
-    /// SIGKILL at once.
+    /// SIGKILL at once, to the child and what it started in its process group.
     public func kill() {
         guard !isReaped else { return }
+        Glibc.kill(-pid, SIGKILL)
         Glibc.kill(pid, SIGKILL)
         _ = reap(within: .seconds(5))
     }

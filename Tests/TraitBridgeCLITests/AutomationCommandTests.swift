@@ -38,12 +38,12 @@ struct AutomationCommandTests {
             try? FileManager.default.removeItem(atPath: data)
             try? FileManager.default.removeItem(atPath: data + ".log")
         }
-        let serve = try ChildProcess(
+        let serve = try BridgeProcess(
             [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data, "--mappings",
+                "serve", "--broker", broker.url, "--data-dir", data, "--mappings",
                 CommandRunner.repository + "/mappings", "--automations", automations, "--log-level", "warning",
             ],
-            logFile: data + ".log")
+            log: data + ".log")
         defer { serve.stop() }
         let z2m = try TestMQTTClient(
             broker, subscribe: ["zigbee2mqtt/+/set", "traitbridge/automations/#", "traitbridge/bridge/state"])

@@ -35,13 +35,13 @@ struct CameraSettingsTests {
         let observer = try TestMQTTClient(
             broker, subscribe: ["traitbridge/devices/frigate-front_door/state", "cam2mqtt/camera/front_door/#"])
         let arguments = [
-            CommandRunner.executable.path, "serve", "--broker", broker.url, "--config", config, "--data-dir",
+            "serve", "--broker", broker.url, "--config", config, "--data-dir",
             folder.appendingPathComponent("data").path, "--mappings", mappings.path, "--log-level", "info",
         ]
-        var serve = try ChildProcess(arguments, logFile: folder.appendingPathComponent("serve.log").path)
+        var serve = try BridgeProcess(arguments, log: folder.appendingPathComponent("serve.log").path)
         defer { serve.stop() }
-        let simulator = try ChildProcess([
-            CommandRunner.executable.path, "simulate", "--scenario", scenario, "--broker", broker.url, "--duration",
+        let simulator = try BridgeProcess([
+            "simulate", "--scenario", scenario, "--broker", broker.url, "--duration",
             "60",
         ])
         defer { simulator.stop() }
@@ -73,7 +73,7 @@ struct CameraSettingsTests {
         for topic in ["traitbridge/devices/frigate-front_door", state] {  // what show reads comes from serve2
             try observer.publish(topic, "", retain: true)
         }
-        serve = try ChildProcess(arguments, logFile: folder.appendingPathComponent("serve2.log").path)
+        serve = try BridgeProcess(arguments, log: folder.appendingPathComponent("serve2.log").path)
         #expect(
             eventually(timeout: .seconds(15)) {
                 let again =

@@ -34,9 +34,9 @@ struct CloudLinkHostileTests {
         {"broker": "\(broker.url)", "dataDir": "\(folder)/data", "mappings": "\(CommandRunner.repository)/mappings",
          "logLevel": "info", "cloudLinks": [\(links.joined(separator: ", "))]}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
-            logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", folder + "/config.json"],
+            log: folder + "/serve.log")
         defer { serve.stop() }
         let watcher = try TestMQTTClient(
             broker,

@@ -39,8 +39,8 @@ extension FulfillmentTests {
                          "pollSeconds": 120, "pushPublicKeyFile": "\(folder)/b.pub.pem",
                          "pushIssuer": "b@b.iam.gserviceaccount.com"}]}
         """.write(toFile: folder + "/a.json", atomically: true, encoding: .utf8)
-        let serveA = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/a.json"], logFile: folder + "/a.log")
+        let serveA = try BridgeProcess(
+            ["serve", "--config", folder + "/a.json"], log: folder + "/a.log")
         defer { serveA.stop() }
         let watcher = try TestMQTTClient(brokerA, subscribe: ["traitbridge/devices/+", "traitbridge/devices/+/state"])
         #expect(eventually { MosquittoBroker.canConnect(port: portA) }, "A listens")
@@ -114,10 +114,10 @@ extension FulfillmentTests {
 
             // A notification from B (an object seen at the door): a device event on A, in `watch`.
             let output = folder + "/watch.out"
-            let watch = try ChildProcess(
-                [CommandRunner.executable.path, "watch", "--broker", brokerA.url, "--count", "1", "--duration", "15"],
-                logFile: output)
-            defer { watch.kill() }
+            let watch = try BridgeProcess(
+                ["watch", "--broker", brokerA.url, "--count", "1", "--duration", "15"],
+                log: output)
+            defer { watch.stop() }
             #expect(eventually { WatchCommandTests.read(output).contains("changes follow") })
             let token = try #require(
                 try await exchange(ServiceAccount(path: folder + "/b-key.json"), at: portA, client))
@@ -130,7 +130,7 @@ extension FulfillmentTests {
                         #"{"agentUserId":"alice","eventId":"e1","payload":{"devices":{"notifications":{"z2m-0x00158d0001000004":{"ObjectDetection":{"priority":0,"detectionTimestamp":1700000000000,"objects":{"unfamiliar":1}}}}}}}"#
                 ))
             #expect(try await client.execute(notify, timeout: .seconds(10)).status == .ok)
-            #expect(watch.reap(within: .seconds(15)), "watch stops after one line")
+            #expect(watch.waitForExit(within: .seconds(15)) == 0, "watch stops after one line")
             let line = WatchCommandTests.read(output)
             #expect(
                 line.contains(

@@ -15,7 +15,7 @@ extension FulfillmentTests {
 
     /// Bridge A: its own broker, linked to B (`link` adds fields to the link's entry).
     func startA(linkedTo bridgeB: Home, link: String = "", configLink: Bool = true) throws -> (
-        broker: MosquittoBroker, serve: ChildProcess, folder: String
+        broker: MosquittoBroker, serve: BridgeProcess, folder: String
     ) {
         let brokerA = try MosquittoBroker()
         let folder = bridgeB.folder + "/a"
@@ -30,9 +30,9 @@ extension FulfillmentTests {
          "logLevel": "info", "commandTimeoutSeconds": 5,
          "cloudLinks": [\(configLink ? linkEntry : "")]}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let serveA = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
-            logFile: folder + "/serve.log")
+        let serveA = try BridgeProcess(
+            ["serve", "--config", folder + "/config.json"],
+            log: folder + "/serve.log")
         return (brokerA, serveA, folder)
     }
 
@@ -68,10 +68,10 @@ extension FulfillmentTests {
 
         // B stops: within a few polls the light is offline on A, and says which link and why.
         let output = folder + "/watch.out"
-        let watch = try ChildProcess(
-            [CommandRunner.executable.path, "watch", "--broker", brokerA.url, "--json", "--duration", "8"],
-            logFile: output)
-        defer { watch.kill() }
+        let watch = try BridgeProcess(
+            ["watch", "--broker", brokerA.url, "--json", "--duration", "8"],
+            log: output)
+        defer { watch.stop() }
         try await Task.sleep(for: .milliseconds(500))  // --json says nothing until the first change
         bridgeB.serve.stop()
         let offline = watcher.waitFor("traitbridge/devices/\(light)/state", timeout: .seconds(15)) {
@@ -81,7 +81,7 @@ extension FulfillmentTests {
             offline?.payloadText.contains("link b: SYNC failed: connection refused") == true
                 || offline?.payloadText.contains("link b: QUERY failed: connection refused") == true,
             "\(offline?.payloadText ?? "still not offline")")
-        #expect(watch.reap(within: .seconds(15)))
+        #expect(watch.waitForExit(within: .seconds(15)) == 0)
         let lines = WatchCommandTests.read(output)
         #expect(
             lines.contains(#"{"event":"link","link":"b","state":"failing","since":"#)
@@ -92,9 +92,9 @@ extension FulfillmentTests {
                 && failing.standardOutput.contains("connection refused"), "\(failing.standardOutput)")
 
         // B restarted: the link's next good answer brings the light back.
-        let restartedB = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", bridgeB.folder + "/config.json"],
-            logFile: bridgeB.folder + "/serve-again.log")
+        let restartedB = try BridgeProcess(
+            ["serve", "--config", bridgeB.folder + "/config.json"],
+            log: bridgeB.folder + "/serve-again.log")
         defer { restartedB.stop() }
         let mark = watcher.messages.all.count
         let back = eventually(timeout: .seconds(15)) {
@@ -131,9 +131,9 @@ extension FulfillmentTests {
                 contentsOfFile: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json", encoding: .utf8)
             try z2mA.publish("zigbee2mqtt/bridge/devices", devices, retain: true)
             try z2mA.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#, retain: true)
-            let serveA = try ChildProcess(
-                [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
-                logFile: folder + "/serve.log")
+            let serveA = try BridgeProcess(
+                ["serve", "--config", folder + "/config.json"],
+                log: folder + "/serve.log")
             defer { serveA.stop() }
             let own = "traitbridge/devices/z2m-0x00158d0001000001/state"
             let merged = z2mA.waitFor(own, timeout: .seconds(20)) { $0.payloadText.contains(#""mixed""#) }

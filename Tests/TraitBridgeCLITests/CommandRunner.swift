@@ -25,7 +25,8 @@ struct CommandRunner {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["SWIFT_BACKTRACE": BridgeProcess.backtrace]) { $1 }.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -114,8 +114,8 @@ struct DemoCommandTests {
     func simulate() throws {
         let broker = try MosquittoBroker()
         let observer = try TestMQTTClient(broker, subscribe: ["shellies/#", "tele/#", "stat/#", "zigbee2mqtt/#"])
-        let process = try ChildProcess([
-            CommandRunner.executable.path, "simulate", "--scenario", Self.repository + "/examples/demo-home.json",
+        let process = try BridgeProcess([
+            "simulate", "--scenario", Self.repository + "/examples/demo-home.json",
             "--broker", broker.url, "--duration", "4",
         ])
         defer { process.stop() }
@@ -125,8 +125,7 @@ struct DemoCommandTests {
             observer.waitFor("shellies/shellyswitch25-485519032A7E/roller/0/pos") { $0.payloadText == "100" } != nil)
         try observer.publish("cmnd/desk-lamp/POWER1", "ON")
         #expect(observer.waitFor("stat/desk-lamp/POWER1") { $0.payloadText == "ON" } != nil)
-        #expect(process.reap(within: .seconds(10)), "simulate stops by itself after --duration")
-        #expect(process.exitStatus == 0)
+        #expect(process.waitForExit(within: .seconds(10)) == 0, "simulate stops by itself after --duration")
     }
 
     @Test(
@@ -136,12 +135,12 @@ struct DemoCommandTests {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-http-\(UUID().uuidString).log")
             .path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let demo = try ChildProcess(
+        let demo = try BridgeProcess(
             [
-                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
+                "demo", "--scenario", Self.repository + "/examples/demo-home.json",
                 "--mappings", Self.repository + "/mappings",
                 "--matter", "none",  // the Matter part is the --once test's
-            ], logFile: log)
+            ], log: log)
         defer { demo.stop() }
         var text = ""
         #expect(
@@ -179,13 +178,13 @@ struct DemoCommandTests {
 
     /// A demo (no Matter part: that is the --once test's) run until its watch stage: the process,
     /// what it printed so far, and its private broker's port.
-    func runningDemo(log: String, _ extra: [String] = []) throws -> (demo: ChildProcess, text: String, port: Int) {
+    func runningDemo(log: String, _ extra: [String] = []) throws -> (demo: BridgeProcess, text: String, port: Int) {
         try #require(MosquittoBroker.executable != nil, "mosquitto is not installed")
-        let demo = try ChildProcess(
+        let demo = try BridgeProcess(
             [
-                CommandRunner.executable.path, "demo", "--scenario", Self.repository + "/examples/demo-home.json",
+                "demo", "--scenario", Self.repository + "/examples/demo-home.json",
                 "--matter", "none",
-            ] + extra, logFile: log)
+            ] + extra, log: log)
         var text = ""
         #expect(
             eventually(timeout: .seconds(60)) {

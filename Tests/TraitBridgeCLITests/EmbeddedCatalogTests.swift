@@ -87,9 +87,10 @@ struct EmbeddedCatalogTests {
                 + #""exposes":[{"type":"switch","features":[{"type":"binary","name":"state","property":"state","#
                 + #""access":7,"value_on":"ON","value_off":"OFF"}]}]}}]"#,
             retain: true)
-        let serve = try ChildProcess(
-            ["/bin/sh", "-c", "cd / && exec '\(binary)' serve --broker \(broker.url) --data-dir '\(folder)/data'"],
-            logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            launching: [
+                "/bin/sh", "-c", "cd / && exec '\(binary)' serve --broker \(broker.url) --data-dir '\(folder)/data'",
+            ], command: "serve", log: folder + "/serve.log")
         defer { serve.stop() }
         let described = client.waitFor("traitbridge/devices/z2m-0x00158d0009000001") {
             $0.payloadText.contains("Shed plug")

@@ -27,15 +27,15 @@ struct FrigateCameraTests {
         try Data(Self.scenario.utf8).write(to: URL(fileURLWithPath: scenario))
         let observer = try TestMQTTClient(
             broker, subscribe: ["traitbridge/devices/frigate-front_door/#", "frigate/front_door/+/state"])
-        let serve = try ChildProcess(
+        let serve = try BridgeProcess(
             [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--config", config, "--data-dir",
+                "serve", "--broker", broker.url, "--config", config, "--data-dir",
                 folder.appendingPathComponent("data").path, "--mappings", CommandRunner.repository + "/mappings",
                 "--log-level", "warning",
-            ], logFile: folder.appendingPathComponent("serve.log").path)
+            ], log: folder.appendingPathComponent("serve.log").path)
         defer { serve.stop() }
-        let simulator = try ChildProcess([
-            CommandRunner.executable.path, "simulate", "--scenario", scenario, "--broker", broker.url, "--duration",
+        let simulator = try BridgeProcess([
+            "simulate", "--scenario", scenario, "--broker", broker.url, "--duration",
             "60",
         ])
         defer { simulator.stop() }

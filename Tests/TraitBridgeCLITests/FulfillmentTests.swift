@@ -21,7 +21,7 @@ struct FulfillmentTests {
     /// online, Relay offline), and the base URL of the listener.
     struct Home {
         var broker: MosquittoBroker
-        var serve: ChildProcess
+        var serve: BridgeProcess
         var folder: String
         var base: String
         var client: HTTPClient
@@ -49,9 +49,9 @@ struct FulfillmentTests {
                             "redirectUris": ["\(Self.redirect)"], "user": "alice", "passwordFile": "\(folder)/password",
                             "accessTokenSeconds": \(accessTokenSeconds)}}}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
-            logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", folder + "/config.json"],
+            log: folder + "/serve.log")
         let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
         let devices = try String(
             contentsOfFile: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json", encoding: .utf8)

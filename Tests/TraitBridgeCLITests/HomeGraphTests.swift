@@ -99,9 +99,9 @@ struct HomeGraphTests {
          "http": {"listen": "127.0.0.1:\(MosquittoBroker.freeLoopbackPort())", "bearerTokensFile": "\(folder)/tokens",
                   "homeGraph": {"serviceAccountKeyFile": "\(folder)/key.json", "url": "http://127.0.0.1:\(receiver.port)"}}}
         """.write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/config.json"],
-            logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", folder + "/config.json"],
+            log: folder + "/serve.log")
         defer { serve.stop() }
         let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
         let devices = try String(

@@ -70,21 +70,21 @@ final class HomeKitTestBed {
     }
 
     /// `serve` with `config` and the folder's registry, its log in `serveLog`.
-    func serve(config: String) throws -> ChildProcess {
-        try ChildProcess(
+    func serve(config: String) throws -> BridgeProcess {
+        try BridgeProcess(
             [
-                "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus)", CommandRunner.executable.path, "serve", "--broker",
-                broker.url, "--config", config, "--data-dir", folder.appendingPathComponent("data").path,
-            ], logFile: serveLog)
+                "serve", "--broker", broker.url, "--config", config, "--data-dir",
+                folder.appendingPathComponent("data").path,
+            ], log: serveLog, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
     }
 
     /// The simulated home (`HomeKitTests.scenario`) for two minutes.
-    func simulate() throws -> ChildProcess {
-        try ChildProcess(
+    func simulate() throws -> BridgeProcess {
+        try BridgeProcess(
             [
-                CommandRunner.executable.path, "simulate", "--scenario", try HomeKitTests.scenario(in: folder),
+                "simulate", "--scenario", try HomeKitTests.scenario(in: folder),
                 "--broker", broker.url, "--duration", "120",
-            ], logFile: folder.appendingPathComponent("simulate.log").path)
+            ], log: folder.appendingPathComponent("simulate.log").path)
     }
 
     /// aiohomekit, in the sandbox.

@@ -130,8 +130,8 @@ struct HostilePublisherTests {
         try
             #"{"broker": "\#(broker.url)", "dataDir": "\#(folder)/data", "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "warning", "limits": {"devicesPerSource": 1000}}"#
             .write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
-        var serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log"
+        var serve = try BridgeProcess(
+            ["serve", "--config", folder + "/serve.json"], log: folder + "/serve.log"
         )
         defer { serve.stop() }
         let observer = try TestMQTTClient(broker, subscribe: ["traitbridge/#"])
@@ -190,9 +190,9 @@ struct HostilePublisherTests {
         // A restart with every hostile message still retained on the broker.
         #expect(serve.signal(SIGTERM, waitUpTo: .seconds(20)))
         observer.messages.removeAll()
-        serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"],
-            logFile: folder + "/serve2.log")
+        serve = try BridgeProcess(
+            ["serve", "--config", folder + "/serve.json"],
+            log: folder + "/serve2.log")
         #expect(observer.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
         try publisher.publish(
             "traitbridge/bridge/request/rename/restarted", #"{"device":"ha-plug9","name":"Kept ha-plug9"}"#)

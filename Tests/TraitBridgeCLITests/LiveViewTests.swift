@@ -17,7 +17,7 @@ struct LiveViewTests {
         let sandbox: NetworkSandbox
         let camera: ChildProcess
         let broker: MosquittoBroker
-        let serve: ChildProcess
+        let serve: BridgeProcess
         let frigate: TestMQTTClient
         let folder: URL
 
@@ -30,12 +30,12 @@ struct LiveViewTests {
             let config = folder.appendingPathComponent("config.json").path
             try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}}"#.utf8)
                 .write(to: URL(fileURLWithPath: config))
-            serve = try ChildProcess(
+            serve = try BridgeProcess(
                 [
-                    CommandRunner.executable.path, "serve", "--broker", broker.url, "--config", config, "--data-dir",
+                    "serve", "--broker", broker.url, "--config", config, "--data-dir",
                     folder.appendingPathComponent("data").path, "--mappings", CommandRunner.repository + "/mappings",
                     "--log-level", "info",
-                ], logFile: folder.appendingPathComponent("serve.log").path)
+                ], log: folder.appendingPathComponent("serve.log").path)
             frigate = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/frigate-front_door/state"])
             #expect(
                 eventually {

@@ -147,17 +147,17 @@ struct MatterServerTests {
 /// `traitbridge serve` as a process reading a Matter Server, with its own registry folder; stopped
 /// and its folder removed when the value goes.
 final class MatterServe {
-    let process: ChildProcess
+    let process: BridgeProcess
     let data: String
 
     init(broker: MosquittoBroker, matterServer: String) throws {
         data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-\(UUID().uuidString)").path
-        process = try ChildProcess(
+        process = try BridgeProcess(
             [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "serve", "--broker", broker.url, "--data-dir", data,
                 "--mappings", CommandRunner.repository + "/mappings", "--matter-server", matterServer,
                 "--log-level", "info",
-            ], logFile: data + ".log")
+            ], log: data + ".log")
     }
 
     deinit {

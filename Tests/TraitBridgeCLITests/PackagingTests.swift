@@ -81,12 +81,11 @@ struct PackagingTests {
         #expect(validate.status == 0 && validate.output.hasPrefix("the embedded catalog"), "\(validate.output)")
         let broker = try MosquittoBroker()
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/state"])
-        let serve = try ChildProcess(
-            [
+        let serve = try BridgeProcess(
+            launching: [
                 "/bin/sh", "-c",
                 "cd / && exec '\(root)/bin/traitbridge' serve --broker \(broker.url) --data-dir '\(destination)/data'",
-            ],
-            logFile: destination + "/serve.log")
+            ], command: "serve", log: destination + "/serve.log")
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)
         serve.stop()
 

@@ -8,10 +8,10 @@ import TraitBridgeTesting
 /// client (`mosquitto_rr`) gets answers the same way.
 @Suite("traitbridge rename and move", .serialized)
 struct PlacementCommandTests {
-    func serve(_ broker: MosquittoBroker, data: String) throws -> ChildProcess {
-        try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"], logFile: data + ".log")
+    func serve(_ broker: MosquittoBroker, data: String) throws -> BridgeProcess {
+        try BridgeProcess(
+            ["serve", "--broker", broker.url, "--data-dir", data,
+             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"], log: data + ".log")
     }
 
     @Test("rename and move print the result, show in status, and survive a restart; refusals and unknown devices exit 1 and 4")

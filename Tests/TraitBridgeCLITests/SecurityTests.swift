@@ -25,7 +25,7 @@ struct SecurityTests {
 
     /// A mosquitto enforcing the ACL example with a password per role, and `serve` logging in as
     /// the bridge (at debug, to show no password is logged); the folder holds the password files.
-    static func securedBridge(_ name: String) throws -> (MosquittoBroker, String, ChildProcess) {
+    static func securedBridge(_ name: String) throws -> (MosquittoBroker, String, BridgeProcess) {
         let broker = try MosquittoBroker(
             .init(users: Self.passwords, aclFile: CommandRunner.repository + "/examples/mosquitto.acl"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
@@ -38,8 +38,8 @@ struct SecurityTests {
             + #" "passwordFile": "\#(folder)/traitbridge.pw", "dataDir": "\#(folder)/data","#
             + #" "mappings": "\#(CommandRunner.repository)/mappings", "logLevel": "debug"}"#
         try config.write(toFile: folder + "/serve.json", atomically: true, encoding: .utf8)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", folder + "/serve.json"], logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", folder + "/serve.json"], log: folder + "/serve.log")
         return (broker, folder, serve)
     }
 

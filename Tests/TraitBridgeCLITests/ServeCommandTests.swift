@@ -6,13 +6,13 @@ import TraitBridgeTesting
 /// `traitbridge serve` as a real process against a real broker.
 @Suite("traitbridge serve", .serialized)
 struct ServeCommandTests {
-    func startServe(_ broker: MosquittoBroker, data: String, extra: [String] = []) throws -> ChildProcess {
-        try ChildProcess(
+    func startServe(_ broker: MosquittoBroker, data: String, extra: [String] = []) throws -> BridgeProcess {
+        try BridgeProcess(
             [
-                CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
+                "serve", "--broker", broker.url, "--data-dir", data,
                 "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning",
             ] + extra,
-            logFile: data + ".log")
+            log: data + ".log")
     }
 
     func temporaryPath() -> String {
@@ -20,7 +20,7 @@ struct ServeCommandTests {
     }
 
     /// A broker, a client watching `traitbridge/bridge/state`, and `serve` once it said `online`.
-    func runningServe(data: String) throws -> (MosquittoBroker, TestMQTTClient, ChildProcess) {
+    func runningServe(data: String) throws -> (MosquittoBroker, TestMQTTClient, BridgeProcess) {
         let broker = try MosquittoBroker()
         let watcher = try TestMQTTClient(broker, subscribe: ["traitbridge/bridge/state"])
         let serve = try startServe(broker, data: data)
@@ -88,8 +88,8 @@ struct ServeCommandTests {
         let watcher = try TestMQTTClient(
             MosquittoBroker.connection(to: broker, user: "bridge", password: "pw"),
             subscribe: ["home-bridge/bridge/state"])
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", config], log: data + ".log")
         defer { serve.stop() }
         #expect(watcher.waitFor("home-bridge/bridge/state") { $0.payloadText == "online" } != nil)
     }
@@ -111,8 +111,8 @@ struct ServeCommandTests {
         }
         try client.publish("z2m-down/bridge/devices", list("0x00158d0003000001", "Kitchen plug"), retain: true)
         try client.publish("z2m-up/bridge/devices", list("0x00158d0003000002", "Attic plug"), retain: true)
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--config", config], logFile: data + ".log")
+        let serve = try BridgeProcess(
+            ["serve", "--config", config], log: data + ".log")
         defer { serve.stop() }
         let kitchen = client.waitFor("traitbridge/devices/z2m-0x00158d0003000001") {
             $0.payloadText.contains("zigbee2mqtt[default]")

@@ -11,12 +11,12 @@ import TraitBridgeTesting
 struct StatusCommandTests {
     /// A broker, `serve`, and a pretend zigbee2mqtt with the three demo devices: the light online,
     /// the climate sensor never heard, the relay offline.
-    func home() throws -> (MosquittoBroker, ChildProcess, String) {  // also used by ShowCommandTests
+    func home() throws -> (MosquittoBroker, BridgeProcess, String) {  // also used by ShowCommandTests
         let broker = try MosquittoBroker()
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("tb-status-\(UUID().uuidString)").path
-        let serve = try ChildProcess(
-            [CommandRunner.executable.path, "serve", "--broker", broker.url, "--data-dir", data,
-             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"], logFile: data + ".log")
+        let serve = try BridgeProcess(
+            ["serve", "--broker", broker.url, "--data-dir", data,
+             "--mappings", CommandRunner.repository + "/mappings", "--log-level", "warning"], log: data + ".log")
         let z2m = try TestMQTTClient(broker, subscribe: ["traitbridge/devices/+/state"])
         let devices = try String(contentsOfFile: CommandRunner.repository + "/examples/demo-zigbee2mqtt-devices.json", encoding: .utf8)
         #expect(eventually { (try? z2m.publish("zigbee2mqtt/bridge/devices", devices, retain: true)) != nil && !z2m.topics(prefix: "traitbridge/devices/").isEmpty })
@@ -145,8 +145,8 @@ struct WatchCommandTests {
         let (broker, serve, data) = try StatusCommandTests().home()
         defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
         let output = data + ".watch"
-        let watch = try ChildProcess([CommandRunner.executable.path, "watch", "--broker", broker.url, "--count", "5", "--duration", "20"], logFile: output)
-        defer { watch.kill() }
+        let watch = try BridgeProcess(["watch", "--broker", broker.url, "--count", "5", "--duration", "20"], log: output)
+        defer { watch.stop() }
         #expect(eventually { WatchCommandTests.read(output).contains("changes follow") })
         let z2m = try TestMQTTClient(broker)
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":100}"#)
@@ -161,7 +161,7 @@ struct WatchCommandTests {
         list.removeAll { $0["friendly_name"] as? String == "Climate" }
         list.append(try #require(try JSONSerialization.jsonObject(with: Data(porch.utf8)) as? [String: Any]))
         try z2m.publish("zigbee2mqtt/bridge/devices", bytes: [UInt8](try JSONSerialization.data(withJSONObject: list)), retain: true)
-        #expect(watch.reap(within: .seconds(15)), "watch stops after --count changes")
+        #expect(watch.waitForExit(within: .seconds(15)) == 0, "watch stops after --count changes")
         let lines = WatchCommandTests.read(output).split(separator: "\n").map(String.init)
         #expect(lines.first == "watching 3 devices on traitbridge; changes follow")
         let events = lines.dropFirst().map { String($0.dropFirst(10)) }  // without the clock

@@ -33,11 +33,9 @@ struct SystemdNotifyTests {
         defer { listener.stop() }
         #expect(eventually { FileManager.default.fileExists(atPath: socketPath) }, "the listener is bound")
         let broker = try MosquittoBroker()
-        let serve = try ChildProcess(
-            [
-                "/usr/bin/env", "NOTIFY_SOCKET=\(socketPath)", "WATCHDOG_USEC=400000", CommandRunner.executable.path,
-                "serve", "--broker", broker.url, "--data-dir", folder + "/data", "--log-level", "warning",
-            ], logFile: folder + "/serve.log")
+        let serve = try BridgeProcess(
+            ["serve", "--broker", broker.url, "--data-dir", folder + "/data", "--log-level", "warning"],
+            log: folder + "/serve.log", environment: ["NOTIFY_SOCKET": socketPath, "WATCHDOG_USEC": "400000"])
         func lines() -> [String] {
             WatchCommandTests.read(received).split(separator: "\n").map(String.init)
         }

@@ -24,12 +24,12 @@ struct WebUIBrowserTests {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-ui-\(UUID().uuidString).log")
             .path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let demo = try ChildProcess(
+        let demo = try BridgeProcess(
             [
-                CommandRunner.executable.path, "demo", "--scenario",
+                "demo", "--scenario",
                 CommandRunner.repository + "/examples/demo-home.json", "--mappings",
                 CommandRunner.repository + "/mappings",
-            ], logFile: log)
+            ], log: log)
         defer { demo.stop() }
         var text = ""
         #expect(
