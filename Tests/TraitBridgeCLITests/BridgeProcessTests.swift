@@ -77,7 +77,8 @@ struct BridgeProcessTests {
         let files = FileManager.default.enumerator(atPath: folder)?.allObjects.compactMap { $0 as? String } ?? []
         var unchecked: [String] = []
         for file in files where file.hasSuffix(".swift") && !file.contains("BridgeProcess") {
-            let lines = TestFiles.text(atPath: folder + "/" + file).split(separator: "\n", omittingEmptySubsequences: false)
+            let lines = TestFiles.text(atPath: folder + "/" + file)
+                .split(separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in lines.enumerated() where line.contains("ChildProcess(") {
                 // The call and the first lines of its arguments.
                 let call = lines[index..<min(lines.count, index + 4)].joined(separator: "\n")

@@ -118,7 +118,8 @@ struct ShutdownSoakTests {
         let report = LogFile.read(clientsLog).split(separator: "\n").last.map(String.init) ?? ""
         let counts = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [String: [String: Int]]
         #expect((counts?["sse"]?["opened"] ?? 0) >= Self.rounds, "SSE clients were connected each round: \(report)")
-        #expect((counts?["ws"]?["opened"] ?? 0) >= Self.rounds, "WebSocket clients were connected each round: \(report)")
+        #expect(
+            (counts?["ws"]?["opened"] ?? 0) >= Self.rounds, "WebSocket clients were connected each round: \(report)")
     }
 
     /// serve's configuration: MQTT on the bed's broker, the HTTP API, Frigate's camera in the
