@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import Synchronization
 import TraitBridgeEngine
 
 /// `GET /api/v1/changes/socket`: the change stream of `/api/v1/changes` over a WebSocket, for
@@ -61,13 +62,28 @@ struct ChangeSocket: Sendable {
 /// runs.
 struct SocketRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
     /// The connection, for a stream to end when its client stops reading (``StallWatch``).
     let channel: any Channel
+    private let holder: HandlerHolder
+
+    /// hummingbird-websocket keeps a copy of this context inside the handler reference the context
+    /// holds, and never breaks that cycle: each upgrade leaked its context and, through `channel`,
+    /// the connection (LeakSanitizer saw one per WebSocket client when serve stopped). The reference
+    /// is held through a holder emptied when the connection closes.
+    var webSocket: WebSocketHandlerReference<Self> { holder.reference }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        webSocket = .init()
         channel = source.channel
+        let holder = HandlerHolder()
+        self.holder = holder
+        source.channel.closeFuture.whenComplete { _ in holder.release() }
+    }
+
+    final class HandlerHolder: Sendable {
+        private let held = Mutex<WebSocketHandlerReference<SocketRequestContext>?>(.init())
+        /// The reference until the connection closed; a fresh, empty one after.
+        var reference: WebSocketHandlerReference<SocketRequestContext> { held.withLock { $0 } ?? .init() }
+        func release() { held.withLock { $0 = nil } }
     }
 }
