@@ -145,7 +145,8 @@ struct WatchCommandTests {
         let (broker, serve, data) = try StatusCommandTests().home()
         defer { serve.stop(); try? FileManager.default.removeItem(atPath: data) }
         let output = data + ".watch"
-        let watch = try BridgeProcess(["watch", "--broker", broker.url, "--count", "5", "--duration", "20"], log: output)
+        let watch = try BridgeProcess(
+            ["watch", "--broker", broker.url, "--count", "5", "--duration", "20"], log: output)
         defer { watch.stop() }
         #expect(eventually { WatchCommandTests.read(output).contains("changes follow") })
         let z2m = try TestMQTTClient(broker)
