@@ -266,6 +266,8 @@ let package = Package(
                 "TraitBridgeHomeKit", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeCloud",
                 "TraitBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: upcoming

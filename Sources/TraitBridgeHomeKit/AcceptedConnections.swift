@@ -47,9 +47,6 @@ final class AcceptedConnections: Sendable {
         return rest.count
     }
 
-    /// How many connections are held now (accepted, not yet served).
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
-
     private static func finish(_ connection: Connection) {
         connection.outbound.finish()
         connection.channel.close(promise: nil)
