@@ -197,7 +197,7 @@ try:
     lamp = api("GET", "/api/v1/devices/Desk%20lamp")["state"]["id"]
     driver.get(base + "/ui/devices/" + urllib.request.quote(lamp))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "div.trait"))
-    found["deviceTitle"] = driver.find_element(By.TAG_NAME, "h1").text
+    found["deviceTitle"] = again(lambda: driver.find_element(By.TAG_NAME, "h1").text)
     found["traits"] = again(lambda: [h.text for h in driver.find_elements(By.CSS_SELECTOR, "div.trait h3")])
     found["deviceText"] = again(lambda: driver.find_element(By.ID, "traits").text[:4000])
     driver.save_screenshot(shots + "/device.png")
@@ -205,13 +205,14 @@ try:
     # The home: groups, scenes, automations, links; run a scene.
     driver.get(base + "/ui/home")
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "section"))
-    found["homeSections"] = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main section > h2")]
+    found["homeSections"] = again(
+        lambda: [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main section > h2")])
     scene_text = """
         const button = document.querySelector("button[aria-label='Run Movie night']");
         return button ? button.closest('li').innerText : '';"""
     found["sceneBefore"] = driver.execute_script(scene_text)
     driver.execute_script("window.notReloaded = true")
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Run Movie night']").click()
+    again(lambda: driver.find_element(By.CSS_SELECTOR, "button[aria-label='Run Movie night']").click())
     wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
     found["sceneStatus"] = driver.find_element(By.ID, "status").text
     # Its last run is redrawn in place, without a reload.
