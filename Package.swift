@@ -1,12 +1,15 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // TraitBridge: an MQTT device bridge with one model of device types and traits.
 // Module cut and dependency direction: ../shared/design/ARCHITECTURE.md §2 (mirrored in README.md).
 import PackageDescription
 
-let upcoming: [SwiftSetting] = [
+/// Every target of ours: Swift 6 with these upcoming features, and no warning (a warning in our own
+/// modules fails the build, tests included; dependencies' warnings are theirs).
+let ours: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(
@@ -50,30 +53,36 @@ let package = Package(
             providers: [.apt(["libmosquitto-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
         // json-c as a Swift value; the only module that imports CJSONC.
-        .target(name: "TraitBridgeJSON", dependencies: ["CJSONC"], swiftSettings: upcoming),
+        .target(name: "TraitBridgeJSON", dependencies: ["CJSONC"], swiftSettings: ours),
         // The shipped mappings and the build's commit, generated into the binary before each build.
-        .target(name: "TraitBridgeEmbedded", swiftSettings: upcoming, plugins: ["EmbedMappings"]),
+        .target(name: "TraitBridgeEmbedded", swiftSettings: ours, plugins: ["EmbedMappings"]),
         .plugin(name: "EmbedMappings", capability: .buildTool()),
         // Value types only: homes, rooms, devices, device types, traits, metadata, connectivity.
-        .target(name: "TraitBridgeModel", swiftSettings: upcoming),
+        .target(name: "TraitBridgeModel", swiftSettings: ours),
         // Loads and validates mappings/ (catalog now; source and cloud tables later).
         .target(
             name: "TraitBridgeMapping",
             dependencies: ["TraitBridgeModel", "TraitBridgeJSON"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // One folder per source family: a message in, model updates out. Never sees the broker.
         .target(
             name: "TraitBridgeSources",
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // Google Cloud-to-cloud: SYNC/QUERY import and export, EXECUTE translation. Never sees the broker.
         .target(
             name: "TraitBridgeCloud",
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // The registry on disk: SQLite through GRDB.
         .target(
@@ -82,16 +91,16 @@ let package = Package(
                 "TraitBridgeModel", "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // libmosquitto: connect, reconnect, last will, publish, subscribe. The only module importing CMosquitto.
-        .target(name: "TraitBridgeMQTT", dependencies: ["CMosquitto"], swiftSettings: upcoming),
+        .target(name: "TraitBridgeMQTT", dependencies: ["CMosquitto"], swiftSettings: ours),
         // Automations: definitions, HomeKit's timer rules, sunrise and sunset, and the scheduler
         // (a pure state machine: time and device changes in, fires out). Never sees the broker.
         .target(
             name: "TraitBridgeAutomation",
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // The running bridge: registry, dispatch, connectivity chain, publication, commands.
         .target(
@@ -102,7 +111,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // HTTP: Google's smart-home fulfillment (`POST /smarthome`) and OAuth account linking, on
         // Hummingbird. The engine knows nothing of HTTP; this module calls the running Bridge.
@@ -125,7 +134,16 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
+        ),
+        // Matter's TLV: the codec every Matter message and certificate is written in. No dependency.
+        .target(name: "TraitBridgeMatterCodec", swiftSettings: ours),
+        // Matter's cryptography: AES-128-CCM, PBKDF2, SPAKE2+ (PASE) on OpenSSL's libcrypto (the only
+        // module importing CLibCrypto) and swift-crypto.
+        .target(
+            name: "TraitBridgeMatterCrypto",
+            dependencies: ["CLibCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: ours
         ),
         // HomeKit Accessory Protocol over IP: pairing (SRP, Ed25519, X25519), the encrypted sessions,
         // accessories from the unified model (mappings/homekit), events, and mDNS through Avahi.
@@ -140,7 +158,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // A Matter Server's WebSocket (python-matter-server): the Matter plug-in's edge connection.
         .target(
@@ -152,7 +170,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // The command tree.
         .target(
@@ -180,20 +198,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
-        .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: upcoming),
+        .executableTarget(name: "traitbridge", dependencies: ["TraitBridgeCLI"], swiftSettings: ours),
 
         // A private mosquitto on a free loopback port, started and stopped by PID: the demo and the tests.
         // And a real Matter Server (python-matter-server in .build-matter/venv) the same way.
-        .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: upcoming),
+        .target(name: "TraitBridgeLocalBroker", dependencies: ["TraitBridgeMQTT"], swiftSettings: ours),
         // Simulated devices that speak zigbee2mqtt, Tasmota and Shelly on a broker (`traitbridge simulate`).
         .target(
-            name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: upcoming),
+            name: "TraitBridgeSimulator", dependencies: ["TraitBridgeJSON", "TraitBridgeMQTT"], swiftSettings: ours),
         // Test support: the private broker, a test MQTT client, polling helpers, paths.
         .target(
             name: "TraitBridgeTesting", dependencies: ["TraitBridgeMQTT", "TraitBridgeLocalBroker"],
-            swiftSettings: upcoming),
+            swiftSettings: ours),
         // Every entry point that takes outside bytes, as a function of bytes: run by libFuzzer
         // (Fuzz/, `make fuzz`) and replayed from Fuzz/crashers and the corpora by the tests.
         .target(
@@ -203,7 +221,7 @@ let package = Package(
                 "TraitBridgeCLI", "TraitBridgeSources",
                 "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit",
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         // Release-mode micro-benchmarks: `make bench` (never run by the tests).
         .executableTarget(
@@ -212,22 +230,22 @@ let package = Package(
                 "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
                 "TraitBridgeStore", "TraitBridgeSources",
             ],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
 
         .testTarget(
             name: "TraitBridgeJSONTests", dependencies: ["TraitBridgeJSON", "TraitBridgeTesting"],
-            swiftSettings: upcoming),
+            swiftSettings: ours),
         .testTarget(
             name: "TraitBridgeMQTTTests", dependencies: ["TraitBridgeMQTT", "TraitBridgeTesting"],
-            swiftSettings: upcoming),
+            swiftSettings: ours),
         .testTarget(
             name: "TraitBridgeSourcesTests",
             dependencies: [
                 "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting",
             ],
             exclude: ["Fixtures"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeEngineTests",
@@ -237,28 +255,29 @@ let package = Package(
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeAutomationTests",
             dependencies: ["TraitBridgeAutomation", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeCloudTests",
             dependencies: [
                 "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON", "TraitBridgeTesting",
             ],
-            swiftSettings: upcoming
+            exclude: ["Fixtures"],
+            swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeSimulatorTests",
             dependencies: ["TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeTesting", "TraitBridgeMQTT"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
-        .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: ours),
         .testTarget(
-            name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: upcoming
+            name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeHomeKitTests",
@@ -267,17 +286,23 @@ let package = Package(
                 "TraitBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["Fixtures"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
-        .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: upcoming),
+        .testTarget(name: "TraitBridgeMatterCodecTests", dependencies: ["TraitBridgeMatterCodec"], swiftSettings: ours),
+        .testTarget(
+            name: "TraitBridgeMatterCryptoTests",
+            dependencies: ["TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: ours
+        ),
+        .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: ours),
         .testTarget(
             name: "TraitBridgeMappingTests",
             dependencies: ["TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
             resources: [.copy("Fixtures")],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeCLITests",
@@ -295,7 +320,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
-            swiftSettings: upcoming
+            swiftSettings: ours
         ),
     ]
 )

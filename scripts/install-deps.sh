@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(mosquitto mosquitto-clients libmosquitto-dev libjson-c-dev libsqlite3-dev pkg-config python3-jsonschema
-    python3-prometheus-client openssl tcpdump iproute2)
+    python3-prometheus-client openssl libssl-dev tcpdump iproute2)
 if [ $# -gt 0 ]; then
     packages=("$@")
 fi

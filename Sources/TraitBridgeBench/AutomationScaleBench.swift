@@ -49,13 +49,13 @@ func benchmarkAutomationScale(mappings: String) throws {
                 effects.publications.contains { $0.topic.hasSuffix("automation-add/\(index)") && $0.payload.count > 0 })
         }
         var on = false
-        try measure("message to an unwatched switch, \(automations) automations", iterations: 20_000) {
+        measure("message to an unwatched switch, \(automations) automations", iterations: 20_000) {
             on.toggle()
             return state.handleMessage(topic: "ha0/state", payload: Array((on ? "ON" : "OFF").utf8), now: now)
                 .publications.count
         }
         guard automations > 0 else { continue }
-        try measure("message to a watched switch (it fires), \(automations) automations", iterations: 20_000) {
+        measure("message to a watched switch (it fires), \(automations) automations", iterations: 20_000) {
             on.toggle()
             let effects = state.handleMessage(topic: "ha1/state", payload: Array((on ? "ON" : "OFF").utf8), now: now)
             precondition(effects.publications.contains { $0.topic == "traitbridge/notifications/automations" })

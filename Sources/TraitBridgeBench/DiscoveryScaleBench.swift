@@ -90,7 +90,7 @@ func benchmarkZigbee2MQTTList(mappings: String) throws {
                 for type in record.types {
                     for trait in type.traits {
                         attributeTexts += trait.attributes.utf8.count
-                        trait.attributes.utf8.withContiguousStorageIfAvailable {
+                        _ = trait.attributes.utf8.withContiguousStorageIfAvailable {
                             identities.insert(Int(bitPattern: $0.baseAddress))
                         }
                     }

@@ -6,9 +6,14 @@ import Synchronization
 /// ends (the server closed at shutdown while a flood was being accepted), and a wrapped channel
 /// whose writer is released unfinished traps the process (swift-nio#2637). Held here, each one is
 /// either served (its `executeThenClose` finishes it) or finished and closed by `closeRest`; one
-/// wrapped after `closeRest` is finished at once.
+/// accepted after `closeRest` is closed unwrapped.
 final class AcceptedConnections: Sendable {
     typealias Connection = NIOAsyncChannel<ByteBuffer, ByteBuffer>
+
+    /// A connection accepted after the server ended: closed here, never wrapped.
+    struct ServerEnded: Error, CustomStringConvertible {
+        var description: String { "HomeKit: a connection accepted after the server ended was closed" }
+    }
 
     private struct State {
         var waiting: [ObjectIdentifier: Connection] = [:]
@@ -17,15 +22,19 @@ final class AcceptedConnections: Sendable {
 
     private let state = Mutex(State())
 
-    /// Wraps `channel` (on its event loop, in the server's child initializer) and holds it.
+    /// Wraps `channel` (on its event loop, in the server's child initializer) and holds it; once the
+    /// server has ended, closes it and throws `ServerEnded` (NIO leaves a child whose initializer
+    /// failed open: closing it is ours).
     func accept(_ channel: any Channel) throws -> Connection {
-        let connection = try Connection(wrappingChannelSynchronously: channel)
-        let isClosed = state.withLock { state in
-            if !state.isClosed { state.waiting[ObjectIdentifier(channel)] = connection }
-            return state.isClosed
+        try state.withLock { state in
+            guard !state.isClosed else {
+                channel.close(promise: nil)
+                throw ServerEnded()
+            }
+            let connection = try Connection(wrappingChannelSynchronously: channel)
+            state.waiting[ObjectIdentifier(channel)] = connection
+            return connection
         }
-        if isClosed { Self.finish(connection) }
-        return connection
     }
 
     /// A task serves `connection` now: it is no longer held here. False when `closeRest` already
@@ -34,21 +43,27 @@ final class AcceptedConnections: Sendable {
         state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(connection.channel)) != nil }
     }
 
-    /// The server has ended: every connection no task took is finished and closed, and so is any
-    /// wrapped from now on. Returns how many were still waiting.
+    /// The server has ended: every connection no task took is finished and closed (its scope opened
+    /// and left at once), and any accepted from now on is refused. Returns how many were waiting.
     @discardableResult
-    func closeRest() -> Int {
+    func closeRest() async -> Int {
         let rest = state.withLock { state in
             state.isClosed = true
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
         }
-        for connection in rest { Self.finish(connection) }
+        await withDiscardingTaskGroup { group in
+            for connection in rest {
+                group.addTask {
+                    do {
+                        try await connection.executeThenClose { _, _ in }
+                    } catch {
+                        // An empty scope throws nothing, and NIO ignores the close's own errors.
+                        assertionFailure("closing an unserved HAP connection threw \(error)")
+                    }
+                }
+            }
+        }
         return rest.count
-    }
-
-    private static func finish(_ connection: Connection) {
-        connection.outbound.finish()
-        connection.channel.close(promise: nil)
     }
 }

@@ -155,12 +155,6 @@ public final class HomeKitBridge: Service, Sendable {
             group.addTask { await self.followChanges(advertiser: advertiser, port: port) }
             group.addTask {
                 await withGracefulShutdownHandler {
-                    // Connections accepted but never handed out (queued when the server closed) are
-                    // finished and closed here, whichever way the server ended.
-                    defer {
-                        let unserved = accepted.closeRest()
-                        if unserved > 0 { self.logger.debug("HomeKit: \(unserved) queued connection(s) closed") }
-                    }
                     do {
                         try await server.executeThenClose { inbound in
                             try await withThrowingDiscardingTaskGroup { connections in
@@ -172,6 +166,10 @@ public final class HomeKitBridge: Service, Sendable {
                     } catch {
                         self.logger.error("HomeKit: the server on port \(port) stopped: \(error)")
                     }
+                    // Connections accepted but never handed out (queued when the server closed) are
+                    // finished and closed here, whichever way the server ended.
+                    let unserved = await accepted.closeRest()
+                    if unserved > 0 { self.logger.debug("HomeKit: \(unserved) queued connection(s) closed") }
                 } onGracefulShutdown: {
                     self.stop(server.channel)
                 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.

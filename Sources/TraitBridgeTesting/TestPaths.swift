@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where the repository and `../shared` are, found from a test file's `#filePath`, so tests run
 /// from any working directory and skip visibly when `../shared` is absent.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The command-line tools the tests use as real peers: openssl (throw-away keys and certificates,
 /// never swift-crypto's key generation, which LeakSanitizer reports) and `../shared/tools/c2c-validate`.

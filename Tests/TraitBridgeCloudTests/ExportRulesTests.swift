@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeCloud
+import TraitBridgeModel
 
 /// Which devices Google is given: include narrows, exclude takes away; by id, room, type.
 @Suite("export rules")

@@ -1,43 +1,51 @@
 import NIOCore
-import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import TraitBridgeHomeKit
 
-/// What the HAP server holds between accepting a connection and serving it: a connection no task
-/// took is finished and closed when the server ends, so none is ever released unfinished (which
-/// traps the process); one wrapped after the end is finished at once.
+/// What the HAP server holds between accepting a connection and serving it, on real loopback
+/// sockets: a connection no task took is finished and closed when the server ends, so none is ever
+/// released unfinished (which traps the process); one accepted after the end is closed unwrapped.
 @Suite("Accepted HAP connections")
 struct AcceptedConnectionsTests {
-    static func connected() throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel()
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5540)).wait()
-        return channel
+    static func connect(to port: Int) async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).get()
     }
 
-    @Test("the server's end closes what no task took; a taken one is the task's; a late one is closed at once")
-    func closeRest() throws {
+    @Test(
+        "the server's end closes what no task took; a taken one is the task's; a late one is closed at once",
+        .timeLimit(.minutes(1)))
+    func closeRest() async throws {
         let accepted = AcceptedConnections()
-        let servedChannel = try Self.connected()
-        let queuedChannel = try Self.connected()
-        let lateChannel = try Self.connected()
-        let served = try accepted.accept(servedChannel)
-        let queued = try accepted.accept(queuedChannel)
-        #expect(accepted.take(served), "handed to a task")
-        #expect(!accepted.take(served), "taken once")
-        #expect(accepted.closeRest() == 1, "the queued one was still held")
-        queuedChannel.embeddedEventLoop.run()
-        #expect(!queuedChannel.isActive, "closed")
-        #expect(!accepted.take(queued), "finished: no task may serve it")
-        #expect(servedChannel.isActive, "the task's connection is left to the task")
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0) { child in
+                child.eventLoop.makeCompletedFuture { try accepted.accept(child) }
+            }
+        let port = try #require(server.channel.localAddress?.port)
+        let servedClient = try await Self.connect(to: port)
+        let queuedClient = try await Self.connect(to: port)
+        try await server.executeThenClose { inbound in
+            var connections = inbound.makeAsyncIterator()
+            let served = try #require(try await connections.next())
+            let queued = try #require(try await connections.next())
+            #expect(accepted.take(served), "handed to a task")
+            #expect(!accepted.take(served), "taken once")
 
-        let late = try accepted.accept(lateChannel)
-        lateChannel.embeddedEventLoop.run()
-        #expect(!lateChannel.isActive, "accepted after the end: closed at once")
-        #expect(!accepted.take(late))
-        #expect(accepted.closeRest() == 0)
-        // The task's part: executeThenClose finishes what it served (an unfinished writer would trap here).
-        served.outbound.finish()
-        _ = try? servedChannel.finish()
+            #expect(await accepted.closeRest() == 1, "the queued one was still held")
+            #expect(!queued.channel.isActive, "closed")
+            #expect(!accepted.take(queued), "finished: no task may serve it")
+            try await queuedClient.closeFuture.get()
+            #expect(served.channel.isActive, "the task's connection is left to the task")
+
+            let lateClient = try await Self.connect(to: port)
+            try await lateClient.closeFuture.get()
+            #expect(await accepted.closeRest() == 0, "the late one was never held")
+            #expect(servedClient.isActive)
+            // The task's part: executeThenClose finishes what it served (an unfinished writer traps).
+            try await served.executeThenClose { _, _ in }
+            try await servedClient.closeFuture.get()
+        }
     }
 }
