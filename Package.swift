@@ -145,6 +145,21 @@ let package = Package(
             dependencies: ["CLibCrypto", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: ours
         ),
+        // Matter's Secure Channel: onboarding payload (QR, manual code), PASE messages, StatusReport, PASE responder.
+        .target(
+            name: "TraitBridgeMatterSecureChannel",
+            dependencies: [
+                "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: ours
+        ),
+        // Matter's message layer: headers, AES-CCM framing, counters and replay windows, MRP, exchanges.
+        // Pure values; time and randomness come in from the caller.
+        .target(
+            name: "TraitBridgeMatterTransport",
+            dependencies: ["TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: ours
+        ),
         // HomeKit Accessory Protocol over IP: pairing (SRP, Ed25519, X25519), the encrypted sessions,
         // accessories from the unified model (mappings/homekit), events, and mDNS through Avahi.
         .target(
@@ -295,6 +310,21 @@ let package = Package(
         .testTarget(
             name: "TraitBridgeMatterCryptoTests",
             dependencies: ["TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterSecureChannelTests",
+            dependencies: [
+                "TraitBridgeMatterSecureChannel", "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterTransportTests",
+            dependencies: [
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: ours
         ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: ours),
