@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/attaswift/BigInt", from: "6.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.7.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.0.0"),
     ],
     targets: [
         // C libraries, each behind its own system-library target (pkg-config + Debian provider).
@@ -149,7 +151,8 @@ let package = Package(
         .target(
             name: "TraitBridgeMatterSecureChannel",
             dependencies: [
-                "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", "TraitBridgeMatterTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),
@@ -158,6 +161,29 @@ let package = Package(
         .target(
             name: "TraitBridgeMatterTransport",
             dependencies: ["TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: ours
+        ),
+        // Matter's operational credentials: certificates (TLV ↔ X.509), chain checks, fabric ids, NOCSR. Pure values.
+        .target(
+            name: "TraitBridgeMatterCredentials",
+            dependencies: [
+                "TraitBridgeMatterCodec", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: ours
+        ),
+        // TraitBridge's own Matter device: the node (sessions, MRP, PASE as a pure value) and its UDP edge.
+        .target(
+            name: "TraitBridgeMatterDevice",
+            dependencies: [
+                "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", "TraitBridgeMatterTransport",
+                "TraitBridgeMatterSecureChannel", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: ours
         ),
         // HomeKit Accessory Protocol over IP: pairing (SRP, Ed25519, X25519), the encrypted sessions,
@@ -316,7 +342,28 @@ let package = Package(
             name: "TraitBridgeMatterSecureChannelTests",
             dependencies: [
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto",
+                "TraitBridgeMatterTransport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterDeviceTests",
+            dependencies: [
+                "TraitBridgeMatterDevice", "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
+                "TraitBridgeMatterCrypto", "TraitBridgeMatterCodec", "TraitBridgeLocalBroker", "TraitBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterCredentialsTests",
+            dependencies: [
+                "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: ours
         ),

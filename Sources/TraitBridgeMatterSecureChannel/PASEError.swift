@@ -1,4 +1,5 @@
 public import TraitBridgeMatterCrypto
+public import TraitBridgeMatterTransport
 
 /// Why a PASE attempt ended without a session, as ``PASEResponder`` reports it. No case carries a
 /// passcode, w0, L, a share or a key (``MatterCryptoError`` carries none either), so the descriptions

@@ -1,5 +1,6 @@
 import Crypto
 import TraitBridgeMatterCrypto
+import TraitBridgeMatterTransport
 
 extension PASEResponder {
     /// Handles one message; the responder's random comes from the system's CSPRNG.
@@ -31,9 +32,9 @@ extension PASEResponder {
         case (.pake3(let payload), .awaitingPake3(let handshake)) where handshake.exchange == exchange:
             return confirm(pake3: payload, handshake)
         case (.pake1, .awaitingPake3(let handshake)) where handshake.exchange == exchange:
-            return fail(.unexpectedMessage(received: .pake1, expected: .pake3), on: exchange)
+            return fail(.unexpectedMessage(received: .pasePake1, expected: .pasePake3), on: exchange)
         case (.pake3, .awaitingPake1(let handshake)) where handshake.exchange == exchange:
-            return fail(.unexpectedMessage(received: .pake3, expected: .pake1), on: exchange)
+            return fail(.unexpectedMessage(received: .pasePake3, expected: .pasePake1), on: exchange)
         case (.statusReport(let payload), .awaitingPake1(let handshake)) where handshake.exchange == exchange,
             (.statusReport(let payload), .awaitingPake3(let handshake)) where handshake.exchange == exchange:
             do { return .failed(end(.peerStatusReport(try StatusReport(decoding: payload)), reply: nil)) } catch {
@@ -105,7 +106,7 @@ extension PASEResponder {
             return fail(.handshake(error), on: handshake.exchange)
         }
         state = .awaitingPake3(handshake)
-        return .send(Outgoing(opcode: .pake2, payload: pake2.encoded, exchange: handshake.exchange))
+        return .send(Outgoing(opcode: .pasePake2, payload: pake2.encoded, exchange: handshake.exchange))
     }
 
     private mutating func confirm(pake3 payload: [UInt8], _ handshake: Handshake) -> Action {
@@ -131,8 +132,8 @@ extension PASEResponder {
 
     /// The message the running handshake waits for (Pake1 when none runs).
     private var expected: SecureChannelOpcode {
-        if case .awaitingPake3 = state { return .pake3 }
-        return .pake1
+        if case .awaitingPake3 = state { return .pasePake3 }
+        return .pasePake1
     }
 
     /// Ends the attempt with StatusReport(FAILURE, INVALID_PARAMETER) on `exchange`.

@@ -1,4 +1,5 @@
 public import TraitBridgeMatterCrypto
+public import TraitBridgeMatterTransport
 
 /// The device's side of PASE (Matter Core, Passcode-Authenticated Session Establishment) for one
 /// commissioning window: PBKDFParamRequest in, PBKDFParamResponse out; Pake1 in, Pake2 out; Pake3 in,

@@ -1,3 +1,5 @@
+public import TraitBridgeMatterTransport
+
 /// A StatusReport message (Matter Core Appendix D, "Status Report Messages"; Secure Channel opcode
 /// 0x40): how PASE and CASE say "session established", "invalid parameter" or "busy". It exists so
 /// the responder's answers and a peer's reports are built and read in one place. Not TLV: little-endian
@@ -51,14 +53,15 @@ public struct StatusReport: Sendable, Hashable, CustomStringConvertible {
         }
         self.init(
             generalCode: GeneralCode(rawValue: UInt16(field(0, 2))),
-            protocolID: ProtocolID(rawValue: field(2, 4)),
+            protocolID: ProtocolID(statusReportField: field(2, 4)),
             protocolCode: UInt16(field(6, 2)),
             protocolData: Array(bytes[Self.headerByteCount...]))
     }
 
     /// The message payload.
     public var encoded: [UInt8] {
-        littleEndianBytes(UInt32(generalCode.rawValue), count: 2) + littleEndianBytes(protocolID.rawValue, count: 4)
+        littleEndianBytes(UInt32(generalCode.rawValue), count: 2)
+            + littleEndianBytes(protocolID.statusReportField, count: 4)
             + littleEndianBytes(UInt32(protocolCode), count: 2) + protocolData
     }
 
@@ -91,6 +94,17 @@ public struct StatusReport: Sendable, Hashable, CustomStringConvertible {
             }
         }
     }
+}
+
+extension ProtocolID {
+    /// A StatusReport's 32-bit protocol field: vendor ID in the high half, protocol ID in the low
+    /// (connectedhomeip `ToFullyQualifiedSpecForm`).
+    public init(statusReportField field: UInt32) {
+        self.init(vendorID: UInt16(field >> 16), id: UInt16(truncatingIfNeeded: field))
+    }
+
+    /// The field as a StatusReport writes it: `vendorID << 16 | id`.
+    public var statusReportField: UInt32 { UInt32(vendorID) << 16 | UInt32(id) }
 }
 
 /// `count` little-endian bytes of `value`.

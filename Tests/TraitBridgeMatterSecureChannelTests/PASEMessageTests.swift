@@ -3,6 +3,7 @@ import TraitBridgeMatterCodec
 import TraitBridgeMatterCrypto
 
 @testable import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 
 /// The PASE messages: Apple Home's and CircuitMatter's recorded payloads decode to what they say and
 /// encode back to the same bytes; malformed payloads give errors that name the field.

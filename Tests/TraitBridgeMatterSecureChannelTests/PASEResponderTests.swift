@@ -4,6 +4,7 @@ import TraitBridgeMatterCodec
 
 @testable import TraitBridgeMatterCrypto
 @testable import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 
 /// The device's PASE responder against a commissioner built from ``ProverHandshake`` and the message
 /// encoders: agreement, a wrong passcode, malformed messages of each kind, BUSY, order, the failure
@@ -57,7 +58,7 @@ struct PASEResponderTests {
     ) throws -> Pake2 {
         let sent = try #require(
             device.handle(.pake1(payload: Pake1(pA: commissioner.prover.pA).encoded), on: exchange).sent)
-        #expect(sent.opcode == .pake2 && sent.exchange == exchange)
+        #expect(sent.opcode == .pasePake2 && sent.exchange == exchange)
         return try Pake2(decoding: sent.payload)
     }
 
@@ -252,13 +253,13 @@ struct PASEResponderTests {
         #expect(device.handle(.statusReport(payload: Self.invalidParameter), on: 1).dropped == .notOnHandshakeExchange)
         _ = try Self.begin(&device)
         let failure = try #require(device.handle(.pake3(payload: []), on: 1).failure)
-        #expect(failure.error == .unexpectedMessage(received: .pake3, expected: .pake1))
+        #expect(failure.error == .unexpectedMessage(received: .pasePake3, expected: .pasePake1))
         #expect(failure.reply?.payload == Self.invalidParameter)
         let commissioner = try Self.begin(&device)
         _ = try Self.exchangePake1(&device, commissioner)
         let again = try #require(
             device.handle(.pbkdfParamRequest(payload: Self.request.encoded, localSessionID: 7), on: 1).failure)
-        #expect(again.error == .unexpectedMessage(received: .pbkdfParamRequest, expected: .pake3))
+        #expect(again.error == .unexpectedMessage(received: .pbkdfParamRequest, expected: .pasePake3))
         _ = try Self.begin(&device)
         let malformedReport = try #require(device.handle(.statusReport(payload: [1, 0]), on: 1).failure)
         #expect(

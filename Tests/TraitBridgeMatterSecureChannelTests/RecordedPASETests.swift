@@ -4,6 +4,7 @@ import TraitBridgeMatterCodec
 
 @testable import TraitBridgeMatterCrypto
 @testable import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 
 /// The recorded Apple Home ↔ CircuitMatter exchange replayed through this module's decoders, the
 /// context (which bytes go in), the SPAKE2+ verifier with the recorded y, and ``SessionKeys``: if the

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 
 /// StatusReport: the spec's Appendix D examples (as CircuitMatter's `tests/test_status_report.py` has
 /// them), connectedhomeip's BUSY report, and the code tables.
@@ -14,14 +15,14 @@ struct StatusReportTests {
         (
             "SUCCESS from vendor 0xFFF1's protocol 0xAABB",
             StatusReport(
-                generalCode: .success, protocolID: ProtocolID(vendorID: 0xFFF1, protocolNumber: 0xAABB), protocolCode: 0
+                generalCode: .success, protocolID: ProtocolID(vendorID: 0xFFF1, id: 0xAABB), protocolCode: 0
             ),
             "0000bbaaf1ff0000"
         ),
         (
             "FAILURE with protocol data",
             StatusReport(
-                generalCode: .failure, protocolID: ProtocolID(rawValue: 0xFFF1_AABB), protocolCode: 9921,
+                generalCode: .failure, protocolID: ProtocolID(statusReportField: 0xFFF1_AABB), protocolCode: 9921,
                 protocolData: [0x55, 0x66, 0xEE, 0xFF]),
             "0100bbaaf1ffc1265566eeff"
         ),
@@ -62,7 +63,7 @@ struct StatusReportTests {
         }
         let unknown = StatusReport(generalCode: GeneralCode(rawValue: 99), protocolID: .secureChannel, protocolCode: 77)
         #expect(try StatusReport(decoding: unknown.encoded) == unknown)
-        #expect(unknown.description == "StatusReport(general code 99, protocol 0, secure channel code 77)")
+        #expect(unknown.description == "StatusReport(general code 99, protocol 0x0000, secure channel code 77)")
     }
 
     @Test("the general codes are the spec's 0...16")
@@ -86,7 +87,7 @@ struct StatusReportTests {
         #expect(codes.map(\.rawValue) == Array(0...5))
         #expect(SecureChannelStatus.busy.description == "BUSY")
         #expect(SecureChannelOpcode.pbkdfParamRequest.rawValue == 0x20)
-        #expect(SecureChannelOpcode.pake3.rawValue == 0x24)
+        #expect(SecureChannelOpcode.pasePake3.rawValue == 0x24)
         #expect(SecureChannelOpcode.statusReport.rawValue == 0x40)
     }
 }

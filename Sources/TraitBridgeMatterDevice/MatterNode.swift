@@ -1,0 +1,132 @@
+public import TraitBridgeMatterSecureChannel
+public import TraitBridgeMatterTransport
+
+/// A Matter device's node as a value (Core chapter 4 and §4.14): it owns the session table and
+/// composes the message layer (headers, counters, replay windows, MRP through ``ExchangeLayer``)
+/// with the PASE responder. Events in — a datagram from a peer address, the time — and effects
+/// out — bytes to send, log lines, a session established; the caller does the I/O and calls
+/// ``handle(_:using:)`` again at ``nextDeadline``. It exists so everything a hostile network can
+/// do to the device is tested without a socket: no datagram traps it or grows it past its bounds.
+///
+/// `Peer` is whatever the edge calls an address (NIO's `SocketAddress`; a string in tests).
+/// The node holds the PASE verifier, salt and iterations, never the passcode.
+public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: Sendable {
+    /// What happened.
+    public enum Event: Sendable {
+        /// A UDP datagram arrived from `peer` at `now`.
+        case datagram([UInt8], from: Peer, now: ContinuousClock.Instant)
+        /// The time is `now` (the caller's timer for ``nextDeadline`` fired, or any time).
+        case tick(now: ContinuousClock.Instant)
+    }
+
+    /// What the caller does.
+    public enum Effect: Sendable {
+        /// Send this datagram to `peer`.
+        case send([UInt8], to: Peer)
+        /// Log this line.
+        case log(NodeLogLine)
+        /// PASE succeeded: a secure session is in the table.
+        case sessionEstablished(EstablishedSession<Peer>)
+    }
+
+    public let limits: NodeLimits
+    var sessions: SessionTable<Peer>
+    var exchanges: ExchangeLayer
+    var unsecuredCounter: MessageCounter
+    var pase: PASEResponder<ExchangeKey>
+    let commissioning: PASEResponder<ExchangeKey>.Configuration
+    /// The running handshake's exchange and when it must be over.
+    var handshake: (exchange: ExchangeKey, deadline: ContinuousClock.Instant)?
+    /// Whether PBKDFParamRequest is answered.
+    public internal(set) var isCommissioningWindowOpen: Bool
+    /// Filled while an event is handled, then handed out.
+    var effects: [Effect] = []
+
+    /// A node whose commissioning window is open (or not) with `commissioning`'s verifier; its
+    /// counters, exchange IDs and session IDs start at values drawn from `generator`.
+    public init(
+        commissioning: PASEResponder<ExchangeKey>.Configuration, limits: NodeLimits = NodeLimits(),
+        isCommissioningWindowOpen: Bool = true, using generator: inout some RandomNumberGenerator
+    ) {
+        self.limits = limits
+        self.commissioning = commissioning
+        self.isCommissioningWindowOpen = isCommissioningWindowOpen
+        sessions = SessionTable(
+            secureLimit: limits.secureSessions, unsecuredLimit: limits.unsecuredSessions, using: &generator)
+        exchanges = ExchangeLayer(using: &generator)
+        unsecuredCounter = MessageCounter(kind: .globalUnencrypted, using: &generator)
+        pase = PASEResponder(configuration: commissioning)
+    }
+
+    /// When to call ``handle(_:using:)`` with `.tick` next: an ack or retransmission due, or the
+    /// running handshake's time limit. Nil when nothing waits.
+    public var nextDeadline: ContinuousClock.Instant? {
+        [exchanges.nextDeadline, handshake?.deadline].compactMap(\.self).min()
+    }
+
+    /// Handles one event; randomness (MRP jitter, PASE's responder random) comes from `generator`.
+    public mutating func handle(_ event: Event, using generator: inout some RandomNumberGenerator) -> [Effect] {
+        defer { effects = [] }
+        switch event {
+        case .datagram(let bytes, let peer, let now):
+            receive(bytes, from: peer, now: now, using: &generator)
+        case .tick(let now):
+            tick(now: now, using: &generator)
+        }
+        return effects
+    }
+
+    /// Handles one event with the system's CSPRNG.
+    public mutating func handle(_ event: Event) -> [Effect] {
+        var generator = SystemRandomNumberGenerator()
+        return handle(event, using: &generator)
+    }
+
+    /// Opens a new commissioning window: PASE is answered again, with a fresh failure count.
+    public mutating func openCommissioningWindow() {
+        isCommissioningWindowOpen = true
+        pase = PASEResponder(configuration: commissioning)
+        handshake = nil
+    }
+
+    /// Closes the window: PBKDFParamRequest is acknowledged and dropped; a running handshake is abandoned.
+    public mutating func closeCommissioningWindow() {
+        isCommissioningWindowOpen = false
+        if let running = handshake { _ = exchanges.close(running.exchange) }
+        handshake = nil
+    }
+
+    /// Secure sessions held now.
+    public var secureSessionCount: Int { sessions.secure.count }
+    /// Unsecured sessions held now.
+    public var unsecuredSessionCount: Int { sessions.unsecured.count }
+    /// The PASE responder's phase (`listening`, `awaiting Pake1`, …), for diagnostics.
+    public var pasePhase: String { pase.phase }
+
+    mutating func log(_ level: NodeLogLine.Level, _ message: String, _ metadata: [String: String] = [:]) {
+        effects.append(.log(NodeLogLine(level, message, metadata: metadata)))
+    }
+}
+
+/// What the edge learns of a session PASE established: enough to log and to find it again, no key.
+public struct EstablishedSession<Peer: Hashable & Sendable>: Sendable, Hashable {
+    /// The ID the commissioner puts on what it sends (we allocated it).
+    public let localSessionID: UInt16
+    /// The ID we put on what we send.
+    public let peerSessionID: UInt16
+    public let peer: Peer
+}
+
+/// A node's bounds, so nothing a peer sends grows it past them; see ``SessionTable`` for why these numbers.
+public struct NodeLimits: Sendable, Hashable {
+    /// Secure (PASE, later CASE) sessions held at once.
+    public var secureSessions = 16
+    /// Unsecured sessions (one per commissioner's ephemeral node ID) held at once.
+    public var unsecuredSessions = 8
+    /// The largest datagram read (Core §4.4.4: 1280 bytes, the IPv6 minimum MTU); larger ones are dropped.
+    public var maxDatagramBytes = 1280
+    /// How long one PASE handshake may take (connectedhomeip `kPASESessionEstablishmentTimeout`).
+    public var paseTimeout: Duration = .seconds(60)
+
+    public init() {}
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+import TraitBridgeMatterDevice
+import TraitBridgeMatterSecureChannel
+import TraitBridgeTesting
+
+/// The device on a real socket, against the CHIP SDK's own Python controller
+/// (`scripts/matter-controller.py` from the Matter Server's venv) run inside a network sandbox
+/// (its stack speaks mDNS on every interface it has).
+@Suite(
+    "Matter device server and the CHIP SDK's controller", .serialized,
+    .enabled(if: SDKController.unavailableReason == nil, "\(SDKController.unavailableReason ?? "")"))
+struct MatterDeviceServerTests {
+    static let repository = SDKController.repository
+    static let python = SDKController.python
+
+    @Test("the SDK's controller establishes PASE with the device")
+    func pase() async throws {
+        let sandbox = try NetworkSandbox(repository: Self.repository)
+        try await Self.withServer(host: sandbox.hostAddress) { server, log in
+            let result = try await Self.controller(in: sandbox, port: server.port ?? 0, passcode: 20_202_021)
+            #expect(result.json.contains(#""established": true"#), "\(result.tail)\n\(log.all.suffix(30))")
+            #expect(log.all.contains { $0.contains("PASE succeeded") }, "\(log.all.suffix(30))")
+        }
+    }
+
+    @Test("a wrong passcode fails and is logged; the device still serves the right one")
+    func wrongThenRight() async throws {
+        let sandbox = try NetworkSandbox(repository: Self.repository)
+        try await Self.withServer(host: sandbox.hostAddress) { server, log in
+            let wrong = try await Self.controller(in: sandbox, port: server.port ?? 0, passcode: 20_202_022)
+            #expect(wrong.json.contains(#""established": false"#), "\(wrong.tail)")
+            let failure = log.all.first { $0.contains("PASE failed") }
+            #expect(failure != nil, "\(log.all.suffix(30))")
+            print("device: \(failure ?? "no PASE failure logged")")
+            let right = try await Self.controller(in: sandbox, port: server.port ?? 0, passcode: 20_202_021)
+            #expect(right.json.contains(#""established": true"#), "\(right.tail)\n\(log.all.suffix(30))")
+        }
+    }
+
+    /// Runs `body` with a device on `host`, port 0, passcode 20202021, stopped by graceful shutdown.
+    static func withServer(
+        host: String, _ body: (MatterDeviceServer, Recorder<String>) async throws -> Void
+    ) async throws {
+        let log = Recorder<String>()
+        let logger = Logger(label: "matter-device-test") { _ in RecordingLogHandler(log) }
+        var generator = SeededGenerator(seed: 3)
+        let setup = try MatterSetup(
+            passcode: try SetupPasscode(20_202_021), discriminator: 3840, vendorID: 0xFFF1, productID: 0x8001,
+            using: &generator)
+        let server = MatterDeviceServer(setup: setup, settings: .init(host: host, port: 0), logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { tasks.cancelAll() }
+            for _ in 0..<100 where server.port == nil { try await Task.sleep(for: .milliseconds(50)) }
+            try #require(server.port != nil, "the device did not bind within 5 s: \(log.all)")
+            try await body(server, log)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(log.all.contains { $0.contains("stopped") }, "\(log.all.suffix(10))")
+    }
+
+    /// The controller's output: its JSON line and its last 60 lines (the SDK's log says what it did not like).
+    struct ControllerResult {
+        var json: String
+        var tail: String
+    }
+
+    static func controller(in sandbox: NetworkSandbox, port: Int, passcode: Int) async throws -> ControllerResult {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-ctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("controller.log").path
+        let process = try ChildProcess(
+            sandbox.command([
+                python, repository + "/scripts/matter-controller.py", "--storage",
+                folder.appendingPathComponent("s").path,
+                "--address", sandbox.hostAddress, "--port", "\(port)", "--passcode", "\(passcode)", "--timeout", "30",
+                "pase",
+            ]), logFile: output)
+        defer { process.kill() }
+        // Polled, not waited on: a blocked thread is one less for the device on two cores.
+        for _ in 0..<600 where !process.reap(within: .zero) { try await Task.sleep(for: .milliseconds(100)) }
+        let text = LogFile.read(output)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        let json = lines.last { $0.hasPrefix(#"{"step""#) }.map(String.init) ?? ""
+        // One line in the test's output: what the SDK's controller concluded.
+        print("matter-controller.py (passcode \(passcode == 20_202_021 ? "right" : "wrong")): \(json)")
+        return ControllerResult(json: json, tail: lines.suffix(60).joined(separator: "\n"))
+    }
+}
+
+/// Where the SDK's controller is, and why it cannot run here.
+enum SDKController {
+    static let repository = TestPaths(filePath: #filePath).repository
+    static let python = repository + "/.build-matter/venv/bin/python"
+
+    static var unavailableReason: String? {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            return "the Matter Server's venv is not installed: run scripts/install-matter-server.sh (make test does)"
+        }
+        return NetworkSandbox.unavailableReason(repository: repository)
+    }
+}
+
+/// Keeps every line the device logs, for the tests to read.
+private struct RecordingLogHandler: LogHandler {
+    let recorder: Recorder<String>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .debug
+
+    init(_ recorder: Recorder<String>) { self.recorder = recorder }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { recorder.append("\(event.level) \(event.message) \(event.metadata ?? [:])") }
+}
