@@ -152,7 +152,7 @@ let package = Package(
             name: "TraitBridgeMatterSecureChannel",
             dependencies: [
                 "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", "TraitBridgeMatterTransport",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterCredentials", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),
@@ -173,6 +173,17 @@ let package = Package(
             ],
             swiftSettings: ours
         ),
+        // Matter's commissioning: fail-safe, fabric table, attestation, root-endpoint clusters as plain values.
+        .target(
+            name: "TraitBridgeMatterCommissioning",
+            dependencies: [
+                "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: ours
+        ),
+        // Matter's Interaction Model: read/subscribe/write/invoke messages, path expansion, report chunking.
+        .target(name: "TraitBridgeMatterInteraction", dependencies: ["TraitBridgeMatterCodec"], swiftSettings: ours),
         // TraitBridge's own Matter device: the node (sessions, MRP, PASE as a pure value) and its UDP edge.
         .target(
             name: "TraitBridgeMatterDevice",
@@ -260,7 +271,8 @@ let package = Package(
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
                 "TraitBridgeCLI", "TraitBridgeSources",
-                "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit",
+                "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit", "TraitBridgeMatterDevice",
+                "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
             ],
             swiftSettings: ours
         ),
@@ -342,7 +354,8 @@ let package = Package(
             name: "TraitBridgeMatterSecureChannelTests",
             dependencies: [
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto",
-                "TraitBridgeMatterTransport", .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),
@@ -355,6 +368,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterInteractionTests",
+            dependencies: ["TraitBridgeMatterInteraction", "TraitBridgeMatterCodec"],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeMatterCommissioningTests",
+            dependencies: [
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: ours
         ),

@@ -251,6 +251,8 @@ public enum FuzzSeeds {
                 + "PUT /characteristics HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
                 + "POST /pair-setup HTTP/1.1\r\nContent-Length: 6\r\n\r\n\u{06}\u{01}\u{01}\u{00}\u{01}\u{00}"
             return [Array(text.utf8)]
+        case .matterDevice:
+            return MatterDeviceInputs.seeds()
         }
     }
 

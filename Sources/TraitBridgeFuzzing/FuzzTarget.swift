@@ -49,6 +49,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// (session frames, then HTTP requests to the characteristics).
     case homekitPairing = "homekit-pairing"
     case homekitRequests = "homekit-requests"
+    /// The Matter device: UDP datagrams from a few peers, time passing between them.
+    case matterDevice = "matter-device"
 
     /// Runs one input. Traps only on a bug.
     public func run(_ bytes: [UInt8]) {
@@ -82,6 +84,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = CLIInputs.renderRetained(retained)
         case .homekitPairing: HomeKitInputs.pairing(bytes)
         case .homekitRequests: HomeKitInputs.requests(bytes, table: world.homeKitTable)
+        case .matterDevice: MatterDeviceInputs.datagrams(bytes)
         }
     }
 

@@ -1,6 +1,6 @@
 public import TraitBridgeMatterCodec
 
-/// Why a PASE message's payload was refused: which message, which field, and what was wrong. Matched
+/// Why a PASE or CASE message's payload was refused: which message, which field, and what was wrong. Matched
 /// by pattern; the descriptions name fields and sizes, never their bytes (shares and confirmations are
 /// not secret, but nothing here needs them).
 public enum PASEMessageError: Error, Sendable, Equatable, CustomStringConvertible {

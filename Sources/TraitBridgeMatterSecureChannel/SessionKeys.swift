@@ -1,6 +1,7 @@
 public import Crypto
 
-/// The keys of a session PASE established: I2RKey ‖ R2IKey ‖ AttestationChallenge =
+/// The keys of a session PASE or CASE established (CASE: ``CASEKeySchedule``, the same HKDF with the
+/// ECDH shared secret and its salt). For PASE: I2RKey ‖ R2IKey ‖ AttestationChallenge =
 /// HKDF-SHA256(IKM: Ke, salt: empty, info: "SessionKeys", 48 bytes), 16 bytes each. As connectedhomeip
 /// does it: `PASESession::DeriveSecureSession` passes Ke and an empty salt to `CryptoContext::InitFromSecret`
 /// with `kSessionEstablishment` (info `SEKeysInfo` = "SessionKeys"), and `RawKeySessionKeystore::DeriveSessionKeys`
@@ -23,9 +24,13 @@ public struct SessionKeys: Sendable {
 
     /// The keys from a PASE handshake's Ke (``VerifierHandshake/confirm(pake3:)``,
     /// ``ProverHandshake/finish(pake2:)``).
-    public init(paseKe ke: SymmetricKey) {
+    public init(paseKe ke: SymmetricKey) { self.init(secret: ke, salt: []) }
+
+    /// HKDF-SHA256(IKM: `secret`, salt: `salt`, info: "SessionKeys", 48 bytes): PASE passes Ke and no
+    /// salt; CASE passes the ECDH shared secret and IPK ‖ SHA256(Sigma1 ‖ Sigma2 ‖ Sigma3).
+    init(secret: SymmetricKey, salt: [UInt8]) {
         material = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: ke, salt: [UInt8](), info: Self.info, outputByteCount: 48
+            inputKeyMaterial: secret, salt: salt, info: Self.info, outputByteCount: 48
         ).withUnsafeBytes { Array($0) }
     }
 

@@ -1,0 +1,61 @@
+/// connectedhomeip's operational test certificates and their published private keys, for CASE between
+/// two nodes of one fabric: `src/credentials/tests/CHIPCert_test_vectors.cpp` at
+/// project-chip/connectedhomeip@f528cfdffd29323d1cbb2f5f0de519162a26ab86 (`sTestCert_<Name>_Chip`,
+/// `sTestCert_<Name>_PrivateKey`). The four TLV certificates are the same bytes as
+/// `Tests/TraitBridgeMatterCredentialsTests/TestCertificates.swift` (test targets cannot share files).
+/// Root01 (CACACACA00000001) signs ICA01, which signs Node01_01 (DEDEDEDE00010001, fabric FAB000000000001D);
+/// Root01 signs Node01_02 (DEDEDEDE00010002) directly. Node02_04 (DEDEDEDE00020004, CATs ABCE1002 and
+/// ABCD0003) is under Root02/ICA02 (CACACACA00000004), same fabric ID, another root. Valid 2020-10-15 to
+/// 2040-10-15. Test keys, published for tests.
+enum CASETestCredentials {
+    static let root01TLV = [UInt8](
+        hex: """
+            15300108534c4582736235142402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271401000000cacacaca
+            18240701240801300941043b88460ec9687a5d0f3b4b3b13fcd299c2f6d5051d003ee49c9924cf98f4f780eb20fd37c8d358347f
+            5f87d08c3213e540af11bab9137e49354f0c5b6343de63370a3501290118240260300414cc1308af82cfee505eb23b57bfe86a31
+            1665535f300514cc1308af82cfee505eb23b57bfe86a311665535f18300b40f7f0092690494e46c8b1c5cbd1a5085e1e65d4360f
+            98e96c4e8e495dc5e216d0bfa23d8f57470d89fddaf03f0464b0ae8e1f956d6f67a31124385824689780a918
+            """)
+    static let ica01TLV = [UInt8](
+        hex: """
+            1530010869d86a8d80fc8f5d2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271303000000cacacaca
+            18240701240801300941045f94f57e0b13c9cfcf96dfe1fce7888d564cc209c55c4508e44dcf16ba2e09662f9eecf19f40b0e88a
+            0b2815da9ee10a3a177c251f434f5b0f263ce7de6278c6370a3501290118240260300414440cc69231c4cb5b37942426f81bbe24
+            b7ef345c300514cc1308af82cfee505eb23b57bfe86a311665535f18300b40adb85b5d68cbfd36140d8c9d129014c45fa7ca191f
+            34d9af241db71736e60f44199bc07c7f795bed81a2e77dc5342576f6a0d14198f46b910749427c2eed659c18
+            """)
+    static let node0101TLV = [UInt8](
+        hex: """
+            1530010818e969ba0e089e232402013703271303000000cacacaca182604ef171b2726056eb5b94c3706271101000100dededede
+            27151d0000000000b0fa1824070124080130094104bcf6580d2d71e14416651f7c311b5efcf9aec0a8c10af80927844c240f51a8
+            eb23fa0744138887ac1e73cb72a054b6a0db0622aa807071016313b1596c8552cf370a3501280118240201360304020401183004
+            146967c912f8a3e689556f899b65d76f53fa65c7b6300514440cc69231c4cb5b37942426f81bbe24b7ef345c18300b40ce6ef393
+            cbbc94f80ee290cb3c3d373335bab95907734d99d384a62a373b8484e1d41a04c3140faa19e8a2b99b0c61e33c27ea913973e45b
+            5bc6e39c270dac5318
+            """)
+    static let node0102TLV = [UInt8](
+        hex: """
+            153001080d90935346b05cbc2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271102000100dededede
+            27151d0000000000b0fa1824070124080130094104965f78c537ece1b8c34a7b98b9aa45f13563a502b1979a607bd0c41988bdd0
+            f0bbb89816c207e3b515d9264159f78bd0978e32d74c6d055a149e8e9dba4019bf370a3501280118240201360304020401183004
+            14567b4f20e4b9c7bd27b29b3dce6a76f7cd8eccb6300514cc1308af82cfee505eb23b57bfe86a311665535f18300b406058114b
+            a72182fcf6301f7a081bca5a848202431a52fdbff497d8dd6f9a59597badccd6a56d70efd8c97c496eba7e2801d7337dcff74d78
+            e46ecd3a08ccbae318
+            """)
+    /// `sTestCert_Node02_04_Chip` (issued by ICA02, which is not included).
+    static let node0204TLV = [UInt8](
+        hex: """
+            15300108780b9a03bdc802722402013703271304000000cacacaca27151d0000000000b0fa182604ef171b2726056eb5b94c3706
+            26160210ceab2c010d546573744365727430325f303427151d0000000000b0fa26160300cdab271104000200dededede18240701
+            24080130094104ef7000d00e732e029ee6c1159ab66ca0a2e61374c92b6f45b799896615492b7dd5aa9d87fc56df90f80d884b3f
+            9f793e5ba8500cbe8587a441c2215b87d71e4a370a350128011824020136030402040118300414b4491680104fc38d9cfada69ea
+            3085144c927d2a300514e1e76e6777851dd77416bddd35ec3c137c4729dc18300b402d13c2ac58018377584ba62d0dd1cfbcd1a0
+            da20ffe76179e5f2f6839a509070c75b0789742673f7e50264cc9cedc001c93c9e9c0502903fd73d25e31e42ad2418
+            """)
+
+    /// Root01's key, from the `EC PRIVATE KEY` PEM in the file's comment block (for reissuing test NOCs).
+    static let root01PrivateKey = [UInt8](hex: "fcddfd9112b30d240f6ae6de27a2029e7bb6e74377e3b7975d76d23de3c36814")
+    static let node0101PrivateKey = [UInt8](hex: "492e7f9783ee15fdaa71a8a67b1f31f3c8d57b75094a4613b9bb3ef46fa60d89")
+    static let node0102PrivateKey = [UInt8](hex: "18b298615142e77adb0d1dc3c51780d378ca3e63a91fd8dca60be7779ab2f70d")
+    static let node0204PrivateKey = [UInt8](hex: "e19585b63883234bdc027c549ccd7a67c8341c0172e016ecc25df6eb9c845ab6")
+}
