@@ -177,7 +177,7 @@ let package = Package(
         .target(
             name: "TraitBridgeMatterCommissioning",
             dependencies: [
-                "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials",
+                "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials", "TraitBridgeMatterInteraction",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
@@ -344,17 +344,21 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: ours
         ),
-        .testTarget(name: "TraitBridgeMatterCodecTests", dependencies: ["TraitBridgeMatterCodec"], swiftSettings: ours),
+        .testTarget(
+            name: "TraitBridgeMatterCodecTests", dependencies: ["TraitBridgeMatterCodec", "TraitBridgeTesting"],
+            swiftSettings: ours),
         .testTarget(
             name: "TraitBridgeMatterCryptoTests",
-            dependencies: ["TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "TraitBridgeMatterCrypto", "TraitBridgeTesting", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeMatterSecureChannelTests",
             dependencies: [
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto",
-                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials",
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials", "TraitBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
@@ -373,13 +377,14 @@ let package = Package(
         ),
         .testTarget(
             name: "TraitBridgeMatterInteractionTests",
-            dependencies: ["TraitBridgeMatterInteraction", "TraitBridgeMatterCodec"],
+            dependencies: ["TraitBridgeMatterInteraction", "TraitBridgeMatterCodec", "TraitBridgeTesting"],
             swiftSettings: ours
         ),
         .testTarget(
             name: "TraitBridgeMatterCommissioningTests",
             dependencies: [
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec",
+                "TraitBridgeMatterInteraction", "TraitBridgeTesting",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -388,7 +393,8 @@ let package = Package(
         .testTarget(
             name: "TraitBridgeMatterCredentialsTests",
             dependencies: [
-                "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec", .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec", "TraitBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -397,7 +403,8 @@ let package = Package(
         .testTarget(
             name: "TraitBridgeMatterTransportTests",
             dependencies: [
-                "TraitBridgeMatterTransport", "TraitBridgeMatterCrypto", .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCrypto", "TraitBridgeTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),

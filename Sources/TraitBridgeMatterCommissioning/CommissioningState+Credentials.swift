@@ -1,5 +1,6 @@
 internal import Crypto
 public import TraitBridgeMatterCredentials
+public import TraitBridgeMatterInteraction
 
 /// The Operational Credentials commands that change state: CSRRequest's key, AddTrustedRootCertificate,
 /// AddNOC, UpdateFabricLabel, RemoveFabric. Checks follow the SDK's `operational-credentials-server`
@@ -40,7 +41,7 @@ extension CommissioningState {
     /// fabric (INVALID_COMMAND).
     public mutating func makeOperationalKey(
         isForUpdateNOC: Bool, context: CommandContext
-    ) -> Result<OperationalKeyPair, InteractionStatus> {
+    ) -> Result<OperationalKeyPair, StatusCode> {
         advance(to: context.now)
         guard !isForUpdateNOC || fabric(context.fabricIndex) != nil else { return .failure(.invalidCommand) }
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failure(.failsafeRequired) }
@@ -54,7 +55,7 @@ extension CommissioningState {
 
     /// AddTrustedRootCertificate: stages `tlv` as the root for the coming AddNOC once it decodes as
     /// a self-issued, self-signed CA (INVALID_COMMAND otherwise). One per fail-safe.
-    public mutating func addTrustedRoot(_ tlv: [UInt8], context: CommandContext) -> InteractionStatus {
+    public mutating func addTrustedRoot(_ tlv: [UInt8], context: CommandContext) -> StatusCode {
         advance(to: context.now)
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failsafeRequired }
         guard armed.pendingRoot == nil, armed.addedFabricIndex == nil else { return .constraintError }
@@ -71,7 +72,7 @@ extension CommissioningState {
     /// the fabric and the first ACL entry (Administer over CASE for CaseAdminSubject).
     public mutating func addNOC(
         _ request: AddNOCRequest, context: CommandContext
-    ) -> Result<NOCResponse, InteractionStatus> {
+    ) -> Result<NOCResponse, StatusCode> {
         advance(to: context.now)
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failure(.failsafeRequired) }
         guard request.ipkEpochKey.count == 16 else { return .failure(.invalidCommand) }

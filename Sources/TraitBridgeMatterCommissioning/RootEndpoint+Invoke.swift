@@ -1,4 +1,5 @@
 public import TraitBridgeMatterCodec
+import TraitBridgeMatterInteraction
 internal import TraitBridgeMatterCredentials
 
 /// Commands of General Commissioning (0x0030) and Operational Credentials (0x003E): fields decoded
@@ -13,7 +14,7 @@ extension RootEndpoint {
         guard endpoint == Self.endpoint else { return .status(.unsupportedEndpoint) }
         guard let metadata = ClusterMetadata.all[cluster] else { return .status(.unsupportedCluster) }
         guard metadata.accepted.contains(command) else { return .status(.unsupportedCommand) }
-        do throws(InteractionStatus) {
+        do throws(StatusCode) {
             return cluster == ClusterID.generalCommissioning
                 ? try generalCommissioning(command, Fields(fields), context)
                 : try operationalCredentials(command, Fields(fields), context)
@@ -24,7 +25,7 @@ extension RootEndpoint {
 
     private mutating func generalCommissioning(
         _ command: UInt32, _ fields: Fields, _ context: CommandContext
-    ) throws(InteractionStatus) -> InvokeResult {
+    ) throws(StatusCode) -> InvokeResult {
         let code: CommissioningError
         switch command {
         case 0x00:
@@ -49,7 +50,7 @@ extension RootEndpoint {
 
     private mutating func operationalCredentials(
         _ command: UInt32, _ fields: Fields, _ context: CommandContext
-    ) throws(InteractionStatus) -> InvokeResult {
+    ) throws(StatusCode) -> InvokeResult {
         switch command {
         case 0x00:
             let nonce = try fields.octets(0, maxBytes: 32)
@@ -85,7 +86,7 @@ extension RootEndpoint {
         }
     }
 
-    private mutating func csrRequest(_ fields: Fields, _ context: CommandContext) throws(InteractionStatus)
+    private mutating func csrRequest(_ fields: Fields, _ context: CommandContext) throws(StatusCode)
         -> InvokeResult
     {
         let nonce = try fields.octets(0, maxBytes: 32)
@@ -108,7 +109,7 @@ extension RootEndpoint {
 
     /// AddNOC's fields; sizes and the vendor id are INVALID_COMMAND, before the fail-safe is
     /// looked at, as in the SDK's `HandleAddNOC`.
-    private static func addNOCRequest(_ fields: Fields) throws(InteractionStatus) -> CommissioningState.AddNOCRequest {
+    private static func addNOCRequest(_ fields: Fields) throws(StatusCode) -> CommissioningState.AddNOCRequest {
         let noc = try fields.octets(0, maxBytes: .max)
         let icac = try fields.optionalOctets(1, maxBytes: .max)
         let ipk = try fields.octets(2, maxBytes: .max)
@@ -137,35 +138,35 @@ struct Fields {
 
     init(_ value: TLVValue) { self.value = value }
 
-    func uint<T: FixedWidthInteger & UnsignedInteger>(_ tag: UInt8, as type: T.Type) throws(InteractionStatus) -> T {
+    func uint<T: FixedWidthInteger & UnsignedInteger>(_ tag: UInt8, as type: T.Type) throws(StatusCode) -> T {
         do { return try value.uint(tag, as: type) } catch { throw Self.status(error) }
     }
 
-    func string(_ tag: UInt8, maxBytes: Int) throws(InteractionStatus) -> String {
+    func string(_ tag: UInt8, maxBytes: Int) throws(StatusCode) -> String {
         let text: String
         do { text = try value.string(tag) } catch { throw Self.status(error) }
         guard text.utf8.count <= maxBytes else { throw .constraintError }
         return text
     }
 
-    func octets(_ tag: UInt8, maxBytes: Int) throws(InteractionStatus) -> [UInt8] {
+    func octets(_ tag: UInt8, maxBytes: Int) throws(StatusCode) -> [UInt8] {
         let bytes: [UInt8]
         do { bytes = try value.octets(tag) } catch { throw Self.status(error) }
         guard bytes.count <= maxBytes else { throw .constraintError }
         return bytes
     }
 
-    func optionalOctets(_ tag: UInt8, maxBytes: Int) throws(InteractionStatus) -> [UInt8]? {
+    func optionalOctets(_ tag: UInt8, maxBytes: Int) throws(StatusCode) -> [UInt8]? {
         guard value[tag] != nil else { return nil }
         return try octets(tag, maxBytes: maxBytes)
     }
 
-    func optionalBool(_ tag: UInt8) throws(InteractionStatus) -> Bool? {
+    func optionalBool(_ tag: UInt8) throws(StatusCode) -> Bool? {
         guard value[tag] != nil else { return nil }
         do { return try value.bool(tag) } catch { throw Self.status(error) }
     }
 
-    private static func status(_ error: TLVValue.AccessError) -> InteractionStatus {
+    private static func status(_ error: TLVValue.AccessError) -> StatusCode {
         switch error {
         case .outOfRange, .wrongLength: .constraintError
         case .notAContainer, .missing, .wrongType: .invalidCommand

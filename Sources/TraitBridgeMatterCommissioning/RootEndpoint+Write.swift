@@ -1,4 +1,5 @@
 public import TraitBridgeMatterCodec
+public import TraitBridgeMatterInteraction
 
 /// The root endpoint's writable attributes: Basic Information NodeLabel and Location, General
 /// Commissioning Breadcrumb. Everything else that exists is UNSUPPORTED_WRITE; the ACL is not yet
@@ -8,7 +9,7 @@ extension RootEndpoint {
     /// wrong type or size is CONSTRAINT_ERROR.
     public mutating func write(
         endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVValue
-    ) -> InteractionStatus {
+    ) -> StatusCode {
         guard endpoint == Self.endpoint else { return .unsupportedEndpoint }
         guard ClusterMetadata.all[cluster] != nil else { return .unsupportedCluster }
         switch (cluster, attribute) {

@@ -1,4 +1,5 @@
 public import TraitBridgeMatterCodec
+public import TraitBridgeMatterInteraction
 
 /// The root endpoint (endpoint 0, device type Root Node 0x0016) as the Interaction Model layer sees
 /// it: `read` an attribute, `invoke` a command, each by ids with TLV in and out. Behind it are the
@@ -38,7 +39,7 @@ public struct RootEndpoint: Sendable {
     /// without a response command).
     public enum InvokeResult: Sendable, Equatable {
         case response(commandID: UInt32, fields: TLVValue)
-        case status(InteractionStatus)
+        case status(StatusCode)
     }
 
     /// The root endpoint's id.
@@ -53,7 +54,7 @@ public struct RootEndpoint: Sendable {
     /// An attribute's current value; UNSUPPORTED_ENDPOINT / _CLUSTER / _ATTRIBUTE when there is none.
     public func read(
         endpoint: UInt16, cluster: UInt32, attribute: UInt32, fabric: FabricAccess
-    ) -> Result<TLVValue, InteractionStatus> {
+    ) -> Result<TLVValue, StatusCode> {
         guard endpoint == Self.endpoint else { return .failure(.unsupportedEndpoint) }
         guard let metadata = ClusterMetadata.all[cluster] else { return .failure(.unsupportedCluster) }
         let values = attributes(of: cluster, fabric: fabric)

@@ -2,7 +2,7 @@
 /// `protocols/interaction_model/StatusCodeList.h`, rs-matter `IMStatusCode`, CircuitMatter `StatusCode`):
 /// what a StatusIB, a StatusResponse or an AttributeStatusIB carries. A struct, not an enum, so a code
 /// this version does not name survives a decode and re-encode.
-public struct StatusCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct StatusCode: Error, RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -60,21 +60,4 @@ public struct StatusCode: RawRepresentable, Sendable, Hashable, CustomStringConv
     public var description: String {
         Self.names[rawValue] ?? "status 0x" + String(rawValue, radix: 16, uppercase: true)
     }
-}
-
-/// The Interaction Model's opcodes (Matter Core §10.2.1, protocol ID 0x0001): which message a payload is.
-public enum InteractionOpcode: UInt8, Sendable, CaseIterable {
-    case statusResponse = 0x01
-    case readRequest = 0x02
-    case subscribeRequest = 0x03
-    case subscribeResponse = 0x04
-    case reportData = 0x05
-    case writeRequest = 0x06
-    case writeResponse = 0x07
-    case invokeRequest = 0x08
-    case invokeResponse = 0x09
-    case timedRequest = 0x0A
-
-    /// The Interaction Model's protocol ID in the exchange header.
-    public static let protocolID: UInt16 = 0x0001
 }

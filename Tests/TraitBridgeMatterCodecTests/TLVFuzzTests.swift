@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 /// Bounded, deterministic fuzzing: the loops must finish without a trap, every error must point
 /// inside the bytes given, and whatever decodes must encode and decode again to the same value.

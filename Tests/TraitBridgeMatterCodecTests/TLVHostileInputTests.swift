@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 /// Bytes the decoder must refuse, with what it must say and where.
 struct HostileCase: Sendable, CustomTestStringConvertible {

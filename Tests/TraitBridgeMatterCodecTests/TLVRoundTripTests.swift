@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 /// A value and the number of bytes its shortest encoding takes (control byte included).
 struct SizedValue: Sendable, CustomTestStringConvertible {

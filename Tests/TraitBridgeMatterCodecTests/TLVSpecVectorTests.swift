@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 // The examples of Matter Core spec Appendix A.12 "TLV Encoding Examples", row by row. The rows and
 // bytes are as connectedhomeip restates them in src/controller/java/tests/matter/tlv/TlvReadWriteTest.kt

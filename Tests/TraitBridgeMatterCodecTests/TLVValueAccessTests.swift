@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 @Suite("Matter TLV member access")
 struct TLVValueAccessTests {

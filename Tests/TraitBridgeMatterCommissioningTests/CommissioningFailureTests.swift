@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TraitBridgeMatterInteraction
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials

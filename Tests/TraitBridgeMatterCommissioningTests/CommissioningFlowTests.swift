@@ -1,6 +1,7 @@
 import Crypto
 import SwiftASN1
 import Testing
+import TraitBridgeMatterInteraction
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials

@@ -1,4 +1,5 @@
 import Testing
+import TraitBridgeMatterInteraction
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials

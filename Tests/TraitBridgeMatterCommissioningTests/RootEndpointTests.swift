@@ -1,6 +1,7 @@
 import Testing
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
+import TraitBridgeMatterInteraction
 
 /// Reads and invokes by id: the root endpoint's attributes, the global ones, unknown ids, bad fields.
 @Suite struct RootEndpointTests {
@@ -8,14 +9,14 @@ import TraitBridgeMatterCommissioning
     let access = RootEndpoint.FabricAccess(accessingFabricIndex: 0, isFabricFiltered: true)
 
     @Test(arguments: [
-        (UInt16(0), UInt32(0x0006), UInt32(0), InteractionStatus.unsupportedCluster),
+        (UInt16(0), UInt32(0x0006), UInt32(0), StatusCode.unsupportedCluster),
         (0, 0x0028, 0x0099, .unsupportedAttribute),
         (0, 0x0031, 0x0003, .unsupportedAttribute),  // ConnectMaxTimeSeconds: Wi-Fi/Thread only
         (0, 0x0028, 0xFFFA, .unsupportedAttribute),  // no EventList
         (1, 0x0028, 0x0000, .unsupportedEndpoint),
     ])
     func `unknown paths read as their IM status`(
-        endpoint: UInt16, cluster: UInt32, attribute: UInt32, status: InteractionStatus
+        endpoint: UInt16, cluster: UInt32, attribute: UInt32, status: StatusCode
     ) {
         let root = RootEndpoint()
         #expect(
@@ -61,7 +62,7 @@ import TraitBridgeMatterCommissioning
     @Test(arguments: [
         (
             UInt32(0x30), UInt32(0x00), TLVValue.contextStructure([0: .unsigned(70_000), 1: .unsigned(0)]),
-            InteractionStatus.constraintError
+            StatusCode.constraintError
         ),
         (0x30, 0x00, .contextStructure([0: .unsigned(60)]), .invalidCommand),
         (0x30, 0x00, .unsigned(1), .invalidCommand),
@@ -86,7 +87,7 @@ import TraitBridgeMatterCommissioning
         (0x06, 0x00, .contextStructure([:]), .unsupportedCluster),
     ])
     func `malformed fields answer with a status`(
-        cluster: UInt32, command: UInt32, fields: TLVValue, status: InteractionStatus
+        cluster: UInt32, command: UInt32, fields: TLVValue, status: StatusCode
     ) {
         var root = RootEndpoint()
         let result = root.invoke(
@@ -149,7 +150,7 @@ import TraitBridgeMatterCommissioning
 /// Writes to the root endpoint.
 @Suite struct RootEndpointWriteTests {
     @Test(arguments: [
-        (UInt32(0x28), UInt32(0x05), TLVValue.string("Kitchen bridge"), InteractionStatus.success),
+        (UInt32(0x28), UInt32(0x05), TLVValue.string("Kitchen bridge"), StatusCode.success),
         (0x28, 0x05, .string(String(repeating: "x", count: 33)), .constraintError),
         (0x28, 0x06, .string("DE"), .success),
         (0x28, 0x06, .string("DEU"), .constraintError),
@@ -160,7 +161,7 @@ import TraitBridgeMatterCommissioning
         (0x06, 0x00, .bool(true), .unsupportedCluster),
     ])
     func `writable attributes take values, others refuse`(
-        cluster: UInt32, attribute: UInt32, value: TLVValue, status: InteractionStatus
+        cluster: UInt32, attribute: UInt32, value: TLVValue, status: StatusCode
     ) throws {
         var root = RootEndpoint()
         #expect(root.write(endpoint: 0, cluster: cluster, attribute: attribute, value: value) == status)

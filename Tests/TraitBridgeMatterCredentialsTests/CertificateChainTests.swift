@@ -1,4 +1,5 @@
 import Testing
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCredentials
 
@@ -6,10 +7,10 @@ import Testing
 /// Root01), and one failure per check, each naming its certificate.
 @Suite("Certificate chains")
 struct CertificateChainTests {
-    static let root = try! OperationalCertificate(tlv: TestCertificates.root01TLV)
-    static let ica = try! OperationalCertificate(tlv: TestCertificates.ica01TLV)
-    static let node = try! OperationalCertificate(tlv: TestCertificates.node0101TLV)
-    static let directNode = try! OperationalCertificate(tlv: TestCertificates.node0102TLV)
+    static let root = try! OperationalCertificate(tlv: MatterTestCertificates.root01TLV)
+    static let ica = try! OperationalCertificate(tlv: MatterTestCertificates.ica01TLV)
+    static let node = try! OperationalCertificate(tlv: MatterTestCertificates.node0101TLV)
+    static let directNode = try! OperationalCertificate(tlv: MatterTestCertificates.node0102TLV)
 
     /// 2021-01-01, 2019-01-01 and 2041-01-01, midnight UTC.
     static let in2021 = MatterTime(unixSeconds: 1_609_459_200)!

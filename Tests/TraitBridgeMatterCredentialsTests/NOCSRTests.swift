@@ -3,6 +3,7 @@ import SwiftASN1
 import Testing
 import TraitBridgeMatterCodec
 import X509
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCredentials
 

@@ -3,6 +3,7 @@ import SwiftASN1
 import Testing
 import TraitBridgeMatterCodec
 import X509
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCredentials
 
@@ -17,10 +18,12 @@ struct OperationalCertificateTests {
     }
 
     static let pairs = [
-        Pair(description: "Root01", tlv: TestCertificates.root01TLV, der: TestCertificates.root01DER),
-        Pair(description: "ICA01", tlv: TestCertificates.ica01TLV, der: TestCertificates.ica01DER),
-        Pair(description: "Node01_01", tlv: TestCertificates.node0101TLV, der: TestCertificates.node0101DER),
-        Pair(description: "Node01_02", tlv: TestCertificates.node0102TLV, der: TestCertificates.node0102DER),
+        Pair(description: "Root01", tlv: MatterTestCertificates.root01TLV, der: MatterTestCertificates.root01DER),
+        Pair(description: "ICA01", tlv: MatterTestCertificates.ica01TLV, der: MatterTestCertificates.ica01DER),
+        Pair(
+            description: "Node01_01", tlv: MatterTestCertificates.node0101TLV, der: MatterTestCertificates.node0101DER),
+        Pair(
+            description: "Node01_02", tlv: MatterTestCertificates.node0102TLV, der: MatterTestCertificates.node0102DER),
     ]
 
     @Test("TLV → X.509 DER reproduces connectedhomeip's sTestCert_*_DER byte for byte", arguments: pairs)
@@ -37,8 +40,8 @@ struct OperationalCertificateTests {
 
     @Test("swift-certificates parses the converted DER, and its TBS is ours")
     func swiftCertificatesAgrees() throws {
-        let noc = try OperationalCertificate(tlv: TestCertificates.node0101TLV)
-        let ica = try OperationalCertificate(tlv: TestCertificates.ica01TLV)
+        let noc = try OperationalCertificate(tlv: MatterTestCertificates.node0101TLV)
+        let ica = try OperationalCertificate(tlv: MatterTestCertificates.ica01TLV)
         let parsed = try Certificate(derEncoded: noc.derEncoded)
         let issuer = try Certificate(derEncoded: ica.derEncoded)
         #expect(issuer.publicKey.isValidSignature(parsed.signature, for: parsed))
@@ -48,7 +51,7 @@ struct OperationalCertificateTests {
 
     @Test("Node01_01's fields: ids, times, key usages, key ids")
     func decodesNode01_01() throws {
-        let noc = try OperationalCertificate(tlv: TestCertificates.node0101TLV)
+        let noc = try OperationalCertificate(tlv: MatterTestCertificates.node0101TLV)
         #expect(noc.subject.nodeID == 0xDEDE_DEDE_0001_0001)
         #expect(noc.subject.fabricID == 0xFAB0_0000_0000_001D)
         #expect(noc.issuer == DistinguishedName([.icacID(0xCACA_CACA_0000_0003)]))
@@ -64,7 +67,7 @@ struct OperationalCertificateTests {
 
     @Test("a not-after of 0 becomes 99991231235959Z, a year from 2050 on a GeneralizedTime")
     func timeEncodings() throws {
-        let root = try TLVElement(decoding: TestCertificates.root01TLV)
+        let root = try TLVElement(decoding: MatterTestCertificates.root01TLV)
         let never = try OperationalCertificate(tlv: Self.replacing(5, in: root, with: .unsigned(0)).encoded)
         #expect(never.tbsCertificateDER.hex.contains("180f" + Array("99991231235959Z".utf8).hex))
         let late = MatterTime(unixSeconds: 2_556_144_000)!  // 2051-01-01T00:00:00Z
@@ -80,11 +83,12 @@ struct OperationalCertificateTests {
     }
 
     static var malformed: [Malformed] {
-        let root = (try? TLVElement(decoding: TestCertificates.root01TLV)) ?? TLVElement(value: .null)
+        let root = (try? TLVElement(decoding: MatterTestCertificates.root01TLV)) ?? TLVElement(value: .null)
         func with(_ tag: UInt8, _ value: TLVValue?) -> [UInt8] { replacing(tag, in: root, with: value).encoded }
         return [
             Malformed(
-                description: "cut short", tlv: Array(TestCertificates.root01TLV.dropLast(3)), field: .certificate),
+                description: "cut short", tlv: Array(MatterTestCertificates.root01TLV.dropLast(3)),
+                field: .certificate),
             Malformed(description: "sig-algo 2", tlv: with(2, .unsigned(2)), field: .signatureAlgorithm),
             Malformed(
                 description: "63-byte signature", tlv: with(11, .octets([UInt8](repeating: 1, count: 63))),

@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCrypto
 

@@ -1,3 +1,5 @@
+import TraitBridgeTesting
+
 /// One SPAKE2+ P256-SHA256 run with every intermediate value; the draft-01 ones also carry Matter's key
 /// schedule (Ka, Ke, KcA, KcB, cA, cB).
 struct Spake2PlusVector: Sendable, CustomStringConvertible {

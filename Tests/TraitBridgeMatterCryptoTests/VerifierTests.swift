@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCrypto
 

@@ -1,4 +1,5 @@
 import Testing
+import TraitBridgeTesting
 import TraitBridgeMatterCodec
 import TraitBridgeMatterInteraction
 
@@ -6,18 +7,6 @@ import TraitBridgeMatterInteraction
 /// random bytes; whatever decodes re-encodes to bytes that decode to the same message.
 @Suite("Interaction Model fuzz")
 struct InteractionFuzzTests {
-    /// SplitMix64, so a failure replays from its seed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-    }
-
     static let seeds: [[UInt8]] = [
         RecordedInteraction.readPartsList, RecordedInteraction.readCommissioningInfo,
         RecordedInteraction.readICDManagement, RecordedInteraction.invokeArmFailSafe,
@@ -49,7 +38,7 @@ struct InteractionFuzzTests {
 
     @Test("per seed, 1700 mutations of recorded messages and 700 random payloads decode or throw", arguments: [1, 2, 3])
     func fuzz(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         for _ in 0..<1_700 {
             var bytes = Self.seeds.randomElement(using: &generator)!
             for _ in 0..<Int.random(in: 1...4, using: &generator) {

@@ -1,6 +1,7 @@
 import Testing
 import TraitBridgeMatterCodec
 import TraitBridgeMatterInteraction
+import TraitBridgeTesting
 
 /// Malformed requests are refused with an error naming the message, the field and the byte where the field
 /// starts; what the SDK tolerates (member order, unknown tags, a missing revision) is accepted.

@@ -1,3 +1,5 @@
+import TraitBridgeTesting
+
 /// Interaction Model payloads of a real commissioning: Apple Home (the client) and CircuitMatter (the
 /// device), from adafruit/CircuitMatter `test_data/apple_recorded_packets.jsonl` (commit 818c9e6,
 /// 2024-10-17). The datagrams after PASE are sealed; these are their payloads (after the exchange header),

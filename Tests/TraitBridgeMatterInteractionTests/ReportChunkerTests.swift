@@ -1,6 +1,7 @@
 import Testing
 import TraitBridgeMatterCodec
 import TraitBridgeMatterInteraction
+import TraitBridgeTesting
 
 /// A report too big for one message becomes several, each within the budget, flagged as connectedhomeip
 /// flags them, and the client's reassembly (replace-all, then appends) gives back every attribute.

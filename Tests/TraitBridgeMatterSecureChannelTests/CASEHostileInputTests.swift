@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCredentials
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterSecureChannel
 

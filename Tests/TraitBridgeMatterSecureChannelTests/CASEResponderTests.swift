@@ -4,6 +4,7 @@ import TraitBridgeMatterCodec
 import TraitBridgeMatterCredentials
 import TraitBridgeMatterCrypto
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterSecureChannel
 
@@ -12,7 +13,7 @@ import TraitBridgeMatterTransport
 @Suite("CASE responder")
 struct CASEResponderTests {
     typealias Responder = CASEResponder<Int>
-    typealias Credentials = CASETestCredentials
+    typealias Credentials = MatterTestCertificates
 
     static let root = try! OperationalCertificate(tlv: Credentials.root01TLV)
     static let deviceChain = try! CertificateChain.verify(

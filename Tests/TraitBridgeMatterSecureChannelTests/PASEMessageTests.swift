@@ -1,6 +1,7 @@
 import Testing
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCrypto
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport

@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 import TraitBridgeMatterCodec
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterCrypto
 @testable import TraitBridgeMatterSecureChannel

@@ -1,3 +1,5 @@
+import TraitBridgeTesting
+
 /// A real CASE exchange: Apple Home (the initiator) with CircuitMatter (the device), from the same
 /// recording as ``RecordedPASE`` (adafruit/CircuitMatter `test_data/apple_recorded_packets.jsonl` at
 /// commit 14140f7; line numbers below count its lines from 0). The device's keys are not stored in that

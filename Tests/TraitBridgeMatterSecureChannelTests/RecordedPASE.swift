@@ -1,3 +1,5 @@
+import TraitBridgeTesting
+
 /// A real PASE exchange: Apple Home (the commissioner) with CircuitMatter (the device), recorded by
 /// CircuitMatter's `RecordingSocket` in adafruit/CircuitMatter `test_data/apple_recorded_packets.jsonl`
 /// (commit 818c9e6, 2024-10-17), whole UDP datagrams as they crossed the network. The device's state at

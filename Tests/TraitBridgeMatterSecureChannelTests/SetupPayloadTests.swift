@@ -1,4 +1,5 @@
 import Testing
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterSecureChannel
 
@@ -217,20 +218,5 @@ struct SetupPayloadTests {
         }
         #expect(String(describing: payload).contains("discriminator: 3840"))
         #expect(!SetupPayloadError.invalidPasscode.description.contains("20202021"))
-    }
-}
-
-/// SplitMix64: a deterministic generator for tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// The exchange table and layer (Core §4.10, §4.12): which messages open, reach or miss an
 /// exchange, and how acknowledgements and retransmissions follow from them.

@@ -1,4 +1,5 @@
 import Testing
+import TraitBridgeTesting
 
 @testable import TraitBridgeMatterTransport
 

@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// The message and protocol headers against published bytes (MessageVectors.swift says where each
 /// comes from): each decodes to the fields its source states and encodes back to the same bytes.

@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// Cut and random bytes: every prefix of a published header fails at the field it cuts, and no
 /// input, however hostile, traps or reports a byte outside itself.

@@ -2,6 +2,7 @@ import Crypto
 import Testing
 import TraitBridgeMatterCrypto
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// A sealed Matter message from connectedhomeip's dispatch tests, with the key and nonce they use.
 struct SealedVector: Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// A published message (or message prefix) and what it decodes to, named after where it comes from.
 struct HeaderVector: Sendable, CustomStringConvertible {

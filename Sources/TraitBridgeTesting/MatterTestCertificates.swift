@@ -3,10 +3,12 @@
 /// form) and `sTestCert_<Name>_DER` (the X.509 form; the same bytes as the PEM in the file's comment block).
 /// Root01 (rcac-id CACACACA00000001) signs ICA01 (icac-id CACACACA00000003), which signs Node01_01 (node-id
 /// DEDEDEDE00010001, fabric-id FAB000000000001D); Root01 also signs Node01_02 directly (node-id DEDEDEDE00010002).
-/// All are valid from 2020-10-15 14:23:43 to 2040-10-15 14:23:42 UTC. Test keys, published for tests.
-enum TestCertificates {
+/// Node02_04 (node-id DEDEDEDE00020004, CATs ABCE1002 and ABCD0003) is under Root02/ICA02, same fabric id,
+/// another root. All are valid from 2020-10-15 14:23:43 to 2040-10-15 14:23:42 UTC. Test keys, published for tests.
+/// Shared by the Matter test targets (credentials, CASE, commissioning).
+public enum MatterTestCertificates {
     /// `sTestCert_Root01_Chip` (252 bytes).
-    static let root01TLV = [UInt8](
+    public static let root01TLV = [UInt8](
         hex: """
             15300108534c4582736235142402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271401000000cacacaca
             18240701240801300941043b88460ec9687a5d0f3b4b3b13fcd299c2f6d5051d003ee49c9924cf98f4f780eb20fd37c8d358347f
@@ -16,7 +18,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_Root01_DER` (418 bytes).
-    static let root01DER = [UInt8](
+    public static let root01DER = [UInt8](
         hex: """
             3082019e30820143a0030201020208534c458273623514300a06082a8648ce3d04030230223120301e060a2b0601040182a27c01
             040c1043414341434143413030303030303031301e170d3230313031353134323334335a170d3430313031353134323334325a30
@@ -30,7 +32,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_ICA01_Chip` (252 bytes).
-    static let ica01TLV = [UInt8](
+    public static let ica01TLV = [UInt8](
         hex: """
             1530010869d86a8d80fc8f5d2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271303000000cacacaca
             18240701240801300941045f94f57e0b13c9cfcf96dfe1fce7888d564cc209c55c4508e44dcf16ba2e09662f9eecf19f40b0e88a
@@ -40,7 +42,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_ICA01_DER` (417 bytes).
-    static let ica01DER = [UInt8](
+    public static let ica01DER = [UInt8](
         hex: """
             3082019d30820143a003020102020869d86a8d80fc8f5d300a06082a8648ce3d04030230223120301e060a2b0601040182a27c01
             040c1043414341434143413030303030303031301e170d3230313031353134323334335a170d3430313031353134323334325a30
@@ -54,7 +56,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_Node01_01_Chip` (269 bytes).
-    static let node0101TLV = [UInt8](
+    public static let node0101TLV = [UInt8](
         hex: """
             1530010818e969ba0e089e232402013703271303000000cacacaca182604ef171b2726056eb5b94c3706271101000100dededede
             27151d0000000000b0fa1824070124080130094104bcf6580d2d71e14416651f7c311b5efcf9aec0a8c10af80927844c240f51a8
@@ -65,7 +67,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_Node01_01_DER` (485 bytes).
-    static let node0101DER = [UInt8](
+    public static let node0101DER = [UInt8](
         hex: """
             308201e130820186a003020102020818e969ba0e089e23300a06082a8648ce3d04030230223120301e060a2b0601040182a27c01
             030c1043414341434143413030303030303033301e170d3230313031353134323334335a170d3430313031353134323334325a30
@@ -80,7 +82,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_Node01_02_Chip` (269 bytes).
-    static let node0102TLV = [UInt8](
+    public static let node0102TLV = [UInt8](
         hex: """
             153001080d90935346b05cbc2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271102000100dededede
             27151d0000000000b0fa1824070124080130094104965f78c537ece1b8c34a7b98b9aa45f13563a502b1979a607bd0c41988bdd0
@@ -91,7 +93,7 @@ enum TestCertificates {
             """)
 
     /// `sTestCert_Node01_02_DER` (483 bytes).
-    static let node0102DER = [UInt8](
+    public static let node0102DER = [UInt8](
         hex: """
             308201df30820186a00302010202080d90935346b05cbc300a06082a8648ce3d04030230223120301e060a2b0601040182a27c01
             040c1043414341434143413030303030303031301e170d3230313031353134323334335a170d3430313031353134323334325a30
@@ -104,4 +106,25 @@ enum TestCertificates {
             206058114ba72182fcf6301f7a081bca5a848202431a52fdbff497d8dd6f9a595902207badccd6a56d70efd8c97c496eba7e2801
             d7337dcff74d78e46ecd3a08ccbae3
             """)
+
+    /// `sTestCert_Node02_04_Chip` (issued by ICA02, which is not included).
+    public static let node0204TLV = [UInt8](
+        hex: """
+            15300108780b9a03bdc802722402013703271304000000cacacaca27151d0000000000b0fa182604ef171b2726056eb5b94c3706
+            26160210ceab2c010d546573744365727430325f303427151d0000000000b0fa26160300cdab271104000200dededede18240701
+            24080130094104ef7000d00e732e029ee6c1159ab66ca0a2e61374c92b6f45b799896615492b7dd5aa9d87fc56df90f80d884b3f
+            9f793e5ba8500cbe8587a441c2215b87d71e4a370a350128011824020136030402040118300414b4491680104fc38d9cfada69ea
+            3085144c927d2a300514e1e76e6777851dd77416bddd35ec3c137c4729dc18300b402d13c2ac58018377584ba62d0dd1cfbcd1a0
+            da20ffe76179e5f2f6839a509070c75b0789742673f7e50264cc9cedc001c93c9e9c0502903fd73d25e31e42ad2418
+            """)
+
+    /// Root01's key, from the `EC PRIVATE KEY` PEM in the file's comment block (for reissuing test NOCs).
+    public static let root01PrivateKey = [UInt8](
+        hex: "fcddfd9112b30d240f6ae6de27a2029e7bb6e74377e3b7975d76d23de3c36814")
+    public static let node0101PrivateKey = [UInt8](
+        hex: "492e7f9783ee15fdaa71a8a67b1f31f3c8d57b75094a4613b9bb3ef46fa60d89")
+    public static let node0102PrivateKey = [UInt8](
+        hex: "18b298615142e77adb0d1dc3c51780d378ca3e63a91fd8dca60be7779ab2f70d")
+    public static let node0204PrivateKey = [UInt8](
+        hex: "e19585b63883234bdc027c549ccd7a67c8341c0172e016ecc25df6eb9c845ab6")
 }
