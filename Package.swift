@@ -385,7 +385,8 @@ let package = Package(
             dependencies: [
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterCredentials", "TraitBridgeMatterCodec",
                 "TraitBridgeMatterInteraction", "TraitBridgeTesting",
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: ours
