@@ -189,12 +189,20 @@ let package = Package(
             name: "TraitBridgeMatterDevice",
             dependencies: [
                 "TraitBridgeMatterCodec", "TraitBridgeMatterCrypto", "TraitBridgeMatterTransport",
-                "TraitBridgeMatterSecureChannel", .product(name: "Crypto", package: "swift-crypto"),
+                "TraitBridgeMatterSecureChannel", "TraitBridgeMatterCredentials", "TraitBridgeMatterInteraction",
+                "TraitBridgeMatterCommissioning", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                "TraitBridgeDNSSD",
             ],
+            swiftSettings: ours
+        ),
+        // DNS-SD announcements through Avahi (avahi-publish): HomeKit's and the Matter device's services.
+        .target(
+            name: "TraitBridgeDNSSD",
+            dependencies: ["TraitBridgeLocalBroker", .product(name: "Logging", package: "swift-log")],
             swiftSettings: ours
         ),
         // HomeKit Accessory Protocol over IP: pairing (SRP, Ed25519, X25519), the encrypted sessions,
@@ -203,7 +211,7 @@ let package = Package(
             name: "TraitBridgeHomeKit",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeModel", "TraitBridgeMapping",
-                "TraitBridgeCloud", "TraitBridgeLocalBroker", .product(name: "BigInt", package: "BigInt"),
+                "TraitBridgeCloud", "TraitBridgeDNSSD", .product(name: "BigInt", package: "BigInt"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -368,10 +376,12 @@ let package = Package(
             dependencies: [
                 "TraitBridgeMatterDevice", "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
                 "TraitBridgeMatterCrypto", "TraitBridgeMatterCodec", "TraitBridgeLocalBroker", "TraitBridgeTesting",
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                "TraitBridgeDNSSD",
             ],
             swiftSettings: ours
         ),

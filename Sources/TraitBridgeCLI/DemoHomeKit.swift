@@ -59,9 +59,7 @@ final class DemoHomeKit {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             setenv(
                 "DBUS_SYSTEM_BUS_ADDRESS",
-                try HomeKitResponder.start(
-                    in: sandbox, repository: repository,
-                    folder: folder), 1)
+                try MDNSResponder.start(in: sandbox, repository: repository, folder: folder), 1)
             var options = HomeKitBridge.Settings()
             options.name = "TraitBridge Demo"
             options.listen = sandbox.hostAddress

@@ -5,32 +5,10 @@ import TraitBridgeLocalBroker
 /// Why a HomeKit peer could not run.
 enum HomeKitControllerError: Error, CustomStringConvertible {
     case didNotStart(log: String)
-    case responder(String)
     var description: String {
         switch self {
         case .didNotStart(let log): "the HomeKit controller (aiohomekit) did not start; its log: \(log)"
-        case .responder(let why): "the mDNS responder (avahi-daemon) did not start in the sandbox: \(why)"
         }
-    }
-}
-
-/// avahi-daemon with a D-Bus of its own inside a network sandbox (scripts/homekit-responder.sh).
-enum HomeKitResponder {
-    /// Starts it; the D-Bus address for avahi-publish (`DBUS_SYSTEM_BUS_ADDRESS`).
-    static func start(in sandbox: NetworkSandbox, repository: String, folder: URL) throws -> String {
-        let log = folder.appendingPathComponent("responder.log").path
-        let process = try ChildProcess(
-            [
-                repository + "/scripts/homekit-responder.sh", "up", sandbox.name,
-                folder.appendingPathComponent("mdns").path,
-            ],
-            logFile: log)
-        let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        guard process.reap(within: .seconds(30)), process.exitStatus == 0 else {
-            process.kill()
-            throw HomeKitControllerError.responder(text())
-        }
-        return text().split(separator: "\n").last.map(String.init) ?? ""
     }
 }
 

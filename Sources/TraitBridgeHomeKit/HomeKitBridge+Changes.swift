@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TraitBridgeDNSSD
 import TraitBridgeEngine
 import TraitBridgeModel
 
@@ -73,16 +74,19 @@ extension HomeKitBridge {
         return changed
     }
 
-    /// Announces (or re-announces) `_hap._tcp` with the TXT record of now.
+    /// Announces (or re-announces) `_hap._tcp` with the TXT record of now, on the host
+    /// `traitbridge-<the pairing id's last 6 hex digits>.local`.
     func announce(_ advertiser: AvahiAdvertiser, port: Int) {
         guard !settings.mdnsInterfaces.isEmpty else { return }
         let identity = identity
-        advertiser.publish(
-            name: name, port: port, interfaces: settings.mdnsInterfaces,
+        let host = "traitbridge-" + String(identity.pairingID.filter { $0 != ":" }.lowercased().suffix(6)) + ".local"
+        let service = DNSSDService(
+            name: name, type: "_hap._tcp", port: port,
             txt: [
                 "c#": String(identity.configurationNumber), "ff": "0", "id": identity.pairingID,
                 "md": name, "pv": "1.1", "s#": "1", "sf": identity.isPaired ? "0" : "1", "ci": "2",
                 "sh": SetupCode.setupHash(setupID: identity.setupID, pairingID: identity.pairingID),
             ])
+        advertiser.publish([service], host: host, interfaces: settings.mdnsInterfaces)
     }
 }

@@ -5,6 +5,7 @@ import NIOPosix
 public import ServiceLifecycle
 import Synchronization
 public import TraitBridgeCloud
+import TraitBridgeDNSSD
 public import TraitBridgeEngine
 public import TraitBridgeMapping
 public import TraitBridgeModel
@@ -141,7 +142,7 @@ public final class HomeKitBridge: Service, Sendable {
             }
         let port = server.channel.localAddress?.port ?? configuredPort
         boundPort.withLock { $0 = port }
-        let advertiser = AvahiAdvertiser(logger: logger)
+        let advertiser = AvahiAdvertiser(label: "HomeKit", setting: "homekit.mdns", logger: logger)
         announce(advertiser, port: port)
         let identity = identity
         logger.info(

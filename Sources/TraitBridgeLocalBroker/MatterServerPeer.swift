@@ -139,28 +139,56 @@ public final class MatterServerPeer: @unchecked Sendable {
     /// Commissions a device on the sandbox's loopback (`commission_on_network` with its passcode and
     /// 127.0.0.1: a ``MatterLightPeer`` in the same sandbox); the server's answer (the node, or an error).
     public func commission(passcode: Int) throws -> String {
-        try send([
-            #"{"message_id":"commission","command":"commission_on_network","#
-                + #""args":{"setup_pin_code":\#(passcode),"ip_addr":"127.0.0.1"}}"#
-        ]).first ?? ""
+        try send([Self.commissionCommand(passcode: passcode, address: "127.0.0.1")]).first ?? ""
+    }
+
+    /// `commission_on_network` with `passcode`, at `address` (port 5540), or found by DNS-SD when nil.
+    public static func commissionCommand(passcode: Int, address: String?) -> String {
+        #"{"message_id":"commission","command":"commission_on_network","args":{"setup_pin_code":\#(passcode)"#
+            + (address.map { #","ip_addr":"\#($0)""# } ?? "") + "}}"
     }
 
     /// Sends commands (JSON texts, each with its own `"message_id"`) and returns the server's
     /// answer to each. The WebSocket is spoken by `scripts/matter-server-command.py` in a process
     /// of its own: a test that waits here blocks no thread an in-process client would need.
     public func send(_ commands: [String]) throws -> [String] {
-        let input = directory.appendingPathComponent("commands-\(UUID().uuidString).jsonl").path
-        let output = input + ".answers"
-        defer { for path in [input, output] { try? FileManager.default.removeItem(atPath: path) } }
-        try Data(commands.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
-        let client = try ChildProcess(
-            [python, repository + "/scripts/matter-server-command.py", url, input, output],
-            logFile: directory.appendingPathComponent("commands.log").path)
-        guard client.reap(within: .seconds(60 + 60 * max(1, commands.count / 100))) else {
+        let (client, output) = try startClient(commands)
+        defer { for path in [output, output + ".commands"] { try? FileManager.default.removeItem(atPath: path) } }
+        guard client.reap(within: Self.clientTime(commands)) else {
             client.kill()
             throw PeerError.refused("no answer within the time the commands were given")
         }
         return LogFile.read(output).split(separator: "\n").map(String.init)
+    }
+
+    /// ``send(_:)`` without holding a thread while the server works: the client is polled every 100 ms
+    /// (for a test whose own device, in the same process, must answer the server meanwhile).
+    public func sendPolled(_ commands: [String]) async throws -> [String] {
+        let (client, output) = try startClient(commands)
+        defer { for path in [output, output + ".commands"] { try? FileManager.default.removeItem(atPath: path) } }
+        let deadline = ContinuousClock.now + Self.clientTime(commands)
+        while !client.reap(within: .zero) {
+            guard ContinuousClock.now < deadline else {
+                client.kill()
+                throw PeerError.refused("no answer within the time the commands were given")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return LogFile.read(output).split(separator: "\n").map(String.init)
+    }
+
+    private static func clientTime(_ commands: [String]) -> Duration {
+        .seconds(60 + 60 * max(1, commands.count / 100))
+    }
+
+    /// The command client started on `commands`; the file its answers go to.
+    private func startClient(_ commands: [String]) throws -> (ChildProcess, String) {
+        let output = directory.appendingPathComponent("answers-\(UUID().uuidString).jsonl").path
+        try Data(commands.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: output + ".commands"))
+        let client = try ChildProcess(
+            [python, repository + "/scripts/matter-server-command.py", url, output + ".commands", output],
+            logFile: directory.appendingPathComponent("commands.log").path)
+        return (client, output)
     }
 
     /// The server's own command-line answer for one command (`send` of one).

@@ -1,8 +1,15 @@
+import Foundation
 public import Logging
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 import Synchronization
+import TraitBridgeDNSSD
+public import TraitBridgeMatterCommissioning
+import TraitBridgeMatterCredentials
+import TraitBridgeMatterInteraction
+import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 
 /// TraitBridge's Matter device on the network: a UDP socket (Matter's port 5540 by default) whose
 /// datagrams and timer ticks drive one ``MatterNode``, and whose effects it writes. It exists as
@@ -17,9 +24,15 @@ public final class MatterDeviceServer: Service, Sendable {
         /// Matter's UDP port (Core §4.4.4, 5540); 0 for any free one (tests: read ``port``).
         public var port = 5540
         public var limits = NodeLimits()
-        public init(host: String = "127.0.0.1", port: Int = 5540) {
+        /// The interfaces whose IPv4 addresses DNS-SD announces (through Avahi); nil: not announced.
+        public var mdnsInterfaces: [String]?
+        /// Added to avahi-publish's environment (tests: the sandbox's `DBUS_SYSTEM_BUS_ADDRESS`).
+        public var mdnsEnvironment: [String: String] = [:]
+
+        public init(host: String = "127.0.0.1", port: Int = 5540, mdnsInterfaces: [String]? = nil) {
             self.host = host
             self.port = port
+            self.mdnsInterfaces = mdnsInterfaces
         }
     }
 
@@ -35,13 +48,27 @@ public final class MatterDeviceServer: Service, Sendable {
 
     let setup: MatterSetup
     let settings: Settings
+    let information: DeviceInformation
+    let endpoints: [any ApplicationEndpoint]
     let logger: Logger
     private let boundPort = Mutex<Int?>(nil)
+    let advertiser: AvahiAdvertiser
+    /// The commissionable instance name's 64 bits, drawn again for each window.
+    private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
-    public init(setup: MatterSetup, settings: Settings = Settings(), logger: Logger) {
+    /// A device with `setup`'s identity serving `endpoints` beside its root (whose Basic Information is
+    /// `information`).
+    public init(
+        setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
+        endpoints: [any ApplicationEndpoint] = [], logger: Logger
+    ) {
         self.setup = setup
         self.settings = settings
+        self.information = information
+        self.endpoints = endpoints
         self.logger = logger
+        advertiser = AvahiAdvertiser(
+            label: "Matter", setting: "matterBridge.mdns", logger: logger, environment: settings.mdnsEnvironment)
     }
 
     /// The port the socket is bound to, once ``run()`` has bound it.
@@ -50,8 +77,13 @@ public final class MatterDeviceServer: Service, Sendable {
     /// Serves until graceful shutdown (or cancellation).
     public func run() async throws {
         var random = SystemRandomNumberGenerator()
+        let dataModel = NodeDataModel(
+            root: RootEndpoint(information: information), endpoints: endpoints, using: &random)
+        // Certificates are checked against the time the device started: the last time known good.
+        let started = MatterTime(unixSeconds: UInt64(max(0, Date().timeIntervalSince1970)))
         var node = MatterNode<SocketAddress>(
-            commissioning: try setup.commissioning(), limits: settings.limits, using: &random)
+            commissioning: try setup.commissioning(), limits: settings.limits, dataModel: dataModel,
+            validityPolicy: .lastKnownGoodTime(started ?? MatterTime(secondsSince2000: 0)), using: &random)
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: settings.host, port: settings.port) { channel in
@@ -63,6 +95,8 @@ public final class MatterDeviceServer: Service, Sendable {
         logger.info(
             "Matter: device listening on \(settings.host):\(port) — \(codes)",
             metadata: ["tb.matter.address": "\(settings.host)", "tb.matter.port": "\(port)"])
+        announce(node.announcement)
+        defer { advertiser.stop() }
         try await withGracefulShutdownHandler {
             try await channel.executeThenClose { inbound, outbound in
                 try await serve(&node, inbound: inbound, outbound: outbound)
@@ -145,12 +179,38 @@ public final class MatterDeviceServer: Service, Sendable {
             case .sessionEstablished(let session):
                 // The node's own line said PASE succeeded; this one is for whoever follows sessions.
                 logger.debug(
-                    "Matter: PASE session \(session.localSessionID) with \(session.peer) is ready",
+                    "Matter: session \(session.localSessionID) with \(session.peer) is ready",
                     metadata: ["tb.matter.session": "\(session.localSessionID)", "tb.matter.peer": "\(session.peer)"])
+            case .announce(let announcement):
+                announce(announcement)
+            case .attributesChanged(let paths):
+                logger.info("Matter: a controller changed \(paths.map(\.description).joined(separator: ", "))")
             }
         }
     }
 
+}
+
+extension MatterDeviceServer {
+    /// Announces the node by DNS-SD as it now is: commissionable while its window is open (a new
+    /// instance name each time a window opens), operational on each fabric.
+    func announce(_ announcement: NodeAnnouncement) {
+        guard let interfaces = settings.mdnsInterfaces, let port else { return }
+        let instance = commissioningInstance.withLock { instance in
+            if !announcement.isCommissionable { instance = UInt64.random(in: 1 ... .max) }
+            return instance
+        }
+        let advertisement = MatterAdvertisement(
+            discriminator: setup.payload.discriminator, vendorID: information.vendorID,
+            productID: information.productID,
+            deviceType: endpoints.first?.deviceTypes.first?.deviceType ?? 0x0016, deviceName: information.productName,
+            port: port, commissioningInstance: announcement.isCommissionable ? instance : nil,
+            fabrics: announcement.operational.map {
+                MatterAdvertisement.Fabric(compressedFabricID: $0.compressedFabricID, nodeID: $0.nodeID)
+            }, mrp: .defaults)
+        let host = "traitbridge-matter-\(String(setup.payload.discriminator, radix: 16)).local"
+        advertiser.publish(advertisement.services, host: host, interfaces: interfaces)
+    }
 }
 
 extension NodeLogLine.Level {

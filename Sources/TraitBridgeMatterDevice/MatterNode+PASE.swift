@@ -1,8 +1,10 @@
+import TraitBridgeMatterCommissioning
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
-/// The secure channel on unsecured sessions: PASE through ``PASEResponder``, its answers sent
-/// reliably on the handshake's exchange, and on success a secure session in the table.
+/// The secure channel on unsecured sessions: PASE through ``PASEResponder`` (CASE's messages go on to
+/// ``receiveCASE``), its answers sent reliably on the handshake's exchange, and on success a secure
+/// session in the table.
 extension MatterNode {
     mutating func receiveSecureChannel(
         _ message: Message, on exchange: ExchangeKey, now: ContinuousClock.Instant,
@@ -13,17 +15,27 @@ extension MatterNode {
         switch SecureChannelOpcode(rawValue: message.protocolHeader.opcode) {
         case .pbkdfParamRequest:
             guard isCommissioningWindowOpen else {
-                log(.info, "Matter: a PASE request arrived while the commissioning window is closed: dropped",
+                log(
+                    .info, "Matter: a PASE request arrived while the commissioning window is closed: dropped",
                     ["tb.matter.peer": peerName(of: exchange.session)])
                 return closeExchange(exchange, now: now, using: &generator)
             }
             event = .pbkdfParamRequest(payload: payload, localSessionID: sessions.freeLocalSessionID())
         case .pasePake1: event = .pake1(payload: payload)
         case .pasePake3: event = .pake3(payload: payload)
+        case .statusReport where caseHandshake?.exchange == exchange:
+            return receiveCASE(.statusReport(payload: payload), on: exchange, now: now, using: &generator)
         case .statusReport: event = .statusReport(payload: payload)
+        case .caseSigma1:
+            let localSessionID = sessions.freeLocalSessionID()
+            return receiveCASE(
+                .sigma1(payload: payload, localSessionID: localSessionID), on: exchange, now: now, using: &generator)
+        case .caseSigma3: return receiveCASE(.sigma3(payload: payload), on: exchange, now: now, using: &generator)
         default:
-            log(.debug, "Matter: secure channel opcode \(message.protocolHeader.opcode) without a session is not"
-                + " served (CASE comes later): dropped", ["tb.matter.peer": peerName(of: exchange.session)])
+            log(
+                .debug,
+                "Matter: secure channel opcode \(message.protocolHeader.opcode) without a session is not"
+                    + " served: dropped", ["tb.matter.peer": peerName(of: exchange.session)])
             return closeExchange(exchange, now: now, using: &generator)
         }
         handle(pase.handle(event, on: exchange, using: &generator), on: exchange, now: now, using: &generator)
@@ -41,7 +53,7 @@ extension MatterNode {
                 log(.info, "Matter: a second commissioner was answered BUSY while a PASE handshake runs", peer)
                 closeExchange(outgoing.exchange, now: now, using: &generator)
             } else if outgoing.opcode == .pbkdfParamResponse {
-                handshake = (outgoing.exchange, now + limits.paseTimeout)
+                handshake = (outgoing.exchange, now + limits.handshakeTimeout)
                 log(.debug, "Matter: PASE started", peer)
             }
         case .established(let established):
@@ -49,22 +61,23 @@ extension MatterNode {
             // Its unsecured session carried the message just handled, so it is there.
             guard let address = sessions.unsecured(exchange.session)?.peer else { return }
             let session = SessionTable<Peer>.Secure(
-                localSessionID: established.localSessionID, peerSessionID: established.peerSessionID, peerNodeID: 0,
-                peer: address,
+                localSessionID: established.localSessionID, peerSessionID: established.peerSessionID, kind: .pase,
+                fabricIndex: 0, localNodeID: 0, peerNodeID: 0, peer: address,
                 keys: established.keys, counter: MessageCounter(kind: .secureSession, using: &generator),
                 lastActive: now)
-            if let evicted = sessions.install(session) {
-                exchanges.closeSession(evicted.key)
-                log(.notice, "Matter: \(limits.secureSessions) secure sessions are held: the least recently active"
-                    + " one (\(evicted.localSessionID)) made room", peer)
-            }
-            send(established.reply.payload, opcode: established.reply.opcode.rawValue, on: exchange, now: now,
+            if let evicted = sessions.install(session) { evict(evicted) }
+            send(
+                established.reply.payload, opcode: established.reply.opcode.rawValue, on: exchange, now: now,
                 using: &generator)
             closeExchange(exchange, now: now, using: &generator)
-            log(.notice, "Matter: PASE succeeded: session \(session.localSessionID) established",
+            log(
+                .notice, "Matter: PASE succeeded: session \(session.localSessionID) established",
                 peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
-            effects.append(.sessionEstablished(EstablishedSession(
-                localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer)))
+            effects.append(
+                .sessionEstablished(
+                    EstablishedSession(
+                        localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer
+                    )))
         case .failed(let failure):
             handshake = nil
             if let reply = failure.reply {
@@ -82,8 +95,10 @@ extension MatterNode {
         log(.warning, "Matter: PASE failed: \(failure.error) (\(failure.failedAttempts) failed in this window)", peer)
         if failure.isWindowExhausted {
             isCommissioningWindowOpen = false
-            log(.warning, "Matter: \(failure.failedAttempts) PASE attempts failed: the commissioning window is"
-                + " closed (Core §5.5) — open a new one to commission", peer)
+            log(
+                .warning,
+                "Matter: \(failure.failedAttempts) PASE attempts failed: the commissioning window is"
+                    + " closed (Core §5.5) — open a new one to commission", peer)
         }
     }
 

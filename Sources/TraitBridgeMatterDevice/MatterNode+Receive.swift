@@ -10,8 +10,10 @@ extension MatterNode {
     ) {
         let from = ["tb.matter.peer": "\(peer)"]
         guard bytes.count <= limits.maxDatagramBytes else {
-            log(.warning, "Matter: a datagram of \(bytes.count) bytes is over the \(limits.maxDatagramBytes)-byte"
-                + " bound of Matter over UDP: dropped", from)
+            log(
+                .warning,
+                "Matter: a datagram of \(bytes.count) bytes is over the \(limits.maxDatagramBytes)-byte"
+                    + " bound of Matter over UDP: dropped", from)
             return
         }
         let header: MessageHeader
@@ -41,13 +43,17 @@ extension MatterNode {
             return
         }
         guard let ephemeralNodeID = message.header.sourceNodeID else {
-            log(.debug, "Matter: an unsecured message without a source node ID was dropped: this node only"
-                + " answers initiators", from)
+            log(
+                .debug,
+                "Matter: an unsecured message without a source node ID was dropped: this node only"
+                    + " answers initiators", from)
             return
         }
         guard message.protocolHeader.protocolID == .secureChannel else {
-            log(.debug, "Matter: an unsecured message of \(message.protocolHeader.protocolID) was dropped: only"
-                + " the secure channel runs without a session", from)
+            log(
+                .debug,
+                "Matter: an unsecured message of \(message.protocolHeader.protocolID) was dropped: only"
+                    + " the secure channel runs without a session", from)
             return
         }
         guard
@@ -56,8 +62,10 @@ extension MatterNode {
         else { return }
         if let evicted {
             exchanges.closeSession(evicted.key)
-            log(.notice, "Matter: \(limits.unsecuredSessions) unsecured sessions are held: the least recently"
-                + " active one (\(evicted.peer)) made room", from)
+            log(
+                .notice,
+                "Matter: \(limits.unsecuredSessions) unsecured sessions are held: the least recently"
+                    + " active one (\(evicted.peer)) made room", from)
         }
         let verdict = sessions.receiveUnsecured(message.header.messageCounter, on: session)
         received(message, on: session, isDuplicate: verdict != .new, now: now, using: &generator)
@@ -109,8 +117,8 @@ extension MatterNode {
         }
     }
 
-    /// A message for a protocol: the secure channel on unsecured sessions (PASE); on secure
-    /// sessions, for now, logged, acknowledged and dropped (the interaction model comes next).
+    /// A message for a protocol: the secure channel on unsecured sessions (PASE, CASE); on secure
+    /// sessions the interaction model, and the peer's CloseSession.
     private mutating func deliver(
         _ message: Message, on exchange: ExchangeKey, now: ContinuousClock.Instant,
         using generator: inout some RandomNumberGenerator
@@ -120,24 +128,25 @@ extension MatterNode {
             receiveSecureChannel(message, on: exchange, now: now, using: &generator)
             return
         }
-        let session = sessions.secure(exchange.session)
+        guard let session = sessions.secure(exchange.session) else { return }
+        if header.protocolID == .interactionModel {
+            return receiveInteraction(message, on: exchange, session: session, now: now, using: &generator)
+        }
         let metadata = [
-            "tb.matter.session": "\(session?.localSessionID ?? 0)", "tb.matter.protocol": "\(header.protocolID)",
+            "tb.matter.session": "\(session.localSessionID)", "tb.matter.protocol": "\(header.protocolID)",
             "tb.matter.opcode": "\(header.opcode)",
         ]
         if header.protocolID == .secureChannel, header.opcode == SecureChannelOpcode.statusReport.rawValue,
-            let report = try? StatusReport(decoding: message.payload), report.secureChannelStatus == .closeSession,
-            let session
+            let report = try? StatusReport(decoding: message.payload), report.secureChannelStatus == .closeSession
         {
-            sessions.removeSecure(session.localSessionID)
-            exchanges.closeSession(session.key)
+            dropped(session)
             log(.info, "Matter: the peer closed session \(session.localSessionID)", metadata)
             return
         }
         log(
-            .info,
-            "Matter: \(header.protocolID) opcode \(header.opcode) on a secure session is not served yet (the"
-                + " interaction model comes next): acknowledged and dropped", metadata)
-        for effect in exchanges.close(exchange) { apply(effect, now: now, using: &generator) }
+            .debug,
+            "Matter: \(header.protocolID) opcode \(header.opcode) on a secure session is not served:"
+                + " acknowledged and dropped", metadata)
+        closeExchange(exchange, now: now, using: &generator)
     }
 }

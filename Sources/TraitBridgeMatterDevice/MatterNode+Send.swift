@@ -1,3 +1,4 @@
+import TraitBridgeMatterCommissioning
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -7,6 +8,11 @@ extension MatterNode {
     mutating func tick(now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator) {
         for effect in exchanges.tick(now: now, using: &generator) { apply(effect, now: now, using: &generator) }
         if let running = handshake, running.deadline <= now { abandonHandshake(now: now, using: &generator) }
+        if let running = caseHandshake, running.deadline <= now { abandonCASE(now: now, using: &generator) }
+        if let failSafe = dataModel.root.state.failSafe, failSafe.deadline <= now {
+            apply(dataModel.advance(to: now), from: nil)
+        }
+        reportChanges(now: now, using: &generator)
     }
 
     /// Everything the exchange layer asks but a delivery.
@@ -28,9 +34,14 @@ extension MatterNode {
         case .retransmit(let exchange, let bytes):
             if let peer = peer(of: exchange.session) { effects.append(.send(bytes, to: peer)) }
         case .exchangeFailed(let exchange, let counter):
-            log(.info, "Matter: message \(counter) on \(exchange) was never acknowledged: the exchange is closed",
+            log(
+                .info, "Matter: message \(counter) on \(exchange) was never acknowledged: the exchange is closed",
                 ["tb.matter.peer": peerName(of: exchange.session)])
             if handshake?.exchange == exchange { abandonHandshake(now: now, using: &generator) }
+            if caseHandshake?.exchange == exchange { abandonCASE(now: now, using: &generator) }
+            for id in interactions.exchangeClosed(exchange) {
+                log(.info, "Matter: subscription \(id) ended: its report was never acknowledged")
+            }
         }
     }
 
@@ -78,8 +89,9 @@ extension MatterNode {
         sessions.update(secure)
         let header = MessageHeader(sessionID: secure.peerSessionID, messageCounter: counter)
         let message = Message(header: header, protocolHeader: protocolHeader, payload: payload)
-        // Our node ID in the nonce: unspecified (0) on a PASE session.
-        return (try message.sealed(key: secure.keys.responderToInitiator, senderNodeID: 0), counter, secure.peer)
+        // Our node ID in the nonce: the fabric's on CASE, unspecified (0) on PASE.
+        let sealed = try message.sealed(key: secure.keys.responderToInitiator, senderNodeID: secure.localNodeID)
+        return (sealed, counter, secure.peer)
     }
 
     func peer(of session: SessionKey) -> Peer? { sessions.unsecured(session)?.peer ?? sessions.secure(session)?.peer }

@@ -1,3 +1,6 @@
+import TraitBridgeMatterCommissioning
+public import TraitBridgeMatterCredentials
+public import TraitBridgeMatterInteraction
 public import TraitBridgeMatterSecureChannel
 public import TraitBridgeMatterTransport
 
@@ -25,8 +28,12 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         case send([UInt8], to: Peer)
         /// Log this line.
         case log(NodeLogLine)
-        /// PASE succeeded: a secure session is in the table.
+        /// PASE or CASE succeeded: a secure session is in the table.
         case sessionEstablished(EstablishedSession<Peer>)
+        /// What the node must be announced as by DNS-SD changed (the window, a fabric added or removed).
+        case announce(NodeAnnouncement)
+        /// A command or write changed these application attributes (the light switched by a controller).
+        case attributesChanged([ConcreteAttributePath])
     }
 
     public let limits: NodeLimits
@@ -35,8 +42,17 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
     var unsecuredCounter: MessageCounter
     var pase: PASEResponder<ExchangeKey>
     let commissioning: PASEResponder<ExchangeKey>.Configuration
-    /// The running handshake's exchange and when it must be over.
+    /// The running PASE handshake's exchange and when it must be over.
     var handshake: (exchange: ExchangeKey, deadline: ContinuousClock.Instant)?
+    var caseResponder: CASEResponder<ExchangeKey>
+    /// The running CASE handshake's exchange and when it must be over.
+    var caseHandshake: (exchange: ExchangeKey, deadline: ContinuousClock.Instant)?
+    /// The endpoints, clusters and attributes served; the commissioning state inside its root.
+    public internal(set) var dataModel: NodeDataModel
+    /// Chunked reports, timed requests and subscriptions in progress.
+    var interactions = InteractionState()
+    /// What the node was last announced as.
+    public internal(set) var announcement: NodeAnnouncement
     /// Whether PBKDFParamRequest is answered.
     public internal(set) var isCommissioningWindowOpen: Bool
     /// Filled while an event is handled, then handed out.
@@ -44,9 +60,13 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
 
     /// A node whose commissioning window is open (or not) with `commissioning`'s verifier; its
     /// counters, exchange IDs and session IDs start at values drawn from `generator`.
+    /// `dataModel` defaults to a root endpoint alone; `validityPolicy` is how CASE checks the times of
+    /// an initiator's certificates (the edge passes the time it started as the last known good time).
     public init(
         commissioning: PASEResponder<ExchangeKey>.Configuration, limits: NodeLimits = NodeLimits(),
-        isCommissioningWindowOpen: Bool = true, using generator: inout some RandomNumberGenerator
+        isCommissioningWindowOpen: Bool = true, dataModel: NodeDataModel? = nil,
+        validityPolicy: ValidityPolicy = .lastKnownGoodTime(MatterTime(secondsSince2000: 0)),
+        using generator: inout some RandomNumberGenerator
     ) {
         self.limits = limits
         self.commissioning = commissioning
@@ -56,12 +76,19 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         exchanges = ExchangeLayer(using: &generator)
         unsecuredCounter = MessageCounter(kind: .globalUnencrypted, using: &generator)
         pase = PASEResponder(configuration: commissioning)
+        self.dataModel = dataModel ?? NodeDataModel(root: RootEndpoint(), endpoints: [], using: &generator)
+        caseResponder = CASEResponder(configuration: .init(fabrics: [], validityPolicy: validityPolicy))
+        announcement = NodeAnnouncement(isCommissionable: isCommissioningWindowOpen, operational: [])
+        fabricsChanged()
     }
 
     /// When to call ``handle(_:using:)`` with `.tick` next: an ack or retransmission due, or the
     /// running handshake's time limit. Nil when nothing waits.
     public var nextDeadline: ContinuousClock.Instant? {
-        [exchanges.nextDeadline, handshake?.deadline].compactMap(\.self).min()
+        [
+            exchanges.nextDeadline, handshake?.deadline, caseHandshake?.deadline,
+            dataModel.root.state.failSafe?.deadline, interactions.nextDeadline(changeCount: dataModel.changeCount),
+        ].compactMap(\.self).min()
     }
 
     /// Handles one event; randomness (MRP jitter, PASE's responder random) comes from `generator`.
@@ -87,6 +114,7 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         isCommissioningWindowOpen = true
         pase = PASEResponder(configuration: commissioning)
         handshake = nil
+        announceIfChanged()
     }
 
     /// Closes the window: PBKDFParamRequest is acknowledged and dropped; a running handshake is abandoned.
@@ -94,6 +122,7 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         isCommissioningWindowOpen = false
         if let running = handshake { _ = exchanges.close(running.exchange) }
         handshake = nil
+        announceIfChanged()
     }
 
     /// Secure sessions held now.
@@ -108,7 +137,30 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
     }
 }
 
-/// What the edge learns of a session PASE established: enough to log and to find it again, no key.
+/// What DNS-SD must say of the node (Core §4.3): commissionable while its window is open, and
+/// operational on each fabric it holds (`<compressed fabric id>-<node id>`).
+public struct NodeAnnouncement: Sendable, Hashable {
+    public var isCommissionable: Bool
+    public var operational: [OperationalIdentity]
+
+    public init(isCommissionable: Bool, operational: [OperationalIdentity]) {
+        self.isCommissionable = isCommissionable
+        self.operational = operational
+    }
+}
+
+/// The node's name on one fabric.
+public struct OperationalIdentity: Sendable, Hashable {
+    public var compressedFabricID: UInt64
+    public var nodeID: UInt64
+
+    public init(compressedFabricID: UInt64, nodeID: UInt64) {
+        self.compressedFabricID = compressedFabricID
+        self.nodeID = nodeID
+    }
+}
+
+/// What the edge learns of a session PASE or CASE established: enough to log and to find it again, no key.
 public struct EstablishedSession<Peer: Hashable & Sendable>: Sendable, Hashable {
     /// The ID the commissioner puts on what it sends (we allocated it).
     public let localSessionID: UInt16
@@ -125,8 +177,12 @@ public struct NodeLimits: Sendable, Hashable {
     public var unsecuredSessions = 8
     /// The largest datagram read (Core §4.4.4: 1280 bytes, the IPv6 minimum MTU); larger ones are dropped.
     public var maxDatagramBytes = 1280
-    /// How long one PASE handshake may take (connectedhomeip `kPASESessionEstablishmentTimeout`).
-    public var paseTimeout: Duration = .seconds(60)
+    /// How long one PASE or CASE handshake may take (connectedhomeip `kPASESessionEstablishmentTimeout`).
+    public var handshakeTimeout: Duration = .seconds(60)
+    /// Commands in one InvokeRequest, or attributes in one WriteRequest, acted on; the rest are not answered.
+    public var commandsPerInvoke = 8
+    /// Subscriptions held at once, over all sessions (Core §8.5.1 asks 3 per fabric: 5 fabrics × 3, and one more).
+    public var subscriptions = 16
 
     public init() {}
 }

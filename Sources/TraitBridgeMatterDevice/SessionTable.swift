@@ -1,3 +1,4 @@
+import TraitBridgeMatterCommissioning
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -25,8 +26,16 @@ struct SessionTable<Peer: Hashable & Sendable>: Sendable {
     struct Secure: Sendable {
         let localSessionID: UInt16
         let peerSessionID: UInt16
-        /// In the nonce of what the peer sends: 0 (unspecified) for PASE.
+        /// PASE (commissioning) or CASE (operational).
+        let kind: CommandContext.SessionKind
+        /// The fabric the session acts on: CASE's, or the one a PASE session's AddNOC installed; 0 for none.
+        var fabricIndex: UInt8
+        /// In the nonce of what we send: our node ID on the session's fabric (CASE), 0 for PASE.
+        let localNodeID: UInt64
+        /// In the nonce of what the peer sends: its node ID (CASE), 0 (unspecified) for PASE.
         let peerNodeID: UInt64
+        /// The peer NOC's CASE Authenticated Tags (CASE), for access control.
+        var peerCASEAuthenticatedTags: [UInt32] = []
         /// Where the last authenticated message came from.
         var peer: Peer
         let keys: SessionKeys
@@ -94,7 +103,7 @@ struct SessionTable<Peer: Hashable & Sendable>: Sendable {
         return nextLocalSessionID
     }
 
-    /// Installs a session PASE established; at the bound the least recently active one is evicted and returned.
+    /// Installs a session PASE or CASE established; at the bound the least recently active one is evicted and returned.
     mutating func install(_ session: Secure) -> Secure? {
         var evicted: Secure?
         if secure.count >= secureLimit, let oldest = secure.values.min(by: { $0.lastActive < $1.lastActive }) {

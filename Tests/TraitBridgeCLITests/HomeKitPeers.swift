@@ -13,19 +13,11 @@ enum HomeKitPeers {
 
     /// Why the HomeKit peers cannot run here, or nil.
     static var unavailableReason: String? {
-        if let reason = NetworkSandbox.unavailableReason(repository: CommandRunner.repository) { return reason }
+        if let reason = MDNSResponder.unavailableReason(repository: CommandRunner.repository) { return reason }
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return "aiohomekit is not installed (scripts/install-homekit-peers.sh; make test runs it)"
         }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/avahi-publish"),
-            FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon")
-        else { return "avahi-daemon and avahi-utils are not installed (scripts/install-homekit-peers.sh)" }
         return nil
-    }
-
-    /// Starts the responder in `sandbox`; its D-Bus address for the bridge's avahi-publish.
-    static func responder(in sandbox: NetworkSandbox, folder: URL) throws -> String {
-        try HomeKitResponder.start(in: sandbox, repository: CommandRunner.repository, folder: folder)
     }
 }
 
@@ -46,7 +38,7 @@ final class HomeKitTestBed {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         sandbox = try NetworkSandbox(repository: CommandRunner.repository)
         serveLog = folder.appendingPathComponent("serve.log").path
-        do { bus = try HomeKitPeers.responder(in: sandbox, folder: folder) } catch {
+        do { bus = try MDNSResponder.start(in: sandbox, repository: CommandRunner.repository, folder: folder) } catch {
             sandbox.remove()
             try? FileManager.default.removeItem(at: folder)
             throw error

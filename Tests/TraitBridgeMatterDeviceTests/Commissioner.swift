@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCrypto
 import TraitBridgeMatterDevice
 import TraitBridgeMatterSecureChannel
@@ -91,12 +92,14 @@ struct NodeHarness {
     var generator = SeededGenerator(seed: 7)
     var now = ContinuousClock.now
 
-    init(limits: NodeLimits = NodeLimits()) throws {
+    init(limits: NodeLimits = NodeLimits(), endpoints: [any ApplicationEndpoint] = []) throws {
         var generator = SeededGenerator(seed: 42)
         let setup = try MatterSetup(
             passcode: try SetupPasscode(Self.passcode), discriminator: 3840, vendorID: 0xFFF1, productID: 0x8001,
             using: &generator)
-        node = MatterNode(commissioning: try setup.commissioning(), limits: limits, using: &generator)
+        let dataModel = NodeDataModel(root: RootEndpoint(), endpoints: endpoints, using: &generator)
+        node = MatterNode(
+            commissioning: try setup.commissioning(), limits: limits, dataModel: dataModel, using: &generator)
     }
 
     mutating func send(_ bytes: [UInt8], from peer: String = "10.0.0.2:5540") -> [MatterNode<String>.Effect] {

@@ -45,13 +45,17 @@ struct MatterDeviceServerTests {
     /// off the cooperative pool (the suite's synchronous tests may hold both of its threads longer
     /// than the SDK's controller waits for an answer, as seen under `make test`), 3 minutes at most.
     static func withServer(
-        host: String, _ body: @escaping @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
+        host: String, settings: MatterDeviceServer.Settings? = nil, endpoints: [any ApplicationEndpoint] = [],
+        _ body: @escaping @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
     ) throws {
-        try runOffThePool("matter-device-test", within: .seconds(180)) { try await serve(host: host, body) }
+        try runOffThePool("matter-device-test", within: .seconds(180)) {
+            try await serve(host: host, settings: settings, endpoints: endpoints, body)
+        }
     }
 
     static func serve(
-        host: String, _ body: @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
+        host: String, settings: MatterDeviceServer.Settings? = nil, endpoints: [any ApplicationEndpoint] = [],
+        _ body: @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
     ) async throws {
         let log = Recorder<String>()
         let logger = Logger(label: "matter-device-test") { _ in RecordingLogHandler(log) }
@@ -59,7 +63,8 @@ struct MatterDeviceServerTests {
         let setup = try MatterSetup(
             passcode: try SetupPasscode(20_202_021), discriminator: 3840, vendorID: 0xFFF1, productID: 0x8001,
             using: &generator)
-        let server = MatterDeviceServer(setup: setup, settings: .init(host: host, port: 0), logger: logger)
+        let server = MatterDeviceServer(
+            setup: setup, settings: settings ?? .init(host: host, port: 0), endpoints: endpoints, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -80,26 +85,12 @@ struct MatterDeviceServerTests {
     }
 
     static func controller(in sandbox: NetworkSandbox, port: Int, passcode: Int) async throws -> ControllerResult {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-matter-ctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("controller.log").path
-        let process = try ChildProcess(
-            sandbox.command([
-                python, repository + "/scripts/matter-controller.py", "--storage",
-                folder.appendingPathComponent("s").path,
+        let run = try await SDKController.run(
+            [
                 "--address", sandbox.hostAddress, "--port", "\(port)", "--passcode", "\(passcode)", "--timeout", "30",
                 "pase",
-            ]), logFile: output)
-        defer { process.kill() }
-        // Polled, not waited on: a blocked thread is one less for the device on two cores.
-        for _ in 0..<600 where !process.reap(within: .zero) { try await Task.sleep(for: .milliseconds(100)) }
-        let text = LogFile.read(output)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-        let json = lines.last { $0.hasPrefix(#"{"step""#) }.map(String.init) ?? ""
-        // One line in the test's output: what the SDK's controller concluded.
-        print("matter-controller.py (passcode \(passcode == 20_202_021 ? "right" : "wrong")): \(json)")
-        return ControllerResult(json: json, tail: lines.suffix(60).joined(separator: "\n"))
+            ], in: sandbox)
+        return ControllerResult(json: run.line, tail: run.tail)
     }
 }
 

@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeMatterDevice
+import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 import TraitBridgeTesting
@@ -36,23 +37,25 @@ struct MatterNodeTests {
         #expect(effects.logs.contains { $0.level == .notice && $0.message.contains("PASE succeeded") })
     }
 
-    @Test("the commissioner's first secure message opens and is acknowledged with R2I")
+    @Test("the commissioner's first secure message opens and is answered with R2I, the ack piggy-backed")
     func firstSecureMessage() throws {
         var harness = try NodeHarness()
         var commissioner = Commissioner()
         _ = try Self.pase(&harness, &commissioner)
+        // An empty ReadRequest does not decode: refused with a StatusResponse, which carries the ack.
         let read = try commissioner.secure(.interactionModel, opcode: InteractionModelOpcode.readRequest.rawValue)
         let effects = harness.send(read)
-        #expect(effects.logs.contains { $0.message.contains("not served yet") }, "\(effects.logs)")
+        #expect(effects.logs.contains { $0.message.contains("does not decode") }, "\(effects.logs)")
         try #require(effects.sent.count == 1)
         let keys = try #require(commissioner.keys)
-        let ack = try Message.open(effects.sent[0], key: keys.responderToInitiator, senderNodeID: 0)
-        #expect(ack.header.sessionID == 0x7777)
-        #expect(ack.protocolHeader.isStandaloneAck)
-        #expect(ack.protocolHeader.acknowledgedMessageCounter == commissioner.counter)
+        let answer = try Message.open(effects.sent[0], key: keys.responderToInitiator, senderNodeID: 0)
+        #expect(answer.header.sessionID == 0x7777)
+        #expect(answer.protocolHeader.opcode == InteractionModelOpcode.statusResponse.rawValue)
+        #expect(try StatusResponse(decoding: answer.payload).status == .invalidAction)
+        #expect(answer.protocolHeader.acknowledgedMessageCounter == commissioner.counter)
         // The same datagram again is a duplicate: acknowledged, not delivered twice.
         let again = harness.send(read)
-        #expect(again.sent.count == 1 && !again.logs.contains { $0.message.contains("not served yet") })
+        #expect(again.sent.count == 1 && !again.logs.contains { $0.message.contains("does not decode") })
     }
 
     @Test("a retransmitted PBKDFParamRequest is acknowledged and dropped, not answered twice")

@@ -1,0 +1,154 @@
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
+
+/// CASE on unsecured sessions (Core §4.14.2): Sigma1 and Sigma3 through ``CASEResponder`` against
+/// the fabrics the commissioning state holds, and on success an operational session in the table.
+/// Also where the fabric table's changes reach the node: CASE's fabrics, sessions of a fabric that
+/// is gone, and the announcement.
+extension MatterNode {
+    mutating func receiveCASE(
+        _ event: CASEResponder<ExchangeKey>.Event, on exchange: ExchangeKey, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        let peer = ["tb.matter.peer": peerName(of: exchange.session)]
+        switch caseResponder.handle(event, on: exchange, using: &generator) {
+        case .send(let outgoing):
+            send(outgoing.payload, opcode: outgoing.opcode.rawValue, on: outgoing.exchange, now: now, using: &generator)
+            if outgoing.opcode == .statusReport {
+                log(.info, "Matter: a second CASE initiator was answered BUSY while a handshake runs", peer)
+                closeExchange(outgoing.exchange, now: now, using: &generator)
+            } else {
+                caseHandshake = (outgoing.exchange, now + limits.handshakeTimeout)
+                log(.debug, "Matter: CASE started", peer)
+            }
+        case .established(let established):
+            caseHandshake = nil
+            guard let address = sessions.unsecured(exchange.session)?.peer,
+                let fabric = dataModel.root.state.fabric(established.fabricIndex)
+            else { return }
+            let session = SessionTable<Peer>.Secure(
+                localSessionID: established.localSessionID, peerSessionID: established.peerSessionID, kind: .case,
+                fabricIndex: established.fabricIndex, localNodeID: fabric.nodeID, peerNodeID: established.peerNodeID,
+                peerCASEAuthenticatedTags: established.peerCASEAuthenticatedTags, peer: address,
+                keys: established.keys, counter: MessageCounter(kind: .secureSession, using: &generator),
+                lastActive: now)
+            if let evicted = sessions.install(session) { evict(evicted) }
+            send(
+                established.reply.payload, opcode: established.reply.opcode.rawValue, on: exchange, now: now,
+                using: &generator)
+            closeExchange(exchange, now: now, using: &generator)
+            log(
+                .notice,
+                "Matter: CASE succeeded: session \(session.localSessionID) with node"
+                    + " \(hex(established.peerNodeID)) on fabric \(established.fabricIndex)",
+                peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
+            effects.append(
+                .sessionEstablished(
+                    EstablishedSession(
+                        localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer
+                    )))
+        case .failed(let failure):
+            caseHandshake = nil
+            if let reply = failure.reply {
+                send(reply.payload, opcode: reply.opcode.rawValue, on: reply.exchange, now: now, using: &generator)
+            }
+            closeExchange(exchange, now: now, using: &generator)
+            log(.warning, "Matter: CASE failed: \(failure.error)", peer)
+        case .drop(let reason):
+            log(.debug, "Matter: a CASE message was dropped (\(reason))", peer)
+            closeExchange(exchange, now: now, using: &generator)
+        }
+    }
+
+    /// The running CASE handshake's time is up: it ends, nothing is sent.
+    mutating func abandonCASE(now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator) {
+        guard let running = caseHandshake else { return }
+        caseHandshake = nil
+        closeExchange(running.exchange, now: now, using: &generator)
+        if let failure = caseResponder.timeOut() {
+            log(
+                .warning, "Matter: CASE failed: \(failure.error)",
+                ["tb.matter.peer": peerName(of: running.exchange.session)])
+        }
+    }
+
+    /// Acts on what the commissioning state noticed: a fabric added binds the PASE session that added
+    /// it; a fabric gone takes its sessions; commissioning complete closes the window and PASE sessions.
+    mutating func apply(_ notices: [CommissioningNotice], from session: SessionKey?) {
+        guard !notices.isEmpty else { return }
+        for notice in notices {
+            switch notice {
+            case .failSafeArmed: break
+            case .fabricAdded(let index):
+                if let key = session, var bound = sessions.secure(key), bound.kind == .pase {
+                    bound.fabricIndex = index
+                    sessions.update(bound)
+                }
+                log(.notice, "Matter: fabric \(index) added (AddNOC): announced operationally, CASE accepted")
+            case .failSafeRolledBack(let reason, let removed):
+                log(
+                    .notice,
+                    "Matter: the fail-safe ended (\(reason)) without CommissioningComplete: what it staged"
+                        + " is undone" + (removed.map { ", fabric \($0) removed" } ?? ""))
+                if let removed { closeSessions(ofFabric: removed) }
+            case .commissioningCompleted(let index):
+                log(.notice, "Matter: commissioning complete on fabric \(index): the window is closed")
+                for session in sessions.secure.values where session.kind == .pase { dropped(session) }
+                isCommissioningWindowOpen = false
+                if let running = handshake { _ = exchanges.close(running.exchange) }
+                handshake = nil
+            case .fabricRemoved(let index):
+                log(.notice, "Matter: fabric \(index) removed")
+                closeSessions(ofFabric: index)
+            }
+        }
+        fabricsChanged()
+    }
+
+    /// CASE's fabrics and the announcement from the fabric table now.
+    mutating func fabricsChanged() {
+        caseResponder.configuration.fabrics = dataModel.root.state.fabrics.compactMap { fabric in
+            guard let ipk = fabric.ipk else { return nil }
+            return try? CASEFabric(
+                fabricIndex: fabric.index, chain: fabric.chain, ipk: ipk, operationalKey: fabric.operationalKey)
+        }
+        announceIfChanged()
+    }
+
+    mutating func announceIfChanged() {
+        let now = NodeAnnouncement(
+            isCommissionable: isCommissioningWindowOpen,
+            operational: dataModel.root.state.fabrics.map {
+                OperationalIdentity(compressedFabricID: $0.compressedFabricID, nodeID: $0.nodeID)
+            })
+        guard now != announcement else { return }
+        announcement = now
+        effects.append(.announce(now))
+    }
+
+    private mutating func closeSessions(ofFabric index: UInt8) {
+        for session in sessions.secure.values where session.fabricIndex == index { dropped(session) }
+    }
+
+    /// A secure session leaves the table: its exchanges and subscriptions go with it.
+    mutating func dropped(_ session: SessionTable<Peer>.Secure) {
+        sessions.removeSecure(session.localSessionID)
+        exchanges.closeSession(session.key)
+        interactions.sessionClosed(session.key)
+    }
+
+    /// The table was full: the least recently active session made room for a new one.
+    mutating func evict(_ session: SessionTable<Peer>.Secure) {
+        dropped(session)
+        log(
+            .notice,
+            "Matter: \(limits.secureSessions) secure sessions are held: the least recently active one"
+                + " (\(session.localSessionID)) made room")
+    }
+}
+
+func hex(_ value: UInt64) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
+}

@@ -1,0 +1,269 @@
+import TraitBridgeMatterCodec
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterInteraction
+import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
+
+/// The interaction model on secure sessions (Core §8): reads answered with chunked reports,
+/// invokes and writes against the data model (with timed requests), subscriptions primed here and
+/// reported in ``MatterNode+Subscriptions``. A request that does not decode is answered with a
+/// StatusResponse, never trusted further.
+extension MatterNode {
+    mutating func receiveInteraction(
+        _ message: Message, on exchange: ExchangeKey, session: SessionTable<Peer>.Secure, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        let payload = message.payload
+        let metadata = ["tb.matter.session": "\(session.localSessionID)", "tb.matter.peer": "\(session.peer)"]
+        do throws(InteractionMessageError) {
+            switch InteractionModelOpcode(rawValue: message.protocolHeader.opcode) {
+            case .statusResponse:
+                let status = try StatusResponse(decoding: payload).status
+                statusResponse(status, on: exchange, now: now, using: &generator)
+            case .readRequest:
+                read(try ReadRequest(decoding: payload), on: exchange, session: session, now: now, using: &generator)
+            case .subscribeRequest:
+                subscribe(
+                    try SubscribeRequest(decoding: payload), on: exchange, session: session, now: now,
+                    using: &generator)
+            case .invokeRequest:
+                invoke(
+                    try InvokeRequest(decoding: payload), on: exchange, session: session, now: now, using: &generator)
+            case .writeRequest:
+                write(try WriteRequest(decoding: payload), on: exchange, session: session, now: now, using: &generator)
+            case .timedRequest:
+                let request = try TimedRequest(decoding: payload)
+                interactions.timed[exchange] = now + .milliseconds(Int(request.timeoutMilliseconds))
+                answer(.success, on: exchange, keepOpen: true, now: now, using: &generator)
+            default:
+                log(.debug, "Matter: interaction opcode \(message.protocolHeader.opcode) is not served", metadata)
+                answer(.invalidAction, on: exchange, now: now, using: &generator)
+            }
+        } catch {
+            log(.info, "Matter: an interaction that does not decode was refused: \(error)", metadata)
+            answer(error.status, on: exchange, now: now, using: &generator)
+        }
+    }
+
+    /// A StatusResponse with `status`, then the exchange closes (unless a timed action follows).
+    mutating func answer(
+        _ status: StatusCode, on exchange: ExchangeKey, keepOpen: Bool = false, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        sendInteraction(StatusResponse(status).encoded, .statusResponse, on: exchange, now: now, using: &generator)
+        if !keepOpen { endInteraction(exchange, now: now, using: &generator) }
+    }
+
+    mutating func sendInteraction(
+        _ payload: [UInt8], _ opcode: InteractionModelOpcode, on exchange: ExchangeKey, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        send(payload, opcode: opcode.rawValue, protocolID: .interactionModel, on: exchange, now: now, using: &generator)
+    }
+
+    /// Closes the exchange and forgets what waited on it.
+    mutating func endInteraction(
+        _ exchange: ExchangeKey, now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        for id in interactions.exchangeClosed(exchange) {
+            log(.info, "Matter: subscription \(id) ended: its report was not answered")
+        }
+        closeExchange(exchange, now: now, using: &generator)
+    }
+
+    // MARK: Read
+
+    private mutating func read(
+        _ request: ReadRequest, on exchange: ExchangeKey, session: SessionTable<Peer>.Secure,
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        let fabric = RootEndpoint.FabricAccess(
+            accessingFabricIndex: session.fabricIndex, isFabricFiltered: request.isFabricFiltered)
+        let chunks: [[UInt8]]
+        do {
+            let targets = try dataModel.layout.expand(
+                request.attributeRequests, dataVersionFilters: request.dataVersionFilters)
+            chunks = try ReportChunker().payloads(for: reports(targets, fabric: fabric), isRead: true)
+        } catch let error as PathExpansionError {
+            log(.info, "Matter: a read was refused: \(error)")
+            return answer(error.status, on: exchange, now: now, using: &generator)
+        } catch {
+            log(.warning, "Matter: a read could not be answered: \(error)")
+            return answer(.resourceExhausted, on: exchange, now: now, using: &generator)
+        }
+        sendReport(chunks, after: .done, on: exchange, now: now, using: &generator)
+    }
+
+    /// The reports of expanded targets: each value with its cluster's version, or its status.
+    func reports(_ targets: [ReadTarget], fabric: RootEndpoint.FabricAccess) -> [AttributeReport] {
+        targets.map { target in
+            switch target {
+            case .status(let path, let code):
+                return .status(AttributeStatus(path: AttributePath(path), status: InteractionStatus(code)))
+            case .attribute(let path):
+                switch dataModel.read(path, fabric: fabric) {
+                case .success(let value):
+                    let version = dataModel.dataVersion(endpoint: path.endpoint, cluster: path.cluster)
+                    return .data(AttributeData(path: AttributePath(path), data: value, dataVersion: version))
+                case .failure(let code):
+                    return .status(AttributeStatus(path: AttributePath(path), status: InteractionStatus(code)))
+                }
+            }
+        }
+    }
+
+    /// Sends the first chunk; the rest wait for the client's StatusResponse to each.
+    mutating func sendReport(
+        _ chunks: [[UInt8]], after: InteractionState.AfterReport, on exchange: ExchangeKey,
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        guard let first = chunks.first else { return endInteraction(exchange, now: now, using: &generator) }
+        sendInteraction(first, .reportData, on: exchange, now: now, using: &generator)
+        if chunks.count == 1, after == .done {
+            endInteraction(exchange, now: now, using: &generator)
+        } else {
+            interactions.pending[exchange] = .init(remaining: Array(chunks.dropFirst()), after: after)
+        }
+    }
+
+    /// The client answered a chunk (or a subscription's report): the next chunk, or what follows the last.
+    private mutating func statusResponse(
+        _ status: StatusCode, on exchange: ExchangeKey, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        guard var pending = interactions.pending[exchange] else {
+            log(.debug, "Matter: a StatusResponse (\(status)) on an exchange that waits for none was dropped")
+            return endInteraction(exchange, now: now, using: &generator)
+        }
+        guard status == .success else {
+            log(.info, "Matter: the client answered a report with \(status): the interaction ends")
+            return endInteraction(exchange, now: now, using: &generator)
+        }
+        if !pending.remaining.isEmpty {
+            let next = pending.remaining.removeFirst()
+            interactions.pending[exchange] = pending
+            sendInteraction(next, .reportData, on: exchange, now: now, using: &generator)
+            if pending.remaining.isEmpty, pending.after == .done {
+                interactions.pending[exchange] = nil
+                endInteraction(exchange, now: now, using: &generator)
+            }
+            return
+        }
+        interactions.pending[exchange] = nil
+        switch pending.after {
+        case .done: endInteraction(exchange, now: now, using: &generator)
+        case .subscribeResponse(let id): primed(id, on: exchange, now: now, using: &generator)
+        case .delivered(let id):
+            if let index = interactions.subscriptionIndex(id) { interactions.subscriptions[index].inFlight = nil }
+            endInteraction(exchange, now: now, using: &generator)
+        }
+    }
+
+    // MARK: Invoke and write
+
+    private mutating func invoke(
+        _ request: InvokeRequest, on exchange: ExchangeKey, session: SessionTable<Peer>.Secure,
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        if let refusal = timedRefusal(isTimed: request.isTimedRequest, on: exchange, now: now) {
+            return answer(refusal, on: exchange, now: now, using: &generator)
+        }
+        let context = CommandContext(
+            sessionKind: session.kind, fabricIndex: session.fabricIndex,
+            attestationChallenge: session.keys.attestationChallenge, now: now)
+        var responses: [CommandResponse] = []
+        var changed: [ConcreteAttributePath] = []
+        for command in request.invokeRequests.prefix(limits.commandsPerInvoke) {
+            guard let endpoint = command.path.endpoint else {
+                responses.append(
+                    .status(path: command.path, status: .init(.unsupportedEndpoint), commandRef: command.commandRef))
+                continue
+            }
+            let before = dataModel.changeCount
+            let result = dataModel.invoke(
+                endpoint: endpoint, cluster: command.path.cluster, command: command.path.command,
+                fields: command.fields ?? .structure([]), context: context)
+            if endpoint != RootEndpoint.endpoint, dataModel.changeCount != before {
+                changed += applicationAttributes(endpoint: endpoint, cluster: command.path.cluster)
+            }
+            switch result {
+            case .response(let id, let fields):
+                let path = CommandPath(endpoint: endpoint, cluster: command.path.cluster, command: id)
+                responses.append(.command(CommandData(path: path, fields: fields, commandRef: command.commandRef)))
+            case .status(let code):
+                responses.append(.status(path: command.path, status: .init(code), commandRef: command.commandRef))
+            }
+            log(
+                .info, "Matter: \(command.path) invoked: \(result.summary)",
+                ["tb.matter.session": "\(session.localSessionID)"])
+        }
+        apply(dataModel.takeNotices(), from: session.key)
+        if !changed.isEmpty { effects.append(.attributesChanged(changed)) }
+        if request.suppressResponse { return endInteraction(exchange, now: now, using: &generator) }
+        let response = InvokeResponse(invokeResponses: responses, moreChunkedMessages: false)
+        sendInteraction(response.encoded, .invokeResponse, on: exchange, now: now, using: &generator)
+        endInteraction(exchange, now: now, using: &generator)
+        reportChanges(now: now, using: &generator)
+    }
+
+    private mutating func write(
+        _ request: WriteRequest, on exchange: ExchangeKey, session: SessionTable<Peer>.Secure,
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        if let refusal = timedRefusal(isTimed: request.isTimedRequest, on: exchange, now: now) {
+            return answer(refusal, on: exchange, now: now, using: &generator)
+        }
+        guard !request.moreChunkedMessages else {
+            log(.info, "Matter: a chunked write was refused: this node takes writes in one message")
+            return answer(.invalidAction, on: exchange, now: now, using: &generator)
+        }
+        var statuses: [AttributeStatus] = []
+        var changed: [ConcreteAttributePath] = []
+        for data in request.writeRequests.prefix(limits.commandsPerInvoke) {
+            guard let path = data.path.concrete, data.path.listIndex == nil else {
+                statuses.append(AttributeStatus(path: data.path, status: .init(.unsupportedWrite)))
+                continue
+            }
+            let before = dataModel.changeCount
+            let status = dataModel.write(path, value: data.data)
+            if path.endpoint != RootEndpoint.endpoint, dataModel.changeCount != before { changed.append(path) }
+            statuses.append(AttributeStatus(path: data.path, status: .init(status)))
+        }
+        if !changed.isEmpty { effects.append(.attributesChanged(changed)) }
+        if !request.suppressResponse {
+            sendInteraction(
+                WriteResponse(writeResponses: statuses).encoded, .writeResponse, on: exchange, now: now,
+                using: &generator)
+        }
+        endInteraction(exchange, now: now, using: &generator)
+        reportChanges(now: now, using: &generator)
+    }
+
+    /// Core §8.7.2.4: a timed action needs its TimedRequest on the same exchange, in time; an untimed one none.
+    private mutating func timedRefusal(isTimed: Bool, on exchange: ExchangeKey, now: ContinuousClock.Instant)
+        -> StatusCode?
+    {
+        let deadline = interactions.timed.removeValue(forKey: exchange)
+        switch (isTimed, deadline) {
+        case (false, nil): return nil
+        case (true, let deadline?): return now <= deadline ? nil : .timeout
+        default: return .timedRequestMismatch
+        }
+    }
+
+    private func applicationAttributes(endpoint: UInt16, cluster: UInt32) -> [ConcreteAttributePath] {
+        dataModel.layout.endpoint(endpoint)?.cluster(cluster)?.attributes.map {
+            ConcreteAttributePath(endpoint: endpoint, cluster: cluster, attribute: $0)
+        } ?? []
+    }
+}
+
+extension RootEndpoint.InvokeResult {
+    /// For the log: the status, or the response command's id (never its fields: they may hold certificates).
+    var summary: String {
+        switch self {
+        case .status(let code): "\(code)"
+        case .response(let id, _): "response command \(id)"
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import TraitBridgeMatterCodec
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterInteraction
+import TraitBridgeMatterTransport
+
+/// Subscriptions (Core §8.5): primed with a full report and SubscribeResponse on the request's
+/// exchange, then reported on exchanges the node opens — what changed, no sooner than the minimum
+/// interval after the last report, and an empty report (keep-alive) at the maximum interval.
+extension MatterNode {
+    mutating func subscribe(
+        _ request: SubscribeRequest, on exchange: ExchangeKey, session: SessionTable<Peer>.Secure,
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        guard request.minIntervalFloorSeconds <= request.maxIntervalCeilingSeconds else {
+            log(.info, "Matter: a subscription whose floor is above its ceiling was refused")
+            return answer(.invalidAction, on: exchange, now: now, using: &generator)
+        }
+        if !request.keepSubscriptions {
+            interactions.subscriptions.removeAll {
+                $0.peerNodeID == session.peerNodeID && $0.fabricIndex == session.fabricIndex
+            }
+        }
+        let fabric = RootEndpoint.FabricAccess(
+            accessingFabricIndex: session.fabricIndex, isFabricFiltered: request.isFabricFiltered)
+        let targets: [ReadTarget]
+        do {
+            targets = try dataModel.layout.expand(
+                request.attributeRequests, dataVersionFilters: request.dataVersionFilters)
+        } catch {
+            log(.info, "Matter: a subscription was refused: \(error)")
+            return answer(error.status, on: exchange, now: now, using: &generator)
+        }
+        guard interactions.subscriptions.count < limits.subscriptions else {
+            log(.warning, "Matter: \(limits.subscriptions) subscriptions are held: a new one was refused")
+            return answer(.resourceExhausted, on: exchange, now: now, using: &generator)
+        }
+        let id = interactions.newSubscriptionID(using: &generator)
+        let reports = reports(targets, fabric: fabric)
+        let chunks: [[UInt8]]
+        do { chunks = try ReportChunker().payloads(for: reports, subscriptionID: id, isRead: false) } catch {
+            log(.warning, "Matter: a subscription could not be primed: \(error)")
+            return answer(.resourceExhausted, on: exchange, now: now, using: &generator)
+        }
+        // The ceiling the client asked, at least the floor and a second (Core §8.5.1: the publisher chooses
+        // MaxInterval between the floor and the larger of the ceiling and its own limit).
+        let maxSeconds = max(request.maxIntervalCeilingSeconds, request.minIntervalFloorSeconds, 1)
+        var subscription = InteractionState.Subscription(
+            id: id, session: session.key, fabricIndex: session.fabricIndex, peerNodeID: session.peerNodeID,
+            paths: request.attributeRequests, isFabricFiltered: request.isFabricFiltered,
+            minInterval: .seconds(Int(request.minIntervalFloorSeconds)), maxInterval: .seconds(Int(maxSeconds)),
+            lastReport: now, seenChangeCount: dataModel.changeCount)
+        subscription.reported = encodings(reports)
+        subscription.inFlight = exchange
+        interactions.subscriptions.append(subscription)
+        log(
+            .info,
+            "Matter: subscription \(id) primed (\(reports.count) attributes, \(chunks.count) messages,"
+                + " every \(request.minIntervalFloorSeconds)…\(maxSeconds) s)",
+            ["tb.matter.session": "\(session.localSessionID)"])
+        sendReport(chunks, after: .subscribeResponse(subscriptionID: id), on: exchange, now: now, using: &generator)
+    }
+
+    /// The priming report was answered: SubscribeResponse, and the subscription is live.
+    mutating func primed(
+        _ id: UInt32, on exchange: ExchangeKey, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        guard let index = interactions.subscriptionIndex(id) else {
+            return endInteraction(exchange, now: now, using: &generator)
+        }
+        let maxSeconds = UInt16(clamping: interactions.subscriptions[index].maxInterval.components.seconds)
+        interactions.subscriptions[index].isLive = true
+        interactions.subscriptions[index].inFlight = nil
+        interactions.subscriptions[index].lastReport = now
+        let response = SubscribeResponse(subscriptionID: id, maxIntervalSeconds: maxSeconds)
+        sendInteraction(response.encoded, .subscribeResponse, on: exchange, now: now, using: &generator)
+        endInteraction(exchange, now: now, using: &generator)
+    }
+
+    /// Reports what changed to each live subscription whose minimum interval has passed, and keep-alives
+    /// to those whose maximum interval has; the others wait for ``nextDeadline``.
+    mutating func reportChanges(now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator) {
+        for id in interactions.subscriptions.map(\.id) {
+            guard let index = interactions.subscriptionIndex(id) else { continue }
+            let subscription = interactions.subscriptions[index]
+            guard subscription.isLive, subscription.inFlight == nil else { continue }
+            let changed = subscription.seenChangeCount != dataModel.changeCount
+            let keepAliveDue = now >= subscription.lastReport + subscription.maxInterval
+            guard (changed && now >= subscription.lastReport + subscription.minInterval) || keepAliveDue else {
+                continue
+            }
+            var reports: [AttributeReport] = []
+            var encoded = subscription.reported
+            if changed {
+                let fabric = RootEndpoint.FabricAccess(
+                    accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
+                let targets = (try? dataModel.layout.expand(subscription.paths)) ?? []
+                for report in self.reports(targets, fabric: fabric) {
+                    guard let path = report.path.concrete else { continue }
+                    let bytes = Self.comparable(report)
+                    if encoded[path] != bytes {
+                        encoded[path] = bytes
+                        reports.append(report)
+                    }
+                }
+            }
+            interactions.subscriptions[index].seenChangeCount = dataModel.changeCount
+            guard !reports.isEmpty || keepAliveDue else { continue }
+            deliver(reports, to: index, encoded: encoded, now: now, using: &generator)
+        }
+    }
+
+    private mutating func deliver(
+        _ reports: [AttributeReport], to index: Int, encoded: [ConcreteAttributePath: [UInt8]],
+        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
+    ) {
+        let subscription = interactions.subscriptions[index]
+        let chunks: [[UInt8]]
+        let exchange: ExchangeKey
+        do {
+            chunks = try ReportChunker().payloads(for: reports, subscriptionID: subscription.id, isRead: false)
+            exchange = try exchanges.initiate(on: subscription.session)
+        } catch {
+            log(.warning, "Matter: subscription \(subscription.id) could not be reported: \(error); it ends")
+            interactions.subscriptions.remove(at: index)
+            return
+        }
+        interactions.subscriptions[index].reported = encoded
+        interactions.subscriptions[index].lastReport = now
+        interactions.subscriptions[index].inFlight = exchange
+        sendReport(
+            chunks, after: .delivered(subscriptionID: subscription.id), on: exchange, now: now, using: &generator)
+    }
+
+    /// Each report's value (or status) as bytes by concrete path, to compare later reports with.
+    private func encodings(_ reports: [AttributeReport]) -> [ConcreteAttributePath: [UInt8]] {
+        var encoded: [ConcreteAttributePath: [UInt8]] = [:]
+        for report in reports { if let path = report.path.concrete { encoded[path] = Self.comparable(report) } }
+        return encoded
+    }
+
+    /// What tells a changed attribute: its value, not the cluster's version (which moves with any attribute).
+    private static func comparable(_ report: AttributeReport) -> [UInt8] {
+        if case .data(let data) = report { return TLVElement(value: data.data).encoded }
+        return report.encoded
+    }
+
+    /// Changes an application endpoint from the device side (or the bridge's source): subscribers hear of it.
+    public mutating func update<Endpoint: ApplicationEndpoint>(
+        endpoint id: UInt16, as type: Endpoint.Type, now: ContinuousClock.Instant, _ change: (inout Endpoint) -> Void
+    ) -> [Effect] {
+        defer { effects = [] }
+        var generator = SystemRandomNumberGenerator()
+        dataModel.update(id, as: type, change)
+        reportChanges(now: now, using: &generator)
+        return effects
+    }
+}

@@ -1,0 +1,179 @@
+public import TraitBridgeMatterCodec
+public import TraitBridgeMatterCommissioning
+public import TraitBridgeMatterInteraction
+
+/// The node's data model: the root endpoint (commissioning) and the application endpoints, read,
+/// written and invoked by concrete path, with a data version per cluster. It exists so the
+/// interaction layer sees one node — its layout for path expansion, its values, its versions —
+/// and so every change, by a command or from the device side, moves the version of the cluster it
+/// changed (Core §7.10.3: a client caches by version; a change the version hides is never seen).
+public struct NodeDataModel: Sendable {
+    public private(set) var root: RootEndpoint
+    public private(set) var endpoints: [any ApplicationEndpoint]
+    private var versions: [ClusterKey: UInt32] = [:]
+    /// Each cluster's values as last encoded, to tell a change from none.
+    private var encodings: [ClusterKey: [UInt8]] = [:]
+    /// Bumped by every change of any cluster: subscriptions compare it to the one they last saw.
+    public private(set) var changeCount: UInt64 = 0
+
+    struct ClusterKey: Hashable {
+        let endpoint: UInt16
+        let cluster: UInt32
+    }
+
+    /// The root and `endpoints` (their ids distinct, none 0); data versions start at values drawn from `generator`.
+    public init(
+        root: RootEndpoint, endpoints: [any ApplicationEndpoint], using generator: inout some RandomNumberGenerator
+    ) {
+        precondition(
+            Set(endpoints.map(\.id)).count == endpoints.count && !endpoints.contains { $0.id == 0 },
+            "endpoint ids must be distinct and not the root's")
+        self.root = root
+        self.endpoints = endpoints.sorted { $0.id < $1.id }
+        self.root.information.partsList = self.endpoints.map(\.id)
+        for endpoint in [RootEndpoint.endpoint] + self.endpoints.map(\.id) {
+            for cluster in clusterIDs(of: endpoint) {
+                versions[ClusterKey(endpoint: endpoint, cluster: cluster)] = UInt32.random(
+                    in: .min ... .max, using: &generator)
+            }
+            refresh(endpoint)
+        }
+        changeCount = 0
+    }
+
+    /// Every endpoint, cluster and attribute with the clusters' versions, for path expansion.
+    public var layout: NodeLayout {
+        NodeLayout(
+            endpoints: ([RootEndpoint.endpoint] + endpoints.map(\.id)).map { endpoint in
+                EndpointLayout(
+                    id: endpoint,
+                    clusters: clusterIDs(of: endpoint).map { cluster in
+                        ClusterLayout(
+                            id: cluster, attributes: attributeIDs(endpoint, cluster),
+                            dataVersion: dataVersion(endpoint: endpoint, cluster: cluster) ?? 0)
+                    })
+            })
+    }
+
+    /// The cluster's data version; nil for a cluster not served.
+    public func dataVersion(endpoint: UInt16, cluster: UInt32) -> UInt32? {
+        versions[ClusterKey(endpoint: endpoint, cluster: cluster)]
+    }
+
+    /// An attribute's value, or the status of a path that names nothing served.
+    public func read(_ path: ConcreteAttributePath, fabric: RootEndpoint.FabricAccess) -> Result<TLVValue, StatusCode> {
+        if path.endpoint == RootEndpoint.endpoint {
+            return root.read(endpoint: path.endpoint, cluster: path.cluster, attribute: path.attribute, fabric: fabric)
+        }
+        guard let endpoint = endpoints.first(where: { $0.id == path.endpoint }) else {
+            return .failure(.unsupportedEndpoint)
+        }
+        guard let description = endpoint.servedClusters.first(where: { $0.id == path.cluster }) else {
+            return .failure(.unsupportedCluster)
+        }
+        let values = endpoint.values(of: path.cluster)
+        switch path.attribute {
+        case GlobalAttribute.clusterRevision: return .success(.unsigned(UInt64(description.revision)))
+        case GlobalAttribute.featureMap: return .success(.unsigned(UInt64(description.featureMap)))
+        case GlobalAttribute.attributeList:
+            return .success(.array((values.keys.sorted() + GlobalAttribute.all).map { .unsigned(UInt64($0)) }))
+        case GlobalAttribute.acceptedCommandList:
+            return .success(.array(description.accepted.map { .unsigned(UInt64($0)) }))
+        case GlobalAttribute.generatedCommandList:
+            return .success(.array(description.generated.map { .unsigned(UInt64($0)) }))
+        default:
+            guard let value = values[path.attribute] else { return .failure(.unsupportedAttribute) }
+            return .success(value)
+        }
+    }
+
+    /// Writes one attribute; a change moves its cluster's version.
+    public mutating func write(_ path: ConcreteAttributePath, value: TLVValue) -> StatusCode {
+        defer { refresh(path.endpoint) }
+        if path.endpoint == RootEndpoint.endpoint {
+            return root.write(endpoint: path.endpoint, cluster: path.cluster, attribute: path.attribute, value: value)
+        }
+        guard let index = endpoints.firstIndex(where: { $0.id == path.endpoint }) else { return .unsupportedEndpoint }
+        guard endpoints[index].servedClusters.contains(where: { $0.id == path.cluster }) else {
+            return .unsupportedCluster
+        }
+        if path.cluster == ClusterID.descriptor || GlobalAttribute.all.contains(path.attribute) {
+            return endpoints[index].values(of: path.cluster)[path.attribute] != nil
+                || GlobalAttribute.all.contains(path.attribute) ? .unsupportedWrite : .unsupportedAttribute
+        }
+        return endpoints[index].write(cluster: path.cluster, attribute: path.attribute, value: value)
+    }
+
+    /// Runs a command on a concrete endpoint; a change moves the versions of what it changed.
+    public mutating func invoke(
+        endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVValue, context: CommandContext
+    ) -> RootEndpoint.InvokeResult {
+        defer { refresh(endpoint) }
+        if endpoint == RootEndpoint.endpoint {
+            return root.invoke(endpoint: endpoint, cluster: cluster, command: command, fields: fields, context: context)
+        }
+        guard let index = endpoints.firstIndex(where: { $0.id == endpoint }) else {
+            return .status(.unsupportedEndpoint)
+        }
+        guard let description = endpoints[index].servedClusters.first(where: { $0.id == cluster }) else {
+            return .status(.unsupportedCluster)
+        }
+        guard description.accepted.contains(command) else { return .status(.unsupportedCommand) }
+        return endpoints[index].invoke(cluster: cluster, command: command, fields: fields)
+    }
+
+    /// Changes an application endpoint from the device side (the light switched at the wall).
+    public mutating func update<Endpoint: ApplicationEndpoint>(
+        _ id: UInt16, as type: Endpoint.Type, _ change: (inout Endpoint) -> Void
+    ) {
+        guard let index = endpoints.firstIndex(where: { $0.id == id }), var endpoint = endpoints[index] as? Endpoint
+        else { return }
+        change(&endpoint)
+        endpoints[index] = endpoint
+        refresh(id)
+    }
+
+    /// The commissioning state's time moved (the fail-safe may expire); its notices since the last call.
+    public mutating func advance(to now: ContinuousClock.Instant) -> [CommissioningNotice] {
+        root.state.advance(to: now)
+        refresh(RootEndpoint.endpoint)
+        return root.state.takeNotices()
+    }
+
+    /// The commissioning state's notices since the last call (after a command).
+    public mutating func takeNotices() -> [CommissioningNotice] { root.state.takeNotices() }
+
+    // MARK: Layout and versions
+
+    private func clusterIDs(of endpoint: UInt16) -> [UInt32] {
+        if endpoint == RootEndpoint.endpoint { return RootEndpoint.clusters }
+        return endpoints.first { $0.id == endpoint }?.servedClusters.map(\.id) ?? []
+    }
+
+    private func attributeIDs(_ endpoint: UInt16, _ cluster: UInt32) -> [UInt32] {
+        if endpoint == RootEndpoint.endpoint { return root.attributeIDs(cluster: cluster) ?? [] }
+        guard let served = endpoints.first(where: { $0.id == endpoint }) else { return [] }
+        return served.values(of: cluster).keys.sorted() + GlobalAttribute.all
+    }
+
+    /// Re-encodes the endpoint's clusters (every fabric's entries) and moves the version of each that changed.
+    private mutating func refresh(_ endpoint: UInt16) {
+        let everything = RootEndpoint.FabricAccess(accessingFabricIndex: 0, isFabricFiltered: false)
+        for cluster in clusterIDs(of: endpoint) {
+            var encoding: [UInt8] = []
+            for attribute in attributeIDs(endpoint, cluster) {
+                let path = ConcreteAttributePath(endpoint: endpoint, cluster: cluster, attribute: attribute)
+                if case .success(let value) = read(path, fabric: everything) {
+                    encoding += TLVElement(value: value).encoded
+                }
+            }
+            let key = ClusterKey(endpoint: endpoint, cluster: cluster)
+            guard encodings[key] != encoding else { continue }
+            if encodings[key] != nil {
+                versions[key, default: 0] &+= 1
+                changeCount &+= 1
+            }
+            encodings[key] = encoding
+        }
+    }
+}

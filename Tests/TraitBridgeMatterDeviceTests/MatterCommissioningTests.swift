@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import TraitBridgeLocalBroker
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterDevice
+import TraitBridgeTesting
+
+/// The whole commissioning of the device by the CHIP SDK's own controller (`scripts/matter-controller.py`,
+/// the SDK python-matter-server runs), in a network sandbox with Avahi: PASE, the commissioning reads,
+/// the fail-safe, attestation against the SDK's test PAA, CSR, the NOC chain, the device found by
+/// DNS-SD and CASE, CommissioningComplete; then the light read, toggled and read again over CASE.
+@Suite(
+    "Matter device commissioned by the CHIP SDK's controller", .serialized,
+    .enabled(if: SDKController.mdnsUnavailableReason == nil, "\(SDKController.mdnsUnavailableReason ?? "")"))
+struct MatterCommissioningTests {
+    @Test("commissioned end to end, then its light toggled over CASE")
+    func commissioned() throws {
+        let sandbox = try NetworkSandbox(repository: SDKController.repository)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-commission-\(UUID().uuidString)")
+        defer {
+            sandbox.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let paa = folder.appendingPathComponent("paa")
+        try FileManager.default.createDirectory(at: paa, withIntermediateDirectories: true)
+        try Data(DeviceAttestation.sdkTestPAACertificate).write(
+            to: paa.appendingPathComponent("Chip-Test-PAA-FFF1-Cert.der"))
+        let bus = try MDNSResponder.start(in: sandbox, repository: SDKController.repository, folder: folder)
+        var settings = MatterDeviceServer.Settings(
+            host: sandbox.hostAddress, port: 0, mdnsInterfaces: [sandbox.hostInterface])
+        settings.mdnsEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
+        try MatterDeviceServerTests.withServer(
+            host: sandbox.hostAddress, settings: settings, endpoints: [OnOffLight(id: 1)]
+        ) { server, log in
+            let run = try await SDKController.run(
+                [
+                    "--address", sandbox.hostAddress, "--port", "\(server.port ?? 0)", "--passcode", "20202021",
+                    "--paa-dir", paa.path, "--timeout", "55", "commission",
+                ], in: sandbox)
+            let device = log.all.suffix(40).joined(separator: "\n")
+            #expect(run.json["commissioned"] as? Bool == true, "\(run.tail)\n--- device:\n\(device)")
+            #expect(run.json["onOff"] as? [Bool] == [false, true], "\(run.line)")
+            #expect(run.json["vendorName"] as? String == "TraitBridge", "\(run.line)")
+            #expect(log.all.contains { $0.contains("CASE succeeded") }, "\(device)")
+            #expect(log.all.contains { $0.contains("commissioning complete") }, "\(device)")
+        }
+    }
+}

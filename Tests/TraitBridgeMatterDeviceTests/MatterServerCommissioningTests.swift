@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import TraitBridgeLocalBroker
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterDevice
+import TraitBridgeTesting
+
+/// The gate of the Matter device: a real Matter Server (python-matter-server, the controller Home
+/// Assistant runs) finds the device by DNS-SD, commissions it, interviews it, subscribes, and
+/// commands its light; the light's state comes back through the subscription. All inside a network
+/// sandbox with Avahi.
+@Suite(
+    "Matter device commissioned by the Matter Server", .serialized,
+    .enabled(
+        if: SDKController.mdnsUnavailableReason == nil
+            && MatterServerPeer.unavailableReason(repository: SDKController.repository) == nil,
+        """
+        \(SDKController.mdnsUnavailableReason ?? "") \
+        \(MatterServerPeer.unavailableReason(repository: SDKController.repository) ?? "")
+        """))
+struct MatterServerCommissioningTests {
+    @Test("commission_on_network by DNS-SD: interviewed, subscribed, the light toggled and reported back")
+    func commissioned() throws {
+        let sandbox = try NetworkSandbox(repository: SDKController.repository)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-pms-\(UUID().uuidString)")
+        defer {
+            sandbox.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let paa = folder.appendingPathComponent("paa")
+        try FileManager.default.createDirectory(at: paa, withIntermediateDirectories: true)
+        try Data(DeviceAttestation.sdkTestPAACertificate).write(
+            to: paa.appendingPathComponent("Chip-Test-PAA-FFF1-Cert.der"))
+        let bus = try MDNSResponder.start(in: sandbox, repository: SDKController.repository, folder: folder)
+        let matterServer = try MatterServerPeer(
+            repository: SDKController.repository, sandbox: sandbox, paaDirectory: paa.path)
+        defer { matterServer.stop() }
+        var settings = MatterDeviceServer.Settings(
+            host: sandbox.hostAddress, port: 0, mdnsInterfaces: [sandbox.hostInterface])
+        settings.mdnsEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
+        try MatterDeviceServerTests.withServer(
+            host: sandbox.hostAddress, settings: settings, endpoints: [OnOffLight(id: 1)]
+        ) { _, log in
+            func device() -> String {
+                let server = LogFile.read(matterServer.directory.appendingPathComponent("server.log").path)
+                return log.all.suffix(40).joined(separator: "\n") + "\n--- Matter Server:\n" + server.suffix(3000)
+            }
+            let command = MatterServerPeer.commissionCommand(passcode: 20_202_021, address: nil)
+            let answer = try await matterServer.sendPolled([command]).first ?? ""
+            print("Matter Server commission_on_network: \(answer.prefix(300))")
+            #expect(
+                answer.contains(#""node_id": 1"#) || answer.contains(#""node_id":1"#),
+                "\(answer.prefix(600))\n\(device())")
+            #expect(answer.contains(#""1/6/0": false"#) || answer.contains(#""1/6/0":false"#), "\(answer.prefix(2000))")
+            #expect(answer.contains(#""TraitBridge""#), "the interview read Basic Information")
+            #expect(log.all.contains { $0.contains("commissioning complete") }, "\(device())")
+
+            let toggle =
+                #"{"message_id":"toggle","command":"device_command","args":{"node_id":1,"endpoint_id":1,"#
+                + #""cluster_id":6,"command_name":"Toggle","payload":{}}}"#
+            let toggled = try await matterServer.sendPolled([toggle]).first ?? ""
+            #expect(!toggled.contains("error_code"), "\(toggled)\n\(device())")
+            print("Matter Server device_command Toggle: \(toggled.prefix(300))")
+            // The server's subscription brings the light's new state back (within its minimum interval).
+            var state = ""
+            for attempt in 0..<20 {
+                if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+                let get = #"{"message_id":"get","command":"get_node","args":{"node_id":1}}"#
+                state = try await matterServer.sendPolled([get]).first ?? ""
+                if state.contains(#""1/6/0": true"#) || state.contains(#""1/6/0":true"#) { break }
+            }
+            #expect(state.contains(#""1/6/0": true"#) || state.contains(#""1/6/0":true"#), "\(device())")
+            #expect(log.all.contains { $0.contains("subscription") && $0.contains("primed") }, "\(device())")
+        }
+    }
+}
