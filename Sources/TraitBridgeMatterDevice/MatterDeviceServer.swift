@@ -44,7 +44,12 @@ public final class MatterDeviceServer: Service, Sendable {
     enum Input: Sendable {
         case datagram(AddressedEnvelope<ByteBuffer>)
         case tick
+        /// A light switched on the device side (the unified device it stands for changed).
+        case setOnOff(endpoint: UInt16, isOn: Bool)
     }
+
+    /// Told when a controller switched a light: its endpoint and the state it asked for.
+    public typealias OnOffObserver = @Sendable (_ endpoint: UInt16, _ isOn: Bool) -> Void
 
     let setup: MatterSetup
     let settings: Settings
@@ -53,6 +58,9 @@ public final class MatterDeviceServer: Service, Sendable {
     let logger: Logger
     private let boundPort = Mutex<Int?>(nil)
     let advertiser: AvahiAdvertiser
+    let onOffCommanded: OnOffObserver?
+    /// The serving loop's input while it runs: device-side changes go in there.
+    private let inputs = Mutex<AsyncStream<Input>.Continuation?>(nil)
     /// The commissionable instance name's 64 bits, drawn again for each window.
     private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
@@ -60,8 +68,9 @@ public final class MatterDeviceServer: Service, Sendable {
     /// `information`).
     public init(
         setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
-        endpoints: [any ApplicationEndpoint] = [], logger: Logger
+        endpoints: [any ApplicationEndpoint] = [], onOffCommanded: OnOffObserver? = nil, logger: Logger
     ) {
+        self.onOffCommanded = onOffCommanded
         self.setup = setup
         self.settings = settings
         self.information = information
@@ -73,6 +82,12 @@ public final class MatterDeviceServer: Service, Sendable {
 
     /// The port the socket is bound to, once ``run()`` has bound it.
     public var port: Int? { boundPort.withLock { $0 } }
+
+    /// Switches the On/Off Light on `endpoint` from the device side: subscribed controllers hear of it.
+    /// Ignored before ``run()`` serves or after it ended (the state is then given at the next start).
+    public func setOnOff(endpoint: UInt16, isOn: Bool) {
+        _ = inputs.withLock { $0?.yield(.setOnOff(endpoint: endpoint, isOn: isOn)) }
+    }
 
     /// Serves until graceful shutdown (or cancellation).
     public func run() async throws {
@@ -115,6 +130,8 @@ public final class MatterDeviceServer: Service, Sendable {
     ) async throws {
         let (inputs, continuation) = AsyncStream.makeStream(
             of: Input.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
+        self.inputs.withLock { $0 = continuation }
+        defer { self.inputs.withLock { $0 = nil } }
         let logger = logger
         var random = SystemRandomNumberGenerator()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -144,8 +161,10 @@ public final class MatterDeviceServer: Service, Sendable {
                     effects = node.handle(event, using: &random)
                 case .tick:
                     effects = node.handle(.tick(now: .now), using: &random)
+                case .setOnOff(let endpoint, let isOn):
+                    effects = node.update(endpoint: endpoint, as: OnOffLight.self, now: .now) { $0.set(isOn: isOn) }
                 }
-                await write(effects, to: outbound)
+                await write(effects, to: outbound, node: node)
                 if node.nextDeadline != armed {
                     timer?.cancel()
                     armed = node.nextDeadline
@@ -163,7 +182,7 @@ public final class MatterDeviceServer: Service, Sendable {
 
     private func write(
         _ effects: [MatterNode<SocketAddress>.Effect],
-        to outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
+        to outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>, node: MatterNode<SocketAddress>
     ) async {
         for effect in effects {
             switch effect {
@@ -185,6 +204,11 @@ public final class MatterDeviceServer: Service, Sendable {
                 announce(announcement)
             case .attributesChanged(let paths):
                 logger.info("Matter: a controller changed \(paths.map(\.description).joined(separator: ", "))")
+                for endpoint in Set(paths.filter { $0.cluster == OnOffLight.onOff }.map(\.endpoint)) {
+                    if let light = node.dataModel.endpoints.first(where: { $0.id == endpoint }) as? OnOffLight {
+                        onOffCommanded?(endpoint, light.isOn)
+                    }
+                }
             }
         }
     }
