@@ -28,6 +28,8 @@ public struct CommissioningState: Sendable {
     public let locationCapability: RegulatoryLocation
     /// The armed fail-safe, nil when disarmed.
     public internal(set) var failSafe: FailSafe?
+    /// The window an administrator opened (Administrator Commissioning), until it closes.
+    public internal(set) var window: CommissioningWindow?
     /// What happened since the last `takeNotices()`.
     public internal(set) var notices: [CommissioningNotice] = []
 
@@ -50,6 +52,7 @@ public struct CommissioningState: Sendable {
     /// before every command. Says so in `notices`.
     public mutating func advance(to now: ContinuousClock.Instant) {
         if let failSafe, now >= failSafe.deadline { rollBack(.expired) }
+        if let window, now >= window.deadline { closeWindow() }
     }
 
     // MARK: General Commissioning
@@ -105,6 +108,7 @@ public struct CommissioningState: Sendable {
         self.failSafe = nil
         breadcrumb = 0
         notices.append(.commissioningCompleted(fabricIndex: context.fabricIndex))
+        closeWindow()
         return .ok
     }
 
@@ -177,6 +181,10 @@ public enum CommissioningNotice: Sendable, Hashable {
     case commissioningCompleted(fabricIndex: UInt8)
     /// RemoveFabric removed it: close its sessions, stop advertising it.
     case fabricRemoved(index: UInt8)
+    /// An administrator opened a window: answer PASE with its verifier, announce its discriminator.
+    case windowOpened(CommissioningWindow)
+    /// The administrator's window closed (revoked, timed out, or commissioning completed).
+    case windowClosed
 }
 
 /// Who sends a command, and when: what the root endpoint's commands depend on besides their fields.

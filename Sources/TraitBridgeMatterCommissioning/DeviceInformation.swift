@@ -23,6 +23,8 @@ public struct DeviceInformation: Sendable, Hashable {
     public var networkID: [UInt8] = Array("en0".utf8)
     /// Descriptor PartsList on endpoint 0: every other endpoint of the node.
     public var partsList: [UInt16] = []
+    /// When the device started (General Diagnostics' TimeSnapshot counts from it).
+    public var started = ContinuousClock.now
 
     public init() {}
 }

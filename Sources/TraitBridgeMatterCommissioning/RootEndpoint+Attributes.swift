@@ -13,6 +13,8 @@ extension RootEndpoint {
         case ClusterID.basicInformation: basicInformation
         case ClusterID.generalCommissioning: generalCommissioning
         case ClusterID.networkCommissioning: networkCommissioning
+        case ClusterID.generalDiagnostics: generalDiagnostics
+        case ClusterID.administratorCommissioning: administratorCommissioning
         case ClusterID.operationalCredentials: operationalCredentials(fabric)
         case ClusterID.groupKeyManagement: groupKeyManagement
         default: [:]

@@ -15,9 +15,13 @@ extension RootEndpoint {
         guard let metadata = ClusterMetadata.all[cluster] else { return .status(.unsupportedCluster) }
         guard metadata.accepted.contains(command) else { return .status(.unsupportedCommand) }
         do throws(StatusCode) {
-            return cluster == ClusterID.generalCommissioning
-                ? try generalCommissioning(command, Fields(fields), context)
-                : try operationalCredentials(command, Fields(fields), context)
+            switch cluster {
+            case ClusterID.generalCommissioning: return try generalCommissioning(command, Fields(fields), context)
+            case ClusterID.administratorCommissioning:
+                return try administratorCommissioning(command, Fields(fields), context)
+            case ClusterID.generalDiagnostics: return try generalDiagnostics(command, Fields(fields), context)
+            default: return try operationalCredentials(command, Fields(fields), context)
+            }
         } catch {
             return .status(error)
         }

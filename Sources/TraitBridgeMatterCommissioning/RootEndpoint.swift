@@ -40,6 +40,8 @@ public struct RootEndpoint: Sendable {
     public enum InvokeResult: Sendable, Equatable {
         case response(commandID: UInt32, fields: TLVValue)
         case status(StatusCode)
+        /// FAILURE with the cluster's own status code.
+        case clusterStatus(UInt8)
     }
 
     /// The root endpoint's id.
@@ -48,7 +50,8 @@ public struct RootEndpoint: Sendable {
     /// The clusters served, ascending (Descriptor ServerList).
     public static let clusters: [UInt32] = [
         ClusterID.descriptor, ClusterID.accessControl, ClusterID.basicInformation, ClusterID.generalCommissioning,
-        ClusterID.networkCommissioning, ClusterID.operationalCredentials, ClusterID.groupKeyManagement,
+        ClusterID.networkCommissioning, ClusterID.generalDiagnostics, ClusterID.administratorCommissioning,
+        ClusterID.operationalCredentials, ClusterID.groupKeyManagement,
     ]
 
     /// An attribute's current value; UNSUPPORTED_ENDPOINT / _CLUSTER / _ATTRIBUTE when there is none.
@@ -90,6 +93,8 @@ public enum ClusterID {
     public static let basicInformation: UInt32 = 0x0028
     public static let generalCommissioning: UInt32 = 0x0030
     public static let networkCommissioning: UInt32 = 0x0031
+    public static let generalDiagnostics: UInt32 = 0x0033
+    public static let administratorCommissioning: UInt32 = 0x003C
     public static let operationalCredentials: UInt32 = 0x003E
     public static let groupKeyManagement: UInt32 = 0x003F
 }
@@ -123,6 +128,8 @@ struct ClusterMetadata {
         ClusterID.basicInformation: .init(revision: 5, featureMap: 0, accepted: [], generated: []),
         ClusterID.generalCommissioning: .init(revision: 2, featureMap: 0, accepted: [0, 2, 4], generated: [1, 3, 5]),
         ClusterID.networkCommissioning: .init(revision: 2, featureMap: 0x4, accepted: [], generated: []),
+        ClusterID.generalDiagnostics: .init(revision: 2, featureMap: 0, accepted: [0x0, 0x1], generated: [0x2]),
+        ClusterID.administratorCommissioning: .init(revision: 1, featureMap: 0, accepted: [0x0, 0x2], generated: []),
         ClusterID.operationalCredentials: .init(
             revision: 2, featureMap: 0, accepted: [0x0, 0x2, 0x4, 0x6, 0x9, 0xA, 0xB], generated: [0x1, 0x3, 0x5, 0x8]),
         ClusterID.groupKeyManagement: .init(revision: 2, featureMap: 0, accepted: [], generated: []),

@@ -1,3 +1,4 @@
+import TraitBridgeMatterCommissioning
 import TraitBridgeMatterInteraction
 import TraitBridgeMatterTransport
 
@@ -26,6 +27,8 @@ struct InteractionState: Sendable {
     struct Subscription: Sendable {
         let id: UInt32
         let session: SessionKey
+        /// Who subscribed, as access control sees them: each report is checked again (the ACL may change).
+        let subject: AccessSubject
         let fabricIndex: UInt8
         let peerNodeID: UInt64
         let paths: [AttributePath]

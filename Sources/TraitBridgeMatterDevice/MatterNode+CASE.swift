@@ -1,4 +1,5 @@
 import TraitBridgeMatterCommissioning
+import TraitBridgeMatterCrypto
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -101,6 +102,14 @@ extension MatterNode {
             case .fabricRemoved(let index):
                 log(.notice, "Matter: fabric \(index) removed")
                 closeSessions(ofFabric: index)
+            case .windowOpened(let window):
+                openAdministratorWindow(window)
+            case .windowClosed:
+                log(.notice, "Matter: the administrator's commissioning window closed")
+                isCommissioningWindowOpen = false
+                windowDiscriminator = nil
+                if let running = handshake { _ = exchanges.close(running.exchange) }
+                handshake = nil
             }
         }
         fabricsChanged()
@@ -118,13 +127,32 @@ extension MatterNode {
 
     mutating func announceIfChanged() {
         let now = NodeAnnouncement(
-            isCommissionable: isCommissioningWindowOpen,
+            isCommissionable: isCommissioningWindowOpen, discriminator: windowDiscriminator,
             operational: dataModel.root.state.fabrics.map {
                 OperationalIdentity(compressedFabricID: $0.compressedFabricID, nodeID: $0.nodeID)
             })
         guard now != announcement else { return }
         announcement = now
         effects.append(.announce(now))
+    }
+
+    /// PASE answered with the administrator's verifier (never the device's own passcode) while its window is open.
+    private mutating func openAdministratorWindow(_ window: CommissioningWindow) {
+        do {
+            let configuration = try PASEResponder<ExchangeKey>.Configuration(
+                verifier: try Verifier(serialized: window.verifier), salt: window.salt, iterations: window.iterations)
+            pase = PASEResponder(configuration: configuration)
+            handshake = nil
+            isCommissioningWindowOpen = true
+            windowDiscriminator = window.discriminator
+            log(
+                .notice,
+                "Matter: fabric \(window.adminFabricIndex) opened a commissioning window (discriminator"
+                    + " \(window.discriminator)): another controller may join")
+        } catch {
+            log(.warning, "Matter: the commissioning window's verifier is unusable (\(error)): it stays closed")
+            dataModel.closeWindow()
+        }
     }
 
     private mutating func closeSessions(ofFabric index: UInt8) {

@@ -81,8 +81,8 @@ extension MatterNode {
             accessingFabricIndex: session.fabricIndex, isFabricFiltered: request.isFabricFiltered)
         let chunks: [[UInt8]]
         do {
-            let targets = try dataModel.layout.expand(
-                request.attributeRequests, dataVersionFilters: request.dataVersionFilters)
+            let targets = try readTargets(
+                request.attributeRequests, filters: request.dataVersionFilters, subject: session.subject)
             chunks = try ReportChunker().payloads(for: reports(targets, fabric: fabric), isRead: true)
         } catch let error as PathExpansionError {
             log(.info, "Matter: a read was refused: \(error)")
@@ -92,6 +92,33 @@ extension MatterNode {
             return answer(.resourceExhausted, on: exchange, now: now, using: &generator)
         }
         sendReport(chunks, after: .done, on: exchange, now: now, using: &generator)
+    }
+
+    /// What `paths` come to for `subject` (Core §8.4.3.2): a wildcard leaves out what the subject may not
+    /// read, a concrete path it may not read is UNSUPPORTED_ACCESS.
+    func readTargets(
+        _ paths: [AttributePath], filters: [DataVersionFilter] = [], subject: AccessSubject
+    ) throws(PathExpansionError) -> [ReadTarget] {
+        let limit = NodeLayout.ExpansionLimits().maxRequestPaths
+        guard paths.count <= limit else { throw .tooManyPaths(count: paths.count, limit: limit) }
+        let layout = dataModel.layout
+        let state = dataModel.root.state
+        var targets: [ReadTarget] = []
+        for path in paths {
+            for target in try layout.expand([path], dataVersionFilters: filters) {
+                guard case .attribute(let concrete) = target else {
+                    targets.append(target)
+                    continue
+                }
+                let required = AccessRequirement.read(endpoint: concrete.endpoint, cluster: concrete.cluster)
+                if state.allows(subject, required, endpoint: concrete.endpoint, cluster: concrete.cluster) {
+                    targets.append(target)
+                } else if path.concrete != nil {
+                    targets.append(.status(concrete, .unsupportedAccess))
+                }
+            }
+        }
+        return targets
     }
 
     /// The reports of expanded targets: each value with its cluster's version, or its status.
@@ -179,6 +206,16 @@ extension MatterNode {
                     .status(path: command.path, status: .init(.unsupportedEndpoint), commandRef: command.commandRef))
                 continue
             }
+            let required = AccessRequirement.invoke(endpoint: endpoint, cluster: command.path.cluster)
+            guard
+                dataModel.root.state.allows(
+                    session.subject, required, endpoint: endpoint, cluster: command.path.cluster)
+            else {
+                log(.info, "Matter: \(command.path) refused: the ACL grants the session no \(required)")
+                responses.append(
+                    .status(path: command.path, status: .init(.unsupportedAccess), commandRef: command.commandRef))
+                continue
+            }
             let before = dataModel.changeCount
             let result = dataModel.invoke(
                 endpoint: endpoint, cluster: command.path.cluster, command: command.path.command,
@@ -192,6 +229,9 @@ extension MatterNode {
                 responses.append(.command(CommandData(path: path, fields: fields, commandRef: command.commandRef)))
             case .status(let code):
                 responses.append(.status(path: command.path, status: .init(code), commandRef: command.commandRef))
+            case .clusterStatus(let code):
+                let status = InteractionStatus(.failure, clusterStatus: code)
+                responses.append(.status(path: command.path, status: status, commandRef: command.commandRef))
             }
             log(
                 .info, "Matter: \(command.path) invoked: \(result.summary)",
@@ -222,6 +262,12 @@ extension MatterNode {
         for data in request.writeRequests.prefix(limits.commandsPerInvoke) {
             guard let path = data.path.concrete, data.path.listIndex == nil else {
                 statuses.append(AttributeStatus(path: data.path, status: .init(.unsupportedWrite)))
+                continue
+            }
+            let required = AccessRequirement.write(endpoint: path.endpoint, cluster: path.cluster)
+            guard dataModel.root.state.allows(session.subject, required, endpoint: path.endpoint, cluster: path.cluster)
+            else {
+                statuses.append(AttributeStatus(path: data.path, status: .init(.unsupportedAccess)))
                 continue
             }
             let before = dataModel.changeCount
@@ -264,6 +310,7 @@ extension RootEndpoint.InvokeResult {
         switch self {
         case .status(let code): "\(code)"
         case .response(let id, _): "response command \(id)"
+        case .clusterStatus(let code): "FAILURE (cluster status \(code))"
         }
     }
 }

@@ -9,7 +9,8 @@ extension MatterNode {
         for effect in exchanges.tick(now: now, using: &generator) { apply(effect, now: now, using: &generator) }
         if let running = handshake, running.deadline <= now { abandonHandshake(now: now, using: &generator) }
         if let running = caseHandshake, running.deadline <= now { abandonCASE(now: now, using: &generator) }
-        if let failSafe = dataModel.root.state.failSafe, failSafe.deadline <= now {
+        let state = dataModel.root.state
+        if (state.failSafe.map { $0.deadline <= now } ?? false) || (state.window.map { $0.deadline <= now } ?? false) {
             apply(dataModel.advance(to: now), from: nil)
         }
         reportChanges(now: now, using: &generator)

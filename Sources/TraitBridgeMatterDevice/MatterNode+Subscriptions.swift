@@ -24,8 +24,8 @@ extension MatterNode {
             accessingFabricIndex: session.fabricIndex, isFabricFiltered: request.isFabricFiltered)
         let targets: [ReadTarget]
         do {
-            targets = try dataModel.layout.expand(
-                request.attributeRequests, dataVersionFilters: request.dataVersionFilters)
+            targets = try readTargets(
+                request.attributeRequests, filters: request.dataVersionFilters, subject: session.subject)
         } catch {
             log(.info, "Matter: a subscription was refused: \(error)")
             return answer(error.status, on: exchange, now: now, using: &generator)
@@ -45,7 +45,8 @@ extension MatterNode {
         // MaxInterval between the floor and the larger of the ceiling and its own limit).
         let maxSeconds = max(request.maxIntervalCeilingSeconds, request.minIntervalFloorSeconds, 1)
         var subscription = InteractionState.Subscription(
-            id: id, session: session.key, fabricIndex: session.fabricIndex, peerNodeID: session.peerNodeID,
+            id: id, session: session.key, subject: session.subject, fabricIndex: session.fabricIndex,
+            peerNodeID: session.peerNodeID,
             paths: request.attributeRequests, isFabricFiltered: request.isFabricFiltered,
             minInterval: .seconds(Int(request.minIntervalFloorSeconds)), maxInterval: .seconds(Int(maxSeconds)),
             lastReport: now, seenChangeCount: dataModel.changeCount)
@@ -94,7 +95,7 @@ extension MatterNode {
             if changed {
                 let fabric = RootEndpoint.FabricAccess(
                     accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
-                let targets = (try? dataModel.layout.expand(subscription.paths)) ?? []
+                let targets = (try? readTargets(subscription.paths, subject: subscription.subject)) ?? []
                 for report in self.reports(targets, fabric: fabric) {
                     guard let path = report.path.concrete else { continue }
                     let bytes = Self.comparable(report)

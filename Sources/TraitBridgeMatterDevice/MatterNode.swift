@@ -51,6 +51,8 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
     public internal(set) var dataModel: NodeDataModel
     /// Chunked reports, timed requests and subscriptions in progress.
     var interactions = InteractionState()
+    /// The discriminator of an administrator's open window (announced instead of the device's own).
+    var windowDiscriminator: UInt16?
     /// What the node was last announced as.
     public internal(set) var announcement: NodeAnnouncement
     /// Whether PBKDFParamRequest is answered.
@@ -78,7 +80,8 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         pase = PASEResponder(configuration: commissioning)
         self.dataModel = dataModel ?? NodeDataModel(root: RootEndpoint(), endpoints: [], using: &generator)
         caseResponder = CASEResponder(configuration: .init(fabrics: [], validityPolicy: validityPolicy))
-        announcement = NodeAnnouncement(isCommissionable: isCommissioningWindowOpen, operational: [])
+        announcement = NodeAnnouncement(
+            isCommissionable: isCommissioningWindowOpen, discriminator: nil, operational: [])
         fabricsChanged()
     }
 
@@ -87,7 +90,8 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
     public var nextDeadline: ContinuousClock.Instant? {
         [
             exchanges.nextDeadline, handshake?.deadline, caseHandshake?.deadline,
-            dataModel.root.state.failSafe?.deadline, interactions.nextDeadline(changeCount: dataModel.changeCount),
+            dataModel.root.state.failSafe?.deadline, dataModel.root.state.window?.deadline,
+            interactions.nextDeadline(changeCount: dataModel.changeCount),
         ].compactMap(\.self).min()
     }
 
@@ -141,10 +145,13 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
 /// operational on each fabric it holds (`<compressed fabric id>-<node id>`).
 public struct NodeAnnouncement: Sendable, Hashable {
     public var isCommissionable: Bool
+    /// The discriminator to announce while commissionable: an administrator's window's; nil for the device's own.
+    public var discriminator: UInt16?
     public var operational: [OperationalIdentity]
 
-    public init(isCommissionable: Bool, operational: [OperationalIdentity]) {
+    public init(isCommissionable: Bool, discriminator: UInt16? = nil, operational: [OperationalIdentity]) {
         self.isCommissionable = isCommissionable
+        self.discriminator = discriminator
         self.operational = operational
     }
 }

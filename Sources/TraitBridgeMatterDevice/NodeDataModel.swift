@@ -140,6 +140,12 @@ public struct NodeDataModel: Sendable {
         return root.state.takeNotices()
     }
 
+    /// Closes an administrator's window (its verifier turned out unusable).
+    public mutating func closeWindow() {
+        root.state.closeWindow()
+        refresh(RootEndpoint.endpoint)
+    }
+
     /// The commissioning state's notices since the last call (after a command).
     public mutating func takeNotices() -> [CommissioningNotice] { root.state.takeNotices() }
 

@@ -44,6 +44,13 @@ struct SessionTable<Peer: Hashable & Sendable>: Sendable {
         var lastActive: ContinuousClock.Instant
 
         var key: SessionKey { SessionKey(UInt64(localSessionID)) }
+
+        /// Who acts on this session, for access control: the commissioner on PASE, the peer node on CASE.
+        var subject: AccessSubject {
+            kind == .pase
+                ? .commissioner
+                : .node(peerNodeID, fabricIndex: fabricIndex, caseAuthenticatedTags: peerCASEAuthenticatedTags)
+        }
     }
 
     let secureLimit: Int

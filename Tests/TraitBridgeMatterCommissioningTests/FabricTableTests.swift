@@ -8,26 +8,9 @@ import TraitBridgeMatterCredentials
 @Suite struct FabricTableTests {
     let start = ContinuousClock.now
 
-    /// Runs arm → CSR → root → AddNOC → CommissioningComplete for `commissioner`; the NOCResponse status.
     @discardableResult
     private func commission(_ root: inout RootEndpoint, by commissioner: TestCommissioner) throws -> TLVValue? {
-        let pase = Session.pase(at: start)
-        func invoke(_ cluster: UInt32, _ command: UInt32, _ fields: TLVValue, _ context: CommandContext? = nil)
-            -> RootEndpoint.InvokeResult
-        {
-            root.invoke(endpoint: 0, cluster: cluster, command: command, fields: fields, context: context ?? pase)
-        }
-        _ = invoke(0x30, 0x00, .contextStructure([0: .unsigned(60), 1: .unsigned(1)]))
-        _ = invoke(0x3E, 0x04, .contextStructure([0: .octets([UInt8](repeating: 9, count: 32))]))
-        _ = invoke(0x3E, 0x0B, .contextStructure([0: .octets(commissioner.rcac)]))
-        let key = try #require(root.state.failSafe?.pendingKey).publicKey
-        let added = invoke(0x3E, 0x06, commissioner.addNOCFields(noc: try commissioner.noc(for: key)))
-        if added.fields?[0] == .unsigned(0), case .unsigned(let index)? = added.fields?[1] {
-            _ = invoke(0x30, 0x04, .contextStructure([:]), Session.case(fabricIndex: UInt8(index), at: start))
-        } else {
-            _ = invoke(0x30, 0x00, .contextStructure([0: .unsigned(0), 1: .unsigned(0)]))
-        }
-        return added.fields?[0]
+        try commissioner.commission(&root, at: start)
     }
 
     private func invoke(_ root: inout RootEndpoint, _ command: UInt32, _ fields: TLVValue, fabric: UInt8)

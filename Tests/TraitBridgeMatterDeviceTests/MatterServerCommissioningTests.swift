@@ -19,7 +19,11 @@ import TraitBridgeTesting
         \(MatterServerPeer.unavailableReason(repository: SDKController.repository) ?? "")
         """))
 struct MatterServerCommissioningTests {
-    @Test("commission_on_network by DNS-SD: interviewed, subscribed, the light toggled and reported back")
+    @Test(
+        """
+        commission_on_network by DNS-SD: interviewed, subscribed, the light toggled and reported back; \
+        a second controller joins through the window the server opens; RemoveFabric forgets the first
+        """)
     func commissioned() throws {
         let sandbox = try NetworkSandbox(repository: SDKController.repository)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-pms-\(UUID().uuidString)")
@@ -40,7 +44,7 @@ struct MatterServerCommissioningTests {
         settings.mdnsEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
         try MatterDeviceServerTests.withServer(
             host: sandbox.hostAddress, settings: settings, endpoints: [OnOffLight(id: 1)]
-        ) { _, log in
+        ) { server, log in
             func device() -> String {
                 let server = LogFile.read(matterServer.directory.appendingPathComponent("server.log").path)
                 return log.all.suffix(40).joined(separator: "\n") + "\n--- Matter Server:\n" + server.suffix(3000)
@@ -71,6 +75,34 @@ struct MatterServerCommissioningTests {
             }
             #expect(state.contains(#""1/6/0": true"#) || state.contains(#""1/6/0":true"#), "\(device())")
             #expect(log.all.contains { $0.contains("subscription") && $0.contains("primed") }, "\(device())")
+
+            // Multi-admin: the Matter Server opens a window; the SDK's controller joins with its own fabric.
+            let open = #"{"message_id":"open","command":"open_commissioning_window","args":{"node_id":1}}"#
+            let window = try await matterServer.sendPolled([open]).first ?? ""
+            let pin = try #require(Self.number(after: #""setup_pin_code": "#, in: window), "\(window)\n\(device())")
+            let second = try await SDKController.run(
+                [
+                    "--address", sandbox.hostAddress, "--port", "\(server.port ?? 0)", "--passcode", "\(pin)",
+                    "--paa-dir", paa.path, "--node-id", "0x77", "--timeout", "55", "commission",
+                ], in: sandbox)
+            #expect(second.json["commissioned"] as? Bool == true, "\(second.tail)\n\(device())")
+            let fabrics =
+                #"{"message_id":"fabrics","command":"read_attribute","args":{"node_id":1,"attribute_path":"0/62/3"}}"#
+            let count = try await matterServer.sendPolled([fabrics]).first ?? ""
+            #expect(count.contains(#""0/62/3": 2"#), "two fabrics: \(count)")
+
+            // RemoveFabric: the Matter Server forgets the node; its fabric goes, the other stays.
+            let remove = #"{"message_id":"remove","command":"remove_node","args":{"node_id":1}}"#
+            let removed = try await matterServer.sendPolled([remove]).first ?? ""
+            #expect(!removed.contains("error_code"), "\(removed)")
+            #expect(log.all.contains { $0.contains("fabric 1 removed") }, "\(device())")
+            #expect(server.port != nil)
         }
+    }
+
+    /// The integer after `key` in a JSON text.
+    static func number(after key: String, in text: String) -> Int? {
+        guard let range = text.range(of: key) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
     }
 }
