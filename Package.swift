@@ -241,6 +241,9 @@ let package = Package(
                 "TraitBridgeHTTP",
                 "TraitBridgeHomeKit",
                 "TraitBridgeMatterServer",
+                "TraitBridgeMatterDevice",
+                "TraitBridgeMatterCommissioning",
+                "TraitBridgeMatterSecureChannel",
                 "TraitBridgeCloud",
                 "TraitBridgeMQTT",
                 "TraitBridgeStore",
@@ -280,7 +283,8 @@ let package = Package(
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
                 "TraitBridgeCLI", "TraitBridgeSources",
                 "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit", "TraitBridgeMatterDevice",
-                "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
+                "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport", "TraitBridgeMatterInteraction",
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterCodec",
             ],
             swiftSettings: ours
         ),
@@ -430,7 +434,7 @@ let package = Package(
             name: "TraitBridgeCLITests",
             dependencies: [
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
-                "TraitBridgeHomeKit",
+                "TraitBridgeHomeKit", "TraitBridgeMatterCommissioning", "TraitBridgeLocalBroker",
                 "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
                 "TraitBridgeAutomation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

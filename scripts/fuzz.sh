@@ -23,7 +23,8 @@ swift build --package-path Fuzz --scratch-path "$scratch" --disable-build-manife
 [ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(zigbee2mqtt tasmota shelly homeassistant generic frigate matter requests home cloud-sync cloud-query cloud-execute
-        fulfillment json mappings config registry cli homekit-pairing homekit-requests matter-device)
+        fulfillment json mappings config registry cli homekit-pairing homekit-requests matter-device
+        matter-interaction)
 fi
 failed=()
 work=$(mktemp -d)

@@ -253,6 +253,8 @@ public enum FuzzSeeds {
             return [Array(text.utf8)]
         case .matterDevice:
             return MatterDeviceInputs.seeds()
+        case .matterInteraction:
+            return MatterInteractionInputs.seeds()
         }
     }
 

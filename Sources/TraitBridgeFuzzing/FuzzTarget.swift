@@ -51,6 +51,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case homekitRequests = "homekit-requests"
     /// The Matter device: UDP datagrams from a few peers, time passing between them.
     case matterDevice = "matter-device"
+    /// The Matter device's interaction model: messages on a PASE session, time passing between them.
+    case matterInteraction = "matter-interaction"
 
     /// Runs one input. Traps only on a bug.
     public func run(_ bytes: [UInt8]) {
@@ -85,6 +87,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .homekitPairing: HomeKitInputs.pairing(bytes)
         case .homekitRequests: HomeKitInputs.requests(bytes, table: world.homeKitTable)
         case .matterDevice: MatterDeviceInputs.datagrams(bytes)
+        case .matterInteraction: MatterInteractionInputs.interactions(bytes)
         }
     }
 

@@ -9,18 +9,9 @@ public import TraitBridgeMatterTransport
 /// the names, subtypes and TXT keys are tested apart from the responder that announces them
 /// (``AvahiAdvertiser``), and so a change (a fabric added, the window closed) is a new value.
 public struct MatterAdvertisement: Hashable, Sendable {
-    /// A fabric the node belongs to: the two halves of its operational instance name.
-    public struct Fabric: Hashable, Sendable {
-        /// The fabric's compressed identifier (Core §4.3.2.2: from its root key and fabric id).
-        public var compressedFabricID: UInt64
-        /// The node's id in that fabric.
-        public var nodeID: UInt64
-
-        public init(compressedFabricID: UInt64, nodeID: UInt64) {
-            self.compressedFabricID = compressedFabricID
-            self.nodeID = nodeID
-        }
-    }
+    /// A fabric the node belongs to (its compressed fabric id and the node's id there): the two
+    /// halves of its operational instance name.
+    public typealias Fabric = OperationalIdentity
 
     /// The 12-bit long discriminator (only its low 12 bits are announced).
     public var discriminator: UInt16

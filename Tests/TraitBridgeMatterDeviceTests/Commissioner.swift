@@ -7,16 +7,14 @@ import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 import TraitBridgeTesting
 
-/// A commissioner made of the existing modules (PASE messages, ``ProverHandshake``, the message
-/// layer), speaking to a ``MatterNode`` in datagrams: the node's tests drive it without a socket.
+/// A commissioner made of the existing modules (``PASEInitiator``, the message layer), speaking to a ``MatterNode`` in datagrams: the node's tests drive it without a socket.
 struct Commissioner {
     let peer: String
     let ephemeralNodeID: UInt64
     let exchangeID: UInt16
     let initiatorSessionID: UInt16 = 0x7777
     var counter: UInt32
-    var request = PBKDFParamRequest(initiatorRandom: [], initiatorSessionID: 0)
-    var prover: ProverHandshake?
+    var initiator = PASEInitiator(random: [], sessionID: 0)
     var keys: SessionKeys?
     /// The device's session ID, from PBKDFParamResponse.
     var responderSessionID: UInt16 = 0
@@ -39,37 +37,28 @@ struct Commissioner {
     }
 
     mutating func pbkdfParamRequest() -> [UInt8] {
-        request = PBKDFParamRequest(
-            initiatorRandom: (0..<32).map { UInt8($0) }, initiatorSessionID: initiatorSessionID,
-            initiatorSessionParameters: .mrpDefaults)
-        return unsecured(.pbkdfParamRequest, request.encoded)
+        initiator = PASEInitiator(random: (0..<32).map { UInt8($0) }, sessionID: initiatorSessionID)
+        return unsecured(.pbkdfParamRequest, initiator.pbkdfParamRequest)
     }
 
     /// Pake1 after the device's PBKDFParamResponse (`reply`), with `passcode`.
     mutating func pake1(answering reply: Message, passcode: UInt32) throws -> [UInt8] {
-        let response = try PBKDFParamResponse(decoding: reply.payload)
-        responderSessionID = response.responderSessionID
-        let parameters = try #require(response.pbkdfParameters)
-        let context = Spake2Plus.commissioningContext(
-            pbkdfParamRequest: request.encoded, pbkdfParamResponse: reply.payload)
-        let prover = try ProverHandshake(
-            passcode: passcode, salt: parameters.salt, iterations: Int(parameters.iterations), context: context)
-        self.prover = prover
-        return unsecured(.pasePake1, Pake1(pA: prover.pA).encoded, ack: reply.header.messageCounter)
+        let pake1 = try initiator.pake1(answering: reply.payload, passcode: passcode)
+        responderSessionID = initiator.responderSessionID
+        return unsecured(.pasePake1, pake1, ack: reply.header.messageCounter)
     }
 
-    /// Pake3 after Pake2: the real cA, or (the prover refused cB: another passcode) a wrong one.
+    /// Pake3 after Pake2: the real cA, or (the initiator refused cB: another passcode) a wrong one.
     mutating func pake3(answering reply: Message) throws -> [UInt8] {
-        var prover = try #require(prover)
-        let cA: [UInt8]
+        let pake3: [UInt8]
         do {
-            let (confirmation, ke) = try prover.finish(pake2: try Pake2(decoding: reply.payload))
-            keys = SessionKeys(paseKe: ke)
-            cA = confirmation
+            let (payload, keys) = try initiator.pake3(answering: reply.payload)
+            self.keys = keys
+            pake3 = payload
         } catch {
-            cA = [UInt8](repeating: 0xA5, count: 32)
+            pake3 = Pake3(cA: [UInt8](repeating: 0xA5, count: 32)).encoded
         }
-        return unsecured(.pasePake3, Pake3(cA: cA).encoded, ack: reply.header.messageCounter)
+        return unsecured(.pasePake3, pake3, ack: reply.header.messageCounter)
     }
 
     /// A message on the PASE session, sealed with I2R (sender node ID 0), I and R set.
