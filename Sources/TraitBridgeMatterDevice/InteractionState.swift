@@ -40,6 +40,9 @@ struct InteractionState: Sendable {
         var lastReport: ContinuousClock.Instant
         /// The data model's change count the last report was made at.
         var seenChangeCount: UInt64
+        /// The event paths subscribed to, and the number the next event reported must have at least.
+        let eventPaths: [EventPath]
+        var nextEvent: UInt64 = 0
         /// Each reported attribute's encoded value, so a later report carries only what changed.
         var reported: [ConcreteAttributePath: [UInt8]] = [:]
         /// The exchange of a report not yet answered (the SubscribeRequest's own while priming).
@@ -53,7 +56,7 @@ struct InteractionState: Sendable {
     private var lastSubscriptionID: UInt32 = 0
 
     /// When a subscription must next be looked at: its keep-alive, or (when something changed since its
-    /// last report) the end of its minimum interval. `changeCount` is the data model's.
+    /// last report) the end of its minimum interval. `changeCount` is the node's change stamp.
     func nextDeadline(changeCount: UInt64) -> ContinuousClock.Instant? {
         subscriptions.filter { $0.isLive && $0.inFlight == nil }.map { subscription in
             subscription.seenChangeCount != changeCount

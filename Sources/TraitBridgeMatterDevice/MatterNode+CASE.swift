@@ -1,5 +1,7 @@
+import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCrypto
+import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -76,7 +78,7 @@ extension MatterNode {
 
     /// Acts on what the commissioning state noticed: a fabric added binds the PASE session that added
     /// it; a fabric gone takes its sessions; commissioning complete closes the window and PASE sessions.
-    mutating func apply(_ notices: [CommissioningNotice], from session: SessionKey?) {
+    mutating func apply(_ notices: [CommissioningNotice], from session: SessionKey?, now: ContinuousClock.Instant) {
         guard !notices.isEmpty else { return }
         for notice in notices {
             switch notice {
@@ -102,6 +104,10 @@ extension MatterNode {
             case .fabricRemoved(let index):
                 log(.notice, "Matter: fabric \(index) removed")
                 closeSessions(ofFabric: index)
+                // Basic Information Leave (§11.1.6.3), with the fabric that left.
+                events.record(
+                    endpoint: 0, cluster: ClusterID.basicInformation, event: 0x02, priority: .info,
+                    data: .contextStructure([0: .unsigned(UInt64(index))]), at: now)
             case .windowOpened(let window):
                 openAdministratorWindow(window)
             case .windowClosed:

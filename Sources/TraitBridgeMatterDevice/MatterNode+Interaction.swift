@@ -83,7 +83,10 @@ extension MatterNode {
         do {
             let targets = try readTargets(
                 request.attributeRequests, filters: request.dataVersionFilters, subject: session.subject)
-            chunks = try ReportChunker().payloads(for: reports(targets, fabric: fabric), isRead: true)
+            let recorded = events(
+                request.eventRequests, from: Self.minimum(request.eventFilters), for: session.subject)
+            chunks = try ReportChunker().payloads(
+                for: reports(targets, fabric: fabric), events: recorded.map(\.report), isRead: true)
         } catch let error as PathExpansionError {
             log(.info, "Matter: a read was refused: \(error)")
             return answer(error.status, on: exchange, now: now, using: &generator)
@@ -120,6 +123,17 @@ extension MatterNode {
         }
         return targets
     }
+
+    /// The events `paths` ask for from `minimum` on that `subject` may read (View on their cluster).
+    func events(_ paths: [EventPath], from minimum: UInt64, for subject: AccessSubject) -> [EventLog.Record] {
+        let state = dataModel.root.state
+        return events.matching(paths, from: minimum).filter {
+            state.allows(subject, .view, endpoint: $0.endpoint, cluster: $0.cluster)
+        }
+    }
+
+    /// The lowest event number the filters ask for (Core §8.9.2.4: EventMin), 0 without one.
+    static func minimum(_ filters: [EventFilter]) -> UInt64 { filters.map(\.eventMinimum).max() ?? 0 }
 
     /// The reports of expanded targets: each value with its cluster's version, or its status.
     func reports(_ targets: [ReadTarget], fabric: RootEndpoint.FabricAccess) -> [AttributeReport] {
@@ -237,7 +251,7 @@ extension MatterNode {
                 .info, "Matter: \(command.path) invoked: \(result.summary)",
                 ["tb.matter.session": "\(session.localSessionID)"])
         }
-        apply(dataModel.takeNotices(), from: session.key)
+        apply(dataModel.takeNotices(), from: session.key, now: now)
         if !changed.isEmpty { effects.append(.attributesChanged(changed)) }
         if request.suppressResponse { return endInteraction(exchange, now: now, using: &generator) }
         let response = InvokeResponse(invokeResponses: responses, moreChunkedMessages: false)

@@ -11,7 +11,7 @@ extension MatterNode {
         if let running = caseHandshake, running.deadline <= now { abandonCASE(now: now, using: &generator) }
         let state = dataModel.root.state
         if (state.failSafe.map { $0.deadline <= now } ?? false) || (state.window.map { $0.deadline <= now } ?? false) {
-            apply(dataModel.advance(to: now), from: nil)
+            apply(dataModel.advance(to: now), from: nil, now: now)
         }
         reportChanges(now: now, using: &generator)
     }

@@ -36,8 +36,13 @@ extension MatterNode {
         }
         let id = interactions.newSubscriptionID(using: &generator)
         let reports = reports(targets, fabric: fabric)
+        let primingEvents = events(
+            request.eventRequests, from: Self.minimum(request.eventFilters), for: session.subject)
         let chunks: [[UInt8]]
-        do { chunks = try ReportChunker().payloads(for: reports, subscriptionID: id, isRead: false) } catch {
+        do {
+            chunks = try ReportChunker().payloads(
+                for: reports, events: primingEvents.map(\.report), subscriptionID: id, isRead: false)
+        } catch {
             log(.warning, "Matter: a subscription could not be primed: \(error)")
             return answer(.resourceExhausted, on: exchange, now: now, using: &generator)
         }
@@ -49,8 +54,9 @@ extension MatterNode {
             peerNodeID: session.peerNodeID,
             paths: request.attributeRequests, isFabricFiltered: request.isFabricFiltered,
             minInterval: .seconds(Int(request.minIntervalFloorSeconds)), maxInterval: .seconds(Int(maxSeconds)),
-            lastReport: now, seenChangeCount: dataModel.changeCount)
+            lastReport: now, seenChangeCount: changeStamp, eventPaths: request.eventRequests)
         subscription.reported = encodings(reports)
+        subscription.nextEvent = primingEvents.last.map { $0.number &+ 1 } ?? events.nextNumber
         subscription.inFlight = exchange
         interactions.subscriptions.append(subscription)
         log(
@@ -85,13 +91,15 @@ extension MatterNode {
             guard let index = interactions.subscriptionIndex(id) else { continue }
             let subscription = interactions.subscriptions[index]
             guard subscription.isLive, subscription.inFlight == nil else { continue }
-            let changed = subscription.seenChangeCount != dataModel.changeCount
+            let changed = subscription.seenChangeCount != changeStamp
             let keepAliveDue = now >= subscription.lastReport + subscription.maxInterval
             guard (changed && now >= subscription.lastReport + subscription.minInterval) || keepAliveDue else {
                 continue
             }
             var reports: [AttributeReport] = []
             var encoded = subscription.reported
+            let newEvents =
+                changed ? events(subscription.eventPaths, from: subscription.nextEvent, for: subscription.subject) : []
             if changed {
                 let fabric = RootEndpoint.FabricAccess(
                     accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
@@ -105,21 +113,23 @@ extension MatterNode {
                     }
                 }
             }
-            interactions.subscriptions[index].seenChangeCount = dataModel.changeCount
-            guard !reports.isEmpty || keepAliveDue else { continue }
-            deliver(reports, to: index, encoded: encoded, now: now, using: &generator)
+            interactions.subscriptions[index].seenChangeCount = changeStamp
+            if let last = newEvents.last { interactions.subscriptions[index].nextEvent = last.number &+ 1 }
+            guard !reports.isEmpty || !newEvents.isEmpty || keepAliveDue else { continue }
+            deliver(reports, events: newEvents.map(\.report), to: index, encoded: encoded, now: now, using: &generator)
         }
     }
 
     private mutating func deliver(
-        _ reports: [AttributeReport], to index: Int, encoded: [ConcreteAttributePath: [UInt8]],
+        _ reports: [AttributeReport], events: [EventReport], to index: Int, encoded: [ConcreteAttributePath: [UInt8]],
         now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
     ) {
         let subscription = interactions.subscriptions[index]
         let chunks: [[UInt8]]
         let exchange: ExchangeKey
         do {
-            chunks = try ReportChunker().payloads(for: reports, subscriptionID: subscription.id, isRead: false)
+            chunks = try ReportChunker().payloads(
+                for: reports, events: events, subscriptionID: subscription.id, isRead: false)
             exchange = try exchanges.initiate(on: subscription.session)
         } catch {
             log(.warning, "Matter: subscription \(subscription.id) could not be reported: \(error); it ends")

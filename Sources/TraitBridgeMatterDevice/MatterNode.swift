@@ -1,3 +1,4 @@
+import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 public import TraitBridgeMatterCredentials
 public import TraitBridgeMatterInteraction
@@ -51,6 +52,8 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
     public internal(set) var dataModel: NodeDataModel
     /// Chunked reports, timed requests and subscriptions in progress.
     var interactions = InteractionState()
+    /// The events recorded (StartUp first).
+    var events: EventLog
     /// The discriminator of an administrator's open window (announced instead of the device's own).
     var windowDiscriminator: UInt16?
     /// What the node was last announced as.
@@ -68,6 +71,7 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         commissioning: PASEResponder<ExchangeKey>.Configuration, limits: NodeLimits = NodeLimits(),
         isCommissioningWindowOpen: Bool = true, dataModel: NodeDataModel? = nil,
         validityPolicy: ValidityPolicy = .lastKnownGoodTime(MatterTime(secondsSince2000: 0)),
+        firstEventNumber: UInt64 = 0,
         using generator: inout some RandomNumberGenerator
     ) {
         self.limits = limits
@@ -80,6 +84,12 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         pase = PASEResponder(configuration: commissioning)
         self.dataModel = dataModel ?? NodeDataModel(root: RootEndpoint(), endpoints: [], using: &generator)
         caseResponder = CASEResponder(configuration: .init(fabrics: [], validityPolicy: validityPolicy))
+        let information = self.dataModel.root.information
+        events = EventLog(firstNumber: firstEventNumber, started: information.started)
+        // Basic Information StartUp (Core §11.1.6.1), with the software version.
+        events.record(
+            endpoint: 0, cluster: ClusterID.basicInformation, event: 0x00, priority: .critical,
+            data: .contextStructure([0: .unsigned(UInt64(information.softwareVersion))]), at: information.started)
         announcement = NodeAnnouncement(
             isCommissionable: isCommissioningWindowOpen, discriminator: nil, operational: [])
         fabricsChanged()
@@ -91,7 +101,7 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         [
             exchanges.nextDeadline, handshake?.deadline, caseHandshake?.deadline,
             dataModel.root.state.failSafe?.deadline, dataModel.root.state.window?.deadline,
-            interactions.nextDeadline(changeCount: dataModel.changeCount),
+            interactions.nextDeadline(changeCount: changeStamp),
         ].compactMap(\.self).min()
     }
 
@@ -128,6 +138,12 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         handshake = nil
         announceIfChanged()
     }
+
+    /// Moves whenever an attribute changes or an event is recorded: what subscriptions compare.
+    var changeStamp: UInt64 { dataModel.changeCount &+ events.nextNumber }
+
+    /// The number the next event will have: a restart should start above it.
+    public var nextEventNumber: UInt64 { events.nextNumber }
 
     /// Secure sessions held now.
     public var secureSessionCount: Int { sessions.secure.count }

@@ -2,7 +2,7 @@ public import TraitBridgeMatterCodec
 
 /// EventReportIB (Matter Core §10.6.10): one entry of a ReportData's EventReports, an event or a status.
 /// A structure holding one of `{0 EventStatus {0 Path EventPathIB, 1 Status StatusIB}, 1 EventData}`.
-/// Encode-only for now: the node reports no events yet, but subscribers ask for them.
+/// Encode-only: the node reports events; it reads none.
 public enum EventReport: Sendable, Equatable {
     case data(EventData)
     case status(path: EventPath, status: InteractionStatus)

@@ -7,7 +7,7 @@ import TraitBridgeMatterCodec
 /// - an AttributeReportIB is never split, except a list: its first part is a replace-all AttributeDataIB
 ///   holding as many items as fit where the list starts, the rest follow one item per AttributeDataIB with
 ///   ListIndex null (append), so the root's AttributeList or an aggregator's PartsList can outgrow a message.
-/// Event reports are not chunked here (the node emits none yet).
+/// Event reports go whole in the first message (the node bounds how many one report carries).
 public struct ReportChunker: Sendable {
     /// The TLV payload connectedhomeip fits a ReportData into over UDP: `kMaxSecureSduLengthBytes`
     /// (`kMaxAppMessageLen` 1200 + `kMaxTagLen` 16) less the 16-byte MIC the engine reserves, so 1200 bytes;
@@ -36,15 +36,18 @@ public struct ReportChunker: Sendable {
     /// The payloads, in order, to send one per exchange round; one (without AttributeReports) when there are
     /// no reports, as a subscription's keep-alive.
     /// - Throws: ``ChunkingError`` when a report cannot fit.
+    /// `events` go in the first payload (the caller bounds them: they are not split).
     public func payloads(
-        for reports: [AttributeReport], subscriptionID: UInt32? = nil, isRead: Bool,
+        for reports: [AttributeReport], events: [EventReport] = [], subscriptionID: UInt32? = nil, isRead: Bool,
         interactionModelRevision: UInt8? = InteractionModel.revision
     ) throws(ChunkingError) -> [[UInt8]] {
-        let template = ReportData(
-            subscriptionID: subscriptionID, moreChunkedMessages: true,
+        var template = ReportData(
+            subscriptionID: subscriptionID, eventReports: events, moreChunkedMessages: true,
             interactionModelRevision: interactionModelRevision)
-        // The envelope with one flag set, plus the AttributeReports array's header (2 bytes) and end (1).
+        // The envelope with one flag set (and the events), plus the AttributeReports array's header (2
+        // bytes) and end (1).
         let overhead = ReportData.encode(template, attributeReports: []).count + 3
+        template.eventReports = []
         var packer = Packer(overhead: overhead, budget: payloadBudget)
         for report in reports { try packer.add(report) }
         let chunks = packer.chunks
@@ -52,6 +55,7 @@ public struct ReportChunker: Sendable {
             var message = template
             message.moreChunkedMessages = index < chunks.count - 1
             message.suppressResponse = isRead && index == chunks.count - 1
+            if index == 0 { message.eventReports = events }
             return ReportData.encode(message, attributeReports: chunk)
         }
     }
@@ -95,7 +99,9 @@ private struct Packer {
             let entry = AttributeReport.data(AttributeData(path: appendPath, data: item, dataVersion: data.dataVersion))
             let entryTLV = entry.tlv
             let entrySize = Self.size(entryTLV)
-            if used + entrySize <= budget { append(entryTLV, entrySize) } else {
+            if used + entrySize <= budget {
+                append(entryTLV, entrySize)
+            } else {
                 try appendInNewChunk(entryTLV, entrySize, path: appendPath)
             }
         }

@@ -73,6 +73,29 @@ struct MatterNodeInteractionTests {
         #expect(paths.contains(ConcreteAttributePath(endpoint: 0, cluster: ClusterID.descriptor, attribute: 3)))
     }
 
+    @Test("events: StartUp is read with its number and priority; EventMin above it leaves it out")
+    func startUpEvent() throws {
+        var (harness, commissioner) = try Self.paired()
+        let all = ReadRequest(
+            attributeRequests: [], eventRequests: [EventPath(endpoint: 0, cluster: ClusterID.basicInformation)],
+            isFabricFiltered: false)
+        let reply = try #require(try commissioner.interact(.readRequest, all.encoded, exchange: 8, &harness).only)
+        // ReportData: 2 EventReports[0].1 EventData {0 path, 1 number, 2 priority, 4 system time, 7 data}.
+        let message = try TLVElement(decoding: reply.payload).value
+        guard case .array(let reports)? = message[2], let event = reports.first?[1] else {
+            Issue.record("no event in \(message)")
+            return
+        }
+        #expect(reports.count == 1)
+        #expect(event[1] == .unsigned(0) && event[2] == .unsigned(2), "\(event)")
+        #expect(event[0]?[3] == .unsigned(0) && event[7]?[0] == .unsigned(1), "StartUp with SoftwareVersion 1: \(event)")
+        let later = ReadRequest(
+            attributeRequests: [], eventRequests: [EventPath()], eventFilters: [EventFilter(eventMinimum: 1)],
+            isFabricFiltered: false)
+        let none = try #require(try commissioner.interact(.readRequest, later.encoded, exchange: 9, &harness).only)
+        #expect(try TLVElement(decoding: none.payload).value[2] == nil)
+    }
+
     @Test("ArmFailSafe on PASE is answered with ArmFailSafeResponse OK; the breadcrumb is kept")
     func armFailSafe() throws {
         var (harness, commissioner) = try Self.paired()
