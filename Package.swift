@@ -284,7 +284,9 @@ let package = Package(
                 "TraitBridgeCLI", "TraitBridgeSources",
                 "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit", "TraitBridgeMatterDevice",
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport", "TraitBridgeMatterInteraction",
-                "TraitBridgeMatterCommissioning", "TraitBridgeMatterCodec",
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials",
+                // connectedhomeip's test certificates, for the `matter-case` target's fabric.
+                "TraitBridgeTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),
@@ -293,7 +295,9 @@ let package = Package(
             name: "TraitBridgeBench",
             dependencies: [
                 "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
-                "TraitBridgeStore", "TraitBridgeSources",
+                "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec",
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterSecureChannel",
+                "TraitBridgeMatterTransport",
             ],
             swiftSettings: ours
         ),
@@ -340,7 +344,9 @@ let package = Package(
             dependencies: ["TraitBridgeSimulator", "TraitBridgeJSON", "TraitBridgeTesting", "TraitBridgeMQTT"],
             swiftSettings: ours
         ),
-        .testTarget(name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing"], swiftSettings: ours),
+        .testTarget(
+            name: "TraitBridgeFuzzingTests", dependencies: ["TraitBridgeFuzzing", "TraitBridgeMatterSecureChannel"],
+            swiftSettings: ours),
         .testTarget(
             name: "TraitBridgeHTTPTests", dependencies: ["TraitBridgeHTTP", "TraitBridgeStore"], swiftSettings: ours
         ),

@@ -19,11 +19,8 @@ let lightPayload = Array(
 let sensorPayload = Array(
     #"{"battery":100,"humidity":48.72,"linkquality":120,"pressure":1008.6,"temperature":21.37,"voltage":3005}"#.utf8)
 
-func nanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
+/// The monotonic clock, in nanoseconds.
+func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// Runs `body` `iterations` times per round, 7 rounds; returns the median ns per iteration.
 func measure(_ name: String, iterations: Int, _ body: () throws -> Int) rethrows {
@@ -65,6 +62,10 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "automations" {
     exit(0)
 }
 
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "matter" {
+    try benchmarkMatterDevice()
+    exit(0)
+}
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
     try benchmarkSyncImport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)

@@ -113,6 +113,20 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning(
                 "cloudLinks: pushPublicKeyFile needs an http section: partners cannot push without a listener")
         }
+        // What may still be refused is made before the services holding an HTTP client (one released
+        // without its shutdown traps, AsyncHTTPClient's check), so a refusal ends serve with its message.
+        let homeKit = try settings.homeKit.map {
+            try Self.makeHomeKit($0, settings: settings, bridge: bridge, logger: logger)
+        }
+        let matterBridge = try settings.matterBridge.map {
+            try Self.makeMatterBridge($0, bridge: bridge, logger: logger)
+        }
+        let fulfillment = try settings.http.map { http in
+            let operations = OperationsEndpoints(
+                bridge: bridge, registry: metrics, version: EmbeddedMappings.version, commit: EmbeddedMappings.commit)
+            return try Self.makeFulfillment(
+                http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger)
+        }
         // Cameras' live view signalling (an HTTP client; idle without a camera that has an endpoint).
         services.append(.init(service: LiveViewSignalling(bridge: bridge, logger: logger)))
         for matter in MatterFamily.servers(in: settings.sources) {
@@ -122,17 +136,9 @@ struct ServeCommand: AsyncParsableCommand {
                         instance: matter.instance, url: matter.url, bridge: bridge,
                         maxMessageBytes: settings.limits.listBytes, logger: logger)))
         }
-        if let http = settings.http {
-            let operations = OperationsEndpoints(
-                bridge: bridge, registry: metrics, version: EmbeddedMappings.version, commit: EmbeddedMappings.commit)
-            services += try Self.makeFulfillment(
-                http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger
-            ).map { .init(service: $0) }
-        }
-        if let homeKit = settings.homeKit {
-            let service = try Self.makeHomeKit(homeKit, settings: settings, bridge: bridge, logger: logger)
-            services.append(.init(service: service))
-        }
+        services += (fulfillment ?? []).map { .init(service: $0) }
+        if let homeKit { services.append(.init(service: homeKit)) }
+        if let matterBridge { services.append(.init(service: matterBridge)) }
         if let notifier = SystemdNotifier(bridge: bridge) { services.append(.init(service: notifier)) }
         let group = ServiceGroup(
             configuration: .init(

@@ -46,12 +46,14 @@ struct ServeConfiguration: Sendable {
     var cloudLinks: [CloudLinkSettings] = []
     /// `homekit`: the bridge as a HomeKit bridge (HAP over IP); off without the section.
     var homeKit: HomeKitBridge.Settings?
+    /// `matterBridge`: the bridge as a Matter device (an On/Off Light for one device); off without the section.
+    var matterBridge: MatterBridgeSettings?
     static let keys = Set([
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
         "cleanSession",
         "tls", "prefix", "dataDir", "automations",
         "mappings", "logLevel", "commandTimeoutSeconds", "cloudAliases", "limits", "http", "export", "cloudLinks",
-        "homekit",
+        "homekit", "matterBridge",
     ]).union(SourceRegistry.standard.configKeys)
 
     /// Reads a config file; the error names the place.
@@ -173,6 +175,8 @@ struct ServeConfiguration: Sendable {
                 configuration.cloudLinks = try parseCloudLinks(value, at: at, fail: fail)
             case "homekit":
                 configuration.homeKit = try parseHomeKit(value, at: at, fail: fail)
+            case "matterBridge":
+                configuration.matterBridge = try parseMatterBridge(value, at: at, fail: fail)
             default:
                 let read: [SourceInstance]?
                 do {

@@ -36,6 +36,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, GroupCommand.self, SceneCommand.self,
             AutomationCommand.self,
             SyncCommand.self, QueryCommand.self, ExecuteCommand.self, CloudCommand.self, HomeKitCommand.self,
+            MatterCommand.self,
             MappingsCommand.self,
             SimulateCommand.self, DemoCommand.self,
         ]

@@ -247,7 +247,8 @@ public enum FuzzSeeds {
             return [messages.flatMap { [UInt8($0.count)] + $0 }]
         case .homekitRequests:
             let body = #"{"characteristics":[{"aid":2,"iid":8,"value":1,"ev":true}]}"#
-            let text = "GET /characteristics?id=2.8,2.9,1.9,2.99 HTTP/1.1\r\n\r\n"
+            let text =
+                "GET /characteristics?id=2.8,2.9,1.9,2.99 HTTP/1.1\r\n\r\n"
                 + "PUT /characteristics HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
                 + "POST /pair-setup HTTP/1.1\r\nContent-Length: 6\r\n\r\n\u{06}\u{01}\u{01}\u{00}\u{01}\u{00}"
             return [Array(text.utf8)]
@@ -255,6 +256,8 @@ public enum FuzzSeeds {
             return MatterDeviceInputs.seeds()
         case .matterInteraction:
             return MatterInteractionInputs.seeds()
+        case .matterCase:
+            return MatterCASEInputs.seeds()
         }
     }
 

@@ -53,6 +53,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case matterDevice = "matter-device"
     /// The Matter device's interaction model: messages on a PASE session, time passing between them.
     case matterInteraction = "matter-interaction"
+    /// CASE on a responder that holds a fabric: Sigma1, Sigma3 and StatusReport payloads and time-outs, with
+    /// the harness's help to get past the destination check and Sigma3's decryption.
+    case matterCase = "matter-case"
 
     /// Runs one input. Traps only on a bug.
     public func run(_ bytes: [UInt8]) {
@@ -88,6 +91,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .homekitRequests: HomeKitInputs.requests(bytes, table: world.homeKitTable)
         case .matterDevice: MatterDeviceInputs.datagrams(bytes)
         case .matterInteraction: MatterInteractionInputs.interactions(bytes)
+        case .matterCase: MatterCASEInputs.events(bytes)
         }
     }
 

@@ -59,18 +59,30 @@ public final class MatterDeviceServer: Service, Sendable {
     private let boundPort = Mutex<Int?>(nil)
     let advertiser: AvahiAdvertiser
     let onOffCommanded: OnOffObserver?
+    /// Told of the committed commissioning state (``CommissioningSnapshot``) after a batch of the
+    /// node's effects in which it changed: a fabric committed, relabelled or removed.
+    public typealias SnapshotObserver = @Sendable (CommissioningSnapshot) -> Void
+    /// The commissioning state a restart finds again; nil for a fresh node.
+    let restoring: CommissioningSnapshot?
+    let persist: SnapshotObserver?
     /// The serving loop's input while it runs: device-side changes go in there.
     private let inputs = Mutex<AsyncStream<Input>.Continuation?>(nil)
+    /// Device-side states asked for while nothing serves, given when serving starts (taken under `inputs`).
+    private let pendingOnOff = Mutex<[UInt16: Bool]>([:])
     /// The commissionable instance name's 64 bits, drawn again for each window.
     private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
     /// A device with `setup`'s identity serving `endpoints` beside its root (whose Basic Information is
-    /// `information`).
+    /// `information`). `restoring`: the committed state it had (its fabrics); its commissioning
+    /// window is open only without a fabric. `persist` is told each time that state changes.
     public init(
         setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
-        endpoints: [any ApplicationEndpoint] = [], onOffCommanded: OnOffObserver? = nil, logger: Logger
+        endpoints: [any ApplicationEndpoint] = [], onOffCommanded: OnOffObserver? = nil,
+        restoring: CommissioningSnapshot? = nil, persist: SnapshotObserver? = nil, logger: Logger
     ) {
         self.onOffCommanded = onOffCommanded
+        self.restoring = restoring
+        self.persist = persist
         self.setup = setup
         self.settings = settings
         self.information = information
@@ -84,21 +96,34 @@ public final class MatterDeviceServer: Service, Sendable {
     public var port: Int? { boundPort.withLock { $0 } }
 
     /// Switches the On/Off Light on `endpoint` from the device side: subscribed controllers hear of it.
-    /// Ignored before ``run()`` serves or after it ended (the state is then given at the next start).
+    /// Before ``run()`` serves (or after it ended), the last state asked for is kept and given when it serves.
     public func setOnOff(endpoint: UInt16, isOn: Bool) {
-        _ = inputs.withLock { $0?.yield(.setOnOff(endpoint: endpoint, isOn: isOn)) }
+        inputs.withLock { continuation in
+            if let continuation {
+                continuation.yield(.setOnOff(endpoint: endpoint, isOn: isOn))
+            } else {
+                pendingOnOff.withLock { $0[endpoint] = isOn }
+            }
+        }
     }
 
     /// Serves until graceful shutdown (or cancellation).
     public func run() async throws {
         var random = SystemRandomNumberGenerator()
+        var state = CommissioningState()
+        if let restoring { state = try CommissioningState(restoring: restoring) }
+        let fabricCount = state.fabrics.count
         let dataModel = NodeDataModel(
-            root: RootEndpoint(information: information), endpoints: endpoints, using: &random)
+            root: RootEndpoint(information: information, state: state), endpoints: endpoints, using: &random)
         // Certificates are checked against the time the device started: the last time known good.
         let started = MatterTime(unixSeconds: UInt64(max(0, Date().timeIntervalSince1970)))
         var node = MatterNode<SocketAddress>(
-            commissioning: try setup.commissioning(), limits: settings.limits, dataModel: dataModel,
-            validityPolicy: .lastKnownGoodTime(started ?? MatterTime(secondsSince2000: 0)), using: &random)
+            commissioning: try setup.commissioning(), limits: settings.limits,
+            isCommissioningWindowOpen: fabricCount == 0, dataModel: dataModel,
+            validityPolicy: .lastKnownGoodTime(started ?? MatterTime(secondsSince2000: 0)),
+            // Event numbers rise across restarts without a counter on disk: milliseconds since 1970 at start
+            // (above any number an earlier run reached unless it recorded over 1 000 events a second).
+            firstEventNumber: UInt64(max(0, Date().timeIntervalSince1970 * 1000)), using: &random)
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: settings.host, port: settings.port) { channel in
@@ -106,7 +131,9 @@ public final class MatterDeviceServer: Service, Sendable {
             }
         let port = channel.channel.localAddress?.port ?? settings.port
         boundPort.withLock { $0 = port }
-        let codes = "manual pairing code \(setup.manualPairingCode), QR \(setup.qrCode)"
+        let codes =
+            "manual pairing code \(setup.manualPairingCode), QR \(setup.qrCode)"
+            + (fabricCount == 0 ? "" : "; commissioned on \(fabricCount) fabric(s): the window is closed")
         logger.info(
             "Matter: device listening on \(settings.host):\(port) — \(codes)",
             metadata: ["tb.matter.address": "\(settings.host)", "tb.matter.port": "\(port)"])
@@ -130,8 +157,18 @@ public final class MatterDeviceServer: Service, Sendable {
     ) async throws {
         let (inputs, continuation) = AsyncStream.makeStream(
             of: Input.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
-        self.inputs.withLock { $0 = continuation }
+        self.inputs.withLock { input in
+            input = continuation
+            let pending = pendingOnOff.withLock { pending in
+                defer { pending = [:] }
+                return pending
+            }
+            for (endpoint, isOn) in pending.sorted(by: { $0.key < $1.key }) {
+                continuation.yield(.setOnOff(endpoint: endpoint, isOn: isOn))
+            }
+        }
         defer { self.inputs.withLock { $0 = nil } }
+        var persisted = node.dataModel.root.state.snapshot
         let logger = logger
         var random = SystemRandomNumberGenerator()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -165,6 +202,13 @@ public final class MatterDeviceServer: Service, Sendable {
                     effects = node.update(endpoint: endpoint, as: OnOffLight.self, now: .now) { $0.set(isOn: isOn) }
                 }
                 await write(effects, to: outbound, node: node)
+                if let persist {
+                    let snapshot = node.dataModel.root.state.snapshot
+                    if snapshot != persisted {
+                        persisted = snapshot
+                        persist(snapshot)
+                    }
+                }
                 if node.nextDeadline != armed {
                     timer?.cancel()
                     armed = node.nextDeadline
@@ -225,7 +269,7 @@ extension MatterDeviceServer {
             return instance
         }
         let advertisement = MatterAdvertisement(
-            discriminator: setup.payload.discriminator, vendorID: information.vendorID,
+            discriminator: announcement.discriminator ?? setup.payload.discriminator, vendorID: information.vendorID,
             productID: information.productID,
             deviceType: endpoints.first?.deviceTypes.first?.deviceType ?? 0x0016, deviceName: information.productName,
             port: port, commissioningInstance: announcement.isCommissionable ? instance : nil,

@@ -58,6 +58,9 @@ extension MatterNode {
             }
         case .established(let established):
             handshake = nil
+            // Listening again while the window is open: a commissioner whose commissioning failed after
+            // PASE (or that restarted) may run PASE anew; each session holds a place in the bounded table.
+            pase = PASEResponder(configuration: pase.configuration)
             // Its unsecured session carried the message just handled, so it is there.
             guard let address = sessions.unsecured(exchange.session)?.peer else { return }
             let session = SessionTable<Peer>.Secure(

@@ -135,7 +135,7 @@ public struct PASEResponder<Exchange: Hashable & Sendable>: Sendable {
         let peerSessionParameters: SessionParameters?
     }
 
-    let configuration: Configuration
+    public let configuration: Configuration
     var state = State.listening
     /// Attempts that ended without a session since the window opened.
     public internal(set) var failedAttempts = 0

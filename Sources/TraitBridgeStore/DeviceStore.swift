@@ -157,6 +157,7 @@ public final class DeviceStore: Sendable {
                 table.column("updatedAt", .double).notNull()
             }
         }
+        migrator.registerMigration("v10: matter bridge") { db in try createMatterTables(db) }
         return migrator
     }
 

@@ -244,6 +244,8 @@ struct MappingsValidateCommandTests {
                                       tokens, and link partner clouds.
               homekit                 Show the HomeKit bridge's setup code and pairings, or
                                       forget its pairings.
+              matter                  Show the Matter bridge's pairing codes and fabrics,
+                                      or forget its fabrics.
               mappings                Check the data files that define device types, traits
                                       and source tables.
               simulate                Run simulated devices that speak zigbee2mqtt,

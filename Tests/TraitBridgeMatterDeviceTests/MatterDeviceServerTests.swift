@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TraitBridgeMatterDevice
 import TraitBridgeMatterSecureChannel
+import TraitBridgeMatterTransport
 import TraitBridgeTesting
 
 /// The device on a real socket, against the CHIP SDK's own Python controller
@@ -39,6 +40,47 @@ struct MatterDeviceServerTests {
             let right = try await Self.controller(in: sandbox, port: server.port ?? 0, passcode: 20_202_021)
             #expect(right.json.contains(#""established": true"#), "\(right.tail)\n\(log.all.suffix(30))")
         }
+    }
+
+    @Test("junk datagrams and a flood of PASE requests leave the device bounded and answering the right one")
+    func hostileTraffic() throws {
+        let sandbox = try NetworkSandbox(repository: Self.repository)
+        try Self.withServer(host: sandbox.hostAddress) { server, log in
+            let port = UInt16(server.port ?? 0)
+            var generator = XorShift(seed: 52)
+            // PBKDFParamRequests from 300 distinct commissioners (each wants an unsecured session), then junk;
+            // in batches of 100, so the device's queue of 256 is not what drops them.
+            var datagrams = (0..<300).map { Self.pbkdfParamRequest(ephemeralNodeID: 0xF100 + UInt64($0)) }
+            datagrams += (0..<2000).map { index in
+                (0..<(index % 1400)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+            for start in stride(from: 0, to: datagrams.count, by: 100) {
+                try UDPSender.send(
+                    Array(datagrams[start..<min(start + 100, datagrams.count)]), to: sandbox.hostAddress, port: port)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // A flood's handshake holds PASE (BUSY to others) until its unanswered exchange gives up (MRP, a
+            // few seconds): the real commissioner gets in within 30 s.
+            var right = ControllerResult(json: "", tail: "")
+            for attempt in 0..<6 where !right.json.contains(#""established": true"#) {
+                if attempt > 0 { try await Task.sleep(for: .seconds(5)) }
+                right = try await Self.controller(in: sandbox, port: Int(port), passcode: 20_202_021)
+            }
+            #expect(right.json.contains(#""established": true"#), "\(right.tail)\n\(log.all.suffix(30))")
+            #expect(log.all.contains { $0.contains("unsecured sessions are held") }, "the flood met the bound")
+        }
+    }
+
+    /// A PBKDFParamRequest datagram from `ephemeralNodeID`.
+    static func pbkdfParamRequest(ephemeralNodeID: UInt64) -> [UInt8] {
+        let initiator = PASEInitiator(random: [UInt8](repeating: 7, count: 32), sessionID: 0x1000)
+        let message = Message(
+            header: MessageHeader(sessionID: 0, messageCounter: 1, sourceNodeID: ephemeralNodeID),
+            protocolHeader: ProtocolHeader(
+                isInitiator: true, needsAck: true, opcode: SecureChannelOpcode.pbkdfParamRequest.rawValue,
+                exchangeID: 1, protocolID: .secureChannel),
+            payload: initiator.pbkdfParamRequest)
+        return message.encodedUnsecured
     }
 
     /// Runs `body` with a device on `host`, port 0, passcode 20202021, stopped by graceful shutdown;

@@ -58,6 +58,16 @@ struct MatterNodeTests {
         #expect(again.sent.count == 1 && !again.logs.contains { $0.message.contains("does not decode") })
     }
 
+    @Test("after PASE succeeded, another PASE on the still open window succeeds too (a commissioner that retries)")
+    func paseAgain() throws {
+        var harness = try NodeHarness()
+        var first = Commissioner()
+        #expect(try Self.pase(&harness, &first).established != nil)
+        var second = Commissioner(peer: "10.0.0.3:5540", ephemeralNodeID: 0x99, exchangeID: 0x4343)
+        #expect(try Self.pase(&harness, &second).established != nil)
+        #expect(harness.node.secureSessionCount == 2)
+    }
+
     @Test("a retransmitted PBKDFParamRequest is acknowledged and dropped, not answered twice")
     func duplicateRequest() throws {
         var harness = try NodeHarness()

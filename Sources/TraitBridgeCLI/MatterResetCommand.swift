@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import TraitBridgeMatterCommissioning
+import TraitBridgeMatterDevice
+import TraitBridgeMatterSecureChannel
+import TraitBridgeStore
+
+/// `traitbridge matter reset`.
+struct MatterResetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset",
+        abstract: "Forget every fabric, so controllers can commission the bridge again.",
+        discussion: """
+            For a bridge whose controllers are gone (a reset Matter Server, a new home): its fabrics, their \
+            access control entries and the regulatory config are removed; the passcode and discriminator stay, \
+            so the same codes commission it again. --identity also draws a new passcode and discriminator (a \
+            passcode or discriminator in serve's matterBridge section still wins). Stop serve first: a running \
+            serve keeps the fabrics it holds and writes them back.
+            """
+    )
+
+    @Option(help: "Folder of the registry database (default: as serve's).")
+    var dataDir: String?
+
+    @Flag(help: "Make a new identity too: a new passcode and discriminator.")
+    var identity = false
+
+    func run() throws {
+        let store = try CloudTokensListCommand.openStore(dataDir)
+        do {
+            if identity {
+                let made = try MatterBridgeState.fresh()
+                try store.saveMatterBridge(made.record, now: Date())
+                print(
+                    "a new identity: manual pairing code \(made.setup.manualPairingCode), discriminator "
+                        + "\(made.setup.payload.discriminator); no fabric")
+                return
+            }
+            guard var state = try MatterCommand.state(in: store) else { throw ExitCode.failure }
+            let removed = state.snapshot.fabrics.count
+            state.snapshot = .init()
+            try store.saveMatterBridge(state.record, now: Date())
+            print(
+                "removed \(removed) fabric\(removed == 1 ? "" : "s"); manual pairing code "
+                    + "\(state.setup.manualPairingCode)")
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            printError("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import TraitBridgeJSON
+import TraitBridgeMatterSecureChannel
+
+/// The `matterBridge` section: the bridge as a Matter device (an On/Off Light standing for one
+/// unified device) that Matter controllers commission. It exists apart from the device server's
+/// own settings because it names a unified device and the identity the registry keeps.
+struct MatterBridgeSettings: Sendable, Hashable {
+    /// The address to listen on (UDP).
+    var listen = "0.0.0.0"
+    /// Matter's port; 0 for any free one (logged).
+    var port = 5540
+    /// The interfaces whose IPv4 addresses DNS-SD announces (through Avahi); none: not announced.
+    var mdnsInterfaces: [String] = []
+    /// The setup passcode; when given it replaces the registry's (drawn at the first start otherwise).
+    var passcode: UInt32?
+    /// The discriminator (0…4095); when given it replaces the registry's.
+    var discriminator: UInt16?
+    /// Basic Information's NodeLabel: the name a controller may show.
+    var name: String?
+    /// The unified device (id or name) whose `matter.OnOff` the light stands for.
+    var device = ""
+}
+
+extension ServeConfiguration {
+    static let matterBridgeKeys = ["listen", "port", "mdns", "passcode", "discriminator", "name", "device"]
+
+    /// `matterBridge`: `{"listen", "port", "mdns": [interfaces], "passcode", "discriminator", "name",
+    /// "device"}`; the bridge is a Matter device only with the section, and `device` is required.
+    static func parseMatterBridge(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
+        throws(ConfigurationError) -> MatterBridgeSettings
+    {
+        guard value.kind == .object else {
+            throw fail(at, "expected an object with \(matterBridgeKeys.joined(separator: ", "))")
+        }
+        var settings = MatterBridgeSettings()
+        var hasDevice = false
+        for (key, member) in value.members where !key.hasPrefix("$") {
+            let keyAt = at.appending(key)
+            switch key {
+            case "listen":
+                guard let listen = member.string, !listen.isEmpty else {
+                    throw fail(keyAt, "expected an address to listen on, such as \"0.0.0.0\" or \"192.168.1.10\"")
+                }
+                settings.listen = listen
+            case "port":
+                guard let port = member.int64.flatMap({ Int(exactly: $0) }), (0...65535).contains(port) else {
+                    throw fail(keyAt, "expected a port from 0 to 65535 (Matter's is 5540; 0: any free port)")
+                }
+                settings.port = port
+            case "mdns":
+                guard member.kind == .array, member.elements.allSatisfy({ $0.string?.isEmpty == false }) else {
+                    throw fail(
+                        keyAt, "expected a list of interface names to announce on, such as [\"eth0\"]; [] for none")
+                }
+                settings.mdnsInterfaces = member.elements.compactMap(\.string)
+            case "passcode":
+                guard let number = member.int64.flatMap({ UInt32(exactly: $0) }), SetupPasscode.isValid(number) else {
+                    throw fail(
+                        keyAt,
+                        "expected a setup passcode from 1 to 99999998 that is not a trivial one (11111111, 12345678, "
+                            + "87654321…); leave it out for a random one")
+                }
+                settings.passcode = number
+            case "discriminator":
+                guard let number = member.int64.flatMap({ UInt16(exactly: $0) }),
+                    SetupPayload.discriminatorRange.contains(number)
+                else {
+                    throw fail(keyAt, "expected a discriminator from 0 to 4095; leave it out for a random one")
+                }
+                settings.discriminator = number
+            case "name":
+                guard let name = member.string, (1...32).contains(name.utf8.count), !name.contains("\n") else {
+                    throw fail(keyAt, "expected a name of 1 to 32 bytes (Matter's NodeLabel, shown by controllers)")
+                }
+                settings.name = name
+            case "device":
+                guard let device = member.string, !device.isEmpty, device.utf8.count <= 256 else {
+                    throw fail(keyAt, "expected the id or name of the device whose matter.OnOff the light stands for")
+                }
+                settings.device = device
+                hasDevice = true
+            default:
+                throw fail(keyAt, "unknown key '\(key)'; allowed: \(matterBridgeKeys.joined(separator: ", "))")
+            }
+        }
+        guard hasDevice else {
+            throw fail(
+                at, "give \"device\": the id or name of the device whose matter.OnOff the Matter light stands for")
+        }
+        return settings
+    }
+}

@@ -1,0 +1,249 @@
+public import FoundationEssentials
+import GRDB
+
+/// The Matter bridge's state as the registry keeps it: its setup identity (the passcode is kept,
+/// as HomeKit's setup code is, so `matter show` can print the codes; the PASE verifier is derived
+/// again from it and the salt) and what commissioning left (each fabric's certificates, IPK and
+/// operational key, and the ACL). It exists as plain numbers and bytes so the registry needs no
+/// Matter module; the CLI turns it into the device's types and checks it there.
+public struct MatterBridgeRecord: Sendable, Hashable {
+    /// The onboarding identity.
+    public struct Setup: Sendable, Hashable {
+        public var passcode: UInt32
+        public var discriminator: UInt16
+        public var salt: [UInt8]
+        public var iterations: Int
+
+        public init(passcode: UInt32, discriminator: UInt16, salt: [UInt8], iterations: Int) {
+            self.passcode = passcode
+            self.discriminator = discriminator
+            self.salt = salt
+            self.iterations = iterations
+        }
+    }
+
+    /// One committed fabric: certificates in Matter TLV, the IPK epoch key, the raw P-256 key.
+    public struct Fabric: Sendable, Hashable {
+        public var index: UInt8
+        public var rootCertificate: [UInt8]
+        public var intermediateCertificate: [UInt8]?
+        public var nodeCertificate: [UInt8]
+        public var ipkEpochKey: [UInt8]
+        public var operationalKey: [UInt8]
+        public var vendorID: UInt16
+        public var label: String
+
+        public init(
+            index: UInt8, rootCertificate: [UInt8], intermediateCertificate: [UInt8]?, nodeCertificate: [UInt8],
+            ipkEpochKey: [UInt8], operationalKey: [UInt8], vendorID: UInt16, label: String
+        ) {
+            self.index = index
+            self.rootCertificate = rootCertificate
+            self.intermediateCertificate = intermediateCertificate
+            self.nodeCertificate = nodeCertificate
+            self.ipkEpochKey = ipkEpochKey
+            self.operationalKey = operationalKey
+            self.vendorID = vendorID
+            self.label = label
+        }
+    }
+
+    /// One ACL entry; `subjects` nil: any subject.
+    public struct AccessControlEntry: Sendable, Hashable {
+        public var fabricIndex: UInt8
+        public var privilege: UInt8
+        public var authMode: UInt8
+        public var subjects: [UInt64]?
+
+        public init(fabricIndex: UInt8, privilege: UInt8, authMode: UInt8, subjects: [UInt64]?) {
+            self.fabricIndex = fabricIndex
+            self.privilege = privilege
+            self.authMode = authMode
+            self.subjects = subjects
+        }
+    }
+
+    public var setup: Setup
+    /// RegulatoryLocationTypeEnum (2: indoor and outdoor) and the country code ("XX": unknown).
+    public var regulatoryConfig: UInt8
+    public var countryCode: String
+    public var fabrics: [Fabric]
+    public var accessControl: [AccessControlEntry]
+
+    public init(
+        setup: Setup, regulatoryConfig: UInt8 = 2, countryCode: String = "XX", fabrics: [Fabric] = [],
+        accessControl: [AccessControlEntry] = []
+    ) {
+        self.setup = setup
+        self.regulatoryConfig = regulatoryConfig
+        self.countryCode = countryCode
+        self.fabrics = fabrics
+        self.accessControl = accessControl
+    }
+}
+
+extension DeviceStore {
+    /// The Matter bridge's state; nil before its first start (or after `matter reset --identity`
+    /// removed nothing: reset always writes one).
+    public func matterBridge() throws(StoreError) -> MatterBridgeRecord? {
+        do {
+            return try queue.read { db -> MatterBridgeRecord? in
+                guard let node = try GRDB.Row.fetchOne(db, sql: "SELECT * FROM matterNode WHERE id = 1") else {
+                    return nil
+                }
+                let setup = MatterBridgeRecord.Setup(
+                    passcode: try Self.number(node, "passcode"), discriminator: try Self.number(node, "discriminator"),
+                    salt: try Self.bytes(node, "salt"), iterations: try Self.number(node, "iterations"))
+                var record = MatterBridgeRecord(
+                    setup: setup, regulatoryConfig: try Self.number(node, "regulatoryConfig"),
+                    countryCode: try Self.value(node, "countryCode", as: String.self))
+                for row in try GRDB.Row.fetchAll(db, sql: "SELECT * FROM matterFabric ORDER BY fabricIndex") {
+                    record.fabrics.append(
+                        MatterBridgeRecord.Fabric(
+                            index: try Self.number(row, "fabricIndex"),
+                            rootCertificate: try Self.bytes(row, "rootCertificate"),
+                            intermediateCertificate: try Self.value(row, "intermediateCertificate", as: Data?.self)
+                                .map { [UInt8]($0) },
+                            nodeCertificate: try Self.bytes(row, "nodeCertificate"),
+                            ipkEpochKey: try Self.bytes(row, "ipkEpochKey"),
+                            operationalKey: try Self.bytes(row, "operationalKey"),
+                            vendorID: try Self.number(row, "vendorID"),
+                            label: try Self.value(row, "label", as: String.self)))
+                }
+                for row in try GRDB.Row.fetchAll(db, sql: "SELECT * FROM matterAccessControl ORDER BY position") {
+                    let subjects = try Self.value(row, "subjects", as: Data?.self).map {
+                        try Self.subjects([UInt8]($0))
+                    }
+                    record.accessControl.append(
+                        MatterBridgeRecord.AccessControlEntry(
+                            fabricIndex: try Self.number(row, "fabricIndex"),
+                            privilege: try Self.number(row, "privilege"),
+                            authMode: try Self.number(row, "authMode"), subjects: subjects))
+                }
+                return record
+            }
+        } catch {
+            throw .readFailed("the Matter bridge's state: \(error)")
+        }
+    }
+
+    /// Keeps the Matter bridge's state, all of it in one transaction (the registry's files are
+    /// its owner's only: it holds operational keys and the passcode).
+    public func saveMatterBridge(_ record: MatterBridgeRecord, now: Date) throws(StoreError) {
+        do {
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO matterNode (id, passcode, discriminator, salt, iterations,
+                        regulatoryConfig, countryCode, updatedAt) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        Int64(record.setup.passcode), Int64(record.setup.discriminator), Data(record.setup.salt),
+                        Int64(record.setup.iterations), Int64(record.regulatoryConfig), record.countryCode,
+                        now.timeIntervalSince1970,
+                    ])
+                try db.execute(sql: "DELETE FROM matterFabric")
+                for fabric in record.fabrics {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO matterFabric (fabricIndex, rootCertificate, intermediateCertificate,
+                            nodeCertificate, ipkEpochKey, operationalKey, vendorID, label)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            Int64(fabric.index), Data(fabric.rootCertificate),
+                            fabric.intermediateCertificate.map { Data($0) },
+                            Data(fabric.nodeCertificate), Data(fabric.ipkEpochKey), Data(fabric.operationalKey),
+                            Int64(fabric.vendorID), fabric.label,
+                        ])
+                }
+                try db.execute(sql: "DELETE FROM matterAccessControl")
+                for (position, entry) in record.accessControl.enumerated() {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO matterAccessControl (position, fabricIndex, privilege, authMode, subjects)
+                            VALUES (?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
+                            entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
+                        ])
+                }
+            }
+        } catch {
+            throw .writeFailed("the Matter bridge's state: \(error)")
+        }
+        restrictToOwner()
+    }
+
+    /// The tables of the Matter bridge (migration "v10: matter bridge").
+    static func createMatterTables(_ db: Database) throws {
+        try db.create(table: "matterNode") { table in
+            table.primaryKey("id", .integer)  // one row: the setup identity and the regulatory config
+            table.column("passcode", .integer).notNull()  // kept for `matter show` (owner-only file)
+            table.column("discriminator", .integer).notNull()
+            table.column("salt", .blob).notNull()
+            table.column("iterations", .integer).notNull()
+            table.column("regulatoryConfig", .integer).notNull()
+            table.column("countryCode", .text).notNull()
+            table.column("updatedAt", .double).notNull()
+        }
+        try db.create(table: "matterFabric") { table in
+            table.primaryKey("fabricIndex", .integer)
+            table.column("rootCertificate", .blob).notNull()  // Matter TLV
+            table.column("intermediateCertificate", .blob)
+            table.column("nodeCertificate", .blob).notNull()
+            table.column("ipkEpochKey", .blob).notNull()
+            table.column("operationalKey", .blob).notNull()  // raw P-256 private key
+            table.column("vendorID", .integer).notNull()
+            table.column("label", .text).notNull()
+        }
+        try db.create(table: "matterAccessControl") { table in
+            table.primaryKey("position", .integer)
+            table.column("fabricIndex", .integer).notNull()
+            table.column("privilege", .integer).notNull()
+            table.column("authMode", .integer).notNull()
+            table.column("subjects", .blob)  // 8 bytes big-endian each; NULL: any subject
+        }
+    }
+
+    /// A stored integer as `Value`, refused (never trapped on) when it is not one or does not fit: a
+    /// damaged or edited registry.
+    private static func number<Value: FixedWidthInteger>(_ row: GRDB.Row, _ column: String) throws -> Value {
+        let stored = try value(row, column, as: Int64?.self)
+        guard let stored, let value = Value(exactly: stored) else {
+            throw Unreadable("\(column) is \(stored.map(String.init) ?? "missing"), not a \(Value.self)")
+        }
+        return value
+    }
+
+    /// The column's value; what GRDB says of one it cannot decode is not repeated (it shows the row).
+    private static func value<Value: DatabaseValueConvertible>(
+        _ row: GRDB.Row, _ column: String, as type: Value.Type
+    ) throws -> Value {
+        do { return try row.decode(type, forColumn: column) } catch {
+            throw Unreadable("\(column) holds a value of another type")
+        }
+    }
+
+    private static func bytes(_ row: GRDB.Row, _ column: String) throws -> [UInt8] {
+        [UInt8](try value(row, column, as: Data.self))
+    }
+
+    private static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+    }
+
+    private static func subjects(_ bytes: [UInt8]) throws -> [UInt64] {
+        guard bytes.count % 8 == 0 else { throw Unreadable("an ACL entry's subjects are not 8-byte ids") }
+        return stride(from: 0, to: bytes.count, by: 8).map { start in
+            bytes[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        }
+    }
+
+    /// A stored value that is not what its column holds.
+    private struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}

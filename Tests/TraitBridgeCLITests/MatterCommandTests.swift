@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import TraitBridgeJSON
+import TraitBridgeMatterDevice
+import TraitBridgeStore
+
+@testable import TraitBridgeCLI
+
+/// `traitbridge matter show|reset` on a registry (exact help, the codes shown, fabrics forgotten
+/// with the identity kept, a new identity made, a damaged state refused with what to do), and
+/// the `matterBridge` section's checks.
+@Suite("traitbridge matter")
+struct MatterCommandTests {
+    static let help = """
+        OVERVIEW: Show the Matter bridge's pairing codes and fabrics, or forget its
+        fabrics.
+
+        serve's matterBridge section makes the bridge a Matter device (an On/Off Light
+        standing for one device); its setup identity (passcode, discriminator) and the
+        fabrics that commissioned it (their certificates and operational keys) are kept
+        in the registry. These commands read and change them there: give them serve's
+        --data-dir.
+
+        Examples:
+          traitbridge matter show
+          traitbridge matter reset --data-dir /var/lib/traitbridge
+
+        USAGE: traitbridge matter <subcommand>
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          show                    Print the manual pairing code, the QR payload and the
+                                  fabrics.
+          reset                   Forget every fabric, so controllers can commission
+                                  the bridge again.
+
+          See 'traitbridge help matter <subcommand>' for detailed help.
+        """
+
+    @Test("help for matter is exact; show and reset read and change the registry's state")
+    func showAndReset() throws {
+        let result = try CommandRunner.run(["matter", "--help"])
+        #expect(result.standardOutput == Self.help + "\n", "\(result.standardOutput)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mt-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(empty.exitCode == 1 && empty.standardError.contains("no Matter bridge state"), "\(empty)")
+        let notReset = try CommandRunner.run(["matter", "reset", "--data-dir", folder.path])
+        #expect(notReset.exitCode == 1 && notReset.standardError.contains("no Matter bridge state"), "\(notReset)")
+
+        let made = try MatterBridgeState.fresh(passcode: 20_202_021, discriminator: 3840)
+        #expect(made.setup.manualPairingCode == "34970112332", "the SDK's example device's code")
+        let store = try DeviceStore(directory: folder.path)
+        try store.saveMatterBridge(made.record, now: Date())
+        let shown = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(shown.exitCode == 0, "\(shown)")
+        #expect(shown.standardOutput.contains("manual code     34970112332"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("QR payload      MT:") && shown.standardOutput.contains("3840"))
+        #expect(shown.standardOutput.contains("not commissioned"), "\(shown.standardOutput)")
+
+        let reset = try CommandRunner.run(["matter", "reset", "--data-dir", folder.path])
+        #expect(
+            reset.exitCode == 0 && reset.standardOutput.contains("removed 0 fabrics; manual pairing code 34970112332"))
+        #expect(try store.matterBridge()?.setup == made.record.setup, "the identity is kept, the salt too")
+
+        // A damaged state (a fabric that does not decode): refused, and --identity makes a new one.
+        var damaged = made.record
+        damaged.fabrics = [
+            .init(
+                index: 1, rootCertificate: [1, 2], intermediateCertificate: nil, nodeCertificate: [3],
+                ipkEpochKey: [UInt8](repeating: 0, count: 16), operationalKey: [UInt8](repeating: 1, count: 32),
+                vendorID: 0xFFF1, label: "")
+        ]
+        damaged.accessControl = [
+            .init(fabricIndex: 1, privilege: 5, authMode: 2, subjects: [0x1_B669, 0xFFFF_FFFD_0001_0001]),
+            .init(fabricIndex: 1, privilege: 3, authMode: 2, subjects: nil),
+        ]
+        try store.saveMatterBridge(damaged, now: Date())
+        #expect(try store.matterBridge() == damaged, "the registry keeps what it is given, byte for byte")
+        let refused = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(
+            refused.standardError.contains("fabric 1: a certificate does not decode")
+                && refused.standardError.contains("matter reset --identity"), "\(refused.standardError)")
+        let renewed = try CommandRunner.run(["matter", "reset", "--identity", "--data-dir", folder.path])
+        #expect(renewed.exitCode == 0 && renewed.standardOutput.contains("a new identity"), "\(renewed)")
+        let fresh = try #require(try store.matterBridge())
+        #expect(fresh.fabrics.isEmpty && fresh.setup.salt != made.record.setup.salt)
+    }
+
+    @Test("the matterBridge section: defaults, each key checked with its path, the device required")
+    func configuration() throws {
+        func parse(_ text: String) -> Result<ServeConfiguration, ConfigurationError> {
+            do { return .success(try ServeConfiguration.parse(Array(text.utf8), path: "c.json")) } catch {
+                return .failure(error)
+            }
+        }
+        let minimal = try parse(#"{"matterBridge": {"device": "Desk lamp"}}"#).get().matterBridge
+        #expect(minimal == MatterBridgeSettings(device: "Desk lamp"))
+        #expect(minimal?.listen == "0.0.0.0" && minimal?.port == 5540 && minimal?.mdnsInterfaces == [])
+        let full = try parse(
+            #"{"matterBridge": {"listen": "10.0.0.2", "port": 0, "mdns": ["eth0"], "passcode": 20202021, "#
+                + #""discriminator": 4095, "name": "Hall", "device": "z2m-1"}}"#
+        ).get().matterBridge
+        #expect(
+            full
+                == MatterBridgeSettings(
+                    listen: "10.0.0.2", port: 0, mdnsInterfaces: ["eth0"], passcode: 20_202_021, discriminator: 4095,
+                    name: "Hall", device: "z2m-1"))
+        let refusals: [(String, String)] = [
+            (#"{"matterBridge": {}}"#, #"matterBridge: give "device""#),
+            (#"{"matterBridge": 1}"#, "matterBridge: expected an object with listen, port"),
+            (
+                #"{"matterBridge": {"device": "a", "port": 65536}}"#,
+                "matterBridge.port: expected a port from 0 to 65535"
+            ),
+            (#"{"matterBridge": {"device": "a", "port": 1.5}}"#, "matterBridge.port: expected a port"),
+            (#"{"matterBridge": {"device": "a", "passcode": 12345678}}"#, "matterBridge.passcode: expected a setup"),
+            (#"{"matterBridge": {"device": "a", "passcode": 99999999}}"#, "matterBridge.passcode: expected a setup"),
+            (#"{"matterBridge": {"device": "a", "passcode": 4294967297}}"#, "matterBridge.passcode: expected"),
+            (#"{"matterBridge": {"device": "a", "passcode": "20202021"}}"#, "matterBridge.passcode: expected"),
+            (#"{"matterBridge": {"device": "a", "discriminator": 4096}}"#, "matterBridge.discriminator: expected"),
+            (#"{"matterBridge": {"device": "a", "discriminator": -1}}"#, "matterBridge.discriminator: expected"),
+            (#"{"matterBridge": {"device": "a", "mdns": "eth0"}}"#, "matterBridge.mdns: expected a list"),
+            (#"{"matterBridge": {"device": "a", "mdns": [""]}}"#, "matterBridge.mdns: expected a list"),
+            (#"{"matterBridge": {"device": "a", "listen": ""}}"#, "matterBridge.listen: expected an address"),
+            (
+                #"{"matterBridge": {"device": "a", "name": "\#(String(repeating: "n", count: 33))"}}"#,
+                "matterBridge.name: expected a name of 1 to 32 bytes"
+            ),
+            (#"{"matterBridge": {"device": ""}}"#, "matterBridge.device: expected the id or name"),
+            (#"{"matterBridge": {"device": "a", "pin": 1}}"#, "matterBridge.pin: unknown key 'pin'; allowed: listen"),
+        ]
+        for (text, message) in refusals {
+            guard case .failure(let error) = parse(text) else {
+                Issue.record("accepted: \(text)")
+                continue
+            }
+            #expect(error.description.contains(message), "\(text): \(error)")
+        }
+    }
+}
