@@ -30,7 +30,9 @@ public final class MatterServerPeer: @unchecked Sendable {
                 "the Matter Server is not installed at \(path): run scripts/install-matter-server.sh"
             case .didNotStart(let log): "the Matter Server did not start within 60 s; its log: \(log)"
             case .refused(let answer): "the Matter Server refused: \(answer)"
-            case .busy: "another Matter Server of TraitBridge's ran on this machine for 180 s; stop it and try again"
+            case .busy:
+                "another Matter Server of TraitBridge's ran on this machine for \(MatterServerPeer.lockWait);"
+                    + " stop it and try again"
             }
         }
     }
@@ -61,7 +63,7 @@ public final class MatterServerPeer: @unchecked Sendable {
         }
         self.repository = repository
         self.sandbox = try sandbox ?? NetworkSandbox(repository: repository)
-        guard let lock = MachineLock("matter-server", waitUpTo: .seconds(180), shouldStop: shouldStop) else {
+        guard let lock = MachineLock("matter-server", waitUpTo: Self.lockWait, shouldStop: shouldStop) else {
             throw PeerError.busy
         }
         self.lock = lock
@@ -100,6 +102,10 @@ public final class MatterServerPeer: @unchecked Sendable {
     }
 
     public var url: String { "ws://\(sandbox.peerAddress):\(port)/ws" }
+
+    /// How long a start waits for another Matter Server of ours (one at a time: port 5580): under `make
+    /// test` five suites take turns, each holding it up to a minute or two under AddressSanitizer.
+    public static let lockWait = Duration.seconds(600)
     public var pid: pid_t? { process?.pid }
 
     /// Stops the server (SIGTERM, then SIGKILL after 5 s).

@@ -28,6 +28,10 @@ public final class MatterDeviceServer: Service, Sendable {
         public var mdnsInterfaces: [String]?
         /// Added to avahi-publish's environment (tests: the sandbox's `DBUS_SYSTEM_BUS_ADDRESS`).
         public var mdnsEnvironment: [String: String] = [:]
+        /// Where the node's timer task runs; nil: Swift's global executor. The timer is an unstructured
+        /// task, which does not follow a caller's task executor preference: tests whose serving runs on
+        /// a dedicated executor (off a starved cooperative pool) give it one too.
+        public var timerExecutor: (any TaskExecutor)?
 
         public init(host: String = "127.0.0.1", port: Int = 5540, mdnsInterfaces: [String]? = nil) {
             self.host = host
@@ -212,8 +216,9 @@ public final class MatterDeviceServer: Service, Sendable {
                 if node.nextDeadline != armed {
                     timer?.cancel()
                     armed = node.nextDeadline
+                    let executor = settings.timerExecutor
                     timer = armed.map { deadline in
-                        Task {
+                        Task(executorPreference: executor) {
                             do { try await Task.sleep(until: deadline) } catch { return }  // re-armed or stopped
                             continuation.yield(.tick)
                         }

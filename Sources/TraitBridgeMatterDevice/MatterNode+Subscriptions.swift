@@ -136,6 +136,9 @@ extension MatterNode {
             interactions.subscriptions.remove(at: index)
             return
         }
+        log(
+            .debug,
+            "Matter: subscription \(subscription.id) reported \(reports.count) attributes, \(events.count) events")
         interactions.subscriptions[index].reported = encoded
         interactions.subscriptions[index].lastReport = now
         interactions.subscriptions[index].inFlight = exchange

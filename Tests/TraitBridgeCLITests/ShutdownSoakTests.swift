@@ -87,14 +87,15 @@ struct ShutdownSoakTests {
             #expect(controller.send(["op": "verify"])?["ok"] as? Bool == true, "round \(round): a verified session")
             if let offer {
                 let live = try CommandRunner.run(
-                    ["camera", "live", "Front door", "--offer", offer, "--broker", bed.broker.url])
+                    // 30 s: under make test on two cores the CLI's 10 s for the retained state ran out once.
+                    ["camera", "live", "Front door", "--offer", offer, "--broker", bed.broker.url, "--timeout", "30"])
                 let names = Self.deviceNames(bed.broker)
                 let tail = BridgeProcess.tail(LogFile.read(log), lines: 40)
                 #expect(live.exitCode == 0, "round \(round): a live session: \(live.standardError) \(names) \(tail)")
             }
             let name = "Soak relay \(round)"
             let rename = try CommandRunner.run(
-                ["rename", renamed ?? "Relay", name, "--broker", bed.broker.url])
+                ["rename", renamed ?? "Relay", name, "--broker", bed.broker.url, "--timeout", "30"])
             #expect(rename.exitCode == 0, "round \(round): \(rename.standardOutput) \(rename.standardError)")
             if rename.exitCode == 0 { renamed = name }
             let flood = try ChildProcess(

@@ -15,22 +15,11 @@ import TraitBridgeTesting
 struct MatterCommissioningTests {
     @Test("commissioned end to end, then its light toggled over CASE")
     func commissioned() throws {
-        let sandbox = try NetworkSandbox(repository: SDKController.repository)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-commission-\(UUID().uuidString)")
-        defer {
-            sandbox.remove()
-            try? FileManager.default.removeItem(at: folder)
-        }
-        let paa = folder.appendingPathComponent("paa")
-        try FileManager.default.createDirectory(at: paa, withIntermediateDirectories: true)
-        try Data(DeviceAttestation.sdkTestPAACertificate).write(
-            to: paa.appendingPathComponent("Chip-Test-PAA-FFF1-Cert.der"))
-        let bus = try MDNSResponder.start(in: sandbox, repository: SDKController.repository, folder: folder)
-        var settings = MatterDeviceServer.Settings(
-            host: sandbox.hostAddress, port: 0, mdnsInterfaces: [sandbox.hostInterface])
-        settings.mdnsEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
+        let bed = try MatterTestBed()
+        defer { bed.remove() }
+        let (sandbox, paa) = (bed.sandbox, bed.paa)
         try MatterDeviceServerTests.withServer(
-            host: sandbox.hostAddress, settings: settings, endpoints: [OnOffLight(id: 1)]
+            host: sandbox.hostAddress, settings: bed.deviceSettings, endpoints: [OnOffLight(id: 1)]
         ) { server, log in
             let run = try await SDKController.run(
                 [

@@ -86,13 +86,18 @@ struct MatterDeviceServerTests {
     /// Runs `body` with a device on `host`, port 0, passcode 20202021, stopped by graceful shutdown;
     /// off the cooperative pool (the suite's synchronous tests may hold both of its threads longer
     /// than the SDK's controller waits for an answer, as seen under `make test`), 3 minutes at most.
+    /// `exclusive`: alone among our Matter peers on this machine (``SDKController/exclusively(_:)``); a
+    /// test that already holds a Matter Server (which takes the same lock) passes false.
     static func withServer(
         host: String, settings: MatterDeviceServer.Settings? = nil, endpoints: [any ApplicationEndpoint] = [],
-        _ body: @escaping @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
+        exclusive: Bool = true, _ body: @escaping @Sendable (MatterDeviceServer, Recorder<String>) async throws -> Void
     ) throws {
-        try runOffThePool("matter-device-test", within: .seconds(180)) {
-            try await serve(host: host, settings: settings, endpoints: endpoints, body)
+        let run = {
+            try runOffThePool("matter-device-test", within: .seconds(180)) {
+                try await serve(host: host, settings: settings, endpoints: endpoints, body)
+            }
         }
+        if exclusive { try SDKController.exclusively(run) } else { try run() }
     }
 
     static func serve(
@@ -105,8 +110,10 @@ struct MatterDeviceServerTests {
         let setup = try MatterSetup(
             passcode: try SetupPasscode(20_202_021), discriminator: 3840, vendorID: 0xFFF1, productID: 0x8001,
             using: &generator)
-        let server = MatterDeviceServer(
-            setup: setup, settings: settings ?? .init(host: host, port: 0), endpoints: endpoints, logger: logger)
+        var settings = settings ?? .init(host: host, port: 0)
+        // The timer off the cooperative pool too (see runOffThePool): MRP and handshake time-outs keep their time.
+        settings.timerExecutor = settings.timerExecutor ?? DedicatedExecutor(label: "matter-device-timer")
+        let server = MatterDeviceServer(setup: setup, settings: settings, endpoints: endpoints, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TraitBridgeDNSSD
+import TraitBridgeLocalBroker
 import TraitBridgeMatterDevice
 import TraitBridgeMatterTransport
 import TraitBridgeTesting
@@ -103,6 +104,19 @@ struct MatterDiscoveryTests {
 }
 
 extension SDKController {
+    /// Runs `body` while no other Matter peer of ours runs on this machine (the Matter Server's lock):
+    /// under `make test` the SDK's controllers and Matter Servers of several suites at once starved each
+    /// other's time-outs on two cores. Throws when the lock is not had within ``MatterServerPeer/lockWait``.
+    /// The wait blocks the calling thread: only for synchronous tests whose holders run off the
+    /// cooperative pool (``MatterDeviceServerTests/withServer``), never around an async test's body.
+    static func exclusively<Result>(_ body: () throws -> Result) throws -> Result {
+        guard let lock = MachineLock("matter-server", waitUpTo: MatterServerPeer.lockWait) else {
+            throw MatterServerPeer.PeerError.busy
+        }
+        defer { lock.release() }
+        return try body()
+    }
+
     /// Why the SDK's controller and an mDNS responder in a sandbox cannot run here, or nil.
     static var mdnsUnavailableReason: String? {
         unavailableReason ?? MDNSResponder.unavailableReason(repository: repository)
