@@ -243,6 +243,7 @@ let package = Package(
                 "TraitBridgeMatterServer",
                 "TraitBridgeMatterDevice",
                 "TraitBridgeMatterCommissioning",
+                "TraitBridgeMatterCredentials",
                 "TraitBridgeMatterSecureChannel",
                 "TraitBridgeCloud",
                 "TraitBridgeMQTT",

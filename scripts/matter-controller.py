@@ -9,6 +9,10 @@ Steps:
   commission  PASE as above, then the SDK's whole commissioning (attestation against --paa-dir, CSR,
             the NOC chain, CASE found by DNS-SD, CommissioningComplete); then endpoint 1's On/Off read,
             toggled and read again over CASE.
+  commission-then-resume  commission as above, then end the controller's sessions with the device
+            (ExpireSessions) and read On/Off again: the SDK opens a new CASE session, and since it
+            holds the first session's resumption record it asks to resume it (Sigma1 with a
+            resumption ID and MIC; the device may answer Sigma2_Resume or a full Sigma2).
   resolve   resolve a node's operational record (`_matter._tcp`) from its compressed fabric id and
             node id, and list its addresses.
 
@@ -40,7 +44,7 @@ def main() -> int:
                         help="the fabric's compressed id, in hex (resolve)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for the step, at most")
     parser.add_argument("--paa-dir", help="PAA roots (.der) the commissioning trusts (commission; default: --storage)")
-    parser.add_argument("step", choices=["pase", "commission", "discover", "resolve"])
+    parser.add_argument("step", choices=["pase", "commission", "commission-then-resume", "discover", "resolve"])
     args = parser.parse_args()
     needed = {"discover": [], "resolve": ["compressed_fabric_id"]}.get(args.step, ["address", "port", "passcode"])
     missing = [name for name in needed if getattr(args, name) is None]
@@ -75,7 +79,7 @@ def main() -> int:
             return await resolve()
         await controller.EstablishPASESessionIP(args.address, args.passcode, args.node_id, args.port)
         result["established"] = True
-        if args.step == "commission":
+        if args.step in ("commission", "commission-then-resume"):
             from chip.clusters import Objects as clusters
 
             result["commissioned"] = False
@@ -92,6 +96,10 @@ def main() -> int:
             result["onOff"].append(await read_on_off())
             name = await controller.ReadAttribute(args.node_id, [(0, clusters.BasicInformation.Attributes.VendorName)])
             result["vendorName"] = name[0][clusters.BasicInformation][clusters.BasicInformation.Attributes.VendorName]
+            if args.step == "commission-then-resume":
+                # Drops the CASE session (not the resumption record): the read needs a new one.
+                controller.ExpireSessions(args.node_id)
+                result["onOffAfterNewSession"] = await read_on_off()
 
     async def discover() -> None:
         # Stops at the first answer, or after the step's time less a margin for the rest.

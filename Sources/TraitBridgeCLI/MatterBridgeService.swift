@@ -100,8 +100,16 @@ final class MatterBridgeService: Service, Sendable {
             mdnsInterfaces: settings.mdnsInterfaces.isEmpty ? nil : settings.mdnsInterfaces)
         var information = DeviceInformation()
         if let name = settings.name { information.nodeLabel = name }
+        if let vendorID = settings.vendorID { information.vendorID = vendorID }
+        if let productID = settings.productID { information.productID = productID }
+        if let files = settings.attestation {
+            logger.notice("Matter: attesting as \(files.checked) (DAC \(files.dac), PAI \(files.pai), CD \(files.cd))")
+        } else {
+            logger.notice("Matter: attesting with the SDK's public test DAC: commissioners must trust the test PAA")
+        }
         let server = MatterDeviceServer(
             setup: state.setup, settings: serverSettings, information: information,
+            attestation: settings.attestation?.attestation ?? .sdkTestCredentials,
             endpoints: [OnOffLight(id: Self.endpoint)],
             onOffCommanded: { _, isOn in relay.commanded(isOn: isOn) }, restoring: state.snapshot,
             persist: persist, logger: logger)

@@ -19,13 +19,22 @@ struct MatterBridgeSettings: Sendable, Hashable {
     var name: String?
     /// The unified device (id or name) whose `matter.OnOff` the light stands for.
     var device = ""
+    /// Basic Information's VendorID and ProductID: the DAC's (the SDK test DAC's 0xFFF1/0x8001 without
+    /// `attestation`), required with `attestation`.
+    var vendorID: UInt16?
+    var productID: UInt16?
+    /// The product's own DAC, PAI, CD and DAC key; nil: the SDK's public test credentials.
+    var attestation: MatterAttestationFiles?
 }
 
 extension ServeConfiguration {
-    static let matterBridgeKeys = ["listen", "port", "mdns", "passcode", "discriminator", "name", "device"]
+    static let matterBridgeKeys = [
+        "listen", "port", "mdns", "passcode", "discriminator", "name", "device", "vendorId", "productId", "attestation",
+    ]
 
     /// `matterBridge`: `{"listen", "port", "mdns": [interfaces], "passcode", "discriminator", "name",
-    /// "device"}`; the bridge is a Matter device only with the section, and `device` is required.
+    /// "device", "vendorId", "productId", "attestation"}`; the bridge is a Matter device only with the
+    /// section, and `device` is required.
     static func parseMatterBridge(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> MatterBridgeSettings
     {
@@ -79,6 +88,16 @@ extension ServeConfiguration {
                 }
                 settings.device = device
                 hasDevice = true
+            case "vendorId", "productId":
+                guard let id = parseMatterID(member), id != 0 else {
+                    throw fail(
+                        keyAt,
+                        "expected the DAC's \(key == "vendorId" ? "vendor" : "product") id, 1 to 65535 "
+                            + "or a hex string such as \"0xFFF1\"")
+                }
+                if key == "vendorId" { settings.vendorID = id } else { settings.productID = id }
+            case "attestation":
+                settings.attestation = try parseMatterAttestation(member, at: keyAt, fail: fail)
             default:
                 throw fail(keyAt, "unknown key '\(key)'; allowed: \(matterBridgeKeys.joined(separator: ", "))")
             }
@@ -87,6 +106,7 @@ extension ServeConfiguration {
             throw fail(
                 at, "give \"device\": the id or name of the device whose matter.OnOff the Matter light stands for")
         }
+        try checkMatterIDs(settings, at: at, fail: fail)
         return settings
     }
 }

@@ -181,15 +181,18 @@ enum MatterCASEInputs {
             switch sent.opcode {
             case .caseSigma2:
                 precondition(before == "listening" && responder.phase == "awaiting Sigma3", "Sigma2 out of turn")
+            case .caseSigma2Resume:
+                precondition(
+                    before == "listening" && responder.phase == "awaiting resume status", "Sigma2_Resume out of turn")
             case .statusReport:
-                precondition(before == "awaiting Sigma3" && responder.phase == before, "BUSY out of turn")
+                precondition(before != "listening" && responder.phase == before, "BUSY out of turn")
                 precondition((try? StatusReport(decoding: sent.payload)) != nil, "a BUSY that does not decode")
             default: preconditionFailure("the responder sent \(sent.opcode)")
             }
             return nil
         case .established(let established):
             precondition(responder.phase == "listening", "the responder does not listen after a session")
-            precondition(established.reply.exchange == exchange && established.fabricIndex == 1, "a stray session")
+            precondition(established.reply?.exchange == exchange && established.fabricIndex == 1, "a stray session")
             return .session
         case .failed(let failure):
             precondition(responder.phase == "listening", "the responder does not listen after a failure")

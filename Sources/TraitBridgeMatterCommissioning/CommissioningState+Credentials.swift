@@ -37,15 +37,17 @@ extension CommissioningState {
     }
 
     /// CSRRequest: a fresh operational key for this fail-safe, replacing an earlier one. Needs the
-    /// fail-safe; refused (CONSTRAINT_ERROR) once AddNOC has run in it, and for UpdateNOC without a
-    /// fabric (INVALID_COMMAND).
+    /// fail-safe; refused (CONSTRAINT_ERROR) once AddNOC or UpdateNOC has run in it, for UpdateNOC
+    /// without a fabric (INVALID_COMMAND) and for UpdateNOC after AddTrustedRootCertificate (FAILURE).
     public mutating func makeOperationalKey(
         isForUpdateNOC: Bool, context: CommandContext
     ) -> Result<OperationalKeyPair, StatusCode> {
         advance(to: context.now)
         guard !isForUpdateNOC || fabric(context.fabricIndex) != nil else { return .failure(.invalidCommand) }
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failure(.failsafeRequired) }
-        guard armed.addedFabricIndex == nil else { return .failure(.constraintError) }
+        guard !armed.isNOCInvoked else { return .failure(.constraintError) }
+        // An update keeps the fabric's root: the SDK's key allocation fails with a root pending.
+        guard !isForUpdateNOC || armed.pendingRoot == nil else { return .failure(.failure) }
         let key = OperationalKeyPair()
         armed.pendingKey = key
         armed.isCSRForUpdateNOC = isForUpdateNOC
@@ -58,7 +60,7 @@ extension CommissioningState {
     public mutating func addTrustedRoot(_ tlv: [UInt8], context: CommandContext) -> StatusCode {
         advance(to: context.now)
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failsafeRequired }
-        guard armed.pendingRoot == nil, armed.addedFabricIndex == nil else { return .constraintError }
+        guard armed.pendingRoot == nil, !armed.isNOCInvoked else { return .constraintError }
         guard let root = try? OperationalCertificate(tlv: tlv), root.subject.rcacID != nil, root.isCA,
             root.issuer == root.subject, Self.isSelfSigned(root)
         else { return .invalidCommand }
@@ -76,7 +78,7 @@ extension CommissioningState {
         advance(to: context.now)
         guard var armed = failSafe, armed.isHeld(by: context) else { return .failure(.failsafeRequired) }
         guard request.ipkEpochKey.count == 16 else { return .failure(.invalidCommand) }
-        guard armed.addedFabricIndex == nil else { return .failure(.constraintError) }
+        guard !armed.isNOCInvoked else { return .failure(.constraintError) }
         guard let key = armed.pendingKey else { return .success(NOCResponse(.missingCsr)) }
         guard !armed.isCSRForUpdateNOC else { return .failure(.constraintError) }
         guard let root = armed.pendingRoot else { return .success(NOCResponse(.invalidNOC)) }
@@ -139,6 +141,7 @@ extension CommissioningState {
         fabrics.removeAll { $0.index == index }
         accessControl.removeAll { $0.fabricIndex == index }
         if failSafe?.addedFabricIndex == index { failSafe?.addedFabricIndex = nil }
+        if failSafe?.fabricBeforeUpdate?.index == index { failSafe?.fabricBeforeUpdate = nil }
         notices.append(.fabricRemoved(index: index))
         return NOCResponse(.ok, fabricIndex: index)
     }

@@ -82,12 +82,15 @@ public struct SnapshotError: Error, Sendable, Hashable, CustomStringConvertible 
 
 extension CommissioningState {
     /// The committed state (fabrics, ACL, regulatory config): what a restart must find again. A
-    /// fabric the armed fail-safe added, and its ACL entries, are left out until it is committed.
+    /// fabric the armed fail-safe added, and its ACL entries, are left out until it is committed; a
+    /// fabric UpdateNOC changed is kept as it was before until then.
     public var snapshot: CommissioningSnapshot {
         let pending = failSafe?.addedFabricIndex
+        let previous = failSafe?.fabricBeforeUpdate
         return CommissioningSnapshot(
-            fabrics: fabrics.filter { $0.index != pending }.map { fabric in
-                CommissioningSnapshot.StoredFabric(
+            fabrics: fabrics.filter { $0.index != pending }.map { live in
+                let fabric = live.index == previous?.index ? previous ?? live : live
+                return CommissioningSnapshot.StoredFabric(
                     index: fabric.index, rootCertificate: fabric.chain.rcac.tlv,
                     intermediateCertificate: fabric.chain.icac?.tlv, nodeCertificate: fabric.chain.noc.tlv,
                     ipkEpochKey: fabric.ipkEpochKey,

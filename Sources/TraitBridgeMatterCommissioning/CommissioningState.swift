@@ -113,12 +113,17 @@ public struct CommissioningState: Sendable {
     }
 
     /// Undoes everything the fail-safe staged: the pending root and key, the fabric AddNOC added
-    /// and its ACL entries; the breadcrumb goes to 0.
+    /// and its ACL entries, the NOC (ICAC) and key UpdateNOC replaced; the breadcrumb goes to 0.
     mutating func rollBack(_ reason: CommissioningNotice.RollbackReason) {
         guard let failSafe else { return }
         if let added = failSafe.addedFabricIndex {
             fabrics.removeAll { $0.index == added }
             accessControl.removeAll { $0.fabricIndex == added }
+        }
+        if let previous = failSafe.fabricBeforeUpdate,
+            let position = fabrics.firstIndex(where: { $0.index == previous.index })
+        {
+            fabrics[position] = previous
         }
         self.failSafe = nil
         breadcrumb = 0
@@ -149,6 +154,13 @@ public struct FailSafe: Sendable {
     public internal(set) var isCSRForUpdateNOC = false
     /// The fabric AddNOC added in this fail-safe, not yet committed.
     public internal(set) var addedFabricIndex: UInt8?
+    /// The fabric as it was before UpdateNOC replaced its NOC (ICAC) and key in this fail-safe: what
+    /// a rollback restores and what the snapshot keeps until CommissioningComplete commits the update.
+    public internal(set) var fabricBeforeUpdate: Fabric?
+
+    /// Whether AddNOC or UpdateNOC has succeeded in this fail-safe (the SDK's NocCommandHasBeenInvoked):
+    /// then CSRRequest, AddTrustedRootCertificate, AddNOC and UpdateNOC are CONSTRAINT_ERROR.
+    public var isNOCInvoked: Bool { addedFabricIndex != nil || fabricBeforeUpdate != nil }
 
     /// Whether the session of `context` holds this fail-safe: the one that armed it, a session of
     /// the fabric AddNOC added (the SDK binds the commissioning PASE session to it), or PASE when
@@ -172,10 +184,13 @@ public enum CommissioningNotice: Sendable, Hashable {
     /// The fail-safe was armed by this fabric's session (0: PASE).
     case failSafeArmed(fabricIndex: UInt8)
     /// The fail-safe ended without CommissioningComplete; what it staged is gone and the breadcrumb
-    /// is 0. With a removed fabric, close its sessions and stop advertising it.
+    /// is 0. With a removed fabric, close its sessions and stop advertising it. After an UpdateNOC the
+    /// fabric has its old NOC and key again: CASE and the announcement must use them (no fabric removed).
     case failSafeRolledBack(RollbackReason, removedFabricIndex: UInt8?)
     /// AddNOC installed a fabric: advertise `_matter._tcp` for it, accept CASE, and bind the PASE
-    /// session that sent AddNOC to this fabric index (as the SDK does).
+    /// session that sent AddNOC to this fabric index (as the SDK does). Also sent when UpdateNOC (always
+    /// on CASE, so nothing is bound) gave the fabric a new NOC and key: announce the node id it now has
+    /// and answer CASE with the new chain.
     case fabricAdded(index: UInt8)
     /// CommissioningComplete committed the fabric; the PASE session may be closed.
     case commissioningCompleted(fabricIndex: UInt8)

@@ -1,6 +1,6 @@
 public import TraitBridgeMatterCodec
-import TraitBridgeMatterInteraction
 internal import TraitBridgeMatterCredentials
+import TraitBridgeMatterInteraction
 
 /// Commands of General Commissioning (0x0030) and Operational Credentials (0x003E): fields decoded
 /// from TLV and checked here — a missing or mistyped field is INVALID_COMMAND, a value outside its
@@ -74,6 +74,12 @@ extension RootEndpoint {
             return try csrRequest(fields, context)
         case 0x06:
             return Self.nocResponse(try state.addNOC(try Self.addNOCRequest(fields), context: context).get())
+        case 0x07:
+            // As HandleUpdateNOC: a certificate over 400 bytes is INVALID_COMMAND, before the fail-safe.
+            let noc = try fields.octets(0, maxBytes: .max)
+            let icac = try fields.optionalOctets(1, maxBytes: .max)
+            guard noc.count <= 400, (icac?.count ?? 0) <= 400 else { throw .invalidCommand }
+            return Self.nocResponse(try state.updateNOC(noc: noc, icac: icac, context: context).get())
         case 0x09:
             // Over 32 bytes is INVALID_COMMAND in the SDK (a TODO there says it may become CONSTRAINT_ERROR).
             let label: String

@@ -131,7 +131,8 @@ struct ClusterMetadata {
         ClusterID.generalDiagnostics: .init(revision: 2, featureMap: 0, accepted: [0x0, 0x1], generated: [0x2]),
         ClusterID.administratorCommissioning: .init(revision: 1, featureMap: 0, accepted: [0x0, 0x2], generated: []),
         ClusterID.operationalCredentials: .init(
-            revision: 2, featureMap: 0, accepted: [0x0, 0x2, 0x4, 0x6, 0x9, 0xA, 0xB], generated: [0x1, 0x3, 0x5, 0x8]),
+            revision: 2, featureMap: 0, accepted: [0x0, 0x2, 0x4, 0x6, 0x7, 0x9, 0xA, 0xB],
+            generated: [0x1, 0x3, 0x5, 0x8]),
         ClusterID.groupKeyManagement: .init(revision: 2, featureMap: 0, accepted: [], generated: []),
     ]
 }

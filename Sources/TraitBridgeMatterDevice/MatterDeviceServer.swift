@@ -58,6 +58,8 @@ public final class MatterDeviceServer: Service, Sendable {
     let setup: MatterSetup
     let settings: Settings
     let information: DeviceInformation
+    /// The DAC, PAI, CD and DAC key the root endpoint answers attestation with.
+    public let attestation: DeviceAttestation
     let endpoints: [any ApplicationEndpoint]
     let logger: Logger
     private let boundPort = Mutex<Int?>(nil)
@@ -77,13 +79,16 @@ public final class MatterDeviceServer: Service, Sendable {
     private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
     /// A device with `setup`'s identity serving `endpoints` beside its root (whose Basic Information is
-    /// `information`). `restoring`: the committed state it had (its fabrics); its commissioning
-    /// window is open only without a fabric. `persist` is told each time that state changes.
+    /// `information`, whose attestation is `attestation`: VendorID and ProductID must be the DAC's).
+    /// `restoring`: the committed state it had (its fabrics); its commissioning window is open only
+    /// without a fabric. `persist` is told each time that state changes.
     public init(
         setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
-        endpoints: [any ApplicationEndpoint] = [], onOffCommanded: OnOffObserver? = nil,
-        restoring: CommissioningSnapshot? = nil, persist: SnapshotObserver? = nil, logger: Logger
+        attestation: DeviceAttestation = .sdkTestCredentials, endpoints: [any ApplicationEndpoint] = [],
+        onOffCommanded: OnOffObserver? = nil, restoring: CommissioningSnapshot? = nil,
+        persist: SnapshotObserver? = nil, logger: Logger
     ) {
+        self.attestation = attestation
         self.onOffCommanded = onOffCommanded
         self.restoring = restoring
         self.persist = persist
@@ -118,7 +123,8 @@ public final class MatterDeviceServer: Service, Sendable {
         if let restoring { state = try CommissioningState(restoring: restoring) }
         let fabricCount = state.fabrics.count
         let dataModel = NodeDataModel(
-            root: RootEndpoint(information: information, state: state), endpoints: endpoints, using: &random)
+            root: RootEndpoint(information: information, attestation: attestation, state: state), endpoints: endpoints,
+            using: &random)
         // Certificates are checked against the time the device started: the last time known good.
         let started = MatterTime(unixSeconds: UInt64(max(0, Date().timeIntervalSince1970)))
         var node = MatterNode<SocketAddress>(

@@ -23,7 +23,10 @@ extension MatterNode {
                 closeExchange(outgoing.exchange, now: now, using: &generator)
             } else {
                 caseHandshake = (outgoing.exchange, now + limits.handshakeTimeout)
-                log(.debug, "Matter: CASE started", peer)
+                log(
+                    .debug,
+                    outgoing.opcode == .caseSigma2Resume ? "Matter: CASE resumption started" : "Matter: CASE started",
+                    peer)
             }
         case .established(let established):
             caseHandshake = nil
@@ -37,14 +40,15 @@ extension MatterNode {
                 keys: established.keys, counter: MessageCounter(kind: .secureSession, using: &generator),
                 lastActive: now)
             if let evicted = sessions.install(session) { evict(evicted) }
-            send(
-                established.reply.payload, opcode: established.reply.opcode.rawValue, on: exchange, now: now,
-                using: &generator)
+            if let reply = established.reply {
+                send(reply.payload, opcode: reply.opcode.rawValue, on: exchange, now: now, using: &generator)
+            }
             closeExchange(exchange, now: now, using: &generator)
             log(
                 .notice,
-                "Matter: CASE succeeded: session \(session.localSessionID) with node"
-                    + " \(hex(established.peerNodeID)) on fabric \(established.fabricIndex)",
+                "Matter: CASE \(established.isResumption ? "resumed" : "succeeded"): session"
+                    + " \(session.localSessionID) with node \(hex(established.peerNodeID)) on fabric"
+                    + " \(established.fabricIndex)",
                 peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
             effects.append(
                 .sessionEstablished(
@@ -84,6 +88,8 @@ extension MatterNode {
             switch notice {
             case .failSafeArmed: break
             case .fabricAdded(let index):
+                // A new fabric has no records; one UpdateNOC changed loses them (the SDK's OnFabricUpdated).
+                caseResponder.forgetResumptions(ofFabric: index)
                 if let key = session, var bound = sessions.secure(key), bound.kind == .pase {
                     bound.fabricIndex = index
                     sessions.update(bound)
@@ -94,7 +100,10 @@ extension MatterNode {
                     .notice,
                     "Matter: the fail-safe ended (\(reason)) without CommissioningComplete: what it staged"
                         + " is undone" + (removed.map { ", fabric \($0) removed" } ?? ""))
-                if let removed { closeSessions(ofFabric: removed) }
+                if let removed {
+                    closeSessions(ofFabric: removed)
+                    caseResponder.forgetResumptions(ofFabric: removed)
+                }
             case .commissioningCompleted(let index):
                 log(.notice, "Matter: commissioning complete on fabric \(index): the window is closed")
                 for session in sessions.secure.values where session.kind == .pase { dropped(session) }
@@ -104,6 +113,7 @@ extension MatterNode {
             case .fabricRemoved(let index):
                 log(.notice, "Matter: fabric \(index) removed")
                 closeSessions(ofFabric: index)
+                caseResponder.forgetResumptions(ofFabric: index)
                 // Basic Information Leave (§11.1.6.3), with the fabric that left.
                 events.record(
                     endpoint: 0, cluster: ClusterID.basicInformation, event: 0x02, priority: .info,

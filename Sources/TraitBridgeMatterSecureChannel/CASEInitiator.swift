@@ -3,7 +3,8 @@ public import TraitBridgeMatterCredentials
 import TraitBridgeMatterCrypto
 
 /// The initiator's side of CASE, built from the module's messages and ``CASEKeySchedule`` the way
-/// connectedhomeip's `SendSigma1`, `HandleSigma2` and `SendSigma3` go. It exists so the responder's tests
+/// connectedhomeip's `SendSigma1`, `HandleSigma2` and `SendSigma3` go (and `HandleSigma2Resume` for a
+/// resumption, in `CASEInitiator+Resume.swift`). It exists so the responder's tests
 /// and the `matter-case` fuzz target drive ``CASEResponder`` with a real handshake, as ``PASEInitiator``
 /// does for PASE: it checks Sigma2 as a controller would (decrypt, the responder's chain to the shared
 /// root, its node ID, its TBSData2 signature), can alter Sigma3 in the ways the tests need, and seals
@@ -31,17 +32,19 @@ public struct CASEInitiator {
         case identity(Identity)
     }
 
-    /// Sigma3, what it sealed, the session keys, and the responder's Sigma2 as read.
+    /// Sigma3, what it sealed, the session keys, the responder's Sigma2 as read, and what a later
+    /// resumption names.
     public struct Finished {
         public let sigma3: [UInt8]
         public let tbe3: SigmaTBEData3
         public let keys: SessionKeys
         public let tbe2: SigmaTBEData2
         public let sigma2: Sigma2
+        public let ticket: ResumptionTicket
     }
 
-    /// Why a Sigma2 that decrypted is not the peer's.
-    public enum Refusal: Error { case responderNodeID, responderSignature }
+    /// Why a Sigma2 that decrypted is not the peer's, or a Sigma2_Resume's MIC is wrong.
+    public enum Refusal: Error { case responderNodeID, responderSignature, sigma2ResumeMIC }
 
     public let ipk: SymmetricKey
     public let root: OperationalCertificate
@@ -111,7 +114,9 @@ public struct CASEInitiator {
         let sigma3 = Sigma3(encrypted3: encrypted3).encoded
         let keys = CASEKeySchedule.sessionKeys(
             sharedSecret: secret, ipk: ipk, sigma1: sigma1, sigma2: payload, sigma3: sigma3)
-        return Finished(sigma3: sigma3, tbe3: tbe3, keys: keys, tbe2: tbe2, sigma2: sigma2)
+        return Finished(
+            sigma3: sigma3, tbe3: tbe3, keys: keys, tbe2: tbe2, sigma2: sigma2,
+            ticket: ResumptionTicket(resumptionID: tbe2.resumptionID, sharedSecret: CASEKeySchedule.bytes(secret)))
     }
 
     /// TBSData3's signature (raw r ‖ s) by `key` over `noc` and `icac`, our ephemeral key and the responder's.

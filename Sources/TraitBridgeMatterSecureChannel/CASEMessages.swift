@@ -31,8 +31,10 @@ public struct Sigma1: Sendable, Hashable {
     /// Uncompressed P-256 point.
     public var initiatorEphemeralPublicKey: [UInt8]
     public var initiatorSessionParameters: SessionParameters?
-    /// Set when the initiator asks to resume an earlier session; this responder does a full handshake.
+    /// Set when the initiator asks to resume an earlier session (``CASEResponder`` answers Sigma2_Resume
+    /// when it holds the record and the MIC checks out, a full Sigma2 otherwise).
     public var resumptionID: [UInt8]?
+    /// AES-CCM's tag under S1RK (``CASEKeySchedule/resumeMIC(_:sharedSecret:initiatorRandom:resumptionID:)``).
     public var initiatorResumeMIC: [UInt8]?
 
     public init(
@@ -119,6 +121,48 @@ public struct Sigma2: Sendable, Hashable {
         TLVElement.encodedStructure([
             1: .octets(responderRandom), 2: .unsigned(UInt64(responderSessionID)),
             3: .octets(responderEphemeralPublicKey), 4: .octets(encrypted2), 5: responderSessionParameters?.tlv,
+        ])
+    }
+}
+
+/// Sigma2_Resume (opcode 0x33), the device's answer to a Sigma1 resuming a session it holds the record
+/// of: a new resumption ID, the MIC under S2RK proving it holds the shared secret, its session ID. Layout
+/// (connectedhomeip `EncodeSigma2Resume`, `ParseSigma2Resume`; rs-matter `Sigma2ResumeResp`):
+/// `{1 resumptionID octets[16], 2 sigma2ResumeMIC octets[16], 3 responderSessionID u16,
+/// 4 responderSessionParams (optional)}`.
+public struct Sigma2Resume: Sendable, Hashable {
+    static let name = "Sigma2_Resume"
+
+    /// The ID the next resumption names.
+    public var resumptionID: [UInt8]
+    public var sigma2ResumeMIC: [UInt8]
+    public var responderSessionID: UInt16
+    public var responderSessionParameters: SessionParameters?
+
+    public init(
+        resumptionID: [UInt8], sigma2ResumeMIC: [UInt8], responderSessionID: UInt16,
+        responderSessionParameters: SessionParameters? = nil
+    ) {
+        self.resumptionID = resumptionID
+        self.sigma2ResumeMIC = sigma2ResumeMIC
+        self.responderSessionID = responderSessionID
+        self.responderSessionParameters = responderSessionParameters
+    }
+
+    /// - Throws: ``PASEMessageError`` naming the field.
+    public init(decoding payload: [UInt8]) throws(PASEMessageError) {
+        let reader = try MessageReader(payload, message: Self.name)
+        self.init(
+            resumptionID: try reader.octets(1, "resumptionID", count: CASEConstants.resumptionIDByteCount),
+            sigma2ResumeMIC: try reader.octets(2, "sigma2ResumeMIC", count: CASEConstants.micByteCount),
+            responderSessionID: try reader.uint(3, "responderSessionID"),
+            responderSessionParameters: try SessionParameters.read(4, of: reader, field: "responderSessionParams"))
+    }
+
+    public var encoded: [UInt8] {
+        TLVElement.encodedStructure([
+            1: .octets(resumptionID), 2: .octets(sigma2ResumeMIC), 3: .unsigned(UInt64(responderSessionID)),
+            4: responderSessionParameters?.tlv,
         ])
     }
 }

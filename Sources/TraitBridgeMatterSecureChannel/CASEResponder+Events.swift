@@ -18,23 +18,26 @@ extension CASEResponder {
         switch (event, state) {
         case (.sigma1(let payload, let localSessionID), .listening):
             return start(payload, localSessionID: localSessionID, on: exchange, using: &generator)
-        case (.sigma1, .awaitingSigma3(let running)):
-            guard running.exchange == exchange else {
+        case (.sigma1, _):
+            guard state.exchange == exchange else {
                 let busy = StatusReport.busy(minimumWaitMilliseconds: configuration.busyMinimumWaitMilliseconds)
                 return .send(Outgoing(opcode: .statusReport, payload: busy.encoded, exchange: exchange))
             }
+            let expected: SecureChannelOpcode = if case .awaitingSigma3 = state { .caseSigma3 } else { .statusReport }
             state = .listening
-            return fail(.unexpectedMessage(received: .caseSigma1, expected: .caseSigma3), on: exchange)
+            return fail(.unexpectedMessage(received: .caseSigma1, expected: expected), on: exchange)
         case (.sigma3(let payload), .awaitingSigma3(let handshake)) where handshake.exchange == exchange:
             state = .listening
             return finish(sigma3: payload, handshake)
+        case (.sigma3, .awaitingResumeStatus(let resumption)) where resumption.exchange == exchange:
+            state = .listening
+            return fail(.unexpectedMessage(received: .caseSigma3, expected: .statusReport), on: exchange)
+        case (.statusReport(let payload), .awaitingResumeStatus(let resumption)) where resumption.exchange == exchange:
+            state = .listening
+            return finishResumption(statusReport: payload, resumption)
         case (.statusReport(let payload), .awaitingSigma3(let handshake)) where handshake.exchange == exchange:
             state = .listening
-            do {
-                return .failed(Failure(error: .peerStatusReport(try StatusReport(decoding: payload)), reply: nil))
-            } catch {
-                return .failed(Failure(error: .malformedStatusReport(error), reply: nil))
-            }
+            return Self.peerEnded(statusReport: payload)
         case (.sigma3, _), (.statusReport, _):
             return .drop(.notOnHandshakeExchange)
         }
@@ -43,7 +46,7 @@ extension CASEResponder {
     /// The caller's timer for the running handshake fired: it ends, nothing is sent (connectedhomeip
     /// `OnResponseTimeout` → `OnSessionEstablishmentError(CHIP_ERROR_TIMEOUT)`). Nil when none runs.
     public mutating func timeOut() -> Failure? {
-        guard case .awaitingSigma3 = state else { return nil }
+        guard state.exchange != nil else { return nil }
         state = .listening
         return Failure(error: .timedOut, reply: nil)
     }
@@ -62,6 +65,9 @@ extension CASEResponder {
         for fabric in configuration.fabrics
         where fabric.isDestination(sigma1.destinationID, initiatorRandom: sigma1.initiatorRandom) && matched == nil {
             matched = fabric
+        }
+        if let resumed = resume(sigma1, localSessionID: localSessionID, on: exchange, using: &generator) {
+            return resumed
         }
         guard let fabric = matched else {
             return fail(.noSharedTrustRoot, status: .noSharedTrustRoots, on: exchange)
@@ -100,11 +106,12 @@ extension CASEResponder {
                 exchange: exchange, fabric: fabric, sharedSecret: CASEKeySchedule.bytes(secret), sigma1: payload,
                 sigma2: sigma2, initiatorEphemeralPublicKey: sigma1.initiatorEphemeralPublicKey,
                 responderEphemeralPublicKey: responderKey, localSessionID: localSessionID,
-                peerSessionID: sigma1.initiatorSessionID, peerSessionParameters: sigma1.initiatorSessionParameters))
+                peerSessionID: sigma1.initiatorSessionID, peerSessionParameters: sigma1.initiatorSessionParameters,
+                resumptionID: resumptionID))
         return .send(Outgoing(opcode: .caseSigma2, payload: sigma2, exchange: exchange))
     }
 
-    private func finish(sigma3 payload: [UInt8], _ handshake: Handshake) -> Action {
+    private mutating func finish(sigma3 payload: [UInt8], _ handshake: Handshake) -> Action {
         let exchange = handshake.exchange
         let sigma3: Sigma3
         do { sigma3 = try Sigma3(decoding: payload) } catch { return fail(.malformedMessage(error), on: exchange) }
@@ -140,13 +147,19 @@ extension CASEResponder {
         let keys = CASEKeySchedule.sessionKeys(
             sharedSecret: secret, ipk: handshake.fabric.ipk, sigma1: handshake.sigma1, sigma2: handshake.sigma2,
             sigma3: payload)
+        // Resumable from now on, as connectedhomeip `HandleSigma3c` saves before answering SUCCESS.
+        resumptions.save(
+            ResumptionStore.Record(
+                resumptionID: handshake.resumptionID, sharedSecret: handshake.sharedSecret, peerNodeID: chain.nodeID,
+                peerCASEAuthenticatedTags: chain.caseAuthenticatedTags, fabricIndex: handshake.fabric.fabricIndex))
         let success = StatusReport.secureChannel(.sessionEstablishmentSuccess)
         return .established(
             Established(
                 keys: keys, localSessionID: handshake.localSessionID, peerSessionID: handshake.peerSessionID,
                 peerNodeID: chain.nodeID, peerCASEAuthenticatedTags: chain.caseAuthenticatedTags,
                 fabricIndex: handshake.fabric.fabricIndex, peerSessionParameters: handshake.peerSessionParameters,
-                reply: Outgoing(opcode: .statusReport, payload: success.encoded, exchange: exchange)))
+                reply: Outgoing(opcode: .statusReport, payload: success.encoded, exchange: exchange),
+                isResumption: false))
     }
 
     /// The initiator's NOC and ICAC decoded and verified up to the fabric's root.
@@ -166,8 +179,17 @@ extension CASEResponder {
         } catch { throw .certificateChain(error) }
     }
 
+    /// The initiator's StatusReport ended the handshake (or a report that is none).
+    static func peerEnded(statusReport payload: [UInt8]) -> Action {
+        do {
+            return .failed(Failure(error: .peerStatusReport(try StatusReport(decoding: payload)), reply: nil))
+        } catch {
+            return .failed(Failure(error: .malformedStatusReport(error), reply: nil))
+        }
+    }
+
     /// Ends the handshake with StatusReport(FAILURE, `status`) on `exchange`.
-    private func fail(
+    func fail(
         _ error: CASEError, status: SecureChannelStatus = .invalidParameter, on exchange: Exchange
     ) -> Action {
         let report = StatusReport.secureChannel(status)
@@ -175,7 +197,7 @@ extension CASEResponder {
             Failure(error: error, reply: Outgoing(opcode: .statusReport, payload: report.encoded, exchange: exchange)))
     }
 
-    private static func randomBytes(_ count: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {
+    static func randomBytes(_ count: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }

@@ -10,15 +10,21 @@ public import TraitBridgeMatterTransport
 /// `sc/case/responder.rs`):
 /// - every installed fabric is tried for Sigma1's destination ID, each compared in constant time; none →
 ///   StatusReport(FAILURE, NO_SHARED_TRUST_ROOTS);
-/// - resumption is not supported: a Sigma1 with resumptionID and initiatorResumeMIC gets a full Sigma2,
-///   which the SDK's initiator accepts (its `kSentSigma1Resume` state takes Sigma2 or Sigma2_Resume);
-///   one of the two without the other is malformed;
+/// - resumption (§4.14.2.2–4.14.2.4, `CASESession::TryResumeSession`): a Sigma1 with resumptionID and
+///   initiatorResumeMIC naming a record of ``resumptions`` whose fabric is still installed, with the MIC
+///   under S1RK right, gets Sigma2_Resume (a new resumption ID, the MIC under S2RK, the session ID); the
+///   initiator's StatusReport(SUCCESS) then establishes the session with the record's peer, CATs and
+///   fabric and keys from "SessionResumptionKeys", and the record moves to the new ID. An unknown ID or a
+///   wrong MIC gets a full Sigma2, as the SDK answers (its initiator takes Sigma2 in `kSentSigma1Resume`);
+///   one of the two fields without the other is malformed. A full CASE leaves a record under TBEData2's
+///   resumption ID; records of a fabric go with it (``forgetResumptions(ofFabric:)``, and whenever
+///   ``configuration`` no longer lists the fabric);
 /// - Sigma3: decrypt, decode, verify the initiator's chain to the fabric's root under
 ///   ``Configuration/validityPolicy`` (the SDK's `SetEffectiveTime`: real time, else Last Known Good
 ///   Time), check its fabric ID is the session's, verify TBSData3's signature with its NOC's key; any
 ///   failure → StatusReport(FAILURE, INVALID_PARAMETER); success → StatusReport(SUCCESS,
 ///   SESSION_ESTABLISHMENT_SUCCESS);
-/// - one handshake at a time: a Sigma1 on another exchange meanwhile gets BUSY with a minimum wait
+/// - one handshake (or resumption) at a time: a Sigma1 on another exchange meanwhile gets BUSY with a minimum wait
 ///   (connectedhomeip's CASE server answers BUSY while its one `CASESession` is in use);
 /// - the transcript hashes the payloads as received and sent; nothing is counted (CASE has no attempt
 ///   bound), and after each handshake the responder listens again. The 30 s per-message timeout is the
@@ -61,7 +67,7 @@ public struct CASEResponder<Exchange: Hashable & Sendable>: Sendable {
         public let exchange: Exchange
     }
 
-    /// A session is up: install it under ``localSessionID`` with ``keys``, then send ``reply``.
+    /// A session is up: install it under ``localSessionID`` with ``keys``, then send ``reply`` if any.
     public struct Established: Sendable {
         public let keys: SessionKeys
         public let localSessionID: UInt16
@@ -72,8 +78,11 @@ public struct CASEResponder<Exchange: Hashable & Sendable>: Sendable {
         public let peerCASEAuthenticatedTags: [UInt32]
         public let fabricIndex: UInt8
         public let peerSessionParameters: SessionParameters?
-        /// StatusReport(SUCCESS) on the handshake's exchange.
-        public let reply: Outgoing
+        /// StatusReport(SUCCESS) on the handshake's exchange after Sigma3; nil after a resumption (the
+        /// initiator's StatusReport(SUCCESS) ended it).
+        public let reply: Outgoing?
+        /// Whether the session was resumed (Sigma2_Resume) rather than set up by a full handshake.
+        public let isResumption: Bool
     }
 
     /// A handshake ended without a session.
@@ -100,6 +109,17 @@ public struct CASEResponder<Exchange: Hashable & Sendable>: Sendable {
     enum State: Sendable {
         case listening
         case awaitingSigma3(Handshake)
+        /// Sigma2_Resume sent; the initiator's StatusReport ends it.
+        case awaitingResumeStatus(Resumption)
+
+        /// The running handshake's exchange; nil when listening.
+        var exchange: Exchange? {
+            switch self {
+            case .listening: nil
+            case .awaitingSigma3(let handshake): handshake.exchange
+            case .awaitingResumeStatus(let resumption): resumption.exchange
+            }
+        }
     }
 
     /// A running handshake: what Sigma3's checks and the session keys need.
@@ -115,25 +135,56 @@ public struct CASEResponder<Exchange: Hashable & Sendable>: Sendable {
         let localSessionID: UInt16
         let peerSessionID: UInt16
         let peerSessionParameters: SessionParameters?
+        /// Sent in TBEData2: the record a successful Sigma3 leaves is saved under it.
+        let resumptionID: [UInt8]
     }
 
-    public var configuration: Configuration
+    /// A running resumption: what the initiator's StatusReport(SUCCESS) needs to establish the session.
+    struct Resumption: Sendable {
+        let exchange: Exchange
+        let record: ResumptionStore.Record
+        let initiatorRandom: [UInt8]
+        /// The new ID Sigma2_Resume carried; the record moves to it.
+        let newResumptionID: [UInt8]
+        let localSessionID: UInt16
+        let peerSessionID: UInt16
+        let peerSessionParameters: SessionParameters?
+    }
+
+    /// The fabrics and policy; a fabric no longer listed takes its resumption records with it.
+    public var configuration: Configuration {
+        didSet { resumptions.retainFabrics(Set(configuration.fabrics.map(\.fabricIndex))) }
+    }
+    /// The sessions a Sigma1 may resume.
+    public internal(set) var resumptions: ResumptionStore
     var state = State.listening
 
-    public init(configuration: Configuration) { self.configuration = configuration }
+    public init(configuration: Configuration, resumptions: ResumptionStore = ResumptionStore()) {
+        self.configuration = configuration
+        self.resumptions = resumptions
+    }
+
+    /// Forgets the resumption records of fabric `index` (removed, or its AddNOC rolled back), so no
+    /// session on it is resumed, even if the index is reused before ``configuration`` changes.
+    public mutating func forgetResumptions(ofFabric index: UInt8) {
+        resumptions.removeAll(ofFabric: index)
+    }
 }
 
 extension CASEResponder: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The phase; never a key, a secret or a transcript.
-    public var description: String { "CASEResponder(\(phase), \(configuration.fabrics.count) fabrics)" }
+    public var description: String {
+        "CASEResponder(\(phase), \(configuration.fabrics.count) fabrics, \(resumptions.count) resumable)"
+    }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
-    /// `listening` or `awaiting Sigma3`.
+    /// `listening`, `awaiting Sigma3` or `awaiting resume status`.
     public var phase: String {
         switch state {
         case .listening: "listening"
         case .awaitingSigma3: "awaiting Sigma3"
+        case .awaitingResumeStatus: "awaiting resume status"
         }
     }
 }

@@ -11,6 +11,8 @@ public import Crypto
 public struct SessionKeys: Sendable {
     /// HKDF's info for keys from a handshake (CASE uses it too; resumption uses "SessionResumptionKeys").
     static let info = Array("SessionKeys".utf8)
+    /// HKDF's info for a resumed CASE session's keys (connectedhomeip `RSEKeysInfo`).
+    static let resumptionInfo = Array("SessionResumptionKeys".utf8)
 
     /// The 48 bytes (kept as bytes: swift-crypto's SymmetricKey is not Sendable).
     private let material: [UInt8]
@@ -26,11 +28,12 @@ public struct SessionKeys: Sendable {
     /// ``ProverHandshake/finish(pake2:)``).
     public init(paseKe ke: SymmetricKey) { self.init(secret: ke, salt: []) }
 
-    /// HKDF-SHA256(IKM: `secret`, salt: `salt`, info: "SessionKeys", 48 bytes): PASE passes Ke and no
-    /// salt; CASE passes the ECDH shared secret and IPK ‖ SHA256(Sigma1 ‖ Sigma2 ‖ Sigma3).
-    init(secret: SymmetricKey, salt: [UInt8]) {
+    /// HKDF-SHA256(IKM: `secret`, salt: `salt`, info: `info`, 48 bytes): PASE passes Ke and no salt;
+    /// CASE passes the ECDH shared secret and IPK ‖ SHA256(Sigma1 ‖ Sigma2 ‖ Sigma3); a resumed CASE
+    /// session the stored shared secret, initiatorRandom ‖ resumptionID and "SessionResumptionKeys".
+    init(secret: SymmetricKey, salt: [UInt8], info: [UInt8] = info) {
         material = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: secret, salt: salt, info: Self.info, outputByteCount: 48
+            inputKeyMaterial: secret, salt: salt, info: info, outputByteCount: 48
         ).withUnsafeBytes { Array($0) }
     }
 

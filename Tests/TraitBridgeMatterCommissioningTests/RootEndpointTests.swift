@@ -82,7 +82,8 @@ import TraitBridgeMatterInteraction
         (0x3E, 0x06, addNOC(noc: 10, ipk: 16, vendor: 0xFFF1), .failsafeRequired),
         (0x3E, 0x09, .contextStructure([0: .string(String(repeating: "x", count: 33))]), .invalidCommand),
         (0x3E, 0x0A, .contextStructure([0: .unsigned(0)]), .constraintError),
-        (0x3E, 0x07, .contextStructure([:]), .unsupportedCommand),
+        (0x3E, 0x07, .contextStructure([:]), .invalidCommand),
+        (0x3E, 0x07, .contextStructure([0: .octets([UInt8](repeating: 0, count: 10))]), .failsafeRequired),
         (0x3E, 0x0C, .contextStructure([:]), .unsupportedCommand),
         (0x06, 0x00, .contextStructure([:]), .unsupportedCluster),
     ])

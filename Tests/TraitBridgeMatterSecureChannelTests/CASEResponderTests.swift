@@ -224,7 +224,7 @@ struct CASEResponderTests {
     func redacted() throws {
         var device = try Self.device()
         _ = device.handle(.sigma1(payload: try Self.initiator().sigma1().encoded, localSessionID: 9), on: 1)
-        #expect(String(describing: device) == "CASEResponder(awaiting Sigma3, 1 fabrics)")
+        #expect(String(describing: device) == "CASEResponder(awaiting Sigma3, 1 fabrics, 0 resumable)")
         var dumped = ""
         dump(device, to: &dumped)
         #expect(!dumped.contains(CASEKeySchedule.bytes(Self.ipk).hex.prefix(8)))
