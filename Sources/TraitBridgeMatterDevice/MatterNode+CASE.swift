@@ -39,22 +39,13 @@ extension MatterNode {
                 peerCASEAuthenticatedTags: established.peerCASEAuthenticatedTags, peer: address,
                 keys: established.keys, counter: MessageCounter(kind: .secureSession, using: &generator),
                 lastActive: now)
-            if let evicted = sessions.install(session) { evict(evicted) }
-            if let reply = established.reply {
-                send(reply.payload, opcode: reply.opcode.rawValue, on: exchange, now: now, using: &generator)
-            }
-            closeExchange(exchange, now: now, using: &generator)
-            log(
-                .notice,
+            let message =
                 "Matter: CASE \(established.isResumption ? "resumed" : "succeeded"): session"
-                    + " \(session.localSessionID) with node \(hex(established.peerNodeID)) on fabric"
-                    + " \(established.fabricIndex)",
-                peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
-            effects.append(
-                .sessionEstablished(
-                    EstablishedSession(
-                        localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer
-                    )))
+                + " \(session.localSessionID) with node \(hex(established.peerNodeID)) on fabric"
+                + " \(established.fabricIndex)"
+            install(
+                session, reply: established.reply.map { ($0.payload, $0.opcode.rawValue) }, on: exchange,
+                saying: message, peer: peer, now: now, using: &generator)
         case .failed(let failure):
             caseHandshake = nil
             if let reply = failure.reply {

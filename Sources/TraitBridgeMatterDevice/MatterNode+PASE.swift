@@ -68,19 +68,10 @@ extension MatterNode {
                 fabricIndex: 0, localNodeID: 0, peerNodeID: 0, peer: address,
                 keys: established.keys, counter: MessageCounter(kind: .secureSession, using: &generator),
                 lastActive: now)
-            if let evicted = sessions.install(session) { evict(evicted) }
-            send(
-                established.reply.payload, opcode: established.reply.opcode.rawValue, on: exchange, now: now,
+            install(
+                session, reply: (established.reply.payload, established.reply.opcode.rawValue), on: exchange,
+                saying: "Matter: PASE succeeded: session \(session.localSessionID) established", peer: peer, now: now,
                 using: &generator)
-            closeExchange(exchange, now: now, using: &generator)
-            log(
-                .notice, "Matter: PASE succeeded: session \(session.localSessionID) established",
-                peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
-            effects.append(
-                .sessionEstablished(
-                    EstablishedSession(
-                        localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer
-                    )))
         case .failed(let failure):
             handshake = nil
             if let reply = failure.reply {
@@ -92,6 +83,22 @@ extension MatterNode {
             log(.debug, "Matter: a PASE message was dropped (\(reason))", peer)
             closeExchange(exchange, now: now, using: &generator)
         }
+    }
+
+    /// A handshake's session goes into the table (the least recently active one out at the bound), its last
+    /// message is sent and its exchange closed; the line `saying` and the edge's notice follow.
+    mutating func install(
+        _ session: SessionTable<Peer>.Secure, reply: (payload: [UInt8], opcode: UInt8)?, on exchange: ExchangeKey,
+        saying message: String, peer: [String: String], now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        if let evicted = sessions.install(session) { evict(evicted) }
+        if let reply { send(reply.payload, opcode: reply.opcode, on: exchange, now: now, using: &generator) }
+        closeExchange(exchange, now: now, using: &generator)
+        log(.notice, message, peer.merging(["tb.matter.session": "\(session.localSessionID)"]) { $1 })
+        let established = EstablishedSession(
+            localSessionID: session.localSessionID, peerSessionID: session.peerSessionID, peer: session.peer)
+        effects.append(.sessionEstablished(established))
     }
 
     mutating func logFailure(_ failure: PASEResponder<ExchangeKey>.Failure, peer: [String: String]) {
