@@ -35,10 +35,4 @@ struct MatterCommand: ParsableCommand {
             throw ExitCode.failure
         }
     }
-
-    /// Sixteen upper-case hex digits, as Matter prints fabric and node ids.
-    static func hex16(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
-    }
 }

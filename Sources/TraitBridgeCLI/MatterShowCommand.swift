@@ -1,5 +1,6 @@
 import ArgumentParser
 import TraitBridgeMatterCommissioning
+import TraitBridgeMatterCredentials
 import TraitBridgeMatterDevice
 import TraitBridgeMatterSecureChannel
 
@@ -35,8 +36,8 @@ struct MatterShowCommand: ParsableCommand {
         for fabric in fabrics {
             let vendor = String(fabric.vendorID, radix: 16, uppercase: true)
             print(
-                "  fabric \(fabric.index)  fabric id \(MatterCommand.hex16(fabric.fabricID))  node id "
-                    + "\(MatterCommand.hex16(fabric.nodeID))  vendor 0x\(vendor)"
+                "  fabric \(fabric.index)  fabric id \(hex(fabric.fabricID))  node id "
+                    + "\(hex(fabric.nodeID))  vendor 0x\(vendor)"
                     + (fabric.label.isEmpty ? "" : "  label \"\(fabric.label)\""))
         }
     }

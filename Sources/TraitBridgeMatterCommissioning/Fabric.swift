@@ -44,7 +44,7 @@ public struct Fabric: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "fabric \(index): fabric id \(hex16(fabricID)), node id \(hex16(nodeID)), vendor \(vendorID),"
+        "fabric \(index): fabric id \(hex(fabricID)), node id \(hex(nodeID)), vendor \(vendorID),"
             + " label \"\(label)\""
     }
 }
@@ -70,10 +70,4 @@ public struct AccessControlEntry: Sendable, Hashable {
         self.subjects = subjects
         self.fabricIndex = fabricIndex
     }
-}
-
-/// Sixteen upper-case hex digits, as Matter prints fabric and node ids.
-func hex16(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 16 - digits.count) + digits
 }

@@ -108,8 +108,9 @@ public enum StandardAttribute: UInt8, Sendable, CaseIterable, CustomStringConver
     }
 }
 
-/// Upper-case hex, zero-padded to `digits`: how the X.509 form writes Matter ids.
-func hex(_ value: UInt64, digits: Int) -> String {
+/// Upper-case hex, zero-padded to `digits` (16 by default): how Matter prints its 64-bit ids, in the X.509
+/// form, DNS-SD names and logs alike.
+public func hex(_ value: UInt64, digits: Int = 16) -> String {
     let text = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, digits - text.count)) + text
 }

@@ -1,4 +1,5 @@
 public import TraitBridgeDNSSD
+import TraitBridgeMatterCredentials
 public import TraitBridgeMatterTransport
 
 /// The Matter device's DNS-SD records (Core §4.3), computed from what the device is: while its
@@ -76,7 +77,7 @@ public struct MatterAdvertisement: Hashable, Sendable {
         txt["DN"] = Self.cut(deviceName, toBytes: Self.deviceNameLimit)
         if let pairingHint { txt["PH"] = String(pairingHint) }
         return DNSSDService(
-            name: Self.hex(instance), type: Self.commissionableType, port: port,
+            name: hex(instance), type: Self.commissionableType, port: port,
             subtypes: ["_L\(long)", "_S\(long >> 8)", "_V\(vendorID)", "_T\(deviceType)", "_CM"], txt: txt)
     }
 
@@ -85,8 +86,8 @@ public struct MatterAdvertisement: Hashable, Sendable {
     public var operational: [DNSSDService] {
         fabrics.map { fabric in
             DNSSDService(
-                name: Self.hex(fabric.compressedFabricID) + "-" + Self.hex(fabric.nodeID), type: Self.operationalType,
-                port: port, subtypes: ["_I" + Self.hex(fabric.compressedFabricID)], txt: intervals)
+                name: hex(fabric.compressedFabricID) + "-" + hex(fabric.nodeID), type: Self.operationalType,
+                port: port, subtypes: ["_I" + hex(fabric.compressedFabricID)], txt: intervals)
         }
     }
 
@@ -101,12 +102,6 @@ public struct MatterAdvertisement: Hashable, Sendable {
         return [
             "SII": milliseconds(mrp.idleRetransmissionInterval), "SAI": milliseconds(mrp.activeRetransmissionInterval),
         ]
-    }
-
-    /// `value` as 16 uppercase hex digits.
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// `text` cut to at most `limit` bytes of UTF-8, between characters (so never inside one).

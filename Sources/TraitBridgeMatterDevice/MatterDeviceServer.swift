@@ -126,14 +126,15 @@ public final class MatterDeviceServer: Service, Sendable {
             root: RootEndpoint(information: information, attestation: attestation, state: state), endpoints: endpoints,
             using: &random)
         // Certificates are checked against the time the device started: the last time known good.
-        let started = MatterTime(unixSeconds: UInt64(max(0, Date().timeIntervalSince1970)))
+        let started = MatterTime(unixSeconds: UInt64(exactly: Date().timeIntervalSince1970.rounded(.down)) ?? 0)
         var node = MatterNode<SocketAddress>(
             commissioning: try setup.commissioning(), limits: settings.limits,
             isCommissioningWindowOpen: fabricCount == 0, dataModel: dataModel,
             validityPolicy: .lastKnownGoodTime(started ?? MatterTime(secondsSince2000: 0)),
             // Event numbers rise across restarts without a counter on disk: milliseconds since 1970 at start
             // (above any number an earlier run reached unless it recorded over 1 000 events a second).
-            firstEventNumber: UInt64(max(0, Date().timeIntervalSince1970 * 1000)), using: &random)
+            firstEventNumber: UInt64(exactly: (Date().timeIntervalSince1970 * 1000).rounded(.down)) ?? 0,
+            using: &random)
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: settings.host, port: settings.port) { channel in

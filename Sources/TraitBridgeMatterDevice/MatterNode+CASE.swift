@@ -1,5 +1,6 @@
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
+import TraitBridgeMatterCredentials
 import TraitBridgeMatterCrypto
 import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
@@ -181,9 +182,4 @@ extension MatterNode {
             "Matter: \(limits.secureSessions) secure sessions are held: the least recently active one"
                 + " (\(session.localSessionID)) made room")
     }
-}
-
-func hex(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: max(0, 16 - digits.count)) + digits
 }

@@ -57,9 +57,3 @@ public struct CASEFabric: Sendable, CustomStringConvertible {
         "CASEFabric(index \(fabricIndex), fabric \(hex(fabricID)), node \(hex(nodeID)))"
     }
 }
-
-/// 16 upper-case hex digits, as Matter prints 64-bit IDs.
-func hex(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 16 - digits.count) + digits
-}

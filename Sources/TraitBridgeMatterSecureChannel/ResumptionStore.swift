@@ -1,3 +1,5 @@
+import TraitBridgeMatterCredentials
+
 /// The device's CASE resumption records (Matter Core §4.14.2.2–4.14.2.4): after a full CASE, the shared
 /// secret under the resumption ID TBEData2 carried; after a resumption, the same secret under the ID
 /// Sigma2_Resume carried. A Sigma1 naming one of these IDs with the right MIC is answered with

@@ -7,7 +7,8 @@ import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 import TraitBridgeTesting
 
-/// A commissioner made of the existing modules (``PASEInitiator``, the message layer), speaking to a ``MatterNode`` in datagrams: the node's tests drive it without a socket.
+/// A commissioner made of the existing modules (``PASEInitiator``, the message layer), speaking to a
+/// ``MatterNode`` in datagrams: the node's tests drive it without a socket.
 struct Commissioner {
     let peer: String
     let ephemeralNodeID: UInt64

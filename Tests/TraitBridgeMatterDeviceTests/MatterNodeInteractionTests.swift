@@ -88,7 +88,8 @@ struct MatterNodeInteractionTests {
         }
         #expect(reports.count == 1)
         #expect(event[1] == .unsigned(0) && event[2] == .unsigned(2), "\(event)")
-        #expect(event[0]?[3] == .unsigned(0) && event[7]?[0] == .unsigned(1), "StartUp with SoftwareVersion 1: \(event)")
+        #expect(
+            event[0]?[3] == .unsigned(0) && event[7]?[0] == .unsigned(1), "StartUp with SoftwareVersion 1: \(event)")
         let later = ReadRequest(
             attributeRequests: [], eventRequests: [EventPath()], eventFilters: [EventFilter(eventMinimum: 1)],
             isFabricFiltered: false)
