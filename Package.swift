@@ -387,7 +387,7 @@ let package = Package(
             dependencies: [
                 "TraitBridgeMatterDevice", "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
                 "TraitBridgeMatterCrypto", "TraitBridgeMatterCodec", "TraitBridgeLocalBroker", "TraitBridgeTesting",
-                "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction",
+                "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterCredentials",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

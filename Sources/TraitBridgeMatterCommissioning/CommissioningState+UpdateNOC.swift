@@ -41,7 +41,7 @@ extension CommissioningState {
         armed.fabricBeforeUpdate = current
         armed.pendingKey = nil
         failSafe = armed
-        notices.append(.fabricAdded(index: current.index))
+        notices.append(.fabricUpdated(index: current.index))
         return .success(NOCResponse(.ok, fabricIndex: current.index))
     }
 

@@ -127,7 +127,10 @@ public struct CommissioningState: Sendable {
         }
         self.failSafe = nil
         breadcrumb = 0
-        notices.append(.failSafeRolledBack(reason, removedFabricIndex: failSafe.addedFabricIndex))
+        notices.append(
+            .failSafeRolledBack(
+                reason, removedFabricIndex: failSafe.addedFabricIndex,
+                restoredFabricIndex: failSafe.fabricBeforeUpdate?.index))
     }
 }
 
@@ -184,14 +187,20 @@ public enum CommissioningNotice: Sendable, Hashable {
     /// The fail-safe was armed by this fabric's session (0: PASE).
     case failSafeArmed(fabricIndex: UInt8)
     /// The fail-safe ended without CommissioningComplete; what it staged is gone and the breadcrumb
-    /// is 0. With a removed fabric, close its sessions and stop advertising it. After an UpdateNOC the
-    /// fabric has its old NOC and key again: CASE and the announcement must use them (no fabric removed).
-    case failSafeRolledBack(RollbackReason, removedFabricIndex: UInt8?)
+    /// is 0. With a removed fabric (AddNOC undone), close its sessions and stop advertising it. With a
+    /// restored fabric (UpdateNOC undone) the fabric has its old NOC and key again: CASE and the
+    /// announcement must use them, and the sessions made with the pending NOC are closed and their
+    /// resumption records forgotten (the SDK's `FailSafeCleanup`: `ExpireAllSessionsForFabric`, then
+    /// `RevertPendingFabricData`).
+    case failSafeRolledBack(RollbackReason, removedFabricIndex: UInt8?, restoredFabricIndex: UInt8?)
     /// AddNOC installed a fabric: advertise `_matter._tcp` for it, accept CASE, and bind the PASE
-    /// session that sent AddNOC to this fabric index (as the SDK does). Also sent when UpdateNOC (always
-    /// on CASE, so nothing is bound) gave the fabric a new NOC and key: announce the node id it now has
-    /// and answer CASE with the new chain.
+    /// session that sent AddNOC to this fabric index (as the SDK does).
     case fabricAdded(index: UInt8)
+    /// UpdateNOC gave the fabric a new NOC (ICAC) and key, pending until CommissioningComplete: announce
+    /// the node id it now has, answer CASE with the new chain, forget the fabric's resumption records
+    /// (the SDK's `OnFabricUpdated`) and close its other sessions, the one that sent UpdateNOC once its
+    /// NOCResponse is delivered (the SDK's `AbortAllOtherCommunicationOnFabric`, Core §11.18.6.9).
+    case fabricUpdated(index: UInt8)
     /// CommissioningComplete committed the fabric; the PASE session may be closed.
     case commissioningCompleted(fabricIndex: UInt8)
     /// RemoveFabric removed it: close its sessions, stop advertising it.

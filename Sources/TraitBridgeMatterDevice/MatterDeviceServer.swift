@@ -50,6 +50,8 @@ public final class MatterDeviceServer: Service, Sendable {
         case tick
         /// A light switched on the device side (the unified device it stands for changed).
         case setOnOff(endpoint: UInt16, isOn: Bool)
+        /// Graceful shutdown: ShutDown to the subscribers, then the socket closes.
+        case shutDown
     }
 
     /// Told when a controller switched a light: its endpoint and the state it asked for.
@@ -79,7 +81,8 @@ public final class MatterDeviceServer: Service, Sendable {
     private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
     /// A device with `setup`'s identity serving `endpoints` beside its root (whose Basic Information is
-    /// `information`, whose attestation is `attestation`: VendorID and ProductID must be the DAC's).
+    /// `information`, whose attestation is `attestation`: VendorID and ProductID must be the DAC's); its
+    /// onboarding payload names `information`'s vendor and product.
     /// `restoring`: the committed state it had (its fabrics); its commissioning window is open only
     /// without a fabric. `persist` is told each time that state changes.
     public init(
@@ -92,7 +95,9 @@ public final class MatterDeviceServer: Service, Sendable {
         self.onOffCommanded = onOffCommanded
         self.restoring = restoring
         self.persist = persist
-        self.setup = setup
+        // The codes logged at start name the vendor and product the device attests as (Basic Information's,
+        // the DAC's), not whatever `setup` was made with: a QR code of the test ids would misname a product.
+        self.setup = setup.naming(vendorID: information.vendorID, productID: information.productID)
         self.settings = settings
         self.information = information
         self.endpoints = endpoints
@@ -152,10 +157,12 @@ public final class MatterDeviceServer: Service, Sendable {
         defer { advertiser.stop() }
         try await withGracefulShutdownHandler {
             try await channel.executeThenClose { inbound, outbound in
-                try await serve(&node, inbound: inbound, outbound: outbound)
+                try await serve(&node, inbound: inbound, outbound: outbound) { channel.channel.close(promise: nil) }
             }
         } onGracefulShutdown: {
-            channel.channel.close(promise: nil)
+            // The serving loop sends ShutDown and closes; without it (not serving yet, or its queue full), close now.
+            let queued = self.inputs.withLock { $0?.yield(.shutDown) }
+            guard case .enqueued = queued else { return channel.channel.close(promise: nil) }
         }
         logger.info("Matter: device on port \(port) stopped")
     }
@@ -164,7 +171,7 @@ public final class MatterDeviceServer: Service, Sendable {
     /// and writes. A tick comes from a sleeping task re-armed whenever the node's deadline changes.
     private func serve(
         _ node: inout MatterNode<SocketAddress>, inbound: NIOAsyncChannelInboundStream<AddressedEnvelope<ByteBuffer>>,
-        outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>
+        outbound: NIOAsyncChannelOutboundWriter<AddressedEnvelope<ByteBuffer>>, close: @escaping @Sendable () -> Void
     ) async throws {
         let (inputs, continuation) = AsyncStream.makeStream(
             of: Input.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
@@ -211,6 +218,10 @@ public final class MatterDeviceServer: Service, Sendable {
                     effects = node.handle(.tick(now: .now), using: &random)
                 case .setOnOff(let endpoint, let isOn):
                     effects = node.update(endpoint: endpoint, as: OnOffLight.self, now: .now) { $0.set(isOn: isOn) }
+                case .shutDown:
+                    await write(node.shutDown(now: .now, using: &random), to: outbound, node: node)
+                    close()
+                    continue
                 }
                 await write(effects, to: outbound, node: node)
                 if let persist {

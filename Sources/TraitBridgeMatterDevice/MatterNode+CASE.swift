@@ -80,21 +80,29 @@ extension MatterNode {
             switch notice {
             case .failSafeArmed: break
             case .fabricAdded(let index):
-                // A new fabric has no records; one UpdateNOC changed loses them (the SDK's OnFabricUpdated).
+                // A new fabric has no records; none of a fabric once at this index may name it.
                 caseResponder.forgetResumptions(ofFabric: index)
                 if let key = session, var bound = sessions.secure(key), bound.kind == .pase {
                     bound.fabricIndex = index
                     sessions.update(bound)
                 }
                 log(.notice, "Matter: fabric \(index) added (AddNOC): announced operationally, CASE accepted")
-            case .failSafeRolledBack(let reason, let removed):
+            case .fabricUpdated(let index):
+                operationalIdentityChanged(ofFabric: index, invokedOn: session)
+                log(
+                    .notice,
+                    "Matter: fabric \(index) has a new NOC (UpdateNOC), node id"
+                        + " \(dataModel.root.state.fabric(index).map { hex($0.nodeID) } ?? "?"), until"
+                        + " CommissioningComplete commits it: its other sessions are closed, its resumption records"
+                        + " forgotten")
+            case .failSafeRolledBack(let reason, let removed, let restored):
                 log(
                     .notice,
                     "Matter: the fail-safe ended (\(reason)) without CommissioningComplete: what it staged"
-                        + " is undone" + (removed.map { ", fabric \($0) removed" } ?? ""))
-                if let removed {
-                    closeSessions(ofFabric: removed)
-                    caseResponder.forgetResumptions(ofFabric: removed)
+                        + " is undone" + (removed.map { ", fabric \($0) removed" } ?? "")
+                        + (restored.map { ", fabric \($0) has its old NOC again: its sessions are closed" } ?? ""))
+                for index in [removed, restored].compactMap(\.self) {
+                    operationalIdentityChanged(ofFabric: index, invokedOn: session)
                 }
             case .commissioningCompleted(let index):
                 log(.notice, "Matter: commissioning complete on fabric \(index): the window is closed")
@@ -104,7 +112,7 @@ extension MatterNode {
                 handshake = nil
             case .fabricRemoved(let index):
                 log(.notice, "Matter: fabric \(index) removed")
-                closeSessions(ofFabric: index)
+                closeSessions(ofFabric: index, keepingUntilReplied: nil)
                 caseResponder.forgetResumptions(ofFabric: index)
                 // Basic Information Leave (§11.1.6.3), with the fabric that left.
                 events.record(
@@ -161,10 +169,6 @@ extension MatterNode {
             log(.warning, "Matter: the commissioning window's verifier is unusable (\(error)): it stays closed")
             dataModel.closeWindow()
         }
-    }
-
-    private mutating func closeSessions(ofFabric index: UInt8) {
-        for session in sessions.secure.values where session.fabricIndex == index { dropped(session) }
     }
 
     /// A secure session leaves the table: its exchanges and subscriptions go with it.

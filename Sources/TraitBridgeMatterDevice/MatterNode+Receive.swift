@@ -129,6 +129,13 @@ extension MatterNode {
             return
         }
         guard let session = sessions.secure(exchange.session) else { return }
+        if session.closesAfterReply {
+            log(
+                .debug,
+                "Matter: a message on session \(session.localSessionID), which closes once its reply is delivered,"
+                    + " was acknowledged and dropped")
+            return closeExchange(exchange, now: now, using: &generator)
+        }
         if header.protocolID == .interactionModel {
             return receiveInteraction(message, on: exchange, session: session, now: now, using: &generator)
         }

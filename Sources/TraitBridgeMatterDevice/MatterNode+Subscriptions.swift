@@ -120,7 +120,7 @@ extension MatterNode {
         }
     }
 
-    private mutating func deliver(
+    mutating func deliver(
         _ reports: [AttributeReport], events: [EventReport], to index: Int, encoded: [ConcreteAttributePath: [UInt8]],
         now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
     ) {

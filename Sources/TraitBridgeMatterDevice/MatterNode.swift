@@ -114,6 +114,7 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         case .tick(let now):
             tick(now: now, using: &generator)
         }
+        closeRepliedSessions()
         return effects
     }
 

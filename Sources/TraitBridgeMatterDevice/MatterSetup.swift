@@ -47,6 +47,22 @@ public struct MatterSetup: Sendable {
             productID: productID, using: &generator)
     }
 
+    /// The same identity (passcode, discriminator, salt, verifier) whose onboarding payload names
+    /// `vendorID` and `productID`: the QR code carries them (the 11-digit manual code of the standard flow
+    /// does not), and a commissioner may hold them against the DAC and Basic Information.
+    public func naming(vendorID: UInt16, productID: UInt16) -> MatterSetup {
+        MatterSetup(
+            payload: payload.naming(vendorID: vendorID, productID: productID), salt: salt, iterations: iterations,
+            verifier: verifier)
+    }
+
+    private init(payload: SetupPayload, salt: [UInt8], iterations: Int, verifier: Verifier) {
+        self.payload = payload
+        self.salt = salt
+        self.iterations = iterations
+        self.verifier = verifier
+    }
+
     /// The 11-digit manual pairing code, to show the person commissioning.
     public var manualPairingCode: String { payload.manualPairingCode }
     /// The `MT:` QR payload, to show the person commissioning.

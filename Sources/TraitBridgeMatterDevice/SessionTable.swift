@@ -42,6 +42,10 @@ struct SessionTable<Peer: Hashable & Sendable>: Sendable {
         var counter: MessageCounter
         var replay = ReplayWindow(kind: .secureUnicast)
         var lastActive: ContinuousClock.Instant
+        /// Set when the session must end but owes its peer a reply first (UpdateNOC's NOCResponse, an
+        /// ArmFailSafe that rolled its own fabric back): it serves nothing new and is dropped once no
+        /// message it sent awaits an ack (the SDK's `AbortAllOtherCommunicationOnFabric`).
+        var closesAfterReply = false
 
         var key: SessionKey { SessionKey(UInt64(localSessionID)) }
 

@@ -63,6 +63,27 @@ public struct SetupPayload: Sendable, Hashable {
         self.passcode = passcode
     }
 
+    /// This payload naming `vendorID` and `productID`, everything else kept: the vendor and product a
+    /// commissioner reads in the QR code must be the attested product's (the DAC's, Basic Information's).
+    public func naming(vendorID: UInt16, productID: UInt16) -> SetupPayload {
+        SetupPayload(
+            checked: (vendorID, productID), commissioningFlow: commissioningFlow,
+            discoveryCapabilities: discoveryCapabilities, discriminator: discriminator, passcode: passcode)
+    }
+
+    /// A payload of fields already checked (the discriminator in range).
+    private init(
+        checked ids: (vendorID: UInt16, productID: UInt16), commissioningFlow: CommissioningFlow,
+        discoveryCapabilities: DiscoveryCapabilities, discriminator: UInt16, passcode: SetupPasscode
+    ) {
+        vendorID = ids.vendorID
+        productID = ids.productID
+        self.commissioningFlow = commissioningFlow
+        self.discoveryCapabilities = discoveryCapabilities
+        self.discriminator = discriminator
+        self.passcode = passcode
+    }
+
     /// A uniformly drawn discriminator, for a device that picks its own at manufacture or reset.
     public static func randomDiscriminator(using generator: inout some RandomNumberGenerator) -> UInt16 {
         UInt16.random(in: discriminatorRange, using: &generator)

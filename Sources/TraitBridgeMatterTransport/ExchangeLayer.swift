@@ -123,6 +123,10 @@ public struct ExchangeLayer: Sendable {
         return acks.close(exchange).map { .sendStandaloneAck($0.exchange, messageCounter: $0.messageCounter) }
     }
 
+    /// Whether a reliable message sent on `session` still awaits its ack (retransmitted until it comes
+    /// or MRP gives up): what a session that closes once its last reply is delivered waits for.
+    public func isAwaitingAck(on session: SessionKey) -> Bool { retransmissions.isAwaitingAck(on: session) }
+
     /// The session ended: its exchanges, owed acks and waiting messages are forgotten.
     public mutating func closeSession(_ session: SessionKey) {
         _ = exchanges.closeAll(on: session)

@@ -39,6 +39,9 @@ public struct RetransmissionTable: Sendable {
 
     public func isAwaitingAck(_ exchange: ExchangeKey) -> Bool { entries.contains { $0.exchange == exchange } }
 
+    /// Whether a message sent on any exchange of `session` still awaits its ack.
+    public func isAwaitingAck(on session: SessionKey) -> Bool { entries.contains { $0.exchange.session == session } }
+
     /// Records `bytes`, just sent at `now` with R set, as awaiting the ack of `messageCounter`. The
     /// first wait is `backoff(baseInterval, 0, jitter)`; `baseInterval` comes from the peer's
     /// ``MRPParameters/baseInterval(peerIsActive:)``. The jitter byte is the low byte of

@@ -1,9 +1,9 @@
 import Crypto
 import Testing
-import TraitBridgeMatterInteraction
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials
+import TraitBridgeMatterInteraction
 
 /// The ways commissioning goes wrong: missing steps, wrong keys, an expired fail-safe, bad fields.
 @Suite struct CommissioningFailureTests {
@@ -111,7 +111,9 @@ import TraitBridgeMatterCredentials
         #expect(root.state.breadcrumb == 0)
         #expect(root.state.failSafe == nil)
         #expect(
-            root.state.takeNotices() == [.failSafeRolledBack(disarm ? .disarmed : .expired, removedFabricIndex: 1)])
+            root.state.takeNotices()
+                == [.failSafeRolledBack(disarm ? .disarmed : .expired, removedFabricIndex: 1, restoredFabricIndex: nil)]
+        )
         // CommissioningComplete after the rollback finds no fail-safe.
         let late = invoke(
             &root, Command.generalCommissioning, Command.commissioningComplete, .contextStructure([:]),
@@ -126,7 +128,9 @@ import TraitBridgeMatterCredentials
             &root, Command.operationalCredentials, Command.csrRequest,
             .contextStructure([0: .octets([UInt8](repeating: 1, count: 32))]), Session.pase(at: start + .seconds(61)))
         #expect(result == .status(.failsafeRequired))
-        #expect(root.state.takeNotices().last == .failSafeRolledBack(.expired, removedFabricIndex: nil))
+        #expect(
+            root.state.takeNotices().last
+                == .failSafeRolledBack(.expired, removedFabricIndex: nil, restoredFabricIndex: nil))
     }
 
     @Test(arguments: [

@@ -65,8 +65,9 @@ import TraitBridgeMatterInteraction
         #expect(fabric.nodeID == newNodeID && fabric.fabricID == old.fabricID)
         #expect(fabric.operationalKey.publicKey != old.operationalKey.publicKey)
         #expect(fabric.ipkEpochKey == old.ipkEpochKey && fabric.vendorID == old.vendorID)
-        // The node answers CASE with the new chain and announces the new node id on `fabricAdded`.
-        #expect(root.state.takeNotices() == [.failSafeArmed(fabricIndex: 1), .fabricAdded(index: 1)])
+        // `fabricUpdated`, not `fabricAdded`: the node answers CASE with the new chain, announces the new
+        // node id, and closes the fabric's older sessions and resumption records (nothing to bind).
+        #expect(root.state.takeNotices() == [.failSafeArmed(fabricIndex: 1), .fabricUpdated(index: 1)])
         // Only committed state is kept: the snapshot still has the old NOC.
         #expect(root.state.snapshot == before.state.snapshot)
         #expect(root.state.accessControl == before.state.accessControl)
@@ -80,9 +81,12 @@ import TraitBridgeMatterInteraction
             invoke(&root, 0x3E, 0x04, .contextStructure([0: .octets([UInt8](repeating: 1, count: 32))]), session)
                 == .status(.constraintError))
 
+        // CommissioningComplete comes on a CASE session of the fabric made with the new NOC.
         let complete = invoke(&root, 0x30, 0x04, .contextStructure([:]), session)
         #expect(complete.fields?[0] == .unsigned(0))
         #expect(root.state.failSafe == nil)
+        // The commit names the fabric only as completed: no rollback, nothing restored.
+        #expect(root.state.takeNotices() == [.commissioningCompleted(fabricIndex: 1)])
         let stored = try #require(root.state.snapshot.fabrics.first)
         #expect(stored.nodeCertificate == fabric.chain.noc.tlv)
         #expect(stored.operationalKey == Array(fabric.operationalKey.privateKey.rawRepresentation))
@@ -110,7 +114,9 @@ import TraitBridgeMatterInteraction
         #expect(fabric.operationalKey.publicKey == old.operationalKey.publicKey)
         #expect(root.state.snapshot == before.state.snapshot)
         #expect(
-            root.state.takeNotices() == [.failSafeRolledBack(disarm ? .disarmed : .expired, removedFabricIndex: nil)])
+            root.state.takeNotices()
+                == [.failSafeRolledBack(disarm ? .disarmed : .expired, removedFabricIndex: nil, restoredFabricIndex: 1)]
+        )
     }
 
     @Test func `a NOC of another root, fabric id or key is refused with the SDK's status`() throws {

@@ -125,6 +125,8 @@ struct MatterDeviceServerTests {
             try await tasks.waitForAll()
         }
         #expect(log.all.contains { $0.contains("stopped") }, "\(log.all.suffix(10))")
+        // A graceful stop goes through the serving loop: ShutDown is recorded (and reported) before the socket closes.
+        #expect(log.all.contains { $0.contains("shutting down: ShutDown") }, "\(log.all.suffix(10))")
     }
 
     /// The controller's output: its JSON line and its last 60 lines (the SDK's log says what it did not like).

@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeLocalBroker
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterDevice
+import TraitBridgeMatterSecureChannel
 import TraitBridgeTesting
 
 /// The gate of the Matter device: a real Matter Server (python-matter-server, the controller Home
@@ -87,6 +88,43 @@ struct MatterServerCommissioningTests {
             #expect(!removed.contains("error_code"), "\(removed)")
             #expect(log.all.contains { $0.contains("fabric 1 removed") }, "\(device())")
             #expect(server.port != nil)
+        }
+    }
+
+    @Test(
+        """
+        commission_with_code with the 11-digit manual pairing code: found by its short discriminator over \
+        DNS-SD, commissioned and interviewed
+        """)
+    func commissionedWithManualCode() throws {
+        let bed = try MatterTestBed()
+        defer { bed.remove() }
+        let matterServer = try MatterServerPeer(
+            repository: SDKController.repository, sandbox: bed.sandbox, paaDirectory: bed.paa.path)
+        defer { matterServer.stop() }
+        // The code the device prints (MatterDeviceServerTests.serve's identity: 20202021, discriminator 3840).
+        let code = try SetupPayload(
+            vendorID: 0xFFF1, productID: 0x8001, discriminator: 3840, passcode: SetupPasscode(20_202_021)
+        ).manualPairingCode
+        #expect(code.count == 11)
+        try MatterDeviceServerTests.withServer(
+            host: bed.sandbox.hostAddress, settings: bed.deviceSettings, endpoints: [OnOffLight(id: 1)],
+            exclusive: false
+        ) { _, log in
+            // network_only: the Matter Server has no Bluetooth here; the code carries no address.
+            let command =
+                #"{"message_id":"code","command":"commission_with_code","#
+                + #""args":{"code":"\#(code)","network_only":true}}"#
+            let answer = try await matterServer.sendPolled([command]).first ?? ""
+            print("Matter Server commission_with_code: \(answer.prefix(300))")
+            let server = LogFile.read(matterServer.directory.appendingPathComponent("server.log").path)
+            let context = log.all.suffix(40).joined(separator: "\n") + "\n--- Matter Server:\n" + server.suffix(3000)
+            #expect(
+                answer.contains(#""node_id": 1"#) || answer.contains(#""node_id":1"#),
+                "\(answer.prefix(600))\n\(context)")
+            #expect(answer.contains(#""1/6/0": false"#) || answer.contains(#""1/6/0":false"#), "\(answer.prefix(2000))")
+            #expect(log.all.contains { $0.contains("PASE succeeded") }, "\(context)")
+            #expect(log.all.contains { $0.contains("commissioning complete") }, "\(context)")
         }
     }
 

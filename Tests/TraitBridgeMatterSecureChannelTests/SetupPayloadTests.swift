@@ -99,6 +99,22 @@ struct SetupPayloadTests {
         #expect(standard.shortDiscriminator == 10)
     }
 
+    @Test("naming another vendor and product changes the QR code's ids, and nothing else")
+    func naming() throws {
+        for flow in [SetupPayload.CommissioningFlow.standard, .custom] {
+            let test = try Self.payload(
+                0xFFF1, 0x8001, .onNetwork, discriminator: 3840, passcode: 20_202_021, flow: flow)
+            let product = test.naming(vendorID: 0x1234, productID: 0x5678)
+            let read = try SetupPayload(qrCode: product.qrCode)
+            #expect(read == product && read.vendorID == 0x1234 && read.productID == 0x5678)
+            #expect(read.naming(vendorID: 0xFFF1, productID: 0x8001) == test)
+            #expect(product.qrCode != test.qrCode)
+            // The standard flow's 11 digits carry no vendor or product; the custom flow's 21 do.
+            #expect((product.manualPairingCode == test.manualPairingCode) == (flow == .standard))
+            if flow == .custom { #expect(product.manualPairingCode.dropFirst(10).prefix(10) == "0466022136") }
+        }
+    }
+
     @Test("Verhoeff: the published examples, and every row of the permutation table is p^i")
     func verhoeff() {
         #expect(Verhoeff.checkDigit(of: [2, 3, 6]) == 3)
