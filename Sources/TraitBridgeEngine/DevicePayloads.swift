@@ -12,50 +12,62 @@ public enum DevicePayloads {
     public static func state(of device: Device, lastUpdate: Date?) -> [UInt8] {
         var writer = JSONStreamWriter(capacity: 256 + 256 * device.deviceTypes.count)
         writer.beginObject()
-        writer.member("id", device.id.rawValue)
-        writer.member("name", device.name)
+        writer.member(literal: "id", device.id.rawValue)
+        writer.member(literal: "name", device.name)
         let connectivity = device.sourceConnectivity
-        writer.member("connectivityState", connectivity.connectivityState.rawValue)
-        writer.member("dataSourceLocality", connectivity.dataSourceLocality.rawValue)
+        writer.key(literal: "connectivityState")
+        writer.string(literal: connectivity.connectivityState.word)
+        writer.key(literal: "dataSourceLocality")
+        writer.string(literal: connectivity.dataSourceLocality.word)
         if let lastUpdate {
-            writer.key("lastUpdate")
+            writer.key(literal: "lastUpdate")
             writer.timestamp(lastUpdate)
         }
-        writer.key("types")
+        writer.key(literal: "types")
         writer.beginObject()
         // The traits of one source share their reason: format it once per payload.
         var lastReason: (ConnectivityReason, String, String)?
         for type in device.deviceTypes {
             writer.key(type.key)
             writer.beginObject()
-            writer.member("type", type.typeID.description)
-            writer.key("isPrimaryType")
+            writer.key(literal: "type")
+            writer.string(type.typeID.namespace.description, dot: type.typeID.name)
+            writer.key(literal: "isPrimaryType")
             writer.bool(type.isPrimaryType)
             let typeConnectivity = type.sourceConnectivity
-            writer.member("connectivityState", typeConnectivity.connectivityState.rawValue)
-            writer.member("dataSourceLocality", typeConnectivity.dataSourceLocality.rawValue)
-            writer.key("traits")
+            writer.key(literal: "connectivityState")
+            writer.string(literal: typeConnectivity.connectivityState.word)
+            writer.key(literal: "dataSourceLocality")
+            writer.string(literal: typeConnectivity.dataSourceLocality.word)
+            writer.key(literal: "traits")
             writer.beginObject()
             for trait in type.traits {
                 writer.key(trait.traitID.namespace.description, dot: trait.traitID.name)
                 writer.beginObject()
-                writer.member("connectivityState", trait.connectivity.state.rawValue)
-                writer.member("dataSourceLocality", trait.connectivity.locality.rawValue)
+                writer.key(literal: "connectivityState")
+                writer.string(literal: trait.connectivity.state.connectivityState.word)
+                writer.key(literal: "dataSourceLocality")
+                writer.string(literal: trait.connectivity.locality.dataSourceLocality.word)
                 if let reason = trait.connectivity.reason {
                     if lastReason?.0 != reason { lastReason = (reason, reason.description, reason.code) }
-                    writer.member("reason", lastReason!.1)
-                    writer.member("reasonCode", lastReason!.2)
+                    writer.member(literal: "reason", lastReason!.1)
+                    writer.member(literal: "reasonCode", lastReason!.2)
                 }
                 if let since = trait.connectivity.since {
-                    writer.key("since")
+                    writer.key(literal: "since")
                     writer.timestamp(since)
                 }
-                writer.key("attributes")
+                writer.key(literal: "attributes")
                 writer.beginObject()
-                for name in trait.attributes.keys.sorted() {
-                    guard let value = trait.attributes[name] else { continue }
-                    writer.key(name)
+                if trait.attributes.count == 1, let (name, value) = trait.attributes.first {
+                    writer.key(name)  // most traits of a state have one value: nothing to sort
                     writer.value(value.jsonValue)
+                } else {
+                    for name in trait.attributes.keys.sorted() {
+                        guard let value = trait.attributes[name] else { continue }
+                        writer.key(name)
+                        writer.value(value.jsonValue)
+                    }
                 }
                 writer.endObject()
                 writer.endObject()
@@ -238,5 +250,30 @@ public enum DevicePayloads {
     /// ISO 8601 in UTC with milliseconds: `2026-11-22T03:32:10.396Z`.
     public static func timestamp(_ date: Date) -> String {
         Timestamp.iso8601(date)
+    }
+}
+
+/// The words of the contract's enums as literals, written without an escaping check. Each is its
+/// case's raw value (`DevicePayloadsTests` checks every case).
+extension ConnectivityState {
+    var word: StaticString {
+        switch self {
+        case .online: "online"
+        case .offline: "offline"
+        case .partiallyOnline: "partiallyOnline"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+extension DataSourceLocality {
+    var word: StaticString {
+        switch self {
+        case .direct: "direct"
+        case .localPeer: "localPeer"
+        case .remote: "remote"
+        case .mixed: "mixed"
+        case .unspecified: "unspecified"
+        }
     }
 }

@@ -10,12 +10,13 @@ public struct JSONStreamWriter: ~Copyable {
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
     /// Written straight into memory it owns: an `Array`'s append checks uniqueness and capacity
     /// through generic code on every call (~90 instructions for a 20-byte key), this ~10.
-    private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private var capacity: Int
+    /// Internal, not private: the calls made most often are inlined into the payload writers.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
     /// Bit `depth` says whether the current container already has a member (64 levels at most).
-    private var needsComma: UInt64 = 0
-    private var depth = 0
+    @usableFromInline var needsComma: UInt64 = 0
+    @usableFromInline var depth = 0
 
     public init(capacity: Int = 512) {
         self.capacity = max(capacity, 64)
@@ -24,12 +25,14 @@ public struct JSONStreamWriter: ~Copyable {
 
     deinit { base.deallocate() }
 
+    @inlinable
     public mutating func beginObject() {
         separate()
         append(UInt8(ascii: "{"))
         push()
     }
 
+    @inlinable
     public mutating func endObject() {
         pop()
         append(UInt8(ascii: "}"))
@@ -46,13 +49,15 @@ public struct JSONStreamWriter: ~Copyable {
         append(UInt8(ascii: "]"))
     }
 
-    private mutating func push() {
+    @usableFromInline
+    mutating func push() {
         precondition(depth < 63, "JSONStreamWriter nests at most 63 levels")
         depth += 1
         needsComma &= ~(1 << UInt64(depth))
     }
 
-    private mutating func pop() {
+    @usableFromInline
+    mutating func pop() {
         assert(depth > 0, "end without begin")
         depth -= 1
     }
@@ -64,6 +69,42 @@ public struct JSONStreamWriter: ~Copyable {
         appendContent(key)
         append(UInt8(ascii: "\""), UInt8(ascii: ":"))
         needsComma &= ~(1 << UInt64(depth))  // the value that follows must not add a comma
+    }
+
+    /// Writes `"key":` for a key spelled in the program: nothing in it to escape (checked in debug builds), so it
+    /// is copied as it is, with its quotes and colon, in one go. A state payload has about 25 of them.
+    @inlinable
+    public mutating func key(literal key: StaticString) {
+        separate()
+        let length = key.utf8CodeUnitCount
+        assert(!JSONEncoding.needsEscaping(UnsafeBufferPointer(start: key.utf8Start, count: length)))
+        reserve(length + 3)
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: key.utf8Start, count: length)
+        base[count + length + 1] = UInt8(ascii: "\"")
+        base[count + length + 2] = UInt8(ascii: ":")
+        count += length + 3
+        needsComma &= ~(1 << UInt64(depth))
+    }
+
+    /// Writes `"text"` for a word spelled in the program (an enum's JSON word): nothing in it to escape.
+    @inlinable
+    public mutating func string(literal text: StaticString) {
+        separate()
+        let length = text.utf8CodeUnitCount
+        assert(!JSONEncoding.needsEscaping(UnsafeBufferPointer(start: text.utf8Start, count: length)))
+        reserve(length + 2)
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: text.utf8Start, count: length)
+        base[count + length + 1] = UInt8(ascii: "\"")
+        count += length + 2
+    }
+
+    /// `"key": "value"` for a key spelled in the program.
+    @inlinable
+    public mutating func member(literal key: StaticString, _ value: String) {
+        self.key(literal: key)
+        string(value)
     }
 
     /// Writes `"first.second":` without making the joined string (a trait or type id as a key).
@@ -81,6 +122,16 @@ public struct JSONStreamWriter: ~Copyable {
         separate()
         append(UInt8(ascii: "\""))
         appendContent(value)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `"first.second"` without making the joined string (a trait or device type id).
+    public mutating func string(_ first: String, dot second: String) {
+        separate()
+        append(UInt8(ascii: "\""))
+        appendContent(first)
+        append(UInt8(ascii: "."))
+        appendContent(second)
         append(UInt8(ascii: "\""))
     }
 
@@ -131,8 +182,8 @@ public struct JSONStreamWriter: ~Copyable {
         string(value)
     }
 
-    @inline(__always)
-    private mutating func separate() {
+    @inlinable @inline(__always)
+    mutating func separate() {
         let bit: UInt64 = 1 << UInt64(depth)
         if needsComma & bit != 0 { append(UInt8(ascii: ",")) }
         needsComma |= bit
@@ -156,12 +207,13 @@ public struct JSONStreamWriter: ~Copyable {
         append(escaped)
     }
 
-    @inline(__always)
-    private mutating func reserve(_ more: Int) {
+    @inlinable @inline(__always)
+    mutating func reserve(_ more: Int) {
         if count + more > capacity { grow(to: count + more) }
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline
+    mutating func grow(to needed: Int) {
         let grown = max(capacity * 2, needed)
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.update(from: base, count: count)
@@ -170,8 +222,8 @@ public struct JSONStreamWriter: ~Copyable {
         capacity = grown
     }
 
-    @inline(__always)
-    private mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
@@ -203,6 +255,7 @@ public struct JSONStreamWriter: ~Copyable {
 }
 
 /// The byte-level encoders shared by ``JSONStreamWriter`` and ``JSONValue`` serialization.
+@usableFromInline
 enum JSONEncoding {
     static func appendString(_ text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
@@ -241,6 +294,7 @@ enum JSONEncoding {
 
     /// Whether any byte is a control character, `"` or `\`: a word at a time (each test is exact
     /// for "some byte of the word"), then the last bytes one by one.
+    @usableFromInline
     static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080

@@ -56,11 +56,13 @@ public struct Catalog: Sendable {
 
     /// The metadata of one attribute, or the precise reason there is none.
     public func attributeMetadata(_ trait: TraitID, _ attribute: String) throws(ModelError) -> AttributeMetadata {
-        guard let definition = traits[trait] else { throw .unknownTrait(trait) }
-        guard let attributeDefinition = definition.attribute(named: attribute) else {
-            throw .unknownAttribute(trait: trait, attribute: attribute, known: definition.attributes.map(\.name))
+        // Read in place: a definition taken out of the dictionary is a copy of every field (asked per value).
+        guard let index = traits.index(forKey: trait) else { throw .unknownTrait(trait) }
+        guard let metadata = traits.values[index].metadata(of: attribute) else {
+            throw .unknownAttribute(
+                trait: trait, attribute: attribute, known: traits.values[index].attributes.map(\.name))
         }
-        return attributeDefinition.metadata
+        return metadata
     }
 
     /// Makes a device type instance, checking that the type exists, every trait exists, and every

@@ -44,6 +44,11 @@ public struct TraitDefinition: Sendable, Hashable {
         attributeIndex[name].map { attributes[$0] }
     }
 
+    /// An attribute's metadata, without copying the rest of its definition.
+    public func metadata(of name: String) -> AttributeMetadata? {
+        attributeIndex[name].map { attributes[$0].metadata }
+    }
+
     /// The first position of each name (a duplicate name is the mappings loader's error to report).
     private static func index(_ attributes: [AttributeDefinition]) -> [String: Int] {
         var index: [String: Int] = [:]
@@ -70,7 +75,10 @@ public struct AttributeDefinition: Sendable, Hashable {
     /// The specification's conformance expression (`M`, `O`, `LT`, `[CT]`…), kept for reference.
     public var conformance: String?
 
-    public init(name: String, id: UInt32? = nil, metadata: AttributeMetadata, isRequired: Bool = false, conformance: String? = nil) {
+    public init(
+        name: String, id: UInt32? = nil, metadata: AttributeMetadata, isRequired: Bool = false,
+        conformance: String? = nil
+    ) {
         self.name = name
         self.id = id
         self.metadata = metadata
@@ -87,7 +95,10 @@ public struct CommandDefinition: Sendable, Hashable {
     public var isRequired: Bool
     public var conformance: String?
 
-    public init(name: String, id: UInt32? = nil, fields: [CommandField] = [], isRequired: Bool = false, conformance: String? = nil) {
+    public init(
+        name: String, id: UInt32? = nil, fields: [CommandField] = [], isRequired: Bool = false,
+        conformance: String? = nil
+    ) {
         self.name = name
         self.id = id
         self.fields = fields

@@ -30,6 +30,31 @@ struct JSONStreamWriterTests {
         #expect(checked == 300 * 127)
     }
 
+    @Test("literal keys and words, and dotted strings, write what the general calls write")
+    func literals() throws {
+        var literal = JSONStreamWriter(capacity: 1)
+        var general = JSONStreamWriter(capacity: 1)
+        literal.beginObject()
+        general.beginObject()
+        literal.member(literal: "id", "a\"b")
+        general.member("id", "a\"b")
+        literal.key(literal: "connectivityState")
+        literal.string(literal: "partiallyOnline")
+        general.member("connectivityState", "partiallyOnline")
+        literal.key(literal: "type")
+        literal.string("vendor.acme", dot: "Filter\nLife")
+        general.member("type", "vendor.acme.Filter\nLife")
+        literal.key(literal: "")
+        literal.string(literal: "")
+        general.member("", "")
+        literal.endObject()
+        general.endObject()
+        #expect(literal.bytes == general.bytes)
+        let root = try JSONDocument.parse(literal.bytes).root
+        #expect(root["type"]?.string == "vendor.acme.Filter\nLife")
+        #expect(root["connectivityState"]?.string == "partiallyOnline")
+    }
+
     @Test("UTF-8 beyond ASCII is copied as it is")
     func unicode() throws {
         var writer = JSONStreamWriter()

@@ -163,8 +163,9 @@ struct MemberDirectory: Sendable {
 
     /// A message of `reference`'s carried data at `now`.
     mutating func heard(_ reference: SourceReference, topic: String, now: Date) {
-        references[reference]?.liveness.lastSeen = now
-        references[reference]?.liveness.lastTopic = topic
+        guard let index = references.index(forKey: reference) else { return }  // one hash of the reference
+        references.values[index].liveness.lastSeen = now
+        references.values[index].liveness.lastTopic = topic
     }
 
     /// What a reference's own availability word said. A reference not described yet (a Shelly's
