@@ -152,8 +152,8 @@ public final class JSONDocument: @unchecked Sendable {
     private static func firstNonJSONToken(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> (Int, String)? {
         guard end > 0, let base = bytes.baseAddress else { return nil }
         guard
-            memchr(base, 0x27, end) != nil || contains(Array("NaN".utf8), in: bytes, upTo: end)
-                || contains(Array("Infinity".utf8), in: bytes, upTo: end)
+            memchr(base, 0x27, end) != nil || contains(notANumber, in: bytes, upTo: end)
+                || contains(infinity, in: bytes, upTo: end)
         else { return nil }
         var inString = false
         var offset = 0
@@ -170,6 +170,10 @@ public final class JSONDocument: @unchecked Sendable {
         }
         return nil
     }
+
+    /// Made once, not per message.
+    private static let notANumber = Array("NaN".utf8)
+    private static let infinity = Array("Infinity".utf8)
 
     /// Whether `needle` occurs in the first `end` bytes (memchr on its first byte, then compare).
     private static func contains(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, upTo end: Int) -> Bool {
