@@ -111,7 +111,7 @@ final class MatterBridgeService: Service, Sendable {
             setup: state.setup, settings: serverSettings, information: information,
             attestation: settings.attestation?.attestation ?? .sdkTestCredentials,
             endpoints: [OnOffLight(id: Self.endpoint)],
-            onOffCommanded: { _, isOn in relay.commanded(isOn: isOn) }, restoring: state.snapshot,
+            onOffCommanded: { _, isOn in relay.commanded(isOn: isOn) }, restoring: state.node,
             persist: persist, logger: logger)
         relay.server.withLock { $0 = server }
         self.server = server
@@ -151,18 +151,23 @@ extension ServeCommand {
         let state: MatterBridgeState
         do {
             state = try MatterBridgeState.load(
-                from: store, passcode: settings.passcode, discriminator: settings.discriminator)
+                from: store, passcode: settings.passcode, discriminator: settings.discriminator,
+                vendorID: settings.vendorID ?? MatterBridgeState.testVendorID,
+                productID: settings.productID ?? MatterBridgeState.testProductID, name: settings.name)
         } catch {
             throw ValidationError("matterBridge: \(error)")
         }
-        let setup = state.setup
+        let (kept, name) = (state, settings.name)
         // avahi-publish inherits serve's environment (DBUS_SYSTEM_BUS_ADDRESS included).
         return MatterBridgeService(
             settings: settings, state: state, bridge: bridge,
-            persist: { snapshot in
+            persist: { node in
+                // Fabrics, resumption records and labels in one transaction; the records' secrets are never logged.
                 do {
-                    try store.saveMatterBridge(MatterBridgeState(setup: setup, snapshot: snapshot).record, now: Date())
-                    logger.info("Matter: the commissioning state is kept (\(snapshot.fabrics.count) fabric(s))")
+                    try store.saveMatterBridge(kept.keeping(node, configuredName: name).record, now: Date())
+                    let (fabrics, records) = (node.commissioning.fabrics.count, node.resumptions.count)
+                    let counts = "\(fabrics) fabric(s), \(records) CASE resumption record(s)"
+                    logger.info("Matter: the commissioning state is kept (\(counts))")
                 } catch {
                     logger.error("Matter: the commissioning state was not kept: \(error)")
                 }

@@ -5,15 +5,25 @@ import TraitBridgeMatterSecureChannel
 import TraitBridgeStore
 
 /// The Matter bridge's identity and commissioning state between the registry (plain numbers and
-/// bytes, ``MatterBridgeRecord``) and the device (``MatterSetup``, ``CommissioningSnapshot``): what
-/// `serve` starts the device from and persists, and what `matter show|reset` read and change.
+/// bytes, ``MatterBridgeRecord``) and the device (``MatterSetup``, ``NodeSnapshot``: the fabrics,
+/// the CASE resumption records, NodeLabel and Location): what `serve` starts the device from and
+/// persists, and what `matter show|reset` read and change. Its codes name the vendor and product
+/// serve last attested as (the configured `vendorId`/`productId`, else the SDK test DAC's).
 /// Every stored value is checked on the way in, so a damaged registry is an error that says what
 /// to do, never a trap.
 struct MatterBridgeState {
+    /// The identity; its payload names ``vendorID`` and ``productID``.
     var setup: MatterSetup
     var snapshot: CommissioningSnapshot
+    /// The CASE resumption records of ``snapshot``'s fabrics, least recently used first.
+    var resumptions: [ResumptionStore.Record] = []
+    /// Basic Information's NodeLabel and Location as last served; nil: the configuration's.
+    var nodeLabel: String?
+    var location: String?
+    /// `matterBridge.name` when ``nodeLabel`` was kept.
+    var configuredName: String?
 
-    /// The registry's state cannot be used; the text says what is wrong and what to do.
+    /// The state cannot be used; the text says what is wrong and what to do.
     struct Unusable: Error, CustomStringConvertible {
         var reason: String
         var description: String {
@@ -22,12 +32,19 @@ struct MatterBridgeState {
         }
     }
 
-    /// The vendor and product the device's attestation (the SDK's test credentials) names.
-    static let vendorID = DeviceInformation().vendorID
-    static let productID = DeviceInformation().productID
+    /// The vendor and product of the SDK's test DAC: what the device attests as without `attestation`.
+    static let testVendorID = DeviceInformation().vendorID
+    static let testProductID = DeviceInformation().productID
 
-    /// A new identity, `passcode` and `discriminator` when given, else drawn; no fabric.
-    static func fresh(passcode: UInt32? = nil, discriminator: UInt16? = nil) throws -> MatterBridgeState {
+    var vendorID: UInt16 { setup.payload.vendorID }
+    var productID: UInt16 { setup.payload.productID }
+
+    /// A new identity naming `vendorID` and `productID`, `passcode` and `discriminator` when given, else
+    /// drawn; no fabric.
+    static func fresh(
+        passcode: UInt32? = nil, discriminator: UInt16? = nil, vendorID: UInt16 = testVendorID,
+        productID: UInt16 = testProductID
+    ) throws -> MatterBridgeState {
         var random = SystemRandomNumberGenerator()
         let setup = try MatterSetup(
             passcode: try passcode.map { try SetupPasscode($0) } ?? SetupPasscode.random(using: &random),
@@ -42,13 +59,15 @@ struct MatterBridgeState {
     }
 
     /// The state `record` keeps, checked: the passcode and discriminator as the spec allows them, the
-    /// verifier derived again, every fabric restorable.
+    /// verifier derived again, every fabric restorable. A resumption record that is malformed or names
+    /// no kept fabric is left out (it would only have saved a controller one full CASE).
     init(record: MatterBridgeRecord) throws(Unusable) {
         do {
             var random = SystemRandomNumberGenerator()
             setup = try MatterSetup(
                 passcode: try SetupPasscode(record.setup.passcode), discriminator: record.setup.discriminator,
-                vendorID: Self.vendorID, productID: Self.productID, salt: record.setup.salt,
+                vendorID: record.basicInformation?.vendorID ?? Self.testVendorID,
+                productID: record.basicInformation?.productID ?? Self.testProductID, salt: record.setup.salt,
                 iterations: record.setup.iterations, using: &random)
         } catch {
             throw Unusable(reason: "its setup identity: \(error)")
@@ -69,6 +88,39 @@ struct MatterBridgeState {
                     privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects, fabricIndex: $0.fabricIndex)
             }, regulatoryConfig: regulatory, countryCode: record.countryCode)
         do { _ = try CommissioningState(restoring: snapshot) } catch { throw Unusable(reason: "\(error)") }
+        let fabrics = Set(snapshot.fabrics.map(\.index))
+        resumptions = record.resumptions.compactMap {
+            guard fabrics.contains($0.fabricIndex) else { return nil }
+            return ResumptionStore.Record(
+                restoring: $0.resumptionID, sharedSecret: $0.sharedSecret, peerNodeID: $0.peerNodeID,
+                peerCASEAuthenticatedTags: $0.caseAuthenticatedTags, fabricIndex: $0.fabricIndex)
+        }
+        nodeLabel = record.basicInformation?.nodeLabel
+        location = record.basicInformation?.location
+        configuredName = record.basicInformation?.configuredName
+    }
+
+    /// What the device starts from: the fabrics, the resumption records, the labels.
+    var node: NodeSnapshot {
+        NodeSnapshot(commissioning: snapshot, resumptions: resumptions, nodeLabel: nodeLabel, location: location)
+    }
+
+    /// This state with what the device kept last (`configuredName`: the configuration's name then).
+    func keeping(_ node: NodeSnapshot, configuredName: String?) -> MatterBridgeState {
+        var state = self
+        state.snapshot = node.commissioning
+        state.resumptions = node.resumptions
+        state.nodeLabel = node.nodeLabel
+        state.location = node.location
+        state.configuredName = configuredName
+        return state
+    }
+
+    /// Factory state but for the identity: no fabric, no resumption record, the labels the configuration's.
+    func reset() -> MatterBridgeState {
+        var state = MatterBridgeState(setup: setup, snapshot: CommissioningSnapshot())
+        state.configuredName = configuredName
+        return state
     }
 
     /// What the registry keeps.
@@ -88,30 +140,50 @@ struct MatterBridgeState {
             accessControl: snapshot.accessControl.map {
                 MatterBridgeRecord.AccessControlEntry(
                     fabricIndex: $0.fabricIndex, privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects)
-            })
+            },
+            resumptions: resumptions.map {
+                MatterBridgeRecord.Resumption(
+                    resumptionID: $0.resumptionID, sharedSecret: $0.sharedSecret, fabricIndex: $0.fabricIndex,
+                    peerNodeID: $0.peerNodeID, caseAuthenticatedTags: $0.peerCASEAuthenticatedTags)
+            },
+            basicInformation: .init(
+                vendorID: vendorID, productID: productID, nodeLabel: nodeLabel, location: location,
+                configuredName: configuredName))
     }
 
     /// The registry's state with the configured passcode and discriminator (a new salt and verifier
-    /// when the passcode changes), or a new one on the first start; written back when it changed.
+    /// when the passcode changes), naming the configured vendor and product (`matter show`'s QR code
+    /// names them too), or a new one on the first start; written back when it changed. A NodeLabel
+    /// kept under another configured `name` gives way to the one configured now.
     static func load(
-        from store: DeviceStore, passcode: UInt32?, discriminator: UInt16?
+        from store: DeviceStore, passcode: UInt32?, discriminator: UInt16?, vendorID: UInt16 = testVendorID,
+        productID: UInt16 = testProductID, name: String? = nil
     ) throws -> MatterBridgeState {
         guard let record = try store.matterBridge() else {
-            let made = try fresh(passcode: passcode, discriminator: discriminator)
+            var made = try fresh(
+                passcode: passcode, discriminator: discriminator, vendorID: vendorID, productID: productID)
+            made.configuredName = name
             try store.saveMatterBridge(made.record, now: Date())
             return made
         }
         var state = try MatterBridgeState(record: record)
+        if state.configuredName != name {
+            state.nodeLabel = nil
+            state.configuredName = name
+        }
         let wanted = (
             passcode ?? state.setup.payload.passcode.value, discriminator ?? state.setup.payload.discriminator
         )
-        guard wanted != (state.setup.payload.passcode.value, state.setup.payload.discriminator) else { return state }
-        var random = SystemRandomNumberGenerator()
-        let samePasscode = wanted.0 == state.setup.payload.passcode.value
-        state.setup = try MatterSetup(
-            passcode: try SetupPasscode(wanted.0), discriminator: wanted.1, vendorID: vendorID, productID: productID,
-            salt: samePasscode ? state.setup.salt : nil, iterations: state.setup.iterations, using: &random)
-        try store.saveMatterBridge(state.record, now: Date())
+        if wanted != (state.setup.payload.passcode.value, state.setup.payload.discriminator) {
+            var random = SystemRandomNumberGenerator()
+            let samePasscode = wanted.0 == state.setup.payload.passcode.value
+            state.setup = try MatterSetup(
+                passcode: try SetupPasscode(wanted.0), discriminator: wanted.1, vendorID: vendorID,
+                productID: productID, salt: samePasscode ? state.setup.salt : nil, iterations: state.setup.iterations,
+                using: &random)
+        }
+        state.setup = state.setup.naming(vendorID: vendorID, productID: productID)
+        if state.record != record { try store.saveMatterBridge(state.record, now: Date()) }
         return state
     }
 }

@@ -12,7 +12,8 @@ struct MatterResetCommand: ParsableCommand {
         abstract: "Forget every fabric, so controllers can commission the bridge again.",
         discussion: """
             For a bridge whose controllers are gone (a reset Matter Server, a new home): its fabrics, their \
-            access control entries and the regulatory config are removed; the passcode and discriminator stay, \
+            access control entries, CASE resumption records, the regulatory config and the NodeLabel and \
+            Location controllers wrote are removed; the passcode and discriminator stay, \
             so the same codes commission it again. --identity also draws a new passcode and discriminator (a \
             passcode or discriminator in serve's matterBridge section still wins). Stop serve first: a running \
             serve keeps the fabrics it holds and writes them back.
@@ -29,7 +30,12 @@ struct MatterResetCommand: ParsableCommand {
         let store = try CloudTokensListCommand.openStore(dataDir)
         do {
             if identity {
-                let made = try MatterBridgeState.fresh()
+                // The vendor and product serve attested as, when the damaged state still says them.
+                let kept = (try? store.matterBridge())??.basicInformation
+                var made = try MatterBridgeState.fresh(
+                    vendorID: kept?.vendorID ?? MatterBridgeState.testVendorID,
+                    productID: kept?.productID ?? MatterBridgeState.testProductID)
+                made.configuredName = kept?.configuredName
                 try store.saveMatterBridge(made.record, now: Date())
                 print(
                     "a new identity: manual pairing code \(made.setup.manualPairingCode), discriminator "
@@ -38,7 +44,7 @@ struct MatterResetCommand: ParsableCommand {
             }
             guard var state = try MatterCommand.state(in: store) else { throw ExitCode.failure }
             let removed = state.snapshot.fabrics.count
-            state.snapshot = .init()
+            state = state.reset()
             try store.saveMatterBridge(state.record, now: Date())
             print(
                 "removed \(removed) fabric\(removed == 1 ? "" : "s"); manual pairing code "

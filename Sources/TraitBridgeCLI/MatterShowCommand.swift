@@ -12,7 +12,8 @@ struct MatterShowCommand: ParsableCommand {
         discussion: """
             The manual pairing code is what a controller's "add device" asks for (Home Assistant, Apple Home, \
             Google Home); the QR payload (MT:…) is what a QR code generator turns into the code to scan. \
-            Operational keys stay in the registry.
+            The QR payload names the vendor and product serve last attested as (matterBridge's vendorId and \
+            productId). Operational keys and CASE resumption secrets stay in the registry.
             """
     )
 
@@ -26,6 +27,9 @@ struct MatterShowCommand: ParsableCommand {
         print("QR payload      \(state.setup.qrCode)")
         print("passcode        \(state.setup.payload.passcode.value)")
         print("discriminator   \(state.setup.payload.discriminator)")
+        print("vendor/product  \(Self.hexID(state.vendorID))/\(Self.hexID(state.productID))")
+        if let label = state.nodeLabel, !label.isEmpty { print("node label      \"\(label)\"") }
+        if let location = state.location { print("location        \(location)") }
         // Checked when the state was read: each fabric restores.
         let fabrics = (try? CommissioningState(restoring: state.snapshot))?.fabrics ?? []
         guard !fabrics.isEmpty else {
@@ -39,6 +43,14 @@ struct MatterShowCommand: ParsableCommand {
                 "  fabric \(fabric.index)  fabric id \(hex(fabric.fabricID))  node id "
                     + "\(hex(fabric.nodeID))  vendor 0x\(vendor)"
                     + (fabric.label.isEmpty ? "" : "  label \"\(fabric.label)\""))
+            // How many controllers can resume a session after a restart; never a record's secret or ID.
+            let resumable = state.resumptions.count { $0.fabricIndex == fabric.index }
+            if resumable > 0 { print("    \(resumable) CASE session(s) resumable") }
         }
+    }
+
+    static func hexID(_ id: UInt16) -> String {
+        let digits = String(id, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

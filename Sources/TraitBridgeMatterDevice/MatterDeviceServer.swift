@@ -67,11 +67,12 @@ public final class MatterDeviceServer: Service, Sendable {
     private let boundPort = Mutex<Int?>(nil)
     let advertiser: AvahiAdvertiser
     let onOffCommanded: OnOffObserver?
-    /// Told of the committed commissioning state (``CommissioningSnapshot``) after a batch of the
-    /// node's effects in which it changed: a fabric committed, relabelled or removed.
-    public typealias SnapshotObserver = @Sendable (CommissioningSnapshot) -> Void
-    /// The commissioning state a restart finds again; nil for a fresh node.
-    let restoring: CommissioningSnapshot?
+    /// Told of what a restart must find again (``NodeSnapshot``) after a batch of the node's effects in
+    /// which it changed: a fabric committed, relabelled or removed, a CASE resumption record saved, moved
+    /// or forgotten, NodeLabel or Location written.
+    public typealias SnapshotObserver = @Sendable (NodeSnapshot) -> Void
+    /// What a restart finds again (fabrics, resumption records, labels); nil for a fresh node.
+    let restoring: NodeSnapshot?
     let persist: SnapshotObserver?
     /// The serving loop's input while it runs: device-side changes go in there.
     private let inputs = Mutex<AsyncStream<Input>.Continuation?>(nil)
@@ -83,12 +84,13 @@ public final class MatterDeviceServer: Service, Sendable {
     /// A device with `setup`'s identity serving `endpoints` beside its root (whose Basic Information is
     /// `information`, whose attestation is `attestation`: VendorID and ProductID must be the DAC's); its
     /// onboarding payload names `information`'s vendor and product.
-    /// `restoring`: the committed state it had (its fabrics); its commissioning window is open only
-    /// without a fabric. `persist` is told each time that state changes.
+    /// `restoring`: what it kept (its fabrics, resumption records and labels, these in place of
+    /// `information`'s); its commissioning window is open only without a fabric. `persist` is told each
+    /// time that changes.
     public init(
         setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
         attestation: DeviceAttestation = .sdkTestCredentials, endpoints: [any ApplicationEndpoint] = [],
-        onOffCommanded: OnOffObserver? = nil, restoring: CommissioningSnapshot? = nil,
+        onOffCommanded: OnOffObserver? = nil, restoring: NodeSnapshot? = nil,
         persist: SnapshotObserver? = nil, logger: Logger
     ) {
         self.attestation = attestation
@@ -125,8 +127,9 @@ public final class MatterDeviceServer: Service, Sendable {
     public func run() async throws {
         var random = SystemRandomNumberGenerator()
         var state = CommissioningState()
-        if let restoring { state = try CommissioningState(restoring: restoring) }
+        if let restoring { state = try CommissioningState(restoring: restoring.commissioning) }
         let fabricCount = state.fabrics.count
+        let information = restoring?.applied(to: information) ?? information
         let dataModel = NodeDataModel(
             root: RootEndpoint(information: information, attestation: attestation, state: state), endpoints: endpoints,
             using: &random)
@@ -140,6 +143,8 @@ public final class MatterDeviceServer: Service, Sendable {
             // (above any number an earlier run reached unless it recorded over 1 000 events a second).
             firstEventNumber: UInt64(exactly: (Date().timeIntervalSince1970 * 1000).rounded(.down)) ?? 0,
             using: &random)
+        node.restoreResumptions(restoring?.resumptions ?? [])
+        let resumable = node.resumptionRecords.count
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: settings.host, port: settings.port) { channel in
@@ -150,6 +155,7 @@ public final class MatterDeviceServer: Service, Sendable {
         let codes =
             "manual pairing code \(setup.manualPairingCode), QR \(setup.qrCode)"
             + (fabricCount == 0 ? "" : "; commissioned on \(fabricCount) fabric(s): the window is closed")
+            + (resumable == 0 ? "" : "; \(resumable) CASE session(s) resumable")
         logger.info(
             "Matter: device listening on \(settings.host):\(port) — \(codes)",
             metadata: ["tb.matter.address": "\(settings.host)", "tb.matter.port": "\(port)"])
@@ -186,7 +192,7 @@ public final class MatterDeviceServer: Service, Sendable {
             }
         }
         defer { self.inputs.withLock { $0 = nil } }
-        var persisted = node.dataModel.root.state.snapshot
+        var persisted = node.snapshot
         let logger = logger
         var random = SystemRandomNumberGenerator()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -225,7 +231,7 @@ public final class MatterDeviceServer: Service, Sendable {
                 }
                 await write(effects, to: outbound, node: node)
                 if let persist {
-                    let snapshot = node.dataModel.root.state.snapshot
+                    let snapshot = node.snapshot
                     if snapshot != persisted {
                         persisted = snapshot
                         persist(snapshot)

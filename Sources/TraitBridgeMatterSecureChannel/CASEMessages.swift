@@ -7,6 +7,8 @@ enum CASEConstants {
     static let destinationIDByteCount = 32
     static let pointByteCount = 65
     static let resumptionIDByteCount = 16
+    /// A P-256 ECDH shared secret (connectedhomeip `kP256_ECDH_Secret_Length`).
+    static let sharedSecretByteCount = 32
     static let micByteCount = 16
     static let signatureByteCount = 64
     /// A TLV certificate's bound (Matter Core §6.5.2), as `OperationalCertificate.maximumTLVLength`.

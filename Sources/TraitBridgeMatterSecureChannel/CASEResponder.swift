@@ -169,6 +169,13 @@ public struct CASEResponder<Exchange: Hashable & Sendable>: Sendable {
     public mutating func forgetResumptions(ofFabric index: UInt8) {
         resumptions.removeAll(ofFabric: index)
     }
+
+    /// Holds `records` (least recent first, as ``ResumptionStore/records`` lists them) in place of the
+    /// ones held: what a restart kept. Records of a fabric ``configuration`` does not list are left out.
+    public mutating func restoreResumptions(_ records: [ResumptionStore.Record]) {
+        resumptions = ResumptionStore(capacity: resumptions.capacity, restoring: records)
+        resumptions.retainFabrics(Set(configuration.fabrics.map(\.fabricIndex)))
+    }
 }
 
 extension CASEResponder: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

@@ -13,12 +13,12 @@ import TraitBridgeMatterCredentials
 /// and every record of a fabric goes with the fabric. Printing shows counts, never a secret.
 public struct ResumptionStore: Sendable {
     /// One resumable session: what the resumed session carries without a certificate in sight.
-    public struct Record: Sendable {
+    public struct Record: Sendable, Hashable {
         /// The ID the next Sigma1 names (16 random bytes the device chose; sent encrypted, then in the clear).
         public let resumptionID: [UInt8]
         /// The ECDH shared secret of the handshake this record comes from (kept as bytes: swift-crypto's
-        /// SymmetricKey is not Sendable).
-        let sharedSecret: [UInt8]
+        /// SymmetricKey is not Sendable). A secret: read only to keep it, never to print it.
+        public let sharedSecret: [UInt8]
         public let peerNodeID: UInt64
         public let peerCASEAuthenticatedTags: [UInt32]
         public let fabricIndex: UInt8
@@ -36,12 +36,19 @@ public struct ResumptionStore: Sendable {
     public static let defaultCapacity = 16
 
     public let capacity: Int
-    /// Least recently saved first.
-    private var records: [Record] = []
+    /// Least recently saved (or resumed) first: what the owner keeps across a restart, in this order.
+    public private(set) var records: [Record] = []
 
     public init(capacity: Int = defaultCapacity) {
         precondition(capacity > 0, "a resumption store holds at least one record")
         self.capacity = capacity
+    }
+
+    /// A store holding `records` (least recent first) as a restart finds them again: saved one by one, so
+    /// the rules hold of them too (one per peer on a fabric, at most `capacity`, the most recent kept).
+    public init(capacity: Int = defaultCapacity, restoring records: [Record]) {
+        self.init(capacity: capacity)
+        for record in records { save(record) }
     }
 
     public var count: Int { records.count }
@@ -80,6 +87,22 @@ public struct ResumptionStore: Sendable {
 
     /// The fabric index of each record, least recent first (for tests and diagnostics).
     public var fabricIndices: [UInt8] { records.map(\.fabricIndex) }
+}
+
+extension ResumptionStore.Record {
+    /// A record as its owner kept it; nil unless the ID is 16 bytes and the secret 32 (a P-256 ECDH
+    /// secret), so a damaged copy is never offered to a peer.
+    public init?(
+        restoring resumptionID: [UInt8], sharedSecret: [UInt8], peerNodeID: UInt64,
+        peerCASEAuthenticatedTags: [UInt32], fabricIndex: UInt8
+    ) {
+        guard resumptionID.count == CASEConstants.resumptionIDByteCount,
+            sharedSecret.count == CASEConstants.sharedSecretByteCount, (1...254).contains(fabricIndex)
+        else { return nil }
+        self.init(
+            resumptionID: resumptionID, sharedSecret: sharedSecret, peerNodeID: peerNodeID,
+            peerCASEAuthenticatedTags: peerCASEAuthenticatedTags, fabricIndex: fabricIndex)
+    }
 }
 
 extension ResumptionStore: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

@@ -69,16 +69,24 @@ public struct MatterBridgeRecord: Sendable, Hashable {
     public var countryCode: String
     public var fabrics: [Fabric]
     public var accessControl: [AccessControlEntry]
+    /// The CASE resumption records of the fabrics, least recently used first (at most
+    /// ``resumptionLimit`` are kept: the most recent).
+    public var resumptions: [Resumption]
+    /// The ids and writable labels Basic Information served; nil before a start that recorded them.
+    public var basicInformation: BasicInformation?
 
     public init(
         setup: Setup, regulatoryConfig: UInt8 = 2, countryCode: String = "XX", fabrics: [Fabric] = [],
-        accessControl: [AccessControlEntry] = []
+        accessControl: [AccessControlEntry] = [], resumptions: [Resumption] = [],
+        basicInformation: BasicInformation? = nil
     ) {
         self.setup = setup
         self.regulatoryConfig = regulatoryConfig
         self.countryCode = countryCode
         self.fabrics = fabrics
         self.accessControl = accessControl
+        self.resumptions = resumptions
+        self.basicInformation = basicInformation
     }
 }
 
@@ -120,6 +128,8 @@ extension DeviceStore {
                             privilege: try Self.number(row, "privilege"),
                             authMode: try Self.number(row, "authMode"), subjects: subjects))
                 }
+                record.resumptions = try Self.matterResumptions(db)
+                record.basicInformation = try Self.matterBasicInformation(db)
                 return record
             }
         } catch {
@@ -169,6 +179,7 @@ extension DeviceStore {
                             entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
                         ])
                 }
+                try Self.saveMatterSessions(record, db)
             }
         } catch {
             throw .writeFailed("the Matter bridge's state: \(error)")
@@ -209,7 +220,7 @@ extension DeviceStore {
 
     /// A stored integer as `Value`, refused (never trapped on) when it is not one or does not fit: a
     /// damaged or edited registry.
-    private static func number<Value: FixedWidthInteger>(_ row: GRDB.Row, _ column: String) throws -> Value {
+    static func number<Value: FixedWidthInteger>(_ row: GRDB.Row, _ column: String) throws -> Value {
         let stored = try value(row, column, as: Int64?.self)
         guard let stored, let value = Value(exactly: stored) else {
             throw Unreadable("\(column) is \(stored.map(String.init) ?? "missing"), not a \(Value.self)")
@@ -218,7 +229,7 @@ extension DeviceStore {
     }
 
     /// The column's value; what GRDB says of one it cannot decode is not repeated (it shows the row).
-    private static func value<Value: DatabaseValueConvertible>(
+    static func value<Value: DatabaseValueConvertible>(
         _ row: GRDB.Row, _ column: String, as type: Value.Type
     ) throws -> Value {
         do { return try row.decode(type, forColumn: column) } catch {
@@ -226,11 +237,11 @@ extension DeviceStore {
         }
     }
 
-    private static func bytes(_ row: GRDB.Row, _ column: String) throws -> [UInt8] {
+    static func bytes(_ row: GRDB.Row, _ column: String) throws -> [UInt8] {
         [UInt8](try value(row, column, as: Data.self))
     }
 
-    private static func bigEndian(_ value: UInt64) -> [UInt8] {
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
         (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
@@ -242,7 +253,7 @@ extension DeviceStore {
     }
 
     /// A stored value that is not what its column holds.
-    private struct Unreadable: Error, CustomStringConvertible {
+    struct Unreadable: Error, CustomStringConvertible {
         var description: String
         init(_ description: String) { self.description = description }
     }

@@ -158,6 +158,9 @@ public final class DeviceStore: Sendable {
             }
         }
         migrator.registerMigration("v10: matter bridge") { db in try createMatterTables(db) }
+        migrator.registerMigration("v11: matter resumptions and basic information") { db in
+            try createMatterSessionTables(db)
+        }
         return migrator
     }
 

@@ -8,8 +8,9 @@ import TraitBridgeTesting
 /// TraitBridge as a Matter device against a real controller: `serve` with a `matterBridge` section
 /// announces its light by DNS-SD (Avahi, in a network sandbox); the Matter Server commissions it
 /// there, reads the light (which follows a simulated zigbee2mqtt light), toggles it (the command
-/// reaches the light's MQTT set topic) and hears the light's own change; then serve restarts on the
-/// same registry and the Matter Server reaches the node again over CASE: the fabric was kept.
+/// reaches the light's MQTT set topic), hears the light's own change and writes NodeLabel and Location;
+/// then serve restarts on the same registry and the Matter Server reaches the node again over a resumed
+/// CASE session (Sigma2_Resume: the fabric and its resumption record were kept) and reads the labels.
 @Suite(
     "Matter bridge end to end", .serialized,
     .enabled(
@@ -128,7 +129,7 @@ struct MatterBridgeTests {
         #expect(commissioned.contains(#""Hall bridge""#), "the name is the NodeLabel")
         #expect(
             eventually(timeout: .seconds(10)) {
-                LogFile.read(bed.serveLog).contains("the commissioning state is kept (1 fabric(s))")
+                LogFile.read(bed.serveLog).contains("the commissioning state is kept (1 fabric(s), ")
             }, "\(diagnostics())")
 
         // A controller's Toggle goes through the unified command path to the light's set topic.
@@ -145,6 +146,22 @@ struct MatterBridgeTests {
         let on = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, "1/6/0", "true") }
         #expect(Self.says(on, "1/6/0", "true"), "\(on.prefix(300))\n\(diagnostics())")
 
+        // A controller names the bridge and places it: kept across the restart.
+        for (path, value) in [("0/40/5", "Kitchen"), ("0/40/6", "DE")] {
+            let written = try await Self.ask(
+                matterServer, "write_attribute", #"{"node_id":1,"attribute_path":"\#(path)","value":"\#(value)"}"#)
+            #expect(!written.contains("error_code"), "\(written)\n\(diagnostics())")
+        }
+        // Kept as soon as written (the registry is read while serve runs).
+        var kept = ""
+        for attempt in 0..<20 where !kept.contains("location        DE") {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+            kept = try CommandRunner.run([
+                "matter", "show", "--data-dir", bed.folder.appendingPathComponent("data").path,
+            ]).standardOutput
+        }
+        #expect(kept.contains("location        DE"), "the written labels are kept: \(kept)\n\(diagnostics())")
+
         // Stopped and started again on the same registry (and port, as a fixed 5540 would be).
         #expect(serve.stop(), "serve stops cleanly")
         let shown = try CommandRunner.run([
@@ -154,6 +171,8 @@ struct MatterBridgeTests {
             shown.standardOutput.contains("commissioned on 1 fabric:")
                 && shown.standardOutput.contains("node id 0000000000000001"), "\(shown)")
         #expect(shown.standardOutput.contains("discriminator   1234"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains(#"node label      "Kitchen""#), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("CASE session(s) resumable"), "\(shown.standardOutput)")
         // The second run logs to a file of its own: what it says is its own.
         serveLog = bed.folder.appendingPathComponent("serve-again.log").path
         serve = try BridgeProcess(
@@ -165,6 +184,7 @@ struct MatterBridgeTests {
             eventually(timeout: .seconds(20)) {
                 LogFile.read(serveLog).contains("commissioned on 1 fabric(s): the window is closed")
             }, "\(diagnostics())")
+        #expect(LogFile.read(serveLog).contains("CASE session(s) resumable"), "the records were restored")
         // The Matter Server reaches the node again over CASE with the kept fabric: a read answers.
         var read = ""
         for attempt in 0..<60 {
@@ -196,9 +216,15 @@ struct MatterBridgeTests {
         #expect(!again.contains("error_code"), "\(again)\n\(diagnostics())")
         #expect(
             eventually(timeout: .seconds(10)) { commands() > before }, "a command after the restart reaches the light")
+        // The SDK's controller kept the record the first run's CASE gave it, and so did the device: resumed.
+        let resumed = LogFile.read(serveLog).split(separator: "\n").filter { $0.contains("Matter: CASE resumed") }
         #expect(
-            LogFile.read(serveLog).contains("Matter: CASE succeeded") && LogFile.read(serveLog).contains("on fabric 1"),
-            "the restarted node was reached over CASE with the kept fabric: \(diagnostics())")
+            resumed.contains { $0.contains("on fabric 1") },
+            "the restarted node was reached over a resumed CASE session: \(diagnostics())")
+        let labels = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"0/40/5"}"#)
+        #expect(labels.contains(#""Kitchen""#), "NodeLabel after the restart: \(labels)")
+        let location = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"0/40/6"}"#)
+        #expect(location.contains(#""DE""#), "Location after the restart: \(location)")
         for log in [bed.serveLog, serveLog] {
             #expect(!LogFile.read(log).contains(String(Self.passcode)), "the passcode is never logged")
         }

@@ -2,13 +2,16 @@ import Foundation
 import Testing
 import TraitBridgeJSON
 import TraitBridgeMatterDevice
+import TraitBridgeMatterSecureChannel
 import TraitBridgeStore
+import TraitBridgeTesting
 
 @testable import TraitBridgeCLI
 
 /// `traitbridge matter show|reset` on a registry (exact help, the codes shown, fabrics forgotten
-/// with the identity kept, a new identity made, a damaged state refused with what to do), and
-/// the `matterBridge` section's checks.
+/// with the identity kept, a new identity made, a damaged state refused with what to do, the QR
+/// payload naming the vendor and product serve attested as, resumption records counted and never
+/// shown), and the `matterBridge` section's checks.
 @Suite("traitbridge matter")
 struct MatterCommandTests {
     static let help = """
@@ -89,6 +92,115 @@ struct MatterCommandTests {
         #expect(renewed.exitCode == 0 && renewed.standardOutput.contains("a new identity"), "\(renewed)")
         let fresh = try #require(try store.matterBridge())
         #expect(fresh.fabrics.isEmpty && fresh.setup.salt != made.record.setup.salt)
+    }
+
+    /// The `MT:` payload `matter show` printed, decoded.
+    static func shownPayload(_ output: String) throws -> SetupPayload {
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("QR payload") }, "\(output)")
+        return try SetupPayload(qrCode: String(try #require(line.split(separator: " ").last)))
+    }
+
+    @Test("matter show's QR payload names the configured vendor and product; the identity stays when they change")
+    func showNamesConfiguredIDs() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mt-ids-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try DeviceStore(directory: folder.path)
+        // As serve starts with matterBridge's vendorId and productId (a product's own DAC's).
+        let product = try MatterBridgeState.load(
+            from: store, passcode: 20_202_021, discriminator: 3840, vendorID: 0x130D, productID: 0x0042)
+        let shown = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(shown.exitCode == 0, "\(shown)")
+        let payload = try Self.shownPayload(shown.standardOutput)
+        #expect(payload.vendorID == 0x130D && payload.productID == 0x0042, "\(shown.standardOutput)")
+        #expect(payload.discriminator == 3840 && payload.passcode.value == 20_202_021)
+        #expect(shown.standardOutput.contains("vendor/product  0x130D/0x0042"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("manual code     34970112332"), "the manual code names no vendor")
+
+        // Started again without them (the SDK's test DAC): the same identity, the test ids.
+        let plain = try MatterBridgeState.load(from: store, passcode: nil, discriminator: nil)
+        #expect(plain.setup.salt == product.setup.salt, "the passcode's salt and verifier are kept")
+        let again = try Self.shownPayload(
+            try CommandRunner.run(["matter", "show", "--data-dir", folder.path]).standardOutput)
+        #expect(again.vendorID == 0xFFF1 && again.productID == 0x8001)
+        // reset --identity keeps the product's ids: they are the configuration's, not the identity's.
+        _ = try MatterBridgeState.load(
+            from: store, passcode: nil, discriminator: nil, vendorID: 0x130D, productID: 0x0042)
+        let renewed = try CommandRunner.run(["matter", "reset", "--identity", "--data-dir", folder.path])
+        #expect(renewed.exitCode == 0, "\(renewed)")
+        let fresh = try Self.shownPayload(
+            try CommandRunner.run(["matter", "show", "--data-dir", folder.path]).standardOutput)
+        #expect(fresh.vendorID == 0x130D && fresh.productID == 0x0042 && fresh.passcode.value != 20_202_021)
+    }
+
+    @Test("matter show counts a fabric's resumption records and never prints their secrets; reset forgets them")
+    func showsResumptionsWithoutSecrets() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mt-res-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try DeviceStore(directory: folder.path)
+        var record = try MatterBridgeState.fresh(passcode: 20_202_021, discriminator: 3840).record
+        record.fabrics = [
+            .init(
+                index: 1, rootCertificate: MatterTestCertificates.root01TLV,
+                intermediateCertificate: MatterTestCertificates.ica01TLV,
+                nodeCertificate: MatterTestCertificates.node0101TLV, ipkEpochKey: [UInt8](repeating: 0x4A, count: 16),
+                operationalKey: MatterTestCertificates.node0101PrivateKey, vendorID: 0xFFF1, label: "")
+        ]
+        let secret: [UInt8] = [0xC0, 0xFF, 0xEE] + [UInt8](repeating: 0xA5, count: 29)
+        record.resumptions = [
+            .init(
+                resumptionID: [UInt8](repeating: 0x11, count: 16), sharedSecret: secret, fabricIndex: 1,
+                peerNodeID: 0x1B669, caseAuthenticatedTags: []),
+            // Of a fabric not kept, and malformed: left out when read.
+            .init(
+                resumptionID: [UInt8](repeating: 0x22, count: 16), sharedSecret: secret, fabricIndex: 2,
+                peerNodeID: 5, caseAuthenticatedTags: []),
+            .init(
+                resumptionID: [UInt8](repeating: 0x33, count: 3), sharedSecret: secret, fabricIndex: 1,
+                peerNodeID: 6, caseAuthenticatedTags: []),
+        ]
+        try store.saveMatterBridge(record, now: Date())
+        let state = try MatterBridgeState(record: record)
+        #expect(state.resumptions.map(\.peerNodeID) == [0x1B669])
+        #expect(state.node.resumptions == state.resumptions)
+
+        let shown = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(shown.exitCode == 0, "\(shown)")
+        #expect(shown.standardOutput.contains("1 CASE session(s) resumable"), "\(shown.standardOutput)")
+        let text = (shown.standardOutput + shown.standardError).lowercased()
+        for leak in ["c0ffee", "c0 ff ee", "192, 255, 238", "a5a5", "1111111111"] {
+            #expect(!text.contains(leak), "\(leak) in \(text)")
+        }
+        let reset = try CommandRunner.run(["matter", "reset", "--data-dir", folder.path])
+        #expect(reset.exitCode == 0 && reset.standardOutput.contains("removed 1 fabric;"), "\(reset)")
+        let after = try #require(try store.matterBridge())
+        #expect(after.fabrics.isEmpty && after.resumptions.isEmpty && after.basicInformation?.nodeLabel == nil)
+    }
+
+    @Test("NodeLabel and Location a controller wrote are kept; a name configured since takes the label's place")
+    func labelsKept() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-mt-lbl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try DeviceStore(directory: folder.path)
+        let first = try MatterBridgeState.load(from: store, passcode: nil, discriminator: nil, name: "Hall bridge")
+        #expect(first.node.nodeLabel == nil, "the configured name serves until a controller writes one")
+        // What serve's persist does once a controller wrote both.
+        let written = NodeSnapshot(
+            commissioning: first.snapshot, resumptions: [], nodeLabel: "Kitchen", location: "DE")
+        try store.saveMatterBridge(first.keeping(written, configuredName: "Hall bridge").record, now: Date())
+
+        let again = try MatterBridgeState.load(from: store, passcode: nil, discriminator: nil, name: "Hall bridge")
+        #expect(again.node.nodeLabel == "Kitchen" && again.node.location == "DE", "a restart serves what was written")
+        let shown = try CommandRunner.run(["matter", "show", "--data-dir", folder.path])
+        #expect(shown.standardOutput.contains(#"node label      "Kitchen""#), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("location        DE"), "\(shown.standardOutput)")
+
+        let renamed = try MatterBridgeState.load(from: store, passcode: nil, discriminator: nil, name: "Porch")
+        #expect(renamed.node.nodeLabel == nil && renamed.node.location == "DE", "the new name wins; Location stays")
+        #expect(try store.matterBridge()?.basicInformation?.configuredName == "Porch")
+        let reset = try CommandRunner.run(["matter", "reset", "--data-dir", folder.path])
+        #expect(reset.exitCode == 0, "\(reset)")
+        let after = try #require(try store.matterBridge()?.basicInformation)
+        #expect(after.nodeLabel == nil && after.location == nil && after.configuredName == "Porch")
     }
 
     @Test("the matterBridge section: defaults, each key checked with its path, the device required")

@@ -4,7 +4,8 @@ import Testing
 import TraitBridgeStore
 
 /// The Matter bridge's state in the registry: written and read back whole (ids above Int64's range
-/// included), replaced in one piece, and a value of the wrong kind on disk an error, never a trap.
+/// included), replaced in one piece, and a value of the wrong kind on disk an error, never a trap; the
+/// CASE resumption records and Basic Information of migration v11 too, and a v10 registry still read.
 @Suite("The registry: the Matter bridge's state")
 struct MatterBridgeStoreTests {
     static let record = MatterBridgeRecord(
@@ -69,6 +70,93 @@ struct MatterBridgeStoreTests {
                 _ = try store.matterBridge()
             } throws: { error in
                 "\(error)".contains(expected) && !"\(error)".contains("20202021")
+            }
+        }
+    }
+
+    /// `count` resumption records, least recent first: record `n` of fabric 1 or 254, node ids above
+    /// Int64's range, CATs on some.
+    static func resumptions(_ count: Int) -> [MatterBridgeRecord.Resumption] {
+        (0..<count).map { n in
+            MatterBridgeRecord.Resumption(
+                resumptionID: [UInt8](repeating: UInt8(n), count: 16), sharedSecret: (0..<32).map { UInt8($0 ^ n) },
+                fabricIndex: n.isMultiple(of: 2) ? 1 : 254, peerNodeID: 0xFFFF_FFFE_0000_0000 + UInt64(n),
+                caseAuthenticatedTags: n.isMultiple(of: 3) ? [0xABCD_0001, 0x0000_0002] : [])
+        }
+    }
+
+    @Test func `resumption records and Basic Information are kept in order, bounded, and replaced by a save`() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try DeviceStore(directory: path)
+        var record = Self.record
+        record.resumptions = Self.resumptions(3)
+        record.basicInformation = .init(
+            vendorID: 0x130D, productID: 0xFFFF, nodeLabel: "Kitchen", location: "DE", configuredName: nil)
+        try store.saveMatterBridge(record, now: Date())
+        #expect(try DeviceStore(directory: path).matterBridge() == record, "read back whole, in order")
+        #expect(try store.matterBridge()?.resumptions.last?.caseAuthenticatedTags == [])
+        #expect(try store.matterBridge()?.resumptions.first?.caseAuthenticatedTags == [0xABCD_0001, 2])
+
+        // More than the limit: the most recent are kept.
+        let many = Self.resumptions(MatterBridgeRecord.resumptionLimit + 5)
+        record.resumptions = many
+        record.basicInformation?.nodeLabel = nil
+        try store.saveMatterBridge(record, now: Date())
+        let kept = try #require(try store.matterBridge())
+        #expect(kept.resumptions == Array(many.suffix(MatterBridgeRecord.resumptionLimit)))
+        #expect(kept.basicInformation?.nodeLabel == nil && kept.basicInformation?.location == "DE")
+
+        // A reset's record: none kept.
+        try store.saveMatterBridge(Self.record, now: Date())
+        let reset = try #require(try store.matterBridge())
+        #expect(reset.resumptions.isEmpty && reset.basicInformation == nil)
+        #expect("\(Self.resumptions(1)[0])" == "Resumption(fabric 1, node FFFFFFFE00000000)", "no secret shown")
+        var dumped = ""
+        dump(Self.resumptions(1)[0], to: &dumped)
+        #expect(!dumped.contains("sharedSecret") && !dumped.contains("31"), "\(dumped)")
+    }
+
+    @Test func `a registry of migration v10 opens: its state is read, with no resumption record`() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var store = try DeviceStore(directory: path)
+        try store.saveMatterBridge(Self.record, now: Date())
+        // Back to v10: as a registry of the release before v11 was written.
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in
+            try db.execute(sql: "DROP TABLE matterResumption; DROP TABLE matterBasicInformation")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v11:%'")
+        }
+        try queue.close()
+        store = try DeviceStore(directory: path)
+        #expect(try store.matterBridge() == Self.record, "the v10 state reads as before")
+        var record = Self.record
+        record.resumptions = Self.resumptions(2)
+        try store.saveMatterBridge(record, now: Date())
+        #expect(try store.matterBridge()?.resumptions == record.resumptions, "and v11's tables are there")
+    }
+
+    @Test func `a damaged resumption record is a read error that names the column, never the secret`() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try DeviceStore(directory: path)
+        var record = Self.record
+        record.resumptions = Self.resumptions(1)
+        try store.saveMatterBridge(record, now: Date())
+        let damages = [
+            ("UPDATE matterResumption SET peerNodeID = x'0102'", "peerNodeID is not 8 bytes"),
+            ("UPDATE matterResumption SET peerNodeID = x'0000000000000001', caseAuthenticatedTags = x'01'", "CATs"),
+            ("UPDATE matterResumption SET caseAuthenticatedTags = x'', fabricIndex = 300", "fabricIndex is 300"),
+        ]
+        for (sql, expected) in damages {
+            let queue = try DatabaseQueue(path: store.path)
+            try queue.write { try $0.execute(sql: sql) }
+            try queue.close()
+            #expect {
+                _ = try store.matterBridge()
+            } throws: { error in
+                "\(error)".contains(expected) && !"\(error)".contains("0001020304")
             }
         }
     }

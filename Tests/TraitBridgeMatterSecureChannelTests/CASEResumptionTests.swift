@@ -207,6 +207,48 @@ struct CASEResumptionTests {
         #expect(!dumped.contains("238") && !dumped.lowercased().contains("eeee"), "\(dumped)")
         #expect("\(store)" == "ResumptionStore(1 of 2 records)")
     }
+
+    @Test("a restart's records resume as the ones held did; malformed ones and other fabrics' are left out")
+    func restored() throws {
+        let (device, ticket) = try Self.afterFullHandshake()
+        let kept = device.resumptions.records
+        #expect(kept.count == 1 && kept[0].resumptionID == ticket.resumptionID && kept[0].fabricIndex == 1)
+        #expect(kept[0].sharedSecret == ticket.sharedSecret, "the secret kept is the handshake's")
+
+        // A device started again: no record until the kept ones are given back.
+        var restarted = try CASEResponderTests.device()
+        let sigma1 = try Self.initiator(random: 0x81).sigma1(resuming: ticket).encoded
+        var probe = restarted
+        #expect(probe.handle(.sigma1(payload: sigma1, localSessionID: 61), on: 2).sent?.opcode == .caseSigma2)
+        let record = kept[0]
+        let otherFabric = try #require(
+            ResumptionStore.Record(
+                restoring: [UInt8](repeating: 7, count: 16), sharedSecret: record.sharedSecret,
+                peerNodeID: 0x99, peerCASEAuthenticatedTags: [], fabricIndex: 9))
+        restarted.restoreResumptions([otherFabric, record])
+        #expect(restarted.resumptions.records == [record], "fabric 9 is not served")
+        #expect(restarted.handle(.sigma1(payload: sigma1, localSessionID: 62), on: 2).sent?.opcode == .caseSigma2Resume)
+
+        // Damaged copies are refused: a short ID or secret, fabric 0.
+        let damaged: [([UInt8], [UInt8], UInt8)] = [
+            (Array(record.resumptionID.prefix(15)), record.sharedSecret, 1),
+            (record.resumptionID, record.sharedSecret + [0], 1), (record.resumptionID, record.sharedSecret, 0),
+        ]
+        for (id, secret, fabric) in damaged {
+            #expect(
+                ResumptionStore.Record(
+                    restoring: id, sharedSecret: secret, peerNodeID: 1, peerCASEAuthenticatedTags: [],
+                    fabricIndex: fabric) == nil)
+        }
+        // Restored as saved: one per peer on a fabric, the capacity kept, the most recent last.
+        let many = (0..<5).compactMap { n in
+            ResumptionStore.Record(
+                restoring: [UInt8](repeating: UInt8(n), count: 16), sharedSecret: record.sharedSecret,
+                peerNodeID: UInt64(n % 4), peerCASEAuthenticatedTags: [], fabricIndex: 1)
+        }
+        let bounded = ResumptionStore(capacity: 3, restoring: many)
+        #expect(bounded.records.map(\.resumptionID.first) == [2, 3, 4])
+    }
 }
 
 /// The full handshake the resumption tests start from did not end in a session.
