@@ -183,9 +183,25 @@ struct BridgeSnapshot: Sendable {
             }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        _ = try? client.publish(marker, text: "done", qos: 1)
+        // The marker is sent again every second until it comes back: one lost with a connection that
+        // dropped (or refused while it reconnected) would otherwise leave the reader waiting out its timeout.
+        // After a reconnect the subscriptions are made again and their retained messages come again first.
+        var markerSent = ContinuousClock.now - .seconds(1)
+        var markerRefused: MQTTError?  // the last time it could not be sent, if it never could since
         while !collected.isComplete {
-            guard ContinuousClock.now < deadline else { throw ReadError.incomplete(url.description) }
+            guard ContinuousClock.now < deadline else {
+                if let markerRefused { throw ReadError.unreachable(url.description, markerRefused.description) }
+                throw ReadError.incomplete(url.description)
+            }
+            if ContinuousClock.now - markerSent >= .seconds(1) {
+                markerSent = ContinuousClock.now
+                do {
+                    try client.publish(marker, text: "done", qos: 1)
+                    markerRefused = nil
+                } catch {
+                    markerRefused = error
+                }
+            }
             Thread.sleep(forTimeInterval: 0.005)
         }
         return collected.snapshot(prefix: prefix)
