@@ -298,7 +298,8 @@ let package = Package(
                 "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
                 "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterSecureChannel",
-                "TraitBridgeMatterTransport",
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),

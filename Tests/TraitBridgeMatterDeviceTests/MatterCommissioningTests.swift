@@ -38,6 +38,11 @@ struct MatterCommissioningTests {
             let resumed = log.all.filter { $0.contains("CASE resumed: session") }
             #expect(succeeded.count == 1, "one full CASE, at commissioning:\n\(device)")
             #expect(resumed.count == 1, "the second CASE resumed the first:\n\(device)")
+            // For BENCHMARKS ("The Matter device"): the phases' wall times as the controller saw them.
+            let phases = ["paseSeconds", "commissionSeconds", "readSeconds", "resumedReadSeconds"]
+            print(
+                "matter commissioning timing: "
+                    + phases.map { "\($0) \(run.json[$0] ?? "none")" }.joined(separator: ", "))
         }
     }
 }
