@@ -24,7 +24,7 @@ swift build --package-path Fuzz --scratch-path "$scratch" --disable-build-manife
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(zigbee2mqtt tasmota shelly homeassistant generic frigate matter requests home cloud-sync cloud-query cloud-execute
         fulfillment json mappings config registry cli homekit-pairing homekit-requests matter-device
-        matter-interaction matter-case)
+        matter-interaction matter-case matter-tlv)
 fi
 failed=()
 work=$(mktemp -d)

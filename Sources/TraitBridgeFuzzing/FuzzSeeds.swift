@@ -258,6 +258,8 @@ public enum FuzzSeeds {
             return MatterInteractionInputs.seeds()
         case .matterCase:
             return MatterCASEInputs.seeds()
+        case .matterTLV:
+            return MatterTLVInputs.seeds()
         }
     }
 

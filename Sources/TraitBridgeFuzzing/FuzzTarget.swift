@@ -56,6 +56,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// CASE on a responder that holds a fabric: Sigma1, Sigma3 and StatusReport payloads and time-outs, with
     /// the harness's help to get past the destination check and Sigma3's decryption.
     case matterCase = "matter-case"
+    /// Matter TLV from untrusted bytes: decoded within bounds, written again, read back equal.
+    case matterTLV = "matter-tlv"
 
     /// Runs one input. Traps only on a bug.
     public func run(_ bytes: [UInt8]) {
@@ -92,6 +94,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .matterDevice: MatterDeviceInputs.datagrams(bytes)
         case .matterInteraction: MatterInteractionInputs.interactions(bytes)
         case .matterCase: MatterCASEInputs.events(bytes)
+        case .matterTLV: MatterTLVInputs.roundTrip(bytes)
         }
     }
 
