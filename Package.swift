@@ -299,7 +299,8 @@ let package = Package(
                 "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterSecureChannel",
                 "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials",
-                .product(name: "Crypto", package: "swift-crypto"),
+                // connectedhomeip's test certificates, for the CASE handshakes' fabric.
+                "TraitBridgeTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: ours
         ),

@@ -7,6 +7,7 @@ import TraitBridgeMatterDevice
 import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
+import TraitBridgeTesting
 
 /// The Matter device's own costs, in process and without sockets (`TB_BENCH=matter make bench`): the
 /// device's side of a PASE handshake, a read of the whole node (every chunk, each answered), a Toggle,
@@ -81,14 +82,15 @@ func benchmarkMatterDevice() throws {
 func benchmarkMatterCASE(commissioning: PASEResponder<ExchangeKey>.Configuration) throws {
     var generator = SystemRandomNumberGenerator()
     let stored = CommissioningSnapshot.StoredFabric(
-        index: 1, rootCertificate: BenchCertificates.root01, intermediateCertificate: BenchCertificates.ica01,
-        nodeCertificate: BenchCertificates.node0101, ipkEpochKey: [UInt8](repeating: 0x4A, count: 16),
-        operationalKey: BenchCertificates.node0101Key, vendorID: 0xFFF1, label: "")
+        index: 1, rootCertificate: MatterTestCertificates.root01TLV,
+        intermediateCertificate: MatterTestCertificates.ica01TLV,
+        nodeCertificate: MatterTestCertificates.node0101TLV, ipkEpochKey: [UInt8](repeating: 0x4A, count: 16),
+        operationalKey: MatterTestCertificates.node0101PrivateKey, vendorID: 0xFFF1, label: "")
     let state = try CommissioningState(restoring: CommissioningSnapshot(fabrics: [stored]))
     guard let fabric = state.fabric(1), let ipk = fabric.ipk else { throw BenchError.noAnswer("no fabric 1") }
     let identity = CASEInitiator.Identity(
-        noc: BenchCertificates.node0102, icac: nil,
-        key: try P256.Signing.PrivateKey(rawRepresentation: BenchCertificates.node0102Key))
+        noc: MatterTestCertificates.node0102TLV, icac: nil,
+        key: try P256.Signing.PrivateKey(rawRepresentation: MatterTestCertificates.node0102PrivateKey))
     var fullNanoseconds: [UInt64] = []
     var resumedNanoseconds: [UInt64] = []
     for round in 0..<7 {
@@ -240,52 +242,4 @@ struct BenchCommissioner {
 
 enum BenchError: Error {
     case noAnswer(String)
-}
-
-/// connectedhomeip's operational test certificates (`src/credentials/tests/CHIPCert_test_vectors.cpp`, the TLV
-/// forms and the keys; the same bytes as `MatterTestCertificates` in TraitBridgeTesting, which the bench does not
-/// link): Root01 signs ICA01, which signs Node01_01 (the device); Root01 signs Node01_02 (the controller) directly.
-enum BenchCertificates {
-    static let root01 = bytes(
-        """
-        15300108534c4582736235142402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271401000000cacacaca
-        18240701240801300941043b88460ec9687a5d0f3b4b3b13fcd299c2f6d5051d003ee49c9924cf98f4f780eb20fd37c8d358347f
-        5f87d08c3213e540af11bab9137e49354f0c5b6343de63370a3501290118240260300414cc1308af82cfee505eb23b57bfe86a31
-        1665535f300514cc1308af82cfee505eb23b57bfe86a311665535f18300b40f7f0092690494e46c8b1c5cbd1a5085e1e65d4360f
-        98e96c4e8e495dc5e216d0bfa23d8f57470d89fddaf03f0464b0ae8e1f956d6f67a31124385824689780a918
-        """)
-    static let ica01 = bytes(
-        """
-        1530010869d86a8d80fc8f5d2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271303000000cacacaca
-        18240701240801300941045f94f57e0b13c9cfcf96dfe1fce7888d564cc209c55c4508e44dcf16ba2e09662f9eecf19f40b0e88a
-        0b2815da9ee10a3a177c251f434f5b0f263ce7de6278c6370a3501290118240260300414440cc69231c4cb5b37942426f81bbe24
-        b7ef345c300514cc1308af82cfee505eb23b57bfe86a311665535f18300b40adb85b5d68cbfd36140d8c9d129014c45fa7ca191f
-        34d9af241db71736e60f44199bc07c7f795bed81a2e77dc5342576f6a0d14198f46b910749427c2eed659c18
-        """)
-    static let node0101 = bytes(
-        """
-        1530010818e969ba0e089e232402013703271303000000cacacaca182604ef171b2726056eb5b94c3706271101000100dededede
-        27151d0000000000b0fa1824070124080130094104bcf6580d2d71e14416651f7c311b5efcf9aec0a8c10af80927844c240f51a8
-        eb23fa0744138887ac1e73cb72a054b6a0db0622aa807071016313b1596c8552cf370a3501280118240201360304020401183004
-        146967c912f8a3e689556f899b65d76f53fa65c7b6300514440cc69231c4cb5b37942426f81bbe24b7ef345c18300b40ce6ef393
-        cbbc94f80ee290cb3c3d373335bab95907734d99d384a62a373b8484e1d41a04c3140faa19e8a2b99b0c61e33c27ea913973e45b
-        5bc6e39c270dac5318
-        """)
-    static let node0101Key = bytes("492e7f9783ee15fdaa71a8a67b1f31f3c8d57b75094a4613b9bb3ef46fa60d89")
-    static let node0102 = bytes(
-        """
-        153001080d90935346b05cbc2402013703271401000000cacacaca182604ef171b2726056eb5b94c3706271102000100dededede
-        27151d0000000000b0fa1824070124080130094104965f78c537ece1b8c34a7b98b9aa45f13563a502b1979a607bd0c41988bdd0
-        f0bbb89816c207e3b515d9264159f78bd0978e32d74c6d055a149e8e9dba4019bf370a3501280118240201360304020401183004
-        14567b4f20e4b9c7bd27b29b3dce6a76f7cd8eccb6300514cc1308af82cfee505eb23b57bfe86a311665535f18300b406058114b
-        a72182fcf6301f7a081bca5a848202431a52fdbff497d8dd6f9a59597badccd6a56d70efd8c97c496eba7e2801d7337dcff74d78
-        e46ecd3a08ccbae318
-        """)
-    static let node0102Key = bytes("18b298615142e77adb0d1dc3c51780d378ca3e63a91fd8dca60be7779ab2f70d")
-
-    /// The bytes of `hex` (whitespace ignored).
-    static func bytes(_ hex: String) -> [UInt8] {
-        let digits = hex.compactMap(\.hexDigitValue)
-        return stride(from: 0, to: digits.count - 1, by: 2).map { UInt8(digits[$0] << 4 | digits[$0 + 1]) }
-    }
 }
