@@ -72,18 +72,12 @@ public struct JSONStreamWriter: ~Copyable {
     }
 
     /// Writes `"key":` for a key spelled in the program: nothing in it to escape (checked in debug builds), so it
-    /// is copied as it is, with its quotes and colon, in one go. A state payload has about 25 of them.
+    /// is copied as it is, in one go. A state payload has about 25 of them.
     @inlinable
     public mutating func key(literal key: StaticString) {
         separate()
-        let length = key.utf8CodeUnitCount
-        assert(!JSONEncoding.needsEscaping(UnsafeBufferPointer(start: key.utf8Start, count: length)))
-        reserve(length + 3)
-        base[count] = UInt8(ascii: "\"")
-        (base + count + 1).update(from: key.utf8Start, count: length)
-        base[count + length + 1] = UInt8(ascii: "\"")
-        base[count + length + 2] = UInt8(ascii: ":")
-        count += length + 3
+        appendQuoted(key)
+        append(UInt8(ascii: ":"))
         needsComma &= ~(1 << UInt64(depth))
     }
 
@@ -91,13 +85,21 @@ public struct JSONStreamWriter: ~Copyable {
     @inlinable
     public mutating func string(literal text: StaticString) {
         separate()
-        let length = text.utf8CodeUnitCount
-        assert(!JSONEncoding.needsEscaping(UnsafeBufferPointer(start: text.utf8Start, count: length)))
-        reserve(length + 2)
-        base[count] = UInt8(ascii: "\"")
-        (base + count + 1).update(from: text.utf8Start, count: length)
-        base[count + length + 1] = UInt8(ascii: "\"")
-        count += length + 2
+        appendQuoted(text)
+    }
+
+    /// `"text"`, copied as it is. Through `withUTF8Buffer`: a one-character literal may be held as a
+    /// scalar, not as a pointer to its bytes.
+    @inlinable @inline(__always)
+    mutating func appendQuoted(_ text: StaticString) {
+        text.withUTF8Buffer { bytes in
+            assert(!JSONEncoding.needsEscaping(bytes))
+            reserve(bytes.count + 2)
+            base[count] = UInt8(ascii: "\"")
+            if let start = bytes.baseAddress { (base + count + 1).update(from: start, count: bytes.count) }
+            base[count + bytes.count + 1] = UInt8(ascii: "\"")
+            count += bytes.count + 2
+        }
     }
 
     /// `"key": "value"` for a key spelled in the program.

@@ -47,6 +47,9 @@ struct JSONStreamWriterTests {
         literal.key(literal: "")
         literal.string(literal: "")
         general.member("", "")
+        literal.key(literal: "k")  // one character: a literal that may be held as a scalar
+        literal.string(literal: "é")
+        general.member("k", "é")
         literal.endObject()
         general.endObject()
         #expect(literal.bytes == general.bytes)
