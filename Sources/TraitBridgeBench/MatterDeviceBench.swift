@@ -50,7 +50,6 @@ func benchmarkMatterDevice() throws {
         _ = try link.interact(.invokeRequest, toggle.encoded, exchange: 2, with: &node, spent: &spent)
         toggleNanoseconds.append(spent)
     }
-    func median(_ values: [UInt64]) -> Double { Double(values.sorted()[values.count / 2]) / 1000 }
     print("Matter device (in process, the device's side only), median of 7")
     print("  PASE, PBKDFParamRequest → session: \(String(format: "%.0f", median(paseNanoseconds))) µs")
     print(
@@ -93,26 +92,28 @@ func benchmarkMatterCASE(commissioning: PASEResponder<ExchangeKey>.Configuration
         key: try P256.Signing.PrivateKey(rawRepresentation: MatterTestCertificates.node0102PrivateKey))
     var fullNanoseconds: [UInt64] = []
     var resumedNanoseconds: [UInt64] = []
-    for round in 0..<7 {
+    for attempt in 0..<7 {
         let model = NodeDataModel(root: RootEndpoint(state: state), endpoints: [OnOffLight(id: 1)], using: &generator)
         var node = MatterNode<String>(
             commissioning: commissioning, isCommissioningWindowOpen: false, dataModel: model,
             validityPolicy: .ignoringTime, using: &generator)
         var initiator = CASEInitiator(ipk: ipk, root: fabric.chain.rcac, peerNodeID: fabric.nodeID, identity: identity)
         initiator.fabricID = fabric.fabricID
-        initiator.random = (0..<32).map { UInt8(truncatingIfNeeded: $0 + round) }
-        var link = BenchCommissioner(peer: "case-\(round)")
+        initiator.random = (0..<32).map { UInt8(truncatingIfNeeded: $0 + attempt) }
+        var link = BenchCommissioner(peer: "case-\(attempt)")
         let (spent, ticket) = try link.caseHandshake(with: &node, initiator: initiator)
         fullNanoseconds.append(spent)
-        initiator.random = (0..<32).map { UInt8(truncatingIfNeeded: 0x80 + $0 + round) }
-        var again = BenchCommissioner(peer: "resume-\(round)")
+        initiator.random = (0..<32).map { UInt8(truncatingIfNeeded: 0x80 + $0 + attempt) }
+        var again = BenchCommissioner(peer: "resume-\(attempt)")
         resumedNanoseconds.append(try again.caseResumption(with: &node, initiator: initiator, ticket: ticket))
         guard node.secureSessionCount == 2 else { throw BenchError.noAnswer("\(node.secureSessionCount) sessions") }
     }
-    func median(_ values: [UInt64]) -> Double { Double(values.sorted()[values.count / 2]) / 1000 }
     print("  CASE, Sigma1 → session: \(String(format: "%.0f", median(fullNanoseconds))) µs")
     print("  CASE resumption, Sigma1 → session: \(String(format: "%.0f", median(resumedNanoseconds))) µs")
 }
+
+/// The median of nanosecond samples, in microseconds.
+private func median(_ values: [UInt64]) -> Double { Double(values.sorted()[values.count / 2]) / 1000 }
 
 /// VmRSS of this process, in kB (0 when /proc is not there).
 func residentKilobytes() -> Int {

@@ -163,10 +163,10 @@ struct CASEResumptionTests {
     func endedResumption() throws {
         var (device, ticket) = try Self.afterFullHandshake()
         let invalid = StatusReport.secureChannel(.invalidParameter)
-        for (round, event) in [Responder.Event.statusReport(payload: invalid.encoded), .sigma3(payload: [1])]
+        for (attempt, event) in [Responder.Event.statusReport(payload: invalid.encoded), .sigma3(payload: [1])]
             .enumerated()
         {
-            let sigma1 = try Self.initiator(random: UInt8(0x70 + round)).sigma1(resuming: ticket).encoded
+            let sigma1 = try Self.initiator(random: UInt8(0x70 + attempt)).sigma1(resuming: ticket).encoded
             #expect(
                 device.handle(.sigma1(payload: sigma1, localSessionID: 51), on: 2).sent?.opcode == .caseSigma2Resume)
             let busy = try #require(device.handle(.sigma1(payload: sigma1, localSessionID: 52), on: 3).sent)
@@ -174,7 +174,7 @@ struct CASEResumptionTests {
             let failure = try #require(device.handle(event, on: 2).failure)
             #expect(
                 failure.error
-                    == (round == 0
+                    == (attempt == 0
                         ? .peerStatusReport(invalid)
                         : .unexpectedMessage(received: .caseSigma3, expected: .statusReport)))
             #expect(device.phase == "listening" && device.resumptions.record(for: ticket.resumptionID) != nil)
