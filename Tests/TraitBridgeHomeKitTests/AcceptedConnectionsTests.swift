@@ -29,12 +29,16 @@ struct AcceptedConnectionsTests {
                 child.eventLoop.makeCompletedFuture { try accepted.accept(child) }
             }
         let port = try #require(server.channel.localAddress?.port)
-        let servedClient = try await Self.connect(to: port)
-        let queuedClient = try await Self.connect(to: port)
+        let clients = [try await Self.connect(to: port), try await Self.connect(to: port)]
         try await server.executeThenClose { inbound in
             var connections = inbound.makeAsyncIterator()
             let served = try #require(try await connections.next())
             let queued = try #require(try await connections.next())
+            // Each child's initializer runs on its own event loop, so the stream may yield the two in
+            // either order: each server end is paired with its client by port.
+            let servedPort = try #require(served.channel.remoteAddress?.port)
+            let servedClient = try #require(clients.first { $0.localAddress?.port == servedPort })
+            let queuedClient = try #require(clients.first { $0 !== servedClient })
             #expect(accepted.take(served), "handed to a task")
             #expect(!accepted.take(served), "taken once")
 
