@@ -199,6 +199,15 @@ let package = Package(
             ],
             swiftSettings: ours
         ),
+        // The Matter bridge: unified devices as bridged endpoints (catalog + mappings/matter), numbered for good.
+        .target(
+            name: "TraitBridgeMatterBridge",
+            dependencies: [
+                "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeStore", "TraitBridgeMatterDevice",
+                "TraitBridgeMatterCodec", "TraitBridgeMatterInteraction", "TraitBridgeCloud",
+            ],
+            swiftSettings: ours
+        ),
         // DNS-SD announcements through Avahi (avahi-publish): HomeKit's and the Matter device's services.
         .target(
             name: "TraitBridgeDNSSD",
@@ -242,6 +251,7 @@ let package = Package(
                 "TraitBridgeHomeKit",
                 "TraitBridgeMatterServer",
                 "TraitBridgeMatterDevice",
+                "TraitBridgeMatterBridge",
                 "TraitBridgeMatterCommissioning",
                 "TraitBridgeMatterCredentials",
                 "TraitBridgeMatterSecureChannel",
@@ -385,6 +395,14 @@ let package = Package(
             swiftSettings: ours
         ),
         .testTarget(
+            name: "TraitBridgeMatterBridgeTests",
+            dependencies: [
+                "TraitBridgeMatterBridge", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec", "TraitBridgeModel",
+                "TraitBridgeMapping", "TraitBridgeStore", "TraitBridgeTesting", "TraitBridgeCloud",
+            ],
+            swiftSettings: ours
+        ),
+        .testTarget(
             name: "TraitBridgeMatterDeviceTests",
             dependencies: [
                 "TraitBridgeMatterDevice", "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport",
@@ -445,7 +463,7 @@ let package = Package(
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
                 "TraitBridgeHomeKit", "TraitBridgeMatterCommissioning", "TraitBridgeLocalBroker",
                 "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
-                "TraitBridgeAutomation",
+                "TraitBridgeAutomation", "TraitBridgeMatterBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -75,6 +75,14 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        let matterTable = directory + "/" + MatterClusterTable.file
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: matterTable) {
+            do {
+                _ = try MatterClusterTable.load(mappingsDirectory: directory, catalog: catalog)
+            } catch {
+                problems += error.problems
+            }
+        }
         var genericDevices = 0
         if let catalog, problems.isEmpty {
             do {

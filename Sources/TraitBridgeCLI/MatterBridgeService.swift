@@ -3,98 +3,147 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TraitBridgeCloud
 import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeMatterBridge
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterDevice
 import TraitBridgeModel
 import TraitBridgeStore
 
-/// serve's Matter bridge: a ``MatterDeviceServer`` with one On/Off Light (endpoint 1) that stands
-/// for one unified device. The light follows the device's `matter.OnOff` (each change the bridge
-/// publishes), a controller's On/Off/Toggle goes into the unified command path as
-/// `matter.OnOff.on`/`off`, and the commissioning state is written to the registry whenever it
-/// changes, so controllers find the bridge commissioned after a restart. It exists apart from the
+/// serve's Matter bridge: a ``MatterDeviceServer`` whose endpoints are the offered unified devices
+/// (``MatterBridgeLayout``: the aggregator on endpoint 1, each device its endpoint or a composed tree,
+/// numbered as the registry keeps them). Each change the bridge publishes gives the changed devices'
+/// endpoints again; a controller's command or write goes into the unified command path (a refusal
+/// gives the device's endpoints again, so the controller sees the device's real state); the
+/// commissioning state is written to the registry whenever it changes. It exists apart from the
 /// device server, which knows nothing of the bridge, as the HomeKit bridge does.
 final class MatterBridgeService: Service, Sendable {
-    static let endpoint: UInt16 = 1
-    static let onOff = TraitID.matter("OnOff")
-
     let server: MatterDeviceServer
-    private let relay: Relay
+    private let follower: Follower
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
-    /// What the device server's callback and the follow loop share: the bridge, the device, the
-    /// state last given to the light (nil: give it again).
-    private final class Relay: Sendable {
+    /// What the device server's callback and the follow loop share: the layout, the devices changed
+    /// since the last sync, the bridge and its registry.
+    private final class Follower: Sendable {
         let bridge: Bridge
-        let device: String
+        let store: DeviceStore
+        let selection: MatterBridgeSelection
         let logger: Logger
-        let lastGiven = Mutex<Bool?>(nil)
-        let deviceID = Mutex<DeviceID?>(nil)
+        let layout: Mutex<MatterBridgeLayout>
+        /// Devices changed since the last sync; nil: every device (the first sync).
+        let changed = Mutex<Set<DeviceID>?>(nil)
         let server = Mutex<MatterDeviceServer?>(nil)
 
-        init(bridge: Bridge, device: String, logger: Logger) {
+        init(bridge: Bridge, store: DeviceStore, layout: MatterBridgeLayout, rules: ExportRules, logger: Logger) {
             self.bridge = bridge
-            self.device = device
+            self.store = store
+            self.selection = MatterBridgeSelection(rules: rules)
             self.logger = logger
+            self.layout = Mutex(layout)
         }
 
-        /// The device's `matter.OnOff` onOff now (the primary type's first), with its type's key.
-        func current() -> (id: DeviceID, key: String, isOn: Bool?)? {
-            let snapshot = bridge.snapshot
-            guard let id = snapshot.deviceID(named: device), let found = snapshot.graph.devices[id] else { return nil }
-            deviceID.withLock { $0 = id }
-            let types = (found.primaryType.map { [$0] } ?? []) + found.deviceTypes
-            guard let type = types.first(where: { $0.trait(MatterBridgeService.onOff) != nil }) else { return nil }
-            let value = type.trait(MatterBridgeService.onOff)?.attributes["onOff"]
-            if case .bool(let isOn)? = value { return (id, type.key, isOn) }
-            return (id, type.key, nil)
-        }
-
-        /// A controller switched the light: the command goes to the device; when it is refused the
-        /// light is given the device's state again.
-        func commanded(isOn: Bool) {
-            lastGiven.withLock { $0 = nil }
-            Task {
-                guard let (id, key, _) = current() else {
-                    logger.warning(
-                        "Matter: a controller switched the light, but no device '\(device)' with matter.OnOff is known")
-                    return
+        /// Gives the server the endpoints of the devices changed since the last call.
+        func sync() {
+            let ids = changed.withLock { changed in
+                defer { changed = [] }
+                return changed
+            }
+            guard ids?.isEmpty != true else { return }
+            let graph = bridge.snapshot.graph
+            var devices: [DeviceID: Device?] = [:]
+            for id in ids ?? Set(graph.devices.keys) {
+                devices[id] = graph.devices[id].flatMap {
+                    selection.offers($0, room: graph.room(of: $0.id)?.name) ? $0 : nil
                 }
-                let payload: JSONValue = [
-                    "deviceType": .string(key), "trait": "matter.OnOff", "command": .string(isOn ? "on" : "off"),
-                ]
-                let answer = await bridge.command(id, payload: payload.serializedBytes())
+            }
+            var generator = SystemRandomNumberGenerator()
+            let change = layout.withLock { $0.update(devices, using: &generator) }
+            if !change.assigned.isEmpty {
+                do {
+                    try store.saveMatterEndpoints(change.assigned, now: Date())
+                } catch {
+                    logger.error("Matter: the endpoint numbers given were not kept (\(error)): a restart may renumber")
+                }
+                for assignment in change.assigned {
+                    logger.info("Matter: \(assignment.key) is endpoint \(assignment.endpoint)")
+                }
+            }
+            if !change.exhausted.isEmpty {
+                let count = change.exhausted.count
+                logger.warning("Matter: every endpoint number is taken: \(count) endpoint(s) left out (`matter reset`)")
+            }
+            server.withLock { $0 }?.replace(change.changed, removing: change.removed)
+        }
+
+        /// A controller's command or write: into the unified command path; a refusal gives the device's
+        /// endpoints again.
+        func forward(_ request: EndpointRequest) {
+            let (planner, target) = layout.withLock { ($0.planner, $0.targets[request.endpoint]) }
+            guard let target else {
+                logger.warning("Matter: a request for endpoint \(request.endpoint), which no device serves, is dropped")
+                return
+            }
+            let unified: UnifiedRequest
+            switch planner.unified(request, deviceTypeKey: target.deviceTypeKey) {
+            case .success(let found): unified = found
+            case .failure(let error):
+                logger.warning("Matter: a request for \(target.device) was not carried out: \(error)")
+                return
+            }
+            Task {
+                let answer = await bridge.command(target.device, payload: Self.payload(unified).serializedBytes())
                 let root = try? JSONDocument.parse(answer).root
                 let status = root?["status"]?.string ?? "no answer"
-                logger.info("Matter: a controller switched \(id) \(isOn ? "on" : "off"): \(status)")
+                logger.info("Matter: a controller's \(Self.describe(unified)) for \(target.device): \(status)")
                 if status != "confirmed" && status != "assumed" {
-                    logger.warning("Matter: \(id) refused matter.OnOff: \(root?["message"]?.string ?? status)")
-                    give()
+                    let reason = root?["message"]?.string ?? status
+                    logger.warning("Matter: \(target.device) refused \(Self.describe(unified)): \(reason)")
+                    layout.withLock { $0.resend(target.device) }
+                    changed.withLock { _ = $0?.insert(target.device) }
+                    sync()
                 }
             }
         }
 
-        /// Gives the light the device's state when it differs from the last one given.
-        func give() {
-            guard let isOn = current()?.isOn else { return }
-            let changed = lastGiven.withLock { last in
-                defer { last = isOn }
-                return last != isOn
+        static func payload(_ request: UnifiedRequest) -> JSONValue {
+            var object: JSONObject = [
+                "deviceType": .string(request.deviceTypeKey), "trait": .string(request.trait.description),
+            ]
+            switch request.action {
+            case .invoke(let command, let arguments):
+                object["command"] = .string(command)
+                var fields = JSONObject()
+                for (name, value) in arguments.sorted(by: { $0.key < $1.key }) { fields[name] = value.jsonValue }
+                if !arguments.isEmpty { object["arguments"] = .object(fields) }
+            case .write(let attribute, let value):
+                object["attribute"] = .string(attribute)
+                object["value"] = value.jsonValue
             }
-            if changed { server.withLock { $0 }?.setOnOff(endpoint: MatterBridgeService.endpoint, isOn: isOn) }
+            return .object(object)
+        }
+
+        static func describe(_ request: UnifiedRequest) -> String {
+            switch request.action {
+            case .invoke(let command, _): "\(request.trait).\(command)"
+            case .write(let attribute, _): "\(request.trait).\(attribute) write"
+            }
         }
     }
 
-    /// The device server of `state`'s identity, announced and listening as `settings` say;
-    /// `persist` keeps the commissioning state each time it changes.
+    /// The device server of `state`'s identity, announced and listening as `settings` say, serving the
+    /// devices `planner` plans; `persist` keeps the commissioning state each time it changes.
     init(
-        settings: MatterBridgeSettings, state: MatterBridgeState, bridge: Bridge,
+        settings: MatterBridgeSettings, state: MatterBridgeState, bridge: Bridge, store: DeviceStore,
+        planner: BridgedDevicePlanner, assignments: [MatterEndpointAssignment],
         persist: @escaping MatterDeviceServer.SnapshotObserver, logger: Logger
     ) {
-        let relay = Relay(bridge: bridge, device: settings.device, logger: logger)
+        let follower = Follower(
+            bridge: bridge, store: store, layout: MatterBridgeLayout(planner: planner, assignments: assignments),
+            rules: settings.exportRules, logger: logger)
         let serverSettings = MatterDeviceServer.Settings(
             host: settings.listen, port: settings.port,
             mdnsInterfaces: settings.mdnsInterfaces.isEmpty ? nil : settings.mdnsInterfaces)
@@ -107,31 +156,38 @@ final class MatterBridgeService: Service, Sendable {
         } else {
             logger.notice("Matter: attesting with the SDK's public test DAC: commissioners must trust the test PAA")
         }
+        // The first sync (every device) is made before the server serves: controllers find the whole node.
+        follower.sync()
         let server = MatterDeviceServer(
             setup: state.setup, settings: serverSettings, information: information,
             attestation: settings.attestation?.attestation ?? .sdkTestCredentials,
-            endpoints: [OnOffLight(id: Self.endpoint)],
-            onOffCommanded: { _, isOn in relay.commanded(isOn: isOn) }, restoring: state.node,
+            endpoints: follower.layout.withLock { $0.endpoints },
+            forwarded: { request in follower.forward(request) }, restoring: state.node,
             persist: persist, logger: logger)
-        relay.server.withLock { $0 = server }
+        follower.server.withLock { $0 = server }
         self.server = server
-        self.relay = relay
+        self.follower = follower
         (wake, wakeContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         let continuation = wakeContinuation
-        bridge.observeChanges { [relay] states, descriptions in
-            let id = relay.deviceID.withLock { $0 }
-            if !descriptions.isEmpty || id.map(states.contains) == true { continuation.yield() }
+        bridge.observeChanges { [follower] states, descriptions in
+            follower.changed.withLock { changed in
+                changed?.formUnion(states)
+                changed?.formUnion(descriptions)
+            }
+            continuation.yield()
         }
     }
 
-    /// Serves the device until graceful shutdown; meanwhile the light follows the device.
+    /// Serves the node until graceful shutdown; meanwhile the endpoints follow the devices.
     func run() async throws {
-        let relay = relay
+        let follower = follower
         let wake = wake
+        // Every device once more: the bridge restored its registry and heard retained state since init.
+        follower.changed.withLock { $0 = nil }
         wakeContinuation.yield()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in wake { relay.give() }
+                for await _ in wake { follower.sync() }
             }
             try await server.run()
             group.cancelAll()
@@ -143,7 +199,7 @@ extension ServeCommand {
     /// The Matter bridge of the `matterBridge` section: its identity and fabrics from the registry
     /// (made on the first start), kept there as they change.
     static func makeMatterBridge(
-        _ settings: MatterBridgeSettings, bridge: Bridge, logger: Logger
+        _ settings: MatterBridgeSettings, configurationMappings: String?, bridge: Bridge, logger: Logger
     ) throws -> MatterBridgeService {
         guard let store = bridge.store else {
             throw ValidationError("matterBridge: the bridge has no registry to keep its fabrics in; give it a dataDir")
@@ -159,8 +215,23 @@ extension ServeCommand {
         }
         let (kept, name) = (state, settings.name)
         // avahi-publish inherits serve's environment (DBUS_SYSTEM_BUS_ADDRESS included).
+        let mappings: MappingsFolder
+        do { mappings = try MappingsFolder(overlay: configurationMappings) } catch {
+            throw ValidationError(error.description)
+        }
+        let table: MatterClusterTable
+        do {
+            table = try MatterClusterTable.load(mappingsDirectory: mappings.path, catalog: bridge.snapshot.catalog)
+        } catch {
+            throw ValidationError(mappings.explain("\(error)"))
+        }
+        let assignments: [MatterEndpointAssignment]
+        do { assignments = try store.matterEndpoints() } catch {
+            throw ValidationError("matterBridge: the endpoint numbers could not be read from the registry: \(error)")
+        }
         return MatterBridgeService(
-            settings: settings, state: state, bridge: bridge,
+            settings: settings, state: state, bridge: bridge, store: store,
+            planner: BridgedDevicePlanner(catalog: bridge.snapshot.catalog, table: table), assignments: assignments,
             persist: { node in
                 // Fabrics, resumption records and labels in one transaction; the records' secrets are never logged.
                 do {

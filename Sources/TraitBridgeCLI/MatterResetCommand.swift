@@ -12,11 +12,11 @@ struct MatterResetCommand: ParsableCommand {
         abstract: "Forget every fabric, so controllers can commission the bridge again.",
         discussion: """
             For a bridge whose controllers are gone (a reset Matter Server, a new home): its fabrics, their \
-            access control entries, CASE resumption records, the regulatory config and the NodeLabel and \
-            Location controllers wrote are removed; the passcode and discriminator stay, \
-            so the same codes commission it again. --identity also draws a new passcode and discriminator (a \
-            passcode or discriminator in serve's matterBridge section still wins). Stop serve first: a running \
-            serve keeps the fabrics it holds and writes them back.
+            access control entries, CASE resumption records, the regulatory config, the NodeLabel and \
+            Location controllers wrote and the bridged devices' endpoint numbers and UniqueIDs are removed; the \
+            passcode and discriminator stay, so the same codes commission it again. --identity also draws a \
+            new passcode and discriminator (a passcode or discriminator in serve's matterBridge section still \
+            wins). Stop serve first: a running serve keeps the fabrics it holds and writes them back.
             """
     )
 
@@ -36,7 +36,7 @@ struct MatterResetCommand: ParsableCommand {
                     vendorID: kept?.vendorID ?? MatterBridgeState.testVendorID,
                     productID: kept?.productID ?? MatterBridgeState.testProductID)
                 made.configuredName = kept?.configuredName
-                try store.saveMatterBridge(made.record, now: Date())
+                try store.resetMatterBridge(made.record, now: Date())
                 print(
                     "a new identity: manual pairing code \(made.setup.manualPairingCode), discriminator "
                         + "\(made.setup.payload.discriminator); no fabric")
@@ -45,7 +45,7 @@ struct MatterResetCommand: ParsableCommand {
             guard var state = try MatterCommand.state(in: store) else { throw ExitCode.failure }
             let removed = state.snapshot.fabrics.count
             state = state.reset()
-            try store.saveMatterBridge(state.record, now: Date())
+            try store.resetMatterBridge(state.record, now: Date())
             print(
                 "removed \(removed) fabric\(removed == 1 ? "" : "s"); manual pairing code "
                     + "\(state.setup.manualPairingCode)")

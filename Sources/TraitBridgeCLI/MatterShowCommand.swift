@@ -3,17 +3,22 @@ import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials
 import TraitBridgeMatterDevice
 import TraitBridgeMatterSecureChannel
+import TraitBridgeModel
+import TraitBridgeStore
 
 /// `traitbridge matter show`.
 struct MatterShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print the manual pairing code, the QR payload and the fabrics.",
+        abstract: "Print the manual pairing code, the QR payload, the fabrics and the bridged endpoints.",
         discussion: """
             The manual pairing code is what a controller's "add device" asks for (Home Assistant, Apple Home, \
             Google Home); the QR payload (MT:…) is what a QR code generator turns into the code to scan. \
             The QR payload names the vendor and product serve last attested as (matterBridge's vendorId and \
-            productId). Operational keys and CASE resumption secrets stay in the registry.
+            productId). Endpoint 1 is the aggregator; each offered device has an endpoint (a composed one, \
+            such as a climate sensor, one more per device type), kept for good: a controller's rooms and \
+            automations find it again after a restart or a rename. Operational keys and CASE resumption \
+            secrets stay in the registry.
             """
     )
 
@@ -32,6 +37,7 @@ struct MatterShowCommand: ParsableCommand {
         if let location = state.location { print("location        \(location)") }
         // Checked when the state was read: each fabric restores.
         let fabrics = (try? CommissioningState(restoring: state.snapshot))?.fabrics ?? []
+        defer { Self.printEndpoints(store) }
         guard !fabrics.isEmpty else {
             print("not commissioned: a controller can commission the bridge with the codes")
             return
@@ -46,6 +52,28 @@ struct MatterShowCommand: ParsableCommand {
             // How many controllers can resume a session after a restart; never a record's secret or ID.
             let resumable = state.resumptions.count { $0.fabricIndex == fabric.index }
             if resumable > 0 { print("    \(resumable) CASE session(s) resumable") }
+        }
+    }
+
+    /// The endpoints given to devices, with the devices' names as the registry has them.
+    static func printEndpoints(_ store: DeviceStore) {
+        let assignments: [MatterEndpointAssignment]
+        do { assignments = try store.matterEndpoints() } catch {
+            print("endpoints: not readable from the registry (\(error))")
+            return
+        }
+        guard !assignments.isEmpty else {
+            print("no bridged endpoint yet: serve gives each offered device one")
+            return
+        }
+        let names = Dictionary(((try? store.all()) ?? []).map { ($0.id.rawValue, $0.record.name) }) { first, _ in first
+        }
+        print("\(assignments.count) bridged endpoint(s) (1 is the aggregator):")
+        for assignment in assignments.sorted(by: { $0.endpoint < $1.endpoint }) {
+            let device = String(assignment.key.prefix { $0 != "/" })
+            let part = assignment.key.count > device.count ? "  part \(assignment.key.dropFirst(device.count + 1))" : ""
+            let name = names[device].map { "  \"\($0)\"" } ?? "  (not in the registry)"
+            print("  \(assignment.endpoint)  \(device)\(name)\(part)")
         }
     }
 

@@ -119,7 +119,8 @@ struct ServeCommand: AsyncParsableCommand {
             try Self.makeHomeKit($0, settings: settings, bridge: bridge, logger: logger)
         }
         let matterBridge = try settings.matterBridge.map {
-            try Self.makeMatterBridge($0, bridge: bridge, logger: logger)
+            try Self.makeMatterBridge(
+                $0, configurationMappings: settings.mappingsDirectory, bridge: bridge, logger: logger)
         }
         let fulfillment = try settings.http.map { http in
             let operations = OperationsEndpoints(

@@ -1,9 +1,10 @@
+import TraitBridgeCloud
 import TraitBridgeJSON
 import TraitBridgeMatterSecureChannel
 
-/// The `matterBridge` section: the bridge as a Matter device (an On/Off Light standing for one
-/// unified device) that Matter controllers commission. It exists apart from the device server's
-/// own settings because it names a unified device and the identity the registry keeps.
+/// The `matterBridge` section: the bridge as a Matter bridge (every offered unified device a bridged
+/// endpoint) that Matter controllers commission. It exists apart from the device server's own
+/// settings because it chooses unified devices and the identity the registry keeps.
 struct MatterBridgeSettings: Sendable, Hashable {
     /// The address to listen on (UDP).
     var listen = "0.0.0.0"
@@ -17,8 +18,8 @@ struct MatterBridgeSettings: Sendable, Hashable {
     var discriminator: UInt16?
     /// Basic Information's NodeLabel: the name a controller may show.
     var name: String?
-    /// The unified device (id or name) whose `matter.OnOff` the light stands for.
-    var device = ""
+    /// Which devices the bridge offers (`include`/`exclude` by id, room or type); everything without.
+    var exportRules = ExportRules()
     /// Basic Information's VendorID and ProductID: the DAC's (the SDK test DAC's 0xFFF1/0x8001 without
     /// `attestation`), required with `attestation`.
     var vendorID: UInt16?
@@ -29,12 +30,13 @@ struct MatterBridgeSettings: Sendable, Hashable {
 
 extension ServeConfiguration {
     static let matterBridgeKeys = [
-        "listen", "port", "mdns", "passcode", "discriminator", "name", "device", "vendorId", "productId", "attestation",
+        "listen", "port", "mdns", "passcode", "discriminator", "name", "include", "exclude", "vendorId", "productId",
+        "attestation",
     ]
 
     /// `matterBridge`: `{"listen", "port", "mdns": [interfaces], "passcode", "discriminator", "name",
-    /// "device", "vendorId", "productId", "attestation"}`; the bridge is a Matter device only with the
-    /// section, and `device` is required.
+    /// "include", "exclude", "vendorId", "productId", "attestation"}`; the bridge is a Matter bridge only
+    /// with the section.
     static func parseMatterBridge(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> MatterBridgeSettings
     {
@@ -42,7 +44,7 @@ extension ServeConfiguration {
             throw fail(at, "expected an object with \(matterBridgeKeys.joined(separator: ", "))")
         }
         var settings = MatterBridgeSettings()
-        var hasDevice = false
+        var export: [(String, JSON)] = []
         for (key, member) in value.members where !key.hasPrefix("$") {
             let keyAt = at.appending(key)
             switch key {
@@ -82,12 +84,12 @@ extension ServeConfiguration {
                     throw fail(keyAt, "expected a name of 1 to 32 bytes (Matter's NodeLabel, shown by controllers)")
                 }
                 settings.name = name
+            case "include", "exclude": export.append((key, member))
             case "device":
-                guard let device = member.string, !device.isEmpty, device.utf8.count <= 256 else {
-                    throw fail(keyAt, "expected the id or name of the device whose matter.OnOff the light stands for")
-                }
-                settings.device = device
-                hasDevice = true
+                throw fail(
+                    keyAt,
+                    "the bridge now offers every device: leave \"device\" out, or give \"include\": {\"ids\": [...]} "
+                        + "to offer only some")
             case "vendorId", "productId":
                 guard let id = parseMatterID(member), id != 0 else {
                     throw fail(
@@ -102,9 +104,14 @@ extension ServeConfiguration {
                 throw fail(keyAt, "unknown key '\(key)'; allowed: \(matterBridgeKeys.joined(separator: ", "))")
             }
         }
-        guard hasDevice else {
-            throw fail(
-                at, "give \"device\": the id or name of the device whose matter.OnOff the Matter light stands for")
+        if !export.isEmpty {
+            var rules = JSONObject()
+            for (key, member) in export { rules[key] = member.value }
+            let document: JSONDocument
+            do { document = try JSONDocument.parse(JSONValue.object(rules).serializedBytes()) } catch {
+                throw fail(at, "include/exclude: \(error.reason)")
+            }
+            settings.exportRules = try parseExport(document.root, at: at, fail: fail)
         }
         try checkMatterIDs(settings, at: at, fail: fail)
         return settings

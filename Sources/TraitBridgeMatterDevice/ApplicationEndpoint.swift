@@ -12,6 +12,9 @@ public protocol ApplicationEndpoint: Sendable {
     var id: UInt16 { get }
     /// Descriptor DeviceTypeList.
     var deviceTypes: [DeviceTypeRevision] { get }
+    /// Descriptor PartsList: the endpoints below this one (an aggregator's bridged devices, a
+    /// composed device's children); empty for a leaf.
+    var parts: [UInt16] { get }
     /// The application clusters served, without Descriptor (the data model adds it).
     var clusters: [ClusterDescription] { get }
     /// The non-global attribute values of `cluster`; empty for one not served.
@@ -20,6 +23,29 @@ public protocol ApplicationEndpoint: Sendable {
     mutating func write(cluster: UInt32, attribute: UInt32, value: TLVValue) -> StatusCode
     /// Runs one command (the cluster and command exist: the data model checked).
     mutating func invoke(cluster: UInt32, command: UInt32, fields: TLVValue) -> RootEndpoint.InvokeResult
+    /// Whether a command this endpoint accepted is the device's to carry out (the node hands it on).
+    func forwards(cluster: UInt32, command: UInt32) -> Bool
+    /// Whether a write this endpoint accepted is the device's to carry out (the node hands it on).
+    func forwards(cluster: UInt32, attribute: UInt32) -> Bool
+}
+
+/// A controller's command or write for a device behind an application endpoint: what the bridge
+/// hands to the device (the endpoint answered it already).
+public struct EndpointRequest: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        case invoke(command: UInt32, fields: TLVValue)
+        case write(attribute: UInt32, value: TLVValue)
+    }
+
+    public var endpoint: UInt16
+    public var cluster: UInt32
+    public var action: Action
+
+    public init(endpoint: UInt16, cluster: UInt32, action: Action) {
+        self.endpoint = endpoint
+        self.cluster = cluster
+        self.action = action
+    }
 }
 
 /// A device type an endpoint is, with the revision it implements (Descriptor DeviceTypeStruct).
@@ -57,8 +83,12 @@ public struct ClusterDescription: Sendable, Hashable {
 }
 
 extension ApplicationEndpoint {
+    public var parts: [UInt16] { [] }
+    public func forwards(cluster: UInt32, command: UInt32) -> Bool { false }
+    public func forwards(cluster: UInt32, attribute: UInt32) -> Bool { false }
+
     /// The Descriptor's attributes: device types, the clusters served (Descriptor first among them), no
-    /// client clusters, no parts.
+    /// client clusters, the parts below.
     var descriptorAttributes: [UInt32: TLVValue] {
         let served = ([ClusterDescription.descriptor.id] + clusters.map(\.id)).sorted()
         return [
@@ -68,7 +98,7 @@ extension ApplicationEndpoint {
                 }),
             0x0001: .array(served.map { .unsigned(UInt64($0)) }),
             0x0002: .array([]),
-            0x0003: .array([]),
+            0x0003: .array(parts.map { .unsigned(UInt64($0)) }),
         ]
     }
 

@@ -23,8 +23,9 @@ struct EventLog: Sendable {
         }
     }
 
-    /// Events kept; the oldest go first.
-    static let capacity = 64
+    /// Events kept; the oldest go first. A bridge's devices all flip Reachable when their broker goes:
+    /// room for that at a bridge's 150 devices, twice over, before the oldest are dropped.
+    static let capacity = 320
     /// Events in one report at most (they are not chunked): the oldest matching ones first.
     static let perReport = 8
 

@@ -50,12 +50,17 @@ public final class MatterDeviceServer: Service, Sendable {
         case tick
         /// A light switched on the device side (the unified device it stands for changed).
         case setOnOff(endpoint: UInt16, isOn: Bool)
+        /// The bridge's endpoints changed, came or went (taken from `pendingEndpoints` after every input:
+        /// this one may be dropped with a full queue, the change never is).
+        case endpointsChanged
         /// Graceful shutdown: ShutDown to the subscribers, then the socket closes.
         case shutDown
     }
 
     /// Told when a controller switched a light: its endpoint and the state it asked for.
     public typealias OnOffObserver = @Sendable (_ endpoint: UInt16, _ isOn: Bool) -> Void
+    /// Told of each controller's command or write an endpoint accepted for its device to carry out.
+    public typealias RequestObserver = @Sendable (EndpointRequest) -> Void
 
     let setup: MatterSetup
     let settings: Settings
@@ -67,6 +72,7 @@ public final class MatterDeviceServer: Service, Sendable {
     private let boundPort = Mutex<Int?>(nil)
     let advertiser: AvahiAdvertiser
     let onOffCommanded: OnOffObserver?
+    let forwarded: RequestObserver?
     /// Told of what a restart must find again (``NodeSnapshot``) after a batch of the node's effects in
     /// which it changed: a fabric committed, relabelled or removed, a CASE resumption record saved, moved
     /// or forgotten, NodeLabel or Location written.
@@ -78,6 +84,8 @@ public final class MatterDeviceServer: Service, Sendable {
     private let inputs = Mutex<AsyncStream<Input>.Continuation?>(nil)
     /// Device-side states asked for while nothing serves, given when serving starts (taken under `inputs`).
     private let pendingOnOff = Mutex<[UInt16: Bool]>([:])
+    /// Endpoints replaced (or removed: nil) and not yet given to the node, the last of each.
+    private let pendingEndpoints = Mutex<[UInt16: (any ApplicationEndpoint)?]>([:])
     /// The commissionable instance name's 64 bits, drawn again for each window.
     private let commissioningInstance = Mutex<UInt64>(UInt64.random(in: 1 ... .max))
 
@@ -90,11 +98,12 @@ public final class MatterDeviceServer: Service, Sendable {
     public init(
         setup: MatterSetup, settings: Settings = Settings(), information: DeviceInformation = DeviceInformation(),
         attestation: DeviceAttestation = .sdkTestCredentials, endpoints: [any ApplicationEndpoint] = [],
-        onOffCommanded: OnOffObserver? = nil, restoring: NodeSnapshot? = nil,
+        onOffCommanded: OnOffObserver? = nil, forwarded: RequestObserver? = nil, restoring: NodeSnapshot? = nil,
         persist: SnapshotObserver? = nil, logger: Logger
     ) {
         self.attestation = attestation
         self.onOffCommanded = onOffCommanded
+        self.forwarded = forwarded
         self.restoring = restoring
         self.persist = persist
         // The codes logged at start name the vendor and product the device attests as (Basic Information's,
@@ -121,6 +130,28 @@ public final class MatterDeviceServer: Service, Sendable {
                 pendingOnOff.withLock { $0[endpoint] = isOn }
             }
         }
+    }
+
+    /// Gives the node the bridge's new descriptions of `changed` endpoints and drops `removed` ones;
+    /// subscribed controllers hear of it. Before ``run()`` serves, the last of each is kept and given
+    /// when it serves.
+    public func replace(_ changed: [any ApplicationEndpoint], removing removed: Set<UInt16> = []) {
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        pendingEndpoints.withLock { pending in
+            for id in removed { pending[id] = .some(nil) }
+            for endpoint in changed { pending[endpoint.id] = endpoint }
+        }
+        inputs.withLock { _ = $0?.yield(.endpointsChanged) }
+    }
+
+    /// The endpoints changed since the last call, for the node.
+    private func takePendingEndpoints() -> (changed: [any ApplicationEndpoint], removed: Set<UInt16>)? {
+        let pending = pendingEndpoints.withLock { pending in
+            defer { pending = [:] }
+            return pending
+        }
+        guard !pending.isEmpty else { return nil }
+        return (pending.values.compactMap { $0 }, Set(pending.filter { $0.value == nil }.keys))
     }
 
     /// Serves until graceful shutdown (or cancellation).
@@ -190,6 +221,7 @@ public final class MatterDeviceServer: Service, Sendable {
             for (endpoint, isOn) in pending.sorted(by: { $0.key < $1.key }) {
                 continuation.yield(.setOnOff(endpoint: endpoint, isOn: isOn))
             }
+            continuation.yield(.endpointsChanged)
         }
         defer { self.inputs.withLock { $0 = nil } }
         var persisted = node.snapshot
@@ -214,16 +246,20 @@ public final class MatterDeviceServer: Service, Sendable {
             var armed: ContinuousClock.Instant?
             defer { timer?.cancel() }
             for await input in inputs {
-                let effects: [MatterNode<SocketAddress>.Effect]
+                var effects: [MatterNode<SocketAddress>.Effect] = []
+                if let (changed, removed) = takePendingEndpoints() {
+                    effects = node.replace(changed, removing: removed, now: .now)
+                }
                 switch input {
                 case .datagram(let envelope):
                     let bytes = Array(envelope.data.readableBytesView)
                     let event = MatterNode.Event.datagram(bytes, from: envelope.remoteAddress, now: .now)
-                    effects = node.handle(event, using: &random)
+                    effects += node.handle(event, using: &random)
                 case .tick:
-                    effects = node.handle(.tick(now: .now), using: &random)
+                    effects += node.handle(.tick(now: .now), using: &random)
                 case .setOnOff(let endpoint, let isOn):
-                    effects = node.update(endpoint: endpoint, as: OnOffLight.self, now: .now) { $0.set(isOn: isOn) }
+                    effects += node.update(endpoint: endpoint, as: OnOffLight.self, now: .now) { $0.set(isOn: isOn) }
+                case .endpointsChanged: break
                 case .shutDown:
                     await write(node.shutDown(now: .now, using: &random), to: outbound, node: node)
                     close()
@@ -282,6 +318,8 @@ public final class MatterDeviceServer: Service, Sendable {
                         onOffCommanded?(endpoint, light.isOn)
                     }
                 }
+            case .forwarded(let request):
+                forwarded?(request)
             }
         }
     }

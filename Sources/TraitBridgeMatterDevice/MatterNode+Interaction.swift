@@ -237,6 +237,14 @@ extension MatterNode {
             if endpoint != RootEndpoint.endpoint, dataModel.changeCount != before {
                 changed += applicationAttributes(endpoint: endpoint, cluster: command.path.cluster)
             }
+            if case .status(.success) = result,
+                dataModel.forwards(endpoint: endpoint, cluster: command.path.cluster, command: command.path.command)
+            {
+                let action = EndpointRequest.Action.invoke(
+                    command: command.path.command, fields: command.fields ?? .structure([]))
+                effects.append(
+                    .forwarded(EndpointRequest(endpoint: endpoint, cluster: command.path.cluster, action: action)))
+            }
             switch result {
             case .response(let id, let fields):
                 let path = CommandPath(endpoint: endpoint, cluster: command.path.cluster, command: id)
@@ -287,6 +295,11 @@ extension MatterNode {
             let before = dataModel.changeCount
             let status = dataModel.write(path, value: data.data)
             if path.endpoint != RootEndpoint.endpoint, dataModel.changeCount != before { changed.append(path) }
+            if status == .success, dataModel.forwards(path) {
+                let action = EndpointRequest.Action.write(attribute: path.attribute, value: data.data)
+                effects.append(
+                    .forwarded(EndpointRequest(endpoint: path.endpoint, cluster: path.cluster, action: action)))
+            }
             statuses.append(AttributeStatus(path: data.path, status: .init(status)))
         }
         if !changed.isEmpty { effects.append(.attributesChanged(changed)) }
@@ -312,9 +325,9 @@ extension MatterNode {
     }
 
     private func applicationAttributes(endpoint: UInt16, cluster: UInt32) -> [ConcreteAttributePath] {
-        dataModel.layout.endpoint(endpoint)?.cluster(cluster)?.attributes.map {
+        dataModel.attributeIDs(endpoint, cluster).map {
             ConcreteAttributePath(endpoint: endpoint, cluster: cluster, attribute: $0)
-        } ?? []
+        }
     }
 }
 

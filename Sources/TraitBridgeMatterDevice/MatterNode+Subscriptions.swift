@@ -169,4 +169,38 @@ extension MatterNode {
         reportChanges(now: now, using: &generator)
         return effects
     }
+
+    /// Takes the bridge's new descriptions of `changed` endpoints and drops `removed` ones (devices
+    /// changed, came or went): subscribers hear of what changed, the root's PartsList included.
+    public mutating func replace(
+        _ changed: [any ApplicationEndpoint], removing removed: Set<UInt16>, now: ContinuousClock.Instant
+    ) -> [Effect] {
+        defer { effects = [] }
+        var generator = SystemRandomNumberGenerator()
+        let everything = RootEndpoint.FabricAccess(accessingFabricIndex: 0, isFabricFiltered: false)
+        var flips: [(endpoint: UInt16, isReachable: Bool)] = []
+        for endpoint in changed {
+            let path = ConcreteAttributePath(
+                endpoint: endpoint.id, cluster: Self.bridgedInformation, attribute: Self.reachable)
+            guard case .success(.bool(let was)) = dataModel.read(path, fabric: everything),
+                case .bool(let isReachable)? = endpoint.attributes(of: Self.bridgedInformation)[Self.reachable],
+                was != isReachable
+            else { continue }
+            flips.append((endpoint.id, isReachable))
+        }
+        dataModel.apply(changed, removing: removed, using: &generator)
+        // ReachableChanged (Bridged Device Basic Information event 3, INFO): once per flip, none at start.
+        for flip in flips {
+            events.record(
+                endpoint: flip.endpoint, cluster: Self.bridgedInformation, event: 0x03, priority: .info,
+                data: .contextStructure([0: .bool(flip.isReachable)]), at: now)
+            log(.info, "Matter: endpoint \(flip.endpoint) is \(flip.isReachable ? "reachable" : "unreachable")")
+        }
+        reportChanges(now: now, using: &generator)
+        return effects
+    }
+
+    /// Bridged Device Basic Information and its Reachable attribute.
+    static var bridgedInformation: UInt32 { 0x0039 }
+    static var reachable: UInt32 { 0x0011 }
 }

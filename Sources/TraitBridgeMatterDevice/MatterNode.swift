@@ -35,6 +35,8 @@ public struct MatterNode<Peer: Hashable & Sendable & CustomStringConvertible>: S
         case announce(NodeAnnouncement)
         /// A command or write changed these application attributes (the light switched by a controller).
         case attributesChanged([ConcreteAttributePath])
+        /// A controller's command or write that an application endpoint accepted for its device to carry out.
+        case forwarded(EndpointRequest)
     }
 
     public let limits: NodeLimits

@@ -10,6 +10,8 @@ public import TraitBridgeMatterInteraction
 public struct NodeDataModel: Sendable {
     public private(set) var root: RootEndpoint
     public private(set) var endpoints: [any ApplicationEndpoint]
+    /// Each endpoint's position in `endpoints`: a read finds its endpoint without a search.
+    private var positions: [UInt16: Int] = [:]
     private var versions: [ClusterKey: UInt32] = [:]
     /// Each cluster's values as last encoded, to tell a change from none.
     private var encodings: [ClusterKey: [UInt8]] = [:]
@@ -31,6 +33,7 @@ public struct NodeDataModel: Sendable {
         self.root = root
         self.endpoints = endpoints.sorted { $0.id < $1.id }
         self.root.information.partsList = self.endpoints.map(\.id)
+        reindex()
         for endpoint in [RootEndpoint.endpoint] + self.endpoints.map(\.id) {
             for cluster in clusterIDs(of: endpoint) {
                 versions[ClusterKey(endpoint: endpoint, cluster: cluster)] = UInt32.random(
@@ -65,7 +68,7 @@ public struct NodeDataModel: Sendable {
         if path.endpoint == RootEndpoint.endpoint {
             return root.read(endpoint: path.endpoint, cluster: path.cluster, attribute: path.attribute, fabric: fabric)
         }
-        guard let endpoint = endpoints.first(where: { $0.id == path.endpoint }) else {
+        guard let endpoint = positions[path.endpoint].map({ endpoints[$0] }) else {
             return .failure(.unsupportedEndpoint)
         }
         guard let description = endpoint.servedClusters.first(where: { $0.id == path.cluster }) else {
@@ -93,7 +96,7 @@ public struct NodeDataModel: Sendable {
         if path.endpoint == RootEndpoint.endpoint {
             return root.write(endpoint: path.endpoint, cluster: path.cluster, attribute: path.attribute, value: value)
         }
-        guard let index = endpoints.firstIndex(where: { $0.id == path.endpoint }) else { return .unsupportedEndpoint }
+        guard let index = positions[path.endpoint] else { return .unsupportedEndpoint }
         guard endpoints[index].servedClusters.contains(where: { $0.id == path.cluster }) else {
             return .unsupportedCluster
         }
@@ -112,9 +115,7 @@ public struct NodeDataModel: Sendable {
         if endpoint == RootEndpoint.endpoint {
             return root.invoke(endpoint: endpoint, cluster: cluster, command: command, fields: fields, context: context)
         }
-        guard let index = endpoints.firstIndex(where: { $0.id == endpoint }) else {
-            return .status(.unsupportedEndpoint)
-        }
+        guard let index = positions[endpoint] else { return .status(.unsupportedEndpoint) }
         guard let description = endpoints[index].servedClusters.first(where: { $0.id == cluster }) else {
             return .status(.unsupportedCluster)
         }
@@ -126,11 +127,71 @@ public struct NodeDataModel: Sendable {
     public mutating func update<Endpoint: ApplicationEndpoint>(
         _ id: UInt16, as type: Endpoint.Type, _ change: (inout Endpoint) -> Void
     ) {
-        guard let index = endpoints.firstIndex(where: { $0.id == id }), var endpoint = endpoints[index] as? Endpoint
-        else { return }
+        guard let index = positions[id], var endpoint = endpoints[index] as? Endpoint else { return }
         change(&endpoint)
         endpoints[index] = endpoint
         refresh(id)
+    }
+
+    /// Whether `endpoint` hands an accepted command on to its device.
+    public func forwards(endpoint: UInt16, cluster: UInt32, command: UInt32) -> Bool {
+        endpoint != RootEndpoint.endpoint
+            && positions[endpoint].map { endpoints[$0].forwards(cluster: cluster, command: command) } == true
+    }
+
+    /// Whether the endpoint hands an accepted write of `path` on to its device.
+    public func forwards(_ path: ConcreteAttributePath) -> Bool {
+        path.endpoint != RootEndpoint.endpoint
+            && positions[path.endpoint].map { endpoints[$0].forwards(cluster: path.cluster, attribute: path.attribute) }
+                == true
+    }
+
+    /// Takes `changed` in place of the endpoints of the same ids (adding the new ones) and drops
+    /// `removed`: what a bridge does as its devices come, change and go. A changed cluster moves its
+    /// version; a new one starts at a random version (a client's cache of a recycled path never
+    /// matches); the root's PartsList follows the endpoints. Costs the changed endpoints' encoding.
+    public mutating func apply(
+        _ changed: [any ApplicationEndpoint], removing removed: Set<UInt16>,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        precondition(
+            !changed.contains { $0.id == RootEndpoint.endpoint || removed.contains($0.id) },
+            "the root is not replaced, and an endpoint is either changed or removed")
+        var isStructural = false
+        if endpoints.contains(where: { removed.contains($0.id) }) {
+            endpoints.removeAll { removed.contains($0.id) }
+            versions = versions.filter { !removed.contains($0.key.endpoint) }
+            encodings = encodings.filter { !removed.contains($0.key.endpoint) }
+            isStructural = true
+            reindex()
+        }
+        for endpoint in changed {
+            let before = Set(clusterIDs(of: endpoint.id))
+            if let index = positions[endpoint.id] {
+                endpoints[index] = endpoint
+            } else {
+                let index = endpoints.firstIndex { $0.id > endpoint.id } ?? endpoints.endIndex
+                endpoints.insert(endpoint, at: index)
+                isStructural = true
+                reindex()
+            }
+            let after = Set(clusterIDs(of: endpoint.id))
+            for cluster in before.subtracting(after) {
+                versions[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = nil
+                encodings[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = nil
+            }
+            for cluster in after.subtracting(before) {
+                versions[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = UInt32.random(
+                    in: .min ... .max, using: &generator)
+            }
+            if before != after { isStructural = true }
+            refresh(endpoint.id)
+        }
+        if isStructural {
+            root.information.partsList = endpoints.map(\.id)
+            refresh(RootEndpoint.endpoint)
+            changeCount &+= 1
+        }
     }
 
     /// The commissioning state's time moved (the fail-safe may expire); its notices since the last call.
@@ -151,14 +212,18 @@ public struct NodeDataModel: Sendable {
 
     // MARK: Layout and versions
 
-    private func clusterIDs(of endpoint: UInt16) -> [UInt32] {
-        if endpoint == RootEndpoint.endpoint { return RootEndpoint.clusters }
-        return endpoints.first { $0.id == endpoint }?.servedClusters.map(\.id) ?? []
+    private mutating func reindex() {
+        positions = Dictionary(uniqueKeysWithValues: endpoints.enumerated().map { ($0.element.id, $0.offset) })
     }
 
-    private func attributeIDs(_ endpoint: UInt16, _ cluster: UInt32) -> [UInt32] {
+    private func clusterIDs(of endpoint: UInt16) -> [UInt32] {
+        if endpoint == RootEndpoint.endpoint { return RootEndpoint.clusters }
+        return positions[endpoint].map { endpoints[$0].servedClusters.map(\.id) } ?? []
+    }
+
+    func attributeIDs(_ endpoint: UInt16, _ cluster: UInt32) -> [UInt32] {
         if endpoint == RootEndpoint.endpoint { return root.attributeIDs(cluster: cluster) ?? [] }
-        guard let served = endpoints.first(where: { $0.id == endpoint }) else { return [] }
+        guard let served = positions[endpoint].map({ endpoints[$0] }) else { return [] }
         return served.values(of: cluster).keys.sorted() + GlobalAttribute.all
     }
 

@@ -141,50 +141,53 @@ extension DeviceStore {
     /// its owner's only: it holds operational keys and the passcode).
     public func saveMatterBridge(_ record: MatterBridgeRecord, now: Date) throws(StoreError) {
         do {
-            try queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO matterNode (id, passcode, discriminator, salt, iterations,
-                        regulatoryConfig, countryCode, updatedAt) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        Int64(record.setup.passcode), Int64(record.setup.discriminator), Data(record.setup.salt),
-                        Int64(record.setup.iterations), Int64(record.regulatoryConfig), record.countryCode,
-                        now.timeIntervalSince1970,
-                    ])
-                try db.execute(sql: "DELETE FROM matterFabric")
-                for fabric in record.fabrics {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO matterFabric (fabricIndex, rootCertificate, intermediateCertificate,
-                            nodeCertificate, ipkEpochKey, operationalKey, vendorID, label)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            Int64(fabric.index), Data(fabric.rootCertificate),
-                            fabric.intermediateCertificate.map { Data($0) },
-                            Data(fabric.nodeCertificate), Data(fabric.ipkEpochKey), Data(fabric.operationalKey),
-                            Int64(fabric.vendorID), fabric.label,
-                        ])
-                }
-                try db.execute(sql: "DELETE FROM matterAccessControl")
-                for (position, entry) in record.accessControl.enumerated() {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO matterAccessControl (position, fabricIndex, privilege, authMode, subjects)
-                            VALUES (?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
-                            entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
-                        ])
-                }
-                try Self.saveMatterSessions(record, db)
-            }
+            try queue.write { db in try Self.writeMatterBridge(record, now: now, db) }
         } catch {
             throw .writeFailed("the Matter bridge's state: \(error)")
         }
         restrictToOwner()
+    }
+
+    /// Replaces the Matter bridge's state with `record`'s, inside the caller's transaction.
+    static func writeMatterBridge(_ record: MatterBridgeRecord, now: Date, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO matterNode (id, passcode, discriminator, salt, iterations,
+                regulatoryConfig, countryCode, updatedAt) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                Int64(record.setup.passcode), Int64(record.setup.discriminator), Data(record.setup.salt),
+                Int64(record.setup.iterations), Int64(record.regulatoryConfig), record.countryCode,
+                now.timeIntervalSince1970,
+            ])
+        try db.execute(sql: "DELETE FROM matterFabric")
+        for fabric in record.fabrics {
+            try db.execute(
+                sql: """
+                    INSERT INTO matterFabric (fabricIndex, rootCertificate, intermediateCertificate,
+                    nodeCertificate, ipkEpochKey, operationalKey, vendorID, label)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    Int64(fabric.index), Data(fabric.rootCertificate),
+                    fabric.intermediateCertificate.map { Data($0) },
+                    Data(fabric.nodeCertificate), Data(fabric.ipkEpochKey), Data(fabric.operationalKey),
+                    Int64(fabric.vendorID), fabric.label,
+                ])
+        }
+        try db.execute(sql: "DELETE FROM matterAccessControl")
+        for (position, entry) in record.accessControl.enumerated() {
+            try db.execute(
+                sql: """
+                    INSERT INTO matterAccessControl (position, fabricIndex, privilege, authMode, subjects)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
+                    entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
+                ])
+        }
+        try Self.saveMatterSessions(record, db)
     }
 
     /// The tables of the Matter bridge (migration "v10: matter bridge").

@@ -161,6 +161,7 @@ public final class DeviceStore: Sendable {
         migrator.registerMigration("v11: matter resumptions and basic information") { db in
             try createMatterSessionTables(db)
         }
+        migrator.registerMigration("v12: matter endpoints") { db in try createMatterEndpointTable(db) }
         return migrator
     }
 

@@ -90,6 +90,24 @@ struct MappingsValidateCommandTests {
                 "properties.battery.attribute: trait matter.PowerSource has no attribute 'batteryPercent'"))
     }
 
+    @Test("the Matter cluster table mapping a command to one with no command rule is reported with its place")
+    func brokenMatterTable() throws {
+        let folder = try copyOfMappings()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("matter/clusters.json")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"onWithTimedOff\": \"on\"", with: "\"onWithTimedOff\": \"blink\"")
+            .write(to: file, atomically: true, encoding: .utf8)
+        let result = try CommandRunner.run(["mappings", "validate", folder.path])
+        #expect(result.exitCode == 1)
+        #expect(result.standardOutput.contains("matter/clusters.json:"), "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.contains(
+                "commands.onWithTimedOff: matter.OnOff has no command rule 'blink' in "
+                    + "mappings/catalog/command-rules.json"),
+            "\(result.standardOutput)")
+    }
+
     @Test("the commented example of generic devices in examples/ is valid")
     func genericExample() throws {
         let folder = try copyOfMappings()

@@ -42,9 +42,9 @@ struct MatterAttestationConfigTests {
         return Array("-----BEGIN EC PRIVATE KEY-----\n\(body)\n-----END EC PRIVATE KEY-----\n".utf8)
     }
 
-    /// A configuration whose matterBridge section has `extra` members (JSON text) besides the device.
+    /// A configuration whose matterBridge section has `extra` members (JSON text) besides its name.
     static func parse(_ extra: String) -> Result<ServeConfiguration, ConfigurationError> {
-        let text = #"{"matterBridge": {"device": "Desk lamp"\#(extra)}}"#
+        let text = #"{"matterBridge": {"name": "Desk"\#(extra)}}"#
         do { return .success(try ServeConfiguration.parse(Array(text.utf8), path: "c.json")) } catch {
             return .failure(error)
         }

@@ -5,12 +5,14 @@ import TraitBridgeMQTT
 import TraitBridgeMatterCommissioning
 import TraitBridgeTesting
 
-/// TraitBridge as a Matter device against a real controller: `serve` with a `matterBridge` section
-/// announces its light by DNS-SD (Avahi, in a network sandbox); the Matter Server commissions it
-/// there, reads the light (which follows a simulated zigbee2mqtt light), toggles it (the command
-/// reaches the light's MQTT set topic), hears the light's own change and writes NodeLabel and Location;
-/// then serve restarts on the same registry and the Matter Server reaches the node again over a resumed
-/// CASE session (Sigma2_Resume: the fabric and its resumption record were kept) and reads the labels.
+/// TraitBridge as a Matter bridge against a real controller: `serve` with a `matterBridge` section
+/// announces itself by DNS-SD (Avahi, in a network sandbox); the Matter Server commissions it there
+/// and finds a bridge (the aggregator on endpoint 1) with the simulated zigbee2mqtt light as a bridged
+/// endpoint (its NodeLabel, a UniqueID, Reachable); it toggles the light (the command reaches the
+/// light's MQTT set topic), hears the light's own change, sees Reachable follow the light's
+/// availability, and writes NodeLabel and Location; then serve restarts on the same registry and the
+/// Matter Server reaches the node again over a resumed CASE session (Sigma2_Resume: the fabric and its
+/// resumption record were kept): same endpoint, same UniqueID, the labels kept.
 @Suite(
     "Matter bridge end to end", .serialized,
     .enabled(
@@ -61,6 +63,18 @@ struct MatterBridgeTests {
         answer.contains(#""\#(key)": \#(value)"#) || answer.contains(#""\#(key)":\#(value)"#)
     }
 
+    /// The node's attributes ("endpoint/cluster/attribute" → value) in a `get_node` or commissioning answer.
+    static func attributes(_ answer: String) -> [String: Any] {
+        let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
+        return ((object?["result"] as? [String: Any])?["attributes"] as? [String: Any]) ?? [:]
+    }
+
+    /// The bridged endpoint whose Bridged Device Basic Information NodeLabel is `name`.
+    static func endpoint(named name: String, in attributes: [String: Any]) -> Int? {
+        attributes.first { $0.key.hasSuffix("/57/5") && $0.value as? String == name }
+            .flatMap { Int($0.key.prefix { $0 != "/" }) }
+    }
+
     @Test("commissioned by DNS-SD, follows the light both ways, and is reached again after a restart")
     func endToEnd() throws {
         // Off the cooperative pool: this test holds the machine's Matter Server lock while synchronous tests
@@ -91,7 +105,7 @@ struct MatterBridgeTests {
             let config = bed.folder.appendingPathComponent("config.json").path
             let section: [String: Any] = [
                 "listen": bed.sandbox.hostAddress, "port": port, "mdns": [bed.sandbox.hostInterface],
-                "passcode": Self.passcode, "discriminator": 1234, "name": "Hall bridge", "device": "Hall light",
+                "passcode": Self.passcode, "discriminator": 1234, "name": "Hall bridge",
             ]
             try JSONSerialization.data(withJSONObject: ["matterBridge": section]).write(
                 to: URL(fileURLWithPath: config))
@@ -125,26 +139,52 @@ struct MatterBridgeTests {
             ]).first ?? ""
         print("Matter Server commission_on_network: \(commissioned.prefix(200))")
         #expect(Self.says(commissioned, "node_id", "1"), "\(commissioned.prefix(600))\n\(diagnostics())")
-        #expect(Self.says(commissioned, "1/6/0", "true"), "the light follows the device: \(commissioned.prefix(2000))")
+        #expect(
+            Self.says(commissioned, "is_bridge", "true"), "endpoint 1 is the aggregator: \(commissioned.prefix(600))")
         #expect(commissioned.contains(#""Hall bridge""#), "the name is the NodeLabel")
+        let found = Self.attributes(commissioned)
+        let light = try #require(
+            Self.endpoint(named: "Hall light", in: found), "no bridged Hall light: \(found.keys.sorted())")
+        #expect(light >= 2, "0 is the root's, 1 the aggregator's")
+        let rootParts = found["0/29/3"] as? [Int] ?? []
+        let aggregatorParts = found["1/29/3"] as? [Int] ?? []
+        #expect(rootParts.contains(1) && rootParts.contains(light) && aggregatorParts.contains(light), "\(rootParts)")
+        let types = (found["\(light)/29/0"] as? [[String: Any]] ?? []).compactMap { $0["0"] as? Int }
+        #expect(types.contains(0x13), "a Bridged Node: \(types)")
+        #expect(found["\(light)/57/17"] as? Bool == true, "Reachable")
+        let uniqueID = found["\(light)/57/18"] as? String ?? ""
+        #expect(uniqueID.count == 32 && uniqueID.allSatisfy(\.isHexDigit), "UniqueID: \(uniqueID)")
+        #expect(found["\(light)/6/0"] as? Bool == true, "the light follows the device")
         #expect(
             eventually(timeout: .seconds(10)) {
                 LogFile.read(bed.serveLog).contains("the commissioning state is kept (1 fabric(s), ")
             }, "\(diagnostics())")
 
         // A controller's Toggle goes through the unified command path to the light's set topic.
-        let toggle = #"{"node_id":1,"endpoint_id":1,"cluster_id":6,"command_name":"Toggle","payload":{}}"#
+        let toggle = #"{"node_id":1,"endpoint_id":\#(light),"cluster_id":6,"command_name":"Toggle","payload":{}}"#
         let toggled = try await Self.ask(matterServer, "device_command", toggle)
         #expect(!toggled.contains("error_code"), "\(toggled)\n\(diagnostics())")
         #expect(
             observer.waitFor("zigbee2mqtt/Hall light/set", timeout: .seconds(10)) { $0.payloadText.contains("OFF") }
                 != nil, "\(diagnostics())")
         // The light switched at the device (on MQTT): the Matter Server's subscription hears of it.
-        let off = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, "1/6/0", "false") }
-        #expect(Self.says(off, "1/6/0", "false"), "the simulated light echoed OFF: \(off.prefix(300))")
+        let onOff = "\(light)/6/0"
+        let off = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, onOff, "false") }
+        #expect(Self.says(off, onOff, "false"), "the simulated light echoed OFF: \(off.prefix(300))")
         try observer.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":60,"color_temp":370}"#)
-        let on = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, "1/6/0", "true") }
-        #expect(Self.says(on, "1/6/0", "true"), "\(on.prefix(300))\n\(diagnostics())")
+        let on = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, onOff, "true") }
+        #expect(Self.says(on, onOff, "true"), "\(on.prefix(300))\n\(diagnostics())")
+
+        // The light's availability: offline makes Reachable false, online true again.
+        let reachable = "\(light)/57/17"
+        try observer.publish("zigbee2mqtt/Hall light/availability", #"{"state":"offline"}"#)
+        let unreachable = try await Self.pollNode(matterServer, within: .seconds(15)) {
+            Self.says($0, reachable, "false")
+        }
+        #expect(Self.says(unreachable, reachable, "false"), "offline: \(unreachable.prefix(300))\n\(diagnostics())")
+        try observer.publish("zigbee2mqtt/Hall light/availability", #"{"state":"online"}"#)
+        let back = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, reachable, "true") }
+        #expect(Self.says(back, reachable, "true"), "online again: \(back.prefix(300))\n\(diagnostics())")
 
         // A controller names the bridge and places it: kept across the restart.
         for (path, value) in [("0/40/5", "Kitchen"), ("0/40/6", "DE")] {
@@ -185,27 +225,32 @@ struct MatterBridgeTests {
                 LogFile.read(serveLog).contains("commissioned on 1 fabric(s): the window is closed")
             }, "\(diagnostics())")
         #expect(LogFile.read(serveLog).contains("CASE session(s) resumable"), "the records were restored")
-        // The Matter Server reaches the node again over CASE with the kept fabric: a read answers.
+        // The Matter Server reaches the node again over CASE with the kept fabric: a read answers, on the
+        // same endpoint, with the same UniqueID.
         var read = ""
         for attempt in 0..<60 {
             if attempt > 0 { try await Task.sleep(for: .seconds(2)) }
-            read = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"1/6/0"}"#)
-            if read.contains(#""1/6/0""#) && !read.contains("error_code") { break }
+            read = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"\#(onOff)"}"#)
+            if read.contains(#""\#(onOff)""#) && !read.contains("error_code") { break }
         }
         print("Matter Server read_attribute after the restart: \(read.prefix(200))")
-        #expect(read.contains(#""1/6/0""#) && !read.contains("error_code"), "\(read)\n\(diagnostics())")
+        #expect(read.contains(#""\#(onOff)""#) && !read.contains("error_code"), "\(read)\n\(diagnostics())")
+        let sameID = try await Self.ask(
+            matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"\#(light)/57/18"}"#)
+        #expect(sameID.contains(#""\#(uniqueID)""#), "the UniqueID after the restart: \(sameID)")
         // The light still follows the device: a change at the device is what a read finds. (The server's
         // own subscription comes back only once the old one's liveness runs out, a minute or more: not
         // waited for, the Matter Server is one per machine and other tests wait for it.)
-        let wasOn = Self.says(read, "1/6/0", "true")
+        let wasOn = Self.says(read, onOff, "true")
         try observer.publish("zigbee2mqtt/Hall light", #"{"state":"\#(wasOn ? "OFF" : "ON")"}"#)
         var followed = ""
         for attempt in 0..<30 {
             if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
-            followed = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"1/6/0"}"#)
-            if Self.says(followed, "1/6/0", "\(!wasOn)") { break }
+            followed = try await Self.ask(
+                matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"\#(onOff)"}"#)
+            if Self.says(followed, onOff, "\(!wasOn)") { break }
         }
-        #expect(Self.says(followed, "1/6/0", "\(!wasOn)"), "\(followed)\n\(diagnostics())")
+        #expect(Self.says(followed, onOff, "\(!wasOn)"), "\(followed)\n\(diagnostics())")
         let available = try await Self.pollNode(matterServer, within: .seconds(30)) {
             Self.says($0, "available", "true")
         }

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TraitBridgeCloud
 import TraitBridgeJSON
+import TraitBridgeMatterBridge
 import TraitBridgeMatterDevice
 import TraitBridgeMatterSecureChannel
+import TraitBridgeSources
 import TraitBridgeStore
 import TraitBridgeTesting
 
@@ -35,8 +38,8 @@ struct MatterCommandTests {
           -h, --help              Show help information.
 
         SUBCOMMANDS:
-          show                    Print the manual pairing code, the QR payload and the
-                                  fabrics.
+          show                    Print the manual pairing code, the QR payload, the
+                                  fabrics and the bridged endpoints.
           reset                   Forget every fabric, so controllers can commission
                                   the bridge again.
 
@@ -63,6 +66,15 @@ struct MatterCommandTests {
         #expect(shown.standardOutput.contains("manual code     34970112332"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains("QR payload      MT:") && shown.standardOutput.contains("3840"))
         #expect(shown.standardOutput.contains("not commissioned"), "\(shown.standardOutput)")
+        #expect(shown.standardOutput.contains("no bridged endpoint yet"), "\(shown.standardOutput)")
+        try store.saveMatterEndpoints(
+            [
+                MatterEndpointAssignment(key: "climate", endpoint: 2, uniqueID: String(repeating: "a", count: 32)),
+                MatterEndpointAssignment(key: "climate/t", endpoint: 3, uniqueID: String(repeating: "b", count: 32)),
+            ], now: Date())
+        let listed = try CommandRunner.run(["matter", "show", "--data-dir", folder.path]).standardOutput
+        #expect(listed.contains("2 bridged endpoint(s) (1 is the aggregator):"), "\(listed)")
+        #expect(listed.contains("  2  climate  (not in the registry)\n  3  climate  (not in the registry)  part t"))
 
         let reset = try CommandRunner.run(["matter", "reset", "--data-dir", folder.path])
         #expect(
@@ -203,48 +215,51 @@ struct MatterCommandTests {
         #expect(after.nodeLabel == nil && after.location == nil && after.configuredName == "Porch")
     }
 
-    @Test("the matterBridge section: defaults, each key checked with its path, the device required")
+    @Test("the matterBridge section: defaults, each key checked with its path, include/exclude, no device")
     func configuration() throws {
         func parse(_ text: String) -> Result<ServeConfiguration, ConfigurationError> {
             do { return .success(try ServeConfiguration.parse(Array(text.utf8), path: "c.json")) } catch {
                 return .failure(error)
             }
         }
-        let minimal = try parse(#"{"matterBridge": {"device": "Desk lamp"}}"#).get().matterBridge
-        #expect(minimal == MatterBridgeSettings(device: "Desk lamp"))
+        #expect(MatterBridgeSelection.matterFamily == MatterSource.family, "the bridge knows the Matter source's name")
+        let minimal = try parse(#"{"matterBridge": {}}"#).get().matterBridge
+        #expect(minimal == MatterBridgeSettings())
         #expect(minimal?.listen == "0.0.0.0" && minimal?.port == 5540 && minimal?.mdnsInterfaces == [])
         let full = try parse(
             #"{"matterBridge": {"listen": "10.0.0.2", "port": 0, "mdns": ["eth0"], "passcode": 20202021, "#
-                + #""discriminator": 4095, "name": "Hall", "device": "z2m-1"}}"#
+                + #""discriminator": 4095, "name": "Hall", "include": {"rooms": ["Hall"]}, "exclude": {"ids": ["z2m-9"]}}}"#
         ).get().matterBridge
         #expect(
             full
                 == MatterBridgeSettings(
                     listen: "10.0.0.2", port: 0, mdnsInterfaces: ["eth0"], passcode: 20_202_021, discriminator: 4095,
-                    name: "Hall", device: "z2m-1"))
+                    name: "Hall",
+                    exportRules: ExportRules(
+                        include: ExportRules.Match(rooms: ["Hall"]), exclude: ExportRules.Match(ids: ["z2m-9"]))))
         let refusals: [(String, String)] = [
-            (#"{"matterBridge": {}}"#, #"matterBridge: give "device""#),
+            (#"{"matterBridge": {"device": "a"}}"#, #"matterBridge.device: the bridge now offers every device"#),
             (#"{"matterBridge": 1}"#, "matterBridge: expected an object with listen, port"),
             (
-                #"{"matterBridge": {"device": "a", "port": 65536}}"#,
+                #"{"matterBridge": {"port": 65536}}"#,
                 "matterBridge.port: expected a port from 0 to 65535"
             ),
-            (#"{"matterBridge": {"device": "a", "port": 1.5}}"#, "matterBridge.port: expected a port"),
-            (#"{"matterBridge": {"device": "a", "passcode": 12345678}}"#, "matterBridge.passcode: expected a setup"),
-            (#"{"matterBridge": {"device": "a", "passcode": 99999999}}"#, "matterBridge.passcode: expected a setup"),
-            (#"{"matterBridge": {"device": "a", "passcode": 4294967297}}"#, "matterBridge.passcode: expected"),
-            (#"{"matterBridge": {"device": "a", "passcode": "20202021"}}"#, "matterBridge.passcode: expected"),
-            (#"{"matterBridge": {"device": "a", "discriminator": 4096}}"#, "matterBridge.discriminator: expected"),
-            (#"{"matterBridge": {"device": "a", "discriminator": -1}}"#, "matterBridge.discriminator: expected"),
-            (#"{"matterBridge": {"device": "a", "mdns": "eth0"}}"#, "matterBridge.mdns: expected a list"),
-            (#"{"matterBridge": {"device": "a", "mdns": [""]}}"#, "matterBridge.mdns: expected a list"),
-            (#"{"matterBridge": {"device": "a", "listen": ""}}"#, "matterBridge.listen: expected an address"),
+            (#"{"matterBridge": {"port": 1.5}}"#, "matterBridge.port: expected a port"),
+            (#"{"matterBridge": {"passcode": 12345678}}"#, "matterBridge.passcode: expected a setup"),
+            (#"{"matterBridge": {"passcode": 99999999}}"#, "matterBridge.passcode: expected a setup"),
+            (#"{"matterBridge": {"passcode": 4294967297}}"#, "matterBridge.passcode: expected"),
+            (#"{"matterBridge": {"passcode": "20202021"}}"#, "matterBridge.passcode: expected"),
+            (#"{"matterBridge": {"discriminator": 4096}}"#, "matterBridge.discriminator: expected"),
+            (#"{"matterBridge": {"discriminator": -1}}"#, "matterBridge.discriminator: expected"),
+            (#"{"matterBridge": {"mdns": "eth0"}}"#, "matterBridge.mdns: expected a list"),
+            (#"{"matterBridge": {"mdns": [""]}}"#, "matterBridge.mdns: expected a list"),
+            (#"{"matterBridge": {"listen": ""}}"#, "matterBridge.listen: expected an address"),
             (
-                #"{"matterBridge": {"device": "a", "name": "\#(String(repeating: "n", count: 33))"}}"#,
+                #"{"matterBridge": {"name": "\#(String(repeating: "n", count: 33))"}}"#,
                 "matterBridge.name: expected a name of 1 to 32 bytes"
             ),
-            (#"{"matterBridge": {"device": ""}}"#, "matterBridge.device: expected the id or name"),
-            (#"{"matterBridge": {"device": "a", "pin": 1}}"#, "matterBridge.pin: unknown key 'pin'; allowed: listen"),
+            (#"{"matterBridge": {"include": {"names": ["a"]}}}"#, "matterBridge.include"),
+            (#"{"matterBridge": {"pin": 1}}"#, "matterBridge.pin: unknown key 'pin'; allowed: listen"),
         ]
         for (text, message) in refusals {
             guard case .failure(let error) = parse(text) else {

@@ -81,7 +81,7 @@ struct MatterMultiAdminTests {
             let config = bed.folder.appendingPathComponent("config.json").path
             let section: [String: Any] = [
                 "listen": bed.sandbox.hostAddress, "port": port, "mdns": [bed.sandbox.hostInterface],
-                "passcode": Self.passcode, "discriminator": 2345, "name": "Hall bridge", "device": "Hall light",
+                "passcode": Self.passcode, "discriminator": 2345, "name": "Hall bridge",
             ]
             try JSONSerialization.data(withJSONObject: ["matterBridge": section]).write(
                 to: URL(fileURLWithPath: config))
@@ -106,7 +106,10 @@ struct MatterMultiAdminTests {
         let first = try await serverA.sendPolled([MatterServerPeer.commissionCommand(passcode: passcode, address: nil)])
         let commissioned = first.first ?? ""
         #expect(MatterBridgeTests.says(commissioned, "node_id", "1"), "\(commissioned.prefix(600))\n\(diagnostics())")
-        let toggle = #"{"node_id":1,"endpoint_id":1,"cluster_id":6,"command_name":"Toggle","payload":{}}"#
+        let light = try #require(
+            MatterBridgeTests.endpoint(named: "Hall light", in: MatterBridgeTests.attributes(commissioned)),
+            "no bridged Hall light\n\(diagnostics())")
+        let toggle = #"{"node_id":1,"endpoint_id":\#(light),"cluster_id":6,"command_name":"Toggle","payload":{}}"#
         try await Self.command(a, toggle, reaches: commands, diagnostics)
 
         // A opens a window (enhanced: a random passcode); B joins with its manual code, on a fabric of its own.
@@ -134,9 +137,9 @@ struct MatterMultiAdminTests {
                 LogFile.read(serveLog).contains("commissioned on 2 fabric(s): the window is closed")
             }, "\(diagnostics())")
         for (admin, fabric) in [(a, 1), (b, 2)] {
-            let read = try await admin.read("1/6/0", within: .seconds(120))
+            let read = try await admin.read("\(light)/6/0", within: .seconds(120))
             print("Matter Server \(admin.name) read_attribute after the restart: \(read.prefix(200))")
-            #expect(read.contains(#""1/6/0""#) && !read.contains("error_code"), "\(read)\n\(diagnostics())")
+            #expect(read.contains(#""\#(light)/6/0""#) && !read.contains("error_code"), "\(read)\n\(diagnostics())")
             let sessions = LogFile.read(serveLog).split(separator: "\n").filter {
                 $0.contains("Matter: CASE ") && $0.contains("on fabric \(fabric)")
             }
