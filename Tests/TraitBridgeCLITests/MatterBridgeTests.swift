@@ -21,8 +21,8 @@ struct MatterBridgeTests {
     static let passcode = 34_971_225
     static let light = "z2m-0x00158d0001000001"
 
-    /// The simulated home: zigbee2mqtt's Hall light alone, on at the start.
-    static func scenario(in folder: URL) throws -> String {
+    /// The simulated home: zigbee2mqtt's Hall light (on at the start) and the `others` of the demo home.
+    static func scenario(in folder: URL, others: [String] = []) throws -> String {
         let devices = folder.appendingPathComponent("z2m-devices.json")
         try FileManager.default.copyItem(
             at: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-home-zigbee2mqtt-devices.json"),
@@ -32,8 +32,10 @@ struct MatterBridgeTests {
         var light = try #require(
             ((home as? [String: Any])?["devices"] as? [[String: Any]])?.first { $0["name"] as? String == "Hall light" })
         light["state"] = ["state": "ON", "brightness": 60, "color_temp": 370, "linkquality": 120]
+        let all = ((home as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
+        let more = others.compactMap { name in all.first { $0["name"] as? String == name } }
         let scenario: [String: Any] = [
-            "zigbee2mqtt": ["baseTopic": "zigbee2mqtt", "devicesFile": devices.path], "devices": [light],
+            "zigbee2mqtt": ["baseTopic": "zigbee2mqtt", "devicesFile": devices.path], "devices": [light] + more,
         ]
         let path = folder.appendingPathComponent("home.json").path
         try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: path))
@@ -69,6 +71,21 @@ struct MatterBridgeTests {
         return ((object?["result"] as? [String: Any])?["attributes"] as? [String: Any]) ?? [:]
     }
 
+    /// The device types of `endpoint` in a node's attributes.
+    static func deviceTypes(of endpoint: Int, in attributes: [String: Any]) -> [Int] {
+        (attributes["\(endpoint)/29/0"] as? [[String: Any]] ?? []).compactMap { $0["0"] as? Int }
+    }
+
+    /// Each endpoint with its device types and NodeLabel, for the log.
+    static func summary(_ attributes: [String: Any]) -> String {
+        let endpoints = Set(attributes.keys.compactMap { Int($0.prefix { $0 != "/" }) }).sorted()
+        return endpoints.map { endpoint in
+            let types = deviceTypes(of: endpoint, in: attributes).map { String($0, radix: 16) }
+            let label = attributes["\(endpoint)/57/5"] as? String
+            return "\(endpoint) [\(types.joined(separator: ","))]" + (label.map { " \"\($0)\"" } ?? "")
+        }.joined(separator: "; ")
+    }
+
     /// The bridged endpoint whose Bridged Device Basic Information NodeLabel is `name`.
     static func endpoint(named name: String, in attributes: [String: Any]) -> Int? {
         attributes.first { $0.key.hasSuffix("/57/5") && $0.value as? String == name }
@@ -94,12 +111,17 @@ struct MatterBridgeTests {
         defer { matterServer.stop() }
         let simulator = try BridgeProcess(
             [
-                "simulate", "--scenario", try Self.scenario(in: bed.folder), "--broker", bed.broker.url,
+                "simulate", "--scenario", try Self.scenario(in: bed.folder, others: ["Climate", "Front door lock"]),
+                "--broker", bed.broker.url,
                 "--duration", "600",
             ], log: bed.folder.appendingPathComponent("simulate.log").path)
         defer { simulator.stop() }
         let observer = try TestMQTTClient(
-            bed.broker, subscribe: ["zigbee2mqtt/Hall light/set", "traitbridge/devices/\(Self.light)/state"])
+            bed.broker,
+            subscribe: [
+                "zigbee2mqtt/Hall light/set", "zigbee2mqtt/Front door lock/set",
+                "traitbridge/devices/\(Self.light)/state",
+            ])
 
         func configure(port: Int) throws -> String {
             let config = bed.folder.appendingPathComponent("config.json").path
@@ -149,12 +171,21 @@ struct MatterBridgeTests {
         let rootParts = found["0/29/3"] as? [Int] ?? []
         let aggregatorParts = found["1/29/3"] as? [Int] ?? []
         #expect(rootParts.contains(1) && rootParts.contains(light) && aggregatorParts.contains(light), "\(rootParts)")
-        let types = (found["\(light)/29/0"] as? [[String: Any]] ?? []).compactMap { $0["0"] as? Int }
-        #expect(types.contains(0x13), "a Bridged Node: \(types)")
+        #expect(Self.deviceTypes(of: light, in: found).contains(0x13), "a Bridged Node")
         #expect(found["\(light)/57/17"] as? Bool == true, "Reachable")
         let uniqueID = found["\(light)/57/18"] as? String ?? ""
         #expect(uniqueID.count == 32 && uniqueID.allSatisfy(\.isHexDigit), "UniqueID: \(uniqueID)")
         #expect(found["\(light)/6/0"] as? Bool == true, "the light follows the device")
+        print("Matter Server's node: \(Self.summary(found))")
+        // The composed climate sensor: a Bridged Node whose parts are a temperature and a humidity sensor.
+        let climate = try #require(Self.endpoint(named: "Climate", in: found), "no Climate: \(Self.summary(found))")
+        let climateParts = found["\(climate)/29/3"] as? [Int] ?? []
+        let partTypes = Set(climateParts.flatMap { Self.deviceTypes(of: $0, in: found) })
+        #expect(partTypes.isSuperset(of: [0x0302, 0x0307]), "Climate's parts: \(climateParts) \(partTypes)")
+        #expect(climateParts.allSatisfy { found["\($0)/57/18"] == nil }, "no Bridged Device Basic Information on parts")
+        #expect(climateParts.allSatisfy(aggregatorParts.contains), "the aggregator lists the parts too")
+        let lock = try #require(Self.endpoint(named: "Front door lock", in: found), "\(Self.summary(found))")
+        #expect(Self.deviceTypes(of: lock, in: found).contains(0x000A), "a Door Lock")
         #expect(
             eventually(timeout: .seconds(10)) {
                 LogFile.read(bed.serveLog).contains("the commissioning state is kept (1 fabric(s), ")
@@ -174,6 +205,25 @@ struct MatterBridgeTests {
         try observer.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":60,"color_temp":370}"#)
         let on = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, onOff, "true") }
         #expect(Self.says(on, onOff, "true"), "\(on.prefix(300))\n\(diagnostics())")
+
+        // Dimmed (MoveToLevelWithOnOff) and the lock unlocked: each reaches its device's set topic.
+        let dim =
+            #"{"node_id":1,"endpoint_id":\#(light),"cluster_id":8,"command_name":"MoveToLevelWithOnOff","#
+            + #""payload":{"level":200,"transitionTime":0,"optionsMask":0,"optionsOverride":0}}"#
+        let dimmed = try await Self.ask(matterServer, "device_command", dim)
+        #expect(!dimmed.contains("error_code"), "\(dimmed)\n\(diagnostics())")
+        #expect(
+            observer.waitFor("zigbee2mqtt/Hall light/set", timeout: .seconds(10)) { $0.payloadText.contains("200") }
+                != nil, "the level reaches the light: \(diagnostics())")
+        let unlock =
+            #"{"node_id":1,"endpoint_id":\#(lock),"cluster_id":257,"command_name":"UnlockDoor","payload":{},"#
+            + #""timed_request_timeout_ms":1000}"#
+        let unlocked = try await Self.ask(matterServer, "device_command", unlock)
+        #expect(!unlocked.contains("error_code"), "\(unlocked)\n\(diagnostics())")
+        #expect(
+            observer.waitFor("zigbee2mqtt/Front door lock/set", timeout: .seconds(10)) {
+                $0.payloadText.contains("UNLOCK")
+            } != nil, "the lock is told to unlock: \(diagnostics())")
 
         // The light's availability: offline makes Reachable false, online true again.
         let reachable = "\(light)/57/17"
