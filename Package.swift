@@ -308,7 +308,7 @@ let package = Package(
                 "TraitBridgeJSON", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeEngine", "TraitBridgeCloud",
                 "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterSecureChannel",
-                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials",
+                "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials", "TraitBridgeMatterBridge",
                 // connectedhomeip's test certificates, for the CASE handshakes' fabric.
                 "TraitBridgeTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -41,7 +41,7 @@ func generatedSync(count: Int) -> [UInt8] {
     return JSONValue.object(["requestId": "bench", "payload": ["agentUserId": "bench", "devices": .array(devices)]]).serializedBytes()
 }
 
-@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32
 
 /// The process's RSS once malloc has given back what it can (`malloc_trim`), in MB: close to what
 /// is alive, not what the process kept mapped.

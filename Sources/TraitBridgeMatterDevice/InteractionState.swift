@@ -38,8 +38,10 @@ struct InteractionState: Sendable {
         /// Set when the SubscribeResponse went out.
         var isLive = false
         var lastReport: ContinuousClock.Instant
-        /// The data model's change count the last report was made at.
+        /// The node's change stamp the last report was made at.
         var seenChangeCount: UInt64
+        /// The data model's change count then: clusters changed after it are read again.
+        var seenDataCount: UInt64 = 0
         /// The event paths subscribed to, and the number the next event reported must have at least.
         let eventPaths: [EventPath]
         var nextEvent: UInt64 = 0

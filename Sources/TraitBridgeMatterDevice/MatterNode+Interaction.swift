@@ -100,10 +100,13 @@ extension MatterNode {
     /// What `paths` come to for `subject` (Core §8.4.3.2): a wildcard leaves out what the subject may not
     /// read, a concrete path it may not read is UNSUPPORTED_ACCESS.
     func readTargets(
-        _ paths: [AttributePath], filters: [DataVersionFilter] = [], subject: AccessSubject
+        _ paths: [AttributePath], filters: [DataVersionFilter] = [], subject: AccessSubject,
+        isRequest: Bool = true
     ) throws(PathExpansionError) -> [ReadTarget] {
+        // A request's paths are bounded; a report's (its subscription's paths cut to the changed clusters)
+        // are as many as the clusters that changed.
         let limit = NodeLayout.ExpansionLimits().maxRequestPaths
-        guard paths.count <= limit else { throw .tooManyPaths(count: paths.count, limit: limit) }
+        guard !isRequest || paths.count <= limit else { throw .tooManyPaths(count: paths.count, limit: limit) }
         let layout = dataModel.layout
         let state = dataModel.root.state
         var targets: [ReadTarget] = []

@@ -56,6 +56,7 @@ extension MatterNode {
             minInterval: .seconds(Int(request.minIntervalFloorSeconds)), maxInterval: .seconds(Int(maxSeconds)),
             lastReport: now, seenChangeCount: changeStamp, eventPaths: request.eventRequests)
         subscription.reported = encodings(reports)
+        subscription.seenDataCount = dataModel.changeCount
         subscription.nextEvent = primingEvents.last.map { $0.number &+ 1 } ?? events.nextNumber
         subscription.inFlight = exchange
         interactions.subscriptions.append(subscription)
@@ -103,7 +104,9 @@ extension MatterNode {
             if changed {
                 let fabric = RootEndpoint.FabricAccess(
                     accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
-                let targets = (try? readTargets(subscription.paths, subject: subscription.subject)) ?? []
+                let paths = Self.narrowed(
+                    subscription.paths, to: dataModel.clusters(changedAfter: subscription.seenDataCount))
+                let targets = (try? readTargets(paths, subject: subscription.subject, isRequest: false)) ?? []
                 for report in self.reports(targets, fabric: fabric) {
                     guard let path = report.path.concrete else { continue }
                     let bytes = Self.comparable(report)
@@ -114,6 +117,7 @@ extension MatterNode {
                 }
             }
             interactions.subscriptions[index].seenChangeCount = changeStamp
+            interactions.subscriptions[index].seenDataCount = dataModel.changeCount
             if let last = newEvents.last { interactions.subscriptions[index].nextEvent = last.number &+ 1 }
             guard !reports.isEmpty || !newEvents.isEmpty || keepAliveDue else { continue }
             deliver(reports, events: newEvents.map(\.report), to: index, encoded: encoded, now: now, using: &generator)
@@ -168,6 +172,29 @@ extension MatterNode {
         dataModel.update(id, as: type, change)
         reportChanges(now: now, using: &generator)
         return effects
+    }
+
+    /// A subscription's paths cut down to the clusters that changed: a report reads those again, not
+    /// the whole node. A path with wildcard flags (skip the root, global attributes…) is kept whole:
+    /// its flags apply to wildcards only.
+    static func narrowed(
+        _ paths: [AttributePath], to changed: [(endpoint: UInt16, cluster: UInt32)]
+    ) -> [AttributePath] {
+        var narrowed: [AttributePath] = []
+        var seen = Set<AttributePath>()
+        for path in paths {
+            guard path.wildcardFlags == nil else {
+                if seen.insert(path).inserted { narrowed.append(path) }
+                continue
+            }
+            for (endpoint, cluster) in changed
+            where (path.endpoint ?? endpoint) == endpoint && (path.cluster ?? cluster) == cluster {
+                var concrete = path
+                (concrete.endpoint, concrete.cluster) = (endpoint, cluster)
+                if seen.insert(concrete).inserted { narrowed.append(concrete) }
+            }
+        }
+        return narrowed
     }
 
     /// Takes the bridge's new descriptions of `changed` endpoints and drops `removed` ones (devices

@@ -17,6 +17,12 @@ public struct NodeDataModel: Sendable {
     private var encodings: [ClusterKey: [UInt8]] = [:]
     /// Bumped by every change of any cluster: subscriptions compare it to the one they last saw.
     public private(set) var changeCount: UInt64 = 0
+    /// The change count at each cluster's last change (0: none since the start): a subscription reads
+    /// again only the clusters changed since its last report, not the whole node.
+    private var stamps: [ClusterKey: UInt64] = [:]
+    /// Every endpoint, cluster and attribute with the clusters' versions, kept as they change: path
+    /// expansion does not rebuild it for every read and report.
+    public private(set) var layout = NodeLayout(endpoints: [])
 
     struct ClusterKey: Hashable {
         let endpoint: UInt16
@@ -42,20 +48,7 @@ public struct NodeDataModel: Sendable {
             refresh(endpoint)
         }
         changeCount = 0
-    }
-
-    /// Every endpoint, cluster and attribute with the clusters' versions, for path expansion.
-    public var layout: NodeLayout {
-        NodeLayout(
-            endpoints: ([RootEndpoint.endpoint] + endpoints.map(\.id)).map { endpoint in
-                EndpointLayout(
-                    id: endpoint,
-                    clusters: clusterIDs(of: endpoint).map { cluster in
-                        ClusterLayout(
-                            id: cluster, attributes: attributeIDs(endpoint, cluster),
-                            dataVersion: dataVersion(endpoint: endpoint, cluster: cluster) ?? 0)
-                    })
-            })
+        rebuildLayout()
     }
 
     /// The cluster's data version; nil for a cluster not served.
@@ -158,10 +151,12 @@ public struct NodeDataModel: Sendable {
             !changed.contains { $0.id == RootEndpoint.endpoint || removed.contains($0.id) },
             "the root is not replaced, and an endpoint is either changed or removed")
         var isStructural = false
+        var added: [ClusterKey] = []
         if endpoints.contains(where: { removed.contains($0.id) }) {
             endpoints.removeAll { removed.contains($0.id) }
             versions = versions.filter { !removed.contains($0.key.endpoint) }
             encodings = encodings.filter { !removed.contains($0.key.endpoint) }
+            stamps = stamps.filter { !removed.contains($0.key.endpoint) }
             isStructural = true
             reindex()
         }
@@ -177,12 +172,13 @@ public struct NodeDataModel: Sendable {
             }
             let after = Set(clusterIDs(of: endpoint.id))
             for cluster in before.subtracting(after) {
-                versions[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = nil
-                encodings[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = nil
+                let key = ClusterKey(endpoint: endpoint.id, cluster: cluster)
+                (versions[key], encodings[key], stamps[key]) = (nil, nil, nil)
             }
             for cluster in after.subtracting(before) {
                 versions[ClusterKey(endpoint: endpoint.id, cluster: cluster)] = UInt32.random(
                     in: .min ... .max, using: &generator)
+                added.append(ClusterKey(endpoint: endpoint.id, cluster: cluster))
             }
             if before != after { isStructural = true }
             refresh(endpoint.id)
@@ -191,6 +187,8 @@ public struct NodeDataModel: Sendable {
             root.information.partsList = endpoints.map(\.id)
             refresh(RootEndpoint.endpoint)
             changeCount &+= 1
+            for key in added { stamps[key] = changeCount }
+            rebuildLayout()
         }
     }
 
@@ -243,8 +241,39 @@ public struct NodeDataModel: Sendable {
             if encodings[key] != nil {
                 versions[key, default: 0] &+= 1
                 changeCount &+= 1
+                stamps[key] = changeCount
             }
             encodings[key] = encoding
         }
+        updateLayout(of: endpoint)
+    }
+
+    /// The clusters changed after change count `stamp` (a subscription's last report), each once.
+    public func clusters(changedAfter stamp: UInt64) -> [(endpoint: UInt16, cluster: UInt32)] {
+        stamps.compactMap { $0.value > stamp ? ($0.key.endpoint, $0.key.cluster) : nil }
+    }
+
+    /// The layout of one endpoint as it now is.
+    private func endpointLayout(_ endpoint: UInt16) -> EndpointLayout {
+        EndpointLayout(
+            id: endpoint,
+            clusters: clusterIDs(of: endpoint).map { cluster in
+                ClusterLayout(
+                    id: cluster, attributes: attributeIDs(endpoint, cluster),
+                    dataVersion: dataVersion(endpoint: endpoint, cluster: cluster) ?? 0)
+            })
+    }
+
+    /// The whole layout again: at the start and when endpoints come or go.
+    private mutating func rebuildLayout() {
+        layout = NodeLayout(endpoints: ([RootEndpoint.endpoint] + endpoints.map(\.id)).map(endpointLayout))
+    }
+
+    /// One endpoint's part of the layout again (its versions or attributes changed); the endpoints'
+    /// order is the layout's, the root first.
+    private mutating func updateLayout(of endpoint: UInt16) {
+        let index = endpoint == RootEndpoint.endpoint ? 0 : positions[endpoint].map { $0 + 1 }
+        guard let index, index < layout.endpoints.count, layout.endpoints[index].id == endpoint else { return }
+        layout.endpoints[index] = endpointLayout(endpoint)
     }
 }

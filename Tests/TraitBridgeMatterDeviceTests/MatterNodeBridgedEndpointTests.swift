@@ -235,5 +235,15 @@ struct MatterNodeBridgedEndpointTests {
         let report = try #require(try commissioner.open(harness.tick(after: .seconds(1))).reports.only)
         let paths = try ReportData(decoding: report.payload).attributeReports.compactMap(\.path.concrete)
         #expect(paths == [ConcreteAttributePath(endpoint: 500, cluster: Self.onOff, attribute: 0)])
+        _ = try commissioner.interact(
+            .statusResponse, StatusResponse(.success).encoded, exchange: report.protocolHeader.exchangeID,
+            ack: report.header.messageCounter, initiator: false, &harness)
+
+        // More changed clusters than a request may name paths (32): every one is reported.
+        let many = (600..<640).map { Self.light(UInt16($0), isOn: true) }
+        _ = harness.node.replace(many, removing: [], now: harness.now)
+        let burst = try #require(try commissioner.open(harness.tick(after: .seconds(1))).reports.first)
+        let burstPaths = try ReportData(decoding: burst.payload).attributeReports.compactMap(\.path.concrete)
+        #expect(Set(burstPaths.map(\.endpoint)) == Set((600..<640).map { UInt16($0) }), "\(burstPaths.count) paths")
     }
 }
