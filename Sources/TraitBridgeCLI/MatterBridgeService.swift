@@ -53,15 +53,25 @@ final class MatterBridgeService: Service, Sendable {
                 return changed
             }
             guard ids?.isEmpty != true else { return }
-            let graph = bridge.snapshot.graph
-            var devices: [DeviceID: Device?] = [:]
-            for id in ids ?? Set(graph.devices.keys) {
-                devices[id] = graph.devices[id].flatMap {
-                    selection.offers($0, room: graph.room(of: $0.id)?.name) ? $0 : nil
+            // One sync at a time, from reading the state to handing the endpoints over: two at once (the
+            // follow loop, a refused request) must not hand the server an older state after a newer one.
+            layout.withLock { layout in
+                let graph = bridge.snapshot.graph
+                var devices: [DeviceID: Device?] = [:]
+                for id in ids ?? Set(graph.devices.keys) {
+                    devices[id] = graph.devices[id].flatMap {
+                        selection.offers($0, room: graph.room(of: $0.id)?.name) ? $0 : nil
+                    }
                 }
+                var generator = SystemRandomNumberGenerator()
+                let change = layout.update(devices, using: &generator)
+                keep(change)
+                server.withLock { $0 }?.replace(change.changed, removing: change.removed)
             }
-            var generator = SystemRandomNumberGenerator()
-            let change = layout.withLock { $0.update(devices, using: &generator) }
+        }
+
+        /// Writes the numbers given for the first time to the registry, and says what was left out.
+        private func keep(_ change: MatterBridgeLayout.Change) {
             if !change.assigned.isEmpty {
                 do {
                     try store.saveMatterEndpoints(change.assigned, now: Date())
@@ -76,7 +86,6 @@ final class MatterBridgeService: Service, Sendable {
                 let count = change.exhausted.count
                 logger.warning("Matter: every endpoint number is taken: \(count) endpoint(s) left out (`matter reset`)")
             }
-            server.withLock { $0 }?.replace(change.changed, removing: change.removed)
         }
 
         /// A controller's command or write: into the unified command path; a refusal gives the device's

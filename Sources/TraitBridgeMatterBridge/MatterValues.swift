@@ -14,7 +14,7 @@ public enum MatterValues {
         case (.bool(let flag), .bool): return .bool(flag)
         case (.string(let text), .string): return .string(text)
         case (_, .float):
-            guard let number = value.numericValue, number.isFinite else { return nil }
+            guard let number = value.numericValue, Float(number).isFinite else { return nil }
             return .float(Float(number))
         case (.int, _), (.double, _):
             guard let number = value.numericValue, let range = metadata.format.integerRange, range.contains(number),
