@@ -252,6 +252,7 @@ let package = Package(
                 "TraitBridgeMatterServer",
                 "TraitBridgeMatterDevice",
                 "TraitBridgeMatterBridge",
+                "TraitBridgeMatterInteraction",
                 "TraitBridgeMatterCommissioning",
                 "TraitBridgeMatterCredentials",
                 "TraitBridgeMatterSecureChannel",
@@ -399,6 +400,7 @@ let package = Package(
             dependencies: [
                 "TraitBridgeMatterBridge", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec", "TraitBridgeModel",
                 "TraitBridgeMapping", "TraitBridgeStore", "TraitBridgeTesting", "TraitBridgeCloud",
+                "TraitBridgeMatterInteraction",
             ],
             swiftSettings: ours
         ),

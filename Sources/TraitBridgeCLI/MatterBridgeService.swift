@@ -10,6 +10,7 @@ import TraitBridgeMapping
 import TraitBridgeMatterBridge
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterDevice
+import TraitBridgeMatterInteraction
 import TraitBridgeModel
 import TraitBridgeStore
 
@@ -94,6 +95,7 @@ final class MatterBridgeService: Service, Sendable {
             let (planner, target) = layout.withLock { ($0.planner, $0.targets[request.endpoint]) }
             guard let target else {
                 logger.warning("Matter: a request for endpoint \(request.endpoint), which no device serves, is dropped")
+                answer(request, .failure)
                 return
             }
             let unified: UnifiedRequest
@@ -101,21 +103,31 @@ final class MatterBridgeService: Service, Sendable {
             case .success(let found): unified = found
             case .failure(let error):
                 logger.warning("Matter: a request for \(target.device) was not carried out: \(error)")
+                answer(request, .failure)
                 return
             }
             Task {
-                let answer = await bridge.command(target.device, payload: Self.payload(unified).serializedBytes())
-                let root = try? JSONDocument.parse(answer).root
+                let reply = await bridge.command(target.device, payload: Self.payload(unified).serializedBytes())
+                let root = try? JSONDocument.parse(reply).root
                 let status = root?["status"]?.string ?? "no answer"
+                let matterStatus = MatterCommandStatus.of(status: status, code: root?["code"]?.string)
+                answer(request, matterStatus)
                 logger.info("Matter: a controller's \(Self.describe(unified)) for \(target.device): \(status)")
-                if status != "confirmed" && status != "assumed" {
+                if matterStatus != .success {
                     let reason = root?["message"]?.string ?? status
-                    logger.warning("Matter: \(target.device) refused \(Self.describe(unified)): \(reason)")
+                    logger.warning(
+                        "Matter: \(target.device) refused \(Self.describe(unified)) (\(matterStatus)): \(reason)")
                     layout.withLock { $0.resend(target.device) }
                     changed.withLock { _ = $0?.insert(target.device) }
                     sync()
                 }
             }
+        }
+
+        /// The controller's answer to a request that waits for it (a command with a token).
+        private func answer(_ request: EndpointRequest, _ status: StatusCode) {
+            guard let token = request.token else { return }
+            server.withLock { $0 }?.complete(token, status: status)
         }
 
         static func payload(_ request: UnifiedRequest) -> JSONValue {

@@ -40,11 +40,15 @@ public struct EndpointRequest: Sendable, Equatable {
     public var endpoint: UInt16
     public var cluster: UInt32
     public var action: Action
+    /// Set when the controller's answer waits for the device's: give it to
+    /// ``MatterNode/completeInvoke(_:status:now:)`` (nil: the node answered already).
+    public var token: UInt64?
 
-    public init(endpoint: UInt16, cluster: UInt32, action: Action) {
+    public init(endpoint: UInt16, cluster: UInt32, action: Action, token: UInt64? = nil) {
         self.endpoint = endpoint
         self.cluster = cluster
         self.action = action
+        self.token = token
     }
 }
 

@@ -52,6 +52,25 @@ struct InteractionState: Sendable {
     }
 
     var pending: [ExchangeKey: PendingReport] = [:]
+    /// Commands handed on to a device whose answer waits for the device's (or the deadline), by token.
+    var deferred: [UInt64: DeferredInvoke] = [:]
+    private var lastDeferredToken: UInt64 = 0
+
+    /// An invoke whose InvokeResponse waits: its exchange, its command and when to answer SUCCESS anyway.
+    struct DeferredInvoke: Sendable {
+        let exchange: ExchangeKey
+        let path: CommandPath
+        let commandRef: UInt16?
+        let deadline: ContinuousClock.Instant
+    }
+
+    /// A new deferred invoke's token (rising, never 0).
+    mutating func deferInvoke(_ invoke: DeferredInvoke) -> UInt64 {
+        lastDeferredToken &+= 1
+        if lastDeferredToken == 0 { lastDeferredToken = 1 }
+        deferred[lastDeferredToken] = invoke
+        return lastDeferredToken
+    }
     /// Exchanges a TimedRequest opened, until when the action must come.
     var timed: [ExchangeKey: ContinuousClock.Instant] = [:]
     var subscriptions: [Subscription] = []
@@ -60,11 +79,12 @@ struct InteractionState: Sendable {
     /// When a subscription must next be looked at: its keep-alive, or (when something changed since its
     /// last report) the end of its minimum interval. `changeCount` is the node's change stamp.
     func nextDeadline(changeCount: UInt64) -> ContinuousClock.Instant? {
-        subscriptions.filter { $0.isLive && $0.inFlight == nil }.map { subscription in
+        let reports = subscriptions.filter { $0.isLive && $0.inFlight == nil }.map { subscription in
             subscription.seenChangeCount != changeCount
                 ? subscription.lastReport + subscription.minInterval
                 : subscription.lastReport + subscription.maxInterval
-        }.min()
+        }
+        return (reports + deferred.values.map(\.deadline)).min()
     }
 
     /// A fresh subscription ID (never 0, not one in use).
@@ -84,6 +104,7 @@ struct InteractionState: Sendable {
     mutating func exchangeClosed(_ exchange: ExchangeKey) -> [UInt32] {
         pending[exchange] = nil
         timed[exchange] = nil
+        deferred = deferred.filter { $0.value.exchange != exchange }
         let ended = subscriptions.filter { $0.inFlight == exchange }.map(\.id)
         subscriptions.removeAll { ended.contains($0.id) }
         return ended
@@ -93,6 +114,7 @@ struct InteractionState: Sendable {
     mutating func sessionClosed(_ session: SessionKey) {
         pending = pending.filter { $0.key.session != session }
         timed = timed.filter { $0.key.session != session }
+        deferred = deferred.filter { $0.value.exchange.session != session }
         subscriptions.removeAll { $0.session == session }
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 import TraitBridgeDNSSD
 public import TraitBridgeMatterCommissioning
 import TraitBridgeMatterCredentials
-import TraitBridgeMatterInteraction
+public import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -50,8 +50,9 @@ public final class MatterDeviceServer: Service, Sendable {
         case tick
         /// A light switched on the device side (the unified device it stands for changed).
         case setOnOff(endpoint: UInt16, isOn: Bool)
-        /// The bridge's endpoints changed, came or went (taken from `pendingEndpoints` after every input:
-        /// this one may be dropped with a full queue, the change never is).
+        /// The bridge's endpoints changed, came or went, or a device answered a command (taken from
+        /// `pendingEndpoints` and `pendingAnswers` at every input: this one may be dropped with a full
+        /// queue, what it announces never is).
         case endpointsChanged
         /// Graceful shutdown: ShutDown to the subscribers, then the socket closes.
         case shutDown
@@ -84,6 +85,8 @@ public final class MatterDeviceServer: Service, Sendable {
     private let inputs = Mutex<AsyncStream<Input>.Continuation?>(nil)
     /// Device-side states asked for while nothing serves, given when serving starts (taken under `inputs`).
     private let pendingOnOff = Mutex<[UInt16: Bool]>([:])
+    /// The devices' answers to deferred commands (by token) not yet given to the node.
+    private let pendingAnswers = Mutex<[UInt64: StatusCode]>([:])
     /// Endpoints replaced (or removed: nil) and not yet given to the node, the last of each.
     private let pendingEndpoints = Mutex<[UInt16: (any ApplicationEndpoint)?]>([:])
     /// The commissionable instance name's 64 bits, drawn again for each window.
@@ -141,6 +144,14 @@ public final class MatterDeviceServer: Service, Sendable {
             for id in removed { pending[id] = .some(nil) }
             for endpoint in changed { pending[endpoint.id] = endpoint }
         }
+        inputs.withLock { _ = $0?.yield(.endpointsChanged) }
+    }
+
+    /// The device's answer to the command handed on with `token` (``EndpointRequest/token``): the
+    /// controller's InvokeResponse carries `status`. Too late (the node answered SUCCESS at its
+    /// deadline) it is dropped.
+    public func complete(_ token: UInt64, status: StatusCode) {
+        pendingAnswers.withLock { $0[token] = status }
         inputs.withLock { _ = $0?.yield(.endpointsChanged) }
     }
 
@@ -249,6 +260,13 @@ public final class MatterDeviceServer: Service, Sendable {
                 var effects: [MatterNode<SocketAddress>.Effect] = []
                 if let (changed, removed) = takePendingEndpoints() {
                     effects = node.replace(changed, removing: removed, now: .now)
+                }
+                let answers = pendingAnswers.withLock { answers in
+                    defer { answers = [:] }
+                    return answers
+                }
+                for (token, status) in answers.sorted(by: { $0.key < $1.key }) {
+                    effects += node.completeInvoke(token, status: status, now: .now)
                 }
                 switch input {
                 case .datagram(let envelope):

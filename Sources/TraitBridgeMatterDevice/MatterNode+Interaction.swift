@@ -1,6 +1,6 @@
 import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
-import TraitBridgeMatterInteraction
+public import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
@@ -245,8 +245,24 @@ extension MatterNode {
             {
                 let action = EndpointRequest.Action.invoke(
                     command: command.path.command, fields: command.fields ?? .structure([]))
-                effects.append(
-                    .forwarded(EndpointRequest(endpoint: endpoint, cluster: command.path.cluster, action: action)))
+                var forwarded = EndpointRequest(endpoint: endpoint, cluster: command.path.cluster, action: action)
+                // One command that waits for an answer: the answer is the device's (or SUCCESS at the deadline).
+                if request.invokeRequests.count == 1, !request.suppressResponse,
+                    interactions.deferred.count < limits.deferredInvokes
+                {
+                    let path = CommandPath(
+                        endpoint: endpoint, cluster: command.path.cluster, command: command.path.command)
+                    forwarded.token = interactions.deferInvoke(
+                        .init(
+                            exchange: exchange, path: path, commandRef: command.commandRef,
+                            deadline: now + limits.deferredInvokeWait))
+                    effects.append(.forwarded(forwarded))
+                    log(.info, "Matter: \(command.path) handed to the device; the answer waits for it")
+                    apply(dataModel.takeNotices(), from: session.key, now: now)
+                    if !changed.isEmpty { effects.append(.attributesChanged(changed)) }
+                    return
+                }
+                effects.append(.forwarded(forwarded))
             }
             switch result {
             case .response(let id, let fields):
@@ -269,6 +285,38 @@ extension MatterNode {
         sendInteraction(response.encoded, .invokeResponse, on: exchange, now: now, using: &generator)
         endInteraction(exchange, now: now, using: &generator)
         reportChanges(now: now, using: &generator)
+    }
+
+    /// The device answered a command handed on with `token`: the controller's InvokeResponse carries
+    /// `status`. Nothing when the deadline answered it already or its exchange is gone.
+    public mutating func completeInvoke(_ token: UInt64, status: StatusCode, now: ContinuousClock.Instant) -> [Effect] {
+        defer { effects = [] }
+        var generator = SystemRandomNumberGenerator()
+        answerDeferred(token, status: status, now: now, using: &generator)
+        return effects
+    }
+
+    /// Answers every deferred invoke whose deadline passed with SUCCESS: the command was delivered and
+    /// not refused in time; a later refusal gives the device's state again in a report.
+    mutating func expireDeferredInvokes(now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator)
+    {
+        for (token, invoke) in interactions.deferred.sorted(by: { $0.key < $1.key }) where invoke.deadline <= now {
+            log(.info, "Matter: \(invoke.path) answered SUCCESS: the device had not answered within the wait")
+            answerDeferred(token, status: .success, now: now, using: &generator)
+        }
+    }
+
+    private mutating func answerDeferred(
+        _ token: UInt64, status: StatusCode, now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        guard let invoke = interactions.deferred.removeValue(forKey: token) else { return }
+        let response = InvokeResponse(
+            invokeResponses: [.status(path: invoke.path, status: .init(status), commandRef: invoke.commandRef)],
+            moreChunkedMessages: false)
+        sendInteraction(response.encoded, .invokeResponse, on: invoke.exchange, now: now, using: &generator)
+        endInteraction(invoke.exchange, now: now, using: &generator)
+        log(.info, "Matter: \(invoke.path) answered \(status)")
     }
 
     private mutating func write(

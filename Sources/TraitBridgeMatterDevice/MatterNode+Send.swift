@@ -13,6 +13,7 @@ extension MatterNode {
         if (state.failSafe.map { $0.deadline <= now } ?? false) || (state.window.map { $0.deadline <= now } ?? false) {
             apply(dataModel.advance(to: now), from: nil, now: now)
         }
+        expireDeferredInvokes(now: now, using: &generator)
         reportChanges(now: now, using: &generator)
     }
 

@@ -209,6 +209,11 @@ public struct NodeLimits: Sendable, Hashable {
     public var commandsPerInvoke = 8
     /// Subscriptions held at once, over all sessions (Core §8.5.1 asks 3 per fabric: 5 fabrics × 3, and one more).
     public var subscriptions = 16
+    /// Commands handed on to devices whose answers wait at once; past it, one is answered SUCCESS at once.
+    public var deferredInvokes = 32
+    /// How long a controller's answer waits for the device's: SUCCESS after it. The CHIP SDK's
+    /// controllers allow about 2 s for the first byte of an answer (kExpectedIMProcessingTime).
+    public var deferredInvokeWait: Duration = .milliseconds(1500)
 
     public init() {}
 }

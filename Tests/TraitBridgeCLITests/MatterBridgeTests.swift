@@ -232,6 +232,13 @@ struct MatterBridgeTests {
             Self.says($0, reachable, "false")
         }
         #expect(Self.says(unreachable, reachable, "false"), "offline: \(unreachable.prefix(300))\n\(diagnostics())")
+        // A command to the offline light is refused with a status, never a silent success.
+        let refused = try await Self.ask(matterServer, "device_command", toggle)
+        print("Matter Server device_command to the offline light: \(refused.prefix(300))")
+        #expect(refused.contains("error_code"), "\(refused)\n\(diagnostics())")
+        #expect(
+            LogFile.read(bed.serveLog).contains("refused matter.OnOff.toggle (FAILURE)"),
+            "the log says why: \(diagnostics())")
         try observer.publish("zigbee2mqtt/Hall light/availability", #"{"state":"online"}"#)
         let back = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, reachable, "true") }
         #expect(Self.says(back, reachable, "true"), "online again: \(back.prefix(300))\n\(diagnostics())")

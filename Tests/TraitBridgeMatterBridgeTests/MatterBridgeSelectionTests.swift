@@ -1,5 +1,6 @@
 import Testing
 import TraitBridgeCloud
+import TraitBridgeMatterInteraction
 import TraitBridgeModel
 
 @testable import TraitBridgeMatterBridge
@@ -34,5 +35,25 @@ struct MatterBridgeSelectionTests {
         #expect(!MatterBridgeSelection(rules: ExportRules()).offers(fromMatter, room: nil))
         let included = MatterBridgeSelection(rules: ExportRules(include: ExportRules.Match(ids: ["matter-1"])))
         #expect(included.offers(fromMatter, room: nil))
+    }
+}
+
+/// A controller's command answered with what the unified path said: done is SUCCESS, each refusal
+/// its status.
+@Suite("Matter bridge: a command's status")
+struct MatterCommandStatusTests {
+    @Test("confirmed and assumed are SUCCESS; each refusal code its status; an unknown code FAILURE")
+    func statuses() {
+        #expect(MatterCommandStatus.of(status: "confirmed", code: nil) == .success)
+        #expect(MatterCommandStatus.of(status: "assumed", code: nil) == .success)
+        let refusals: [(String, StatusCode)] = [
+            ("deviceOffline", .failure), ("valueOutOfRange", .constraintError), ("notSupported", .unsupportedCommand),
+            ("invalidValue", .invalidCommand), ("protocolError", .invalidCommand),
+            ("failedPrecondition", .invalidInState), ("resourceExhausted", .resourceExhausted),
+            ("deviceNotFound", .failure), ("somethingNew", .failure),
+        ]
+        for (code, status) in refusals {
+            #expect(MatterCommandStatus.of(status: "error", code: code) == status, "\(code)")
+        }
     }
 }

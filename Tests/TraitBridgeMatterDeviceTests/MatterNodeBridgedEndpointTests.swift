@@ -65,11 +65,19 @@ struct MatterNodeBridgedEndpointTests {
                 CommandData(path: CommandPath(endpoint: 2, cluster: cluster, command: command), fields: fields)
             ])
         let effects = try commissioner.send(.invokeRequest, request.encoded, exchange: exchange, &harness)
-        let reply = try #require(try commissioner.open(effects).only)
-        // InvokeResponses[0].Status: CommandStatusIB {0 path, 1 StatusIB {0 status}}.
-        let message = try TLVElement(decoding: reply.payload).value
-        guard case .array(let responses)? = message[1] else { return (effects, nil) }
-        return (effects, responses.first?[1]?[1]?[0])
+        return (effects, try status(of: commissioner.open(effects)))
+    }
+
+    /// The status of the one InvokeResponse among `replies`: InvokeResponses[0].Status, a
+    /// CommandStatusIB {0 path, 1 StatusIB {0 status}}.
+    static func status(of replies: [Message], exchange: UInt16? = nil) throws -> TLVValue? {
+        let reply = try #require(
+            replies.first {
+                $0.protocolHeader.opcode == InteractionModelOpcode.invokeResponse.rawValue
+                    && (exchange ?? $0.protocolHeader.exchangeID) == $0.protocolHeader.exchangeID
+            })
+        guard case .array(let responses)? = try TLVElement(decoding: reply.payload).value[1] else { return nil }
+        return responses.first?[1]?[1]?[0]
     }
 
     static func forwarded(_ effects: [MatterNode<String>.Effect]) -> [EndpointRequest] {
@@ -99,14 +107,15 @@ struct MatterNodeBridgedEndpointTests {
     @Test("a command the device carries out is answered SUCCESS and handed on; the value waits for the device")
     func forwardedCommand() throws {
         var (harness, commissioner) = try Self.paired()
-        let toggle = try Self.invoke(2, cluster: Self.onOff, fields: nil, &harness, &commissioner, exchange: 5)
-        #expect(toggle.status == .unsigned(0))
-        #expect(
-            Self.forwarded(toggle.effects)
-                == [
-                    EndpointRequest(
-                        endpoint: 2, cluster: Self.onOff, action: .invoke(command: 2, fields: .structure([])))
-                ])
+        let request = InvokeRequest(
+            invokeRequests: [CommandData(path: CommandPath(endpoint: 2, cluster: Self.onOff, command: 2), fields: nil)])
+        let effects = try commissioner.send(.invokeRequest, request.encoded, exchange: 5, &harness)
+        let handed = Self.forwarded(effects)
+        #expect(handed.map(\.action) == [.invoke(command: 2, fields: .structure([]))] && handed.first?.token != nil)
+        #expect(try commissioner.open(effects).isEmpty, "the answer waits for the device's")
+        let answered = harness.node.completeInvoke(
+            try #require(handed.first?.token), status: .success, now: harness.now)
+        #expect(try Self.status(of: commissioner.open(answered)) == .unsigned(0))
         let state = try Self.read(
             AttributePath(endpoint: 2, cluster: Self.onOff, attribute: 0), &harness, &commissioner, exchange: 6)
         #expect(Self.value(state) == .bool(false), "unchanged until the device echoes")
@@ -245,5 +254,36 @@ struct MatterNodeBridgedEndpointTests {
         let burst = try #require(try commissioner.open(harness.tick(after: .seconds(1))).reports.first)
         let burstPaths = try ReportData(decoding: burst.payload).attributeReports.compactMap(\.path.concrete)
         #expect(Set(burstPaths.map(\.endpoint)) == Set((600..<640).map { UInt16($0) }), "\(burstPaths.count) paths")
+    }
+
+    @Test("a command's answer waits for the device's: its refusal is the status, its silence SUCCESS at the deadline")
+    func deferredAnswers() throws {
+        var (harness, commissioner) = try Self.paired()
+        func toggle(exchange: UInt16) throws -> (effects: [MatterNode<String>.Effect], token: UInt64) {
+            let request = InvokeRequest(
+                invokeRequests: [
+                    CommandData(path: CommandPath(endpoint: 2, cluster: Self.onOff, command: 2), fields: nil)
+                ])
+            let effects = try commissioner.send(.invokeRequest, request.encoded, exchange: exchange, &harness)
+            return (effects, try #require(Self.forwarded(effects).first?.token))
+        }
+        let refused = try toggle(exchange: 40)
+        let answer = harness.node.completeInvoke(refused.token, status: .constraintError, now: harness.now)
+        #expect(
+            try Self.status(of: commissioner.open(answer)) == .unsigned(UInt64(StatusCode.constraintError.rawValue)))
+        #expect(harness.node.completeInvoke(refused.token, status: .success, now: harness.now).isEmpty, "answered once")
+
+        let silent = try toggle(exchange: 41)
+        let waiting = try commissioner.open(harness.tick(after: .milliseconds(1000)))
+        #expect(
+            !waiting.contains {
+                $0.protocolHeader.opcode == InteractionModelOpcode.invokeResponse.rawValue
+                    && $0.protocolHeader.exchangeID == 41
+            },
+            "still waiting at 1 s")
+        let late = try commissioner.open(harness.tick(after: .milliseconds(600)))
+        #expect(try Self.status(of: late, exchange: 41) == .unsigned(0), "SUCCESS at the deadline")
+        #expect(
+            harness.node.completeInvoke(silent.token, status: .failure, now: harness.now).isEmpty, "too late: dropped")
     }
 }
