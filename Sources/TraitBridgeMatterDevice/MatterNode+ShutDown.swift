@@ -30,9 +30,7 @@ extension MatterNode {
             let newEvents = events(subscription.eventPaths, from: subscription.nextEvent, for: subscription.subject)
             guard let last = newEvents.last else { continue }
             interactions.subscriptions[index].nextEvent = last.number &+ 1
-            deliver(
-                [], events: newEvents.map(\.report), to: index, encoded: subscription.reported, now: now,
-                using: &generator)
+            deliver([], events: newEvents.map(\.report), to: index, updating: [:], now: now, using: &generator)
             reported += 1
         }
         log(.notice, "Matter: shutting down: ShutDown (event \(number)) reported to \(reported) subscription(s)")

@@ -89,65 +89,80 @@ extension MatterNode {
     /// to those whose maximum interval has; the others wait for ``nextDeadline``.
     mutating func reportChanges(now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator) {
         for id in interactions.subscriptions.map(\.id) {
-            guard let index = interactions.subscriptionIndex(id) else { continue }
-            let subscription = interactions.subscriptions[index]
-            guard subscription.isLive, subscription.inFlight == nil else { continue }
-            let changed = subscription.seenChangeCount != changeStamp
-            let keepAliveDue = now >= subscription.lastReport + subscription.maxInterval
-            guard (changed && now >= subscription.lastReport + subscription.minInterval) || keepAliveDue else {
-                continue
-            }
-            var reports: [AttributeReport] = []
-            var encoded = subscription.reported
-            let newEvents =
-                changed ? events(subscription.eventPaths, from: subscription.nextEvent, for: subscription.subject) : []
-            if changed {
-                let fabric = RootEndpoint.FabricAccess(
-                    accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
-                let paths = Self.narrowed(
-                    subscription.paths, to: dataModel.clusters(changedAfter: subscription.seenDataCount))
-                let targets = (try? readTargets(paths, subject: subscription.subject, isRequest: false)) ?? []
-                for report in self.reports(targets, fabric: fabric) {
-                    guard let path = report.path.concrete else { continue }
-                    let bytes = Self.comparable(report)
-                    if encoded[path] != bytes {
-                        encoded[path] = bytes
-                        reports.append(report)
-                    }
-                }
-            }
+            guard let index = interactions.subscriptionIndex(id), let due = dueReport(index, now: now) else { continue }
             interactions.subscriptions[index].seenChangeCount = changeStamp
             interactions.subscriptions[index].seenDataCount = dataModel.changeCount
-            if let last = newEvents.last { interactions.subscriptions[index].nextEvent = last.number &+ 1 }
-            guard !reports.isEmpty || !newEvents.isEmpty || keepAliveDue else { continue }
-            deliver(reports, events: newEvents.map(\.report), to: index, encoded: encoded, now: now, using: &generator)
+            if let last = due.events.last { interactions.subscriptions[index].nextEvent = last.number &+ 1 }
+            guard !due.reports.isEmpty || !due.events.isEmpty || due.isKeepAlive else { continue }
+            deliver(
+                due.reports, events: due.events.map(\.report), to: index, updating: due.updates, now: now,
+                using: &generator)
         }
     }
 
-    mutating func deliver(
-        _ reports: [AttributeReport], events: [EventReport], to index: Int, encoded: [ConcreteAttributePath: [UInt8]],
-        now: ContinuousClock.Instant, using generator: inout some RandomNumberGenerator
-    ) {
+    /// What the subscription at `index` is due now: the attributes changed since its last report (those of
+    /// the clusters changed since, compared with what it was told) and the new events; nil when nothing is
+    /// due yet. Reads only: the subscription's copy here ends before it is written to.
+    private func dueReport(_ index: Int, now: ContinuousClock.Instant) -> DueReport? {
         let subscription = interactions.subscriptions[index]
+        guard subscription.isLive, subscription.inFlight == nil else { return nil }
+        let changed = subscription.seenChangeCount != changeStamp
+        let keepAliveDue = now >= subscription.lastReport + subscription.maxInterval
+        guard (changed && now >= subscription.lastReport + subscription.minInterval) || keepAliveDue else {
+            return nil
+        }
+        var due = DueReport(isKeepAlive: keepAliveDue)
+        guard changed else { return due }
+        due.events = events(subscription.eventPaths, from: subscription.nextEvent, for: subscription.subject)
+        let fabric = RootEndpoint.FabricAccess(
+            accessingFabricIndex: subscription.fabricIndex, isFabricFiltered: subscription.isFabricFiltered)
+        let paths = Self.narrowed(subscription.paths, to: dataModel.clusters(changedAfter: subscription.seenDataCount))
+        let targets = (try? readTargets(paths, subject: subscription.subject, isRequest: false)) ?? []
+        for report in reports(targets, fabric: fabric) {
+            guard let path = report.path.concrete else { continue }
+            let bytes = Self.comparable(report)
+            if subscription.reported[path] != bytes {
+                due.updates[path] = bytes
+                due.reports.append(report)
+            }
+        }
+        return due
+    }
+
+    /// A subscription's report as ``dueReport(_:now:)`` works it out.
+    private struct DueReport {
+        var reports: [AttributeReport] = []
+        var updates: [ConcreteAttributePath: [UInt8]] = [:]
+        var events: [EventLog.Record] = []
+        let isKeepAlive: Bool
+
+        init(isKeepAlive: Bool) { self.isKeepAlive = isKeepAlive }
+    }
+
+    /// Sends `reports` and `events` to the subscription at `index` and notes `updates` (the reported
+    /// values by path) as what it was last told: only those entries are written, the rest of what it
+    /// holds is not copied.
+    mutating func deliver(
+        _ reports: [AttributeReport], events: [EventReport], to index: Int,
+        updating updates: [ConcreteAttributePath: [UInt8]], now: ContinuousClock.Instant,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        let (id, session) = (interactions.subscriptions[index].id, interactions.subscriptions[index].session)
         let chunks: [[UInt8]]
         let exchange: ExchangeKey
         do {
-            chunks = try ReportChunker().payloads(
-                for: reports, events: events, subscriptionID: subscription.id, isRead: false)
-            exchange = try exchanges.initiate(on: subscription.session)
+            chunks = try ReportChunker().payloads(for: reports, events: events, subscriptionID: id, isRead: false)
+            exchange = try exchanges.initiate(on: session)
         } catch {
-            log(.warning, "Matter: subscription \(subscription.id) could not be reported: \(error); it ends")
+            log(.warning, "Matter: subscription \(id) could not be reported: \(error); it ends")
             interactions.subscriptions.remove(at: index)
             return
         }
-        log(
-            .debug,
-            "Matter: subscription \(subscription.id) reported \(reports.count) attributes, \(events.count) events")
-        interactions.subscriptions[index].reported = encoded
+        log(.debug, "Matter: subscription \(id) reported \(reports.count) attributes, \(events.count) events")
+        for (path, bytes) in updates { interactions.subscriptions[index].reported[path] = bytes }
         interactions.subscriptions[index].lastReport = now
         interactions.subscriptions[index].inFlight = exchange
-        sendReport(
-            chunks, after: .delivered(subscriptionID: subscription.id), on: exchange, now: now, using: &generator)
+        sendReport(chunks, after: .delivered(subscriptionID: id), on: exchange, now: now, using: &generator)
     }
 
     /// Each report's value (or status) as bytes by concrete path, to compare later reports with.
