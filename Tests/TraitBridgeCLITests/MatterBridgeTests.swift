@@ -8,9 +8,10 @@ import TraitBridgeTesting
 /// TraitBridge as a Matter bridge against a real controller: `serve` with a `matterBridge` section
 /// announces itself by DNS-SD (Avahi, in a network sandbox); the Matter Server commissions it there
 /// and finds a bridge (the aggregator on endpoint 1) with the simulated zigbee2mqtt light as a bridged
-/// endpoint (its NodeLabel, a UniqueID, Reachable); it toggles the light (the command reaches the
-/// light's MQTT set topic), hears the light's own change, sees Reachable follow the light's
-/// availability, and writes NodeLabel and Location; then serve restarts on the same registry and the
+/// endpoint (its NodeLabel, a UniqueID, Reachable), the climate sensor composed, the lock; it toggles
+/// and dims the light and unlocks the lock (each reaches its MQTT set topic, answered after the echo),
+/// hears the light's own change, sees Reachable follow the light's availability (a command to it offline
+/// answered FAILURE), finds a device paired while serving as a new endpoint, and writes NodeLabel and Location; then serve restarts on the same registry and the
 /// Matter Server reaches the node again over a resumed CASE session (Sigma2_Resume: the fabric and its
 /// resumption record were kept): same endpoint, same UniqueID, the labels kept.
 @Suite(
@@ -242,6 +243,27 @@ struct MatterBridgeTests {
         try observer.publish("zigbee2mqtt/Hall light/availability", #"{"state":"online"}"#)
         let back = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, reachable, "true") }
         #expect(Self.says(back, reachable, "true"), "online again: \(back.prefix(300))\n\(diagnostics())")
+
+        // A device paired on zigbee2mqtt while serving (a second Back door sensor, "Side door"): a new endpoint in
+        // the root's PartsList; the Matter Server interviews the node again and finds it. The others keep theirs.
+        var list =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: bed.folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
+        var side = try #require(list.first { $0["friendly_name"] as? String == "Back door" })
+        side["friendly_name"] = "Side door"
+        side["ieee_address"] = "0x00158d0001000099"
+        list.append(side)
+        let published = String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self)
+        try observer.publish("zigbee2mqtt/bridge/devices", published, retain: true)
+        let grown = try await Self.pollNode(matterServer, within: .seconds(60)) {
+            Self.endpoint(named: "Side door", in: Self.attributes($0)) != nil
+        }
+        let after = Self.attributes(grown)
+        let sideDoor = try #require(
+            Self.endpoint(named: "Side door", in: after), "\(Self.summary(after))\n\(diagnostics())")
+        #expect((after["0/29/3"] as? [Int] ?? []).contains(sideDoor), "in the root's PartsList")
+        #expect(Self.endpoint(named: "Hall light", in: after) == light, "the light keeps its endpoint")
+        #expect(Self.deviceTypes(of: sideDoor, in: after).contains(0x0015), "a Contact Sensor")
 
         // A controller names the bridge and places it: kept across the restart.
         for (path, value) in [("0/40/5", "Kitchen"), ("0/40/6", "DE")] {
