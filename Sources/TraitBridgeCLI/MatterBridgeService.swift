@@ -12,6 +12,7 @@ import TraitBridgeMatterCommissioning
 import TraitBridgeMatterDevice
 import TraitBridgeMatterInteraction
 import TraitBridgeModel
+import TraitBridgeSources
 import TraitBridgeStore
 
 /// serve's Matter bridge: a ``MatterDeviceServer`` whose endpoints are the offered unified devices
@@ -169,6 +170,10 @@ final class MatterBridgeService: Service, Sendable {
             host: settings.listen, port: settings.port,
             mdnsInterfaces: settings.mdnsInterfaces.isEmpty ? nil : settings.mdnsInterfaces)
         var information = DeviceInformation()
+        // The node's own UniqueID names it a TraitBridge bridge, so a Matter source never imports it back
+        // (it would be every device twice); the rest is the salt's (public, kept in the registry).
+        information.uniqueID =
+            MatterSource.ownBridgePrefix + state.setup.salt.prefix(8).map { String(format: "%02x", $0) }.joined()
         if let name = settings.name { information.nodeLabel = name }
         if let vendorID = settings.vendorID { information.vendorID = vendorID }
         if let productID = settings.productID { information.productID = productID }

@@ -130,8 +130,9 @@ struct MatterBridgeTests {
                 "listen": bed.sandbox.hostAddress, "port": port, "mdns": [bed.sandbox.hostInterface],
                 "passcode": Self.passcode, "discriminator": 1234, "name": "Hall bridge",
             ]
-            try JSONSerialization.data(withJSONObject: ["matterBridge": section]).write(
-                to: URL(fileURLWithPath: config))
+            // The same Matter Server is a source too: the bridge's own node must not come back as devices.
+            let configuration: [String: Any] = ["matterBridge": section, "matter": [["url": matterServer.url]]]
+            try JSONSerialization.data(withJSONObject: configuration).write(to: URL(fileURLWithPath: config))
             return config
         }
         var serveLog = bed.serveLog
@@ -173,6 +174,14 @@ struct MatterBridgeTests {
         let aggregatorParts = found["1/29/3"] as? [Int] ?? []
         #expect(rootParts.contains(1) && rootParts.contains(light) && aggregatorParts.contains(light), "\(rootParts)")
         #expect(Self.deviceTypes(of: light, in: found).contains(0x13), "a Bridged Node")
+        let rootUniqueID = found["0/40/18"] as? String ?? ""
+        #expect(rootUniqueID.hasPrefix("TRAITBRIDGE-") && rootUniqueID.utf8.count <= 32, "\(rootUniqueID)")
+        #expect(
+            eventually(timeout: .seconds(20)) {
+                LogFile.read(bed.serveLog).contains("is a TraitBridge Matter bridge (UniqueID \(rootUniqueID))")
+            }, "the Matter source saw the bridge's own node and left it out: \(diagnostics())")
+        let listed = try CommandRunner.run(["devices", "--broker", bed.broker.url]).standardOutput
+        #expect(!listed.contains("matter-1"), "no device imported from the bridge's own node: \(listed)")
         #expect(found["\(light)/57/17"] as? Bool == true, "Reachable")
         let uniqueID = found["\(light)/57/18"] as? String ?? ""
         #expect(uniqueID.count == 32 && uniqueID.allSatisfy(\.isHexDigit), "UniqueID: \(uniqueID)")

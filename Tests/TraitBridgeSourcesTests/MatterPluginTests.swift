@@ -73,6 +73,28 @@ struct MatterPluginTests {
             })
     }
 
+    @Test("a TraitBridge Matter bridge's node is not imported: its devices are a bridge's own")
+    func ownBridgeSkipped() throws {
+        var plugin = try Self.plugin()
+        _ = Self.receive(&plugin, "server", #"{"connected":true,"url":"ws://127.0.0.1:5580/ws"}"#)
+        let info = Self.receive(
+            &plugin, "message", #"{"fabric_id":1,"schema_version":11,"min_supported_schema_version":9}"#)
+        let start = try #require(Self.published(info).first)
+        let id = try #require(start.split(separator: "\"").dropFirst(3).first)
+        var bridge = try #require(
+            try JSONSerialization.jsonObject(with: Data(Self.nodeText("fritz_bridge.json").utf8)) as? [String: Any])
+        var attributes = try #require(bridge["attributes"] as? [String: Any])
+        attributes["0/40/18"] = "TRAITBRIDGE-0123456789abcdef"
+        bridge["attributes"] = attributes
+        let ours = String(decoding: try JSONSerialization.data(withJSONObject: bridge), as: UTF8.self)
+        let nodes = try "[" + ours + "," + Self.nodeText("inovelli_vtm31.json") + "]"
+        let events = Self.receive(&plugin, "message", #"{"message_id":"\#(id)","result":\#(nodes)}"#)
+        let described = events.compactMap {
+            if case .described(let device) = $0 { device.device.id.rawValue } else { nil }
+        }
+        #expect(described == ["matter-197"], "only the dimmer: \(described)")
+    }
+
     @Test("nodes past the device bound are refused, saying so; the nodes before them stay")
     func deviceBound() throws {
         var plugin = try Self.plugin()

@@ -73,9 +73,19 @@ public struct MatterSource: Sendable {
             family: Self.family, instance: instance, nativeID: endpoint.map { "\(node)/\($0)" } ?? "\(node)")
     }
 
-    /// Maps a node: its own device (unless it is only a bridge), then one per bridged endpoint.
+    /// What a TraitBridge Matter bridge's Basic Information UniqueID starts with.
+    public static let ownBridgePrefix = "TRAITBRIDGE-"
+
+    /// Maps a node: its own device (unless it is only a bridge), then one per bridged endpoint. A
+    /// TraitBridge Matter bridge (its UniqueID says so) is not: its devices are a bridge's own,
+    /// imported back they would be every device twice.
     public func map(_ node: MatterNode) -> Mapping {
         var mapping = Mapping()
+        if let unique = node[0, MatterCluster.basicInformation, 18]?.string, unique.hasPrefix(Self.ownBridgePrefix) {
+            mapping.problems.append(
+                "node \(node.nodeID) is a TraitBridge Matter bridge (UniqueID \(unique)): its devices are not imported")
+            return mapping
+        }
         let endpoints = node.endpoints
         // Bridged devices: an endpoint with the Bridged Node type, with every endpoint below it.
         var bridgedRoots: [UInt16] = []
