@@ -7,9 +7,29 @@ import TraitBridgeMatterTransport
 
 /// The Matter device's interaction model from outside, as a function of bytes: messages on a PASE
 /// session a real handshake opened (so they open and reach the interaction layer), into a node with
-/// an On/Off Light. Every request decoder, path expansion, chunked report, subscription, timed
+/// an On/Off Light and a bridged light (endpoint 2: its commands handed on and their answers deferred,
+/// Identify answered there, a failing command, writable labels). Every request decoder, path expansion, chunked report, subscription, timed
 /// request and root-endpoint command (attestation, CSR, AddNOC with hostile certificates) is on this path.
 enum MatterInteractionInputs {
+    /// Endpoint 2: a bridge's light, as `TraitBridgeMatterBridge` makes them.
+    static let bridgedLight = BridgedEndpoint(
+        id: 2, deviceTypes: [DeviceTypeRevision(0x0100, revision: 3), DeviceTypeRevision(0x0013, revision: 3)],
+        clusters: [
+            BridgedEndpoint.Cluster(
+                ClusterDescription(id: 0x0003, revision: 5, accepted: [0x00, 0x40]),
+                values: [0: .unsigned(0), 1: .unsigned(0)], localWrites: [0]),
+            BridgedEndpoint.Cluster(
+                ClusterDescription(id: 0x0006, revision: 6, featureMap: 1, accepted: [0, 1, 2, 0x40]),
+                values: [0: .bool(false), 0x4000: .bool(true), 0x4001: .unsigned(0)], localWrites: [0x4001],
+                failingCommands: [0x40]),
+            BridgedEndpoint.Cluster(
+                ClusterDescription(id: 0x0039, revision: 5),
+                values: [
+                    0x05: .string("Hall light"), 0x11: .bool(true), 0x12: .string("00112233445566778899aabbccddeeff"),
+                ],
+                localWrites: [0x05]),
+        ])
+
     /// The node after PASE, the keys and the device's session ID (the handshake takes a PBKDF2 run:
     /// made once, copied per input).
     static let paired: (node: MatterNode<String>, keys: SessionKeys, sessionID: UInt16) = {
@@ -19,7 +39,8 @@ enum MatterInteractionInputs {
             let setup = try MatterSetup(
                 passcode: try SetupPasscode(20_202_021), discriminator: 3840, vendorID: 0xFFF1, productID: 0x8001,
                 using: &generator)
-            let model = NodeDataModel(root: RootEndpoint(), endpoints: [OnOffLight(id: 1)], using: &generator)
+            let model = NodeDataModel(
+                root: RootEndpoint(), endpoints: [OnOffLight(id: 1), bridgedLight], using: &generator)
             var node = MatterNode<String>(commissioning: try setup.commissioning(), dataModel: model, using: &generator)
             var initiator = PASEInitiator(random: (0..<32).map { UInt8($0) }, sessionID: 0x7777)
             var counter: UInt32 = 9000
