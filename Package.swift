@@ -252,6 +252,7 @@ let package = Package(
                 "TraitBridgeMatterServer",
                 "TraitBridgeMatterDevice",
                 "TraitBridgeMatterBridge",
+                "TraitBridgeMatterCodec",
                 "TraitBridgeMatterInteraction",
                 "TraitBridgeMatterCommissioning",
                 "TraitBridgeMatterCredentials",

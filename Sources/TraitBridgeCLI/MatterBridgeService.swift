@@ -8,6 +8,7 @@ import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeMatterBridge
+import TraitBridgeMatterCodec
 import TraitBridgeMatterCommissioning
 import TraitBridgeMatterDevice
 import TraitBridgeMatterInteraction
@@ -93,6 +94,12 @@ final class MatterBridgeService: Service, Sendable {
         /// A controller's command or write: into the unified command path; a refusal gives the device's
         /// endpoints again.
         func forward(_ request: EndpointRequest) {
+            if request.cluster == BridgedInformation.clusterID,
+                case .write(BridgedInformation.Attribute.nodeLabel, let value) = request.action,
+                case TLVValue.string(let name) = value
+            {
+                return rename(endpoint: request.endpoint, to: name)
+            }
             let (planner, target) = layout.withLock { ($0.planner, $0.targets[request.endpoint]) }
             guard let target else {
                 logger.warning("Matter: a request for endpoint \(request.endpoint), which no device serves, is dropped")
@@ -122,6 +129,26 @@ final class MatterBridgeService: Service, Sendable {
                     changed.withLock { _ = $0?.insert(target.device) }
                     sync()
                 }
+            }
+        }
+
+        /// A controller wrote a device's NodeLabel: the device is renamed (kept in the registry, as
+        /// `traitbridge rename` does); a refused name gives the endpoint its name back.
+        private func rename(endpoint: UInt16, to name: String) {
+            guard let device = layout.withLock({ $0.owners[endpoint] }) else { return }
+            let payload: JSONValue = ["device": .string(device.rawValue), "name": .string(name)]
+            Task {
+                let reply = await bridge.request("rename", payload: payload.serializedBytes())
+                let root = try? JSONDocument.parse(reply).root
+                if root?["status"]?.string == "error" {
+                    let reason = root?["message"]?.string ?? "refused"
+                    logger.warning("Matter: a controller's name for \(device) was not taken: \(reason)")
+                    layout.withLock { $0.resend(device) }
+                } else {
+                    logger.info("Matter: a controller renamed \(device) \"\(name)\"")
+                }
+                changed.withLock { _ = $0?.insert(device) }
+                sync()
             }
         }
 

@@ -26,11 +26,11 @@ public struct BridgedInformation: Sendable, Equatable {
     public static let clusterID: UInt32 = 0x0039
     public static let revision: UInt16 = 5
     /// The attributes' ids (Core §9.13).
-    enum Attribute {
-        static let vendorName: UInt32 = 0x01, vendorID: UInt32 = 0x02, productName: UInt32 = 0x03
-        static let productID: UInt32 = 0x04, nodeLabel: UInt32 = 0x05, hardwareVersionString: UInt32 = 0x08
-        static let softwareVersionString: UInt32 = 0x0A, serialNumber: UInt32 = 0x0F, reachable: UInt32 = 0x11
-        static let uniqueID: UInt32 = 0x12
+    public enum Attribute {
+        public static let vendorName: UInt32 = 0x01, vendorID: UInt32 = 0x02, productName: UInt32 = 0x03
+        public static let productID: UInt32 = 0x04, nodeLabel: UInt32 = 0x05, hardwareVersionString: UInt32 = 0x08
+        public static let softwareVersionString: UInt32 = 0x0A, serialNumber: UInt32 = 0x0F
+        public static let reachable: UInt32 = 0x11, uniqueID: UInt32 = 0x12
     }
 
     public var name: String
@@ -58,9 +58,10 @@ public struct BridgedInformation: Sendable, Equatable {
         if let softwareVersion { values[Attribute.softwareVersionString] = text(softwareVersion) }
         // SerialNumber must differ from UniqueID (it does: ours is drawn at random).
         if let serialNumber { values[Attribute.serialNumber] = text(serialNumber) }
+        // A NodeLabel a controller writes renames the device (as the SDK's bridge example does).
         return BridgedEndpoint.Cluster(
             ClusterDescription(id: Self.clusterID, revision: Self.revision), values: values,
-            localWrites: [Attribute.nodeLabel])
+            forwardedWrites: [Attribute.nodeLabel])
     }
 }
 

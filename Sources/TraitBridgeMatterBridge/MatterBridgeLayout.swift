@@ -37,6 +37,8 @@ public struct MatterBridgeLayout: Sendable {
     /// Endpoints to give again at the next update even when unchanged (a refused write changed the node's copy).
     private var resending: Set<String> = []
     public private(set) var targets: [UInt16: Target] = [:]
+    /// The device each endpoint belongs to (a composed device's top included).
+    public private(set) var owners: [UInt16: DeviceID] = [:]
     public private(set) var aggregator = BridgedEndpoint(
         id: MatterBridgeLayout.aggregatorID, deviceTypes: [BridgedDevicePlanner.aggregator])
 
@@ -75,12 +77,13 @@ public struct MatterBridgeLayout: Sendable {
             for key in keysByDevice[id] ?? [] where !kept.contains(key) {
                 if let gone = served.removeValue(forKey: key) {
                     change.removed.insert(gone.id)
-                    targets[gone.id] = nil
+                    (targets[gone.id], owners[gone.id]) = (nil, nil)
                 }
             }
             keysByDevice[id] = plan.map(\.key).filter(kept.contains)
             for planned in plan {
                 guard let endpoint = endpoint(planned, in: plan) else { continue }
+                owners[endpoint.id] = id
                 if let key = planned.deviceTypeKey {
                     targets[endpoint.id] = Target(device: id, deviceTypeKey: key)
                 }

@@ -11,7 +11,8 @@ import TraitBridgeTesting
 /// endpoint (its NodeLabel, a UniqueID, Reachable), the climate sensor composed, the lock; it toggles
 /// and dims the light and unlocks the lock (each reaches its MQTT set topic, answered after the echo),
 /// hears the light's own change, sees Reachable follow the light's availability (a command to it offline
-/// answered FAILURE), finds a device paired while serving as a new endpoint, and writes NodeLabel and Location; then serve restarts on the same registry and the
+/// answered FAILURE), finds a device paired while serving as a new endpoint, renames the light through its
+/// NodeLabel, and writes the bridge's NodeLabel and Location; then serve restarts on the same registry and the
 /// Matter Server reaches the node again over a resumed CASE session (Sigma2_Resume: the fabric and its
 /// resumption record were kept): same endpoint, same UniqueID, the labels kept.
 @Suite(
@@ -274,6 +275,18 @@ struct MatterBridgeTests {
         #expect(Self.endpoint(named: "Hall light", in: after) == light, "the light keeps its endpoint")
         #expect(Self.deviceTypes(of: sideDoor, in: after).contains(0x0015), "a Contact Sensor")
 
+        // A controller names the light (its NodeLabel): the unified device is renamed, as `traitbridge rename` does.
+        let named = try await Self.ask(
+            matterServer, "write_attribute",
+            #"{"node_id":1,"attribute_path":"\#(light)/57/5","value":"Entrance light"}"#)
+        #expect(!named.contains("error_code"), "\(named)\n\(diagnostics())")
+        var renamedList = ""
+        for attempt in 0..<20 where !renamedList.contains("Entrance light") {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+            renamedList = try CommandRunner.run(["devices", "--broker", bed.broker.url]).standardOutput
+        }
+        #expect(renamedList.contains("Entrance light"), "renamed: \(renamedList)\n\(diagnostics())")
+
         // A controller names the bridge and places it: kept across the restart.
         for (path, value) in [("0/40/5", "Kitchen"), ("0/40/6", "DE")] {
             let written = try await Self.ask(
@@ -354,6 +367,9 @@ struct MatterBridgeTests {
         #expect(
             resumed.contains { $0.contains("on fabric 1") },
             "the restarted node was reached over a resumed CASE session: \(diagnostics())")
+        let keptName = try await Self.ask(
+            matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"\#(light)/57/5"}"#)
+        #expect(keptName.contains(#""Entrance light""#), "the light's name after the restart: \(keptName)")
         let labels = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"0/40/5"}"#)
         #expect(labels.contains(#""Kitchen""#), "NodeLabel after the restart: \(labels)")
         let location = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"0/40/6"}"#)

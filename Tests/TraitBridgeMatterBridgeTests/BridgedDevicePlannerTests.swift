@@ -129,7 +129,7 @@ struct BridgedDevicePlannerTests {
         #expect(
             cluster.values[0x11] == .bool(false) && cluster.values[0x12] == .string(String(repeating: "a", count: 32)))
         #expect(cluster.values[0x0A] == .string("1.0.9") && cluster.values[0x01] == nil)
-        #expect(cluster.localWrites == [0x05])
+        #expect(cluster.forwardedWrites == [0x05] && cluster.localWrites.isEmpty, "a written NodeLabel renames")
     }
 
     @Test("a climate sensor is composed: a Bridged Node top with the information, a child per type")

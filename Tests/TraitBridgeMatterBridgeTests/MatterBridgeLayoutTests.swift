@@ -98,6 +98,7 @@ struct MatterBridgeLayoutTests {
         #expect(layout.aggregator.parts == [2, 3, 4])
         #expect(layout.targets[3] == MatterBridgeLayout.Target(device: "climate", deviceTypeKey: "t"))
         #expect(layout.targets[2] == nil, "the top serves no device type of its own")
+        #expect(layout.owners[2] == "climate" && layout.owners[4] == "climate", "each endpoint's device")
     }
 
     @Test("a refused request gives the device's endpoints again though nothing changed")
