@@ -8,8 +8,9 @@ import TraitBridgeTesting
 /// TraitBridge as a Matter bridge against a real controller: `serve` with a `matterBridge` section
 /// announces itself by DNS-SD (Avahi, in a network sandbox); the Matter Server commissions it there
 /// and finds a bridge (the aggregator on endpoint 1) with the simulated zigbee2mqtt light as a bridged
-/// endpoint (its NodeLabel, a UniqueID, Reachable), the climate sensor composed, the lock; it toggles
-/// and dims the light and unlocks the lock (each reaches its MQTT set topic, answered after the echo),
+/// endpoint (its NodeLabel, a UniqueID, Reachable), the climate sensor composed, the lock, a Shelly roller;
+/// it toggles and dims the light, unlocks the lock and moves the blinds (each reaches its device's command
+/// topic, answered after the echo),
 /// hears the light's own change, sees Reachable follow the light's availability (a command to it offline
 /// answered FAILURE), finds a device paired while serving as a new endpoint, renames the light through its
 /// NodeLabel, and writes the bridge's NodeLabel and Location; then serve restarts on the same registry and the
@@ -113,7 +114,8 @@ struct MatterBridgeTests {
         defer { matterServer.stop() }
         let simulator = try BridgeProcess(
             [
-                "simulate", "--scenario", try Self.scenario(in: bed.folder, others: ["Climate", "Front door lock"]),
+                "simulate", "--scenario",
+                try Self.scenario(in: bed.folder, others: ["Climate", "Front door lock", "Living room blinds"]),
                 "--broker", bed.broker.url,
                 "--duration", "600",
             ], log: bed.folder.appendingPathComponent("simulate.log").path)
@@ -122,7 +124,7 @@ struct MatterBridgeTests {
             bed.broker,
             subscribe: [
                 "zigbee2mqtt/Hall light/set", "zigbee2mqtt/Front door lock/set",
-                "traitbridge/devices/\(Self.light)/state",
+                "traitbridge/devices/\(Self.light)/state", "shellies/shellyswitch25-485519032A7E/roller/0/command/#",
             ])
 
         func configure(port: Int) throws -> String {
@@ -235,6 +237,21 @@ struct MatterBridgeTests {
             observer.waitFor("zigbee2mqtt/Front door lock/set", timeout: .seconds(10)) {
                 $0.payloadText.contains("UNLOCK")
             } != nil, "the lock is told to unlock: \(diagnostics())")
+
+        // The Shelly blinds moved to half (GoToLiftPercentage 50.00 %): the roller is told position 50.
+        // (A Shelly is named by its id until a rename: the simulated one announces no name of its own.)
+        let blinds = try #require(
+            Self.endpoint(named: "shellyswitch25-485519032A7E", in: found), "\(Self.summary(found))")
+        #expect(Self.deviceTypes(of: blinds, in: found).contains(0x0202), "a Window Covering")
+        let move =
+            #"{"node_id":1,"endpoint_id":\#(blinds),"cluster_id":258,"command_name":"GoToLiftPercentage","#
+            + #""payload":{"liftPercent100thsValue":5000}}"#
+        let moved = try await Self.ask(matterServer, "device_command", move)
+        print("Matter Server GoToLiftPercentage: \(moved.prefix(200))")
+        #expect(
+            observer.waitFor("shellies/shellyswitch25-485519032A7E/roller/0/command/pos", timeout: .seconds(10)) {
+                $0.payloadText == "50"
+            } != nil, "the roller is told: \(observer.messages.all.map(\.topic).suffix(8))\n\(diagnostics())")
 
         // The light's availability: offline makes Reachable false, online true again.
         let reachable = "\(light)/57/17"
