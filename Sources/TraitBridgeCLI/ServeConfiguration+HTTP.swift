@@ -94,6 +94,20 @@ extension ServeConfiguration {
         return Int(clamping: number)
     }
 
+    /// `include` and `exclude` given among a section's other keys (HomeKit's, the Matter bridge's), as
+    /// `parseExport` reads them in `export`.
+    static func parseExport(
+        members: [(String, JSON)], at: JSONPath, fail: (JSONPath, String) -> ConfigurationError
+    ) throws(ConfigurationError) -> ExportRules {
+        var rules = JSONObject()
+        for (key, member) in members { rules[key] = member.value }
+        let document: JSONDocument
+        do { document = try JSONDocument.parse(JSONValue.object(rules).serializedBytes()) } catch {
+            throw fail(at, "include/exclude: \(error.reason)")
+        }
+        return try parseExport(document.root, at: at, fail: fail)
+    }
+
     /// `export`: `{"include": {"ids", "rooms", "types"}, "exclude": {…}}`, each a list of strings.
     static func parseExport(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> ExportRules

@@ -104,15 +104,7 @@ extension ServeConfiguration {
                 throw fail(keyAt, "unknown key '\(key)'; allowed: \(matterBridgeKeys.joined(separator: ", "))")
             }
         }
-        if !export.isEmpty {
-            var rules = JSONObject()
-            for (key, member) in export { rules[key] = member.value }
-            let document: JSONDocument
-            do { document = try JSONDocument.parse(JSONValue.object(rules).serializedBytes()) } catch {
-                throw fail(at, "include/exclude: \(error.reason)")
-            }
-            settings.exportRules = try parseExport(document.root, at: at, fail: fail)
-        }
+        if !export.isEmpty { settings.exportRules = try parseExport(members: export, at: at, fail: fail) }
         try checkMatterIDs(settings, at: at, fail: fail)
         return settings
     }

@@ -44,18 +44,7 @@ public enum MatterValues {
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes on a character boundary (Matter counts bytes).
-    public static func truncated(_ text: String, toBytes limit: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            let size = character.utf8.count
-            guard used + size <= limit else { break }
-            result.append(character)
-            used += size
-        }
-        return result
-    }
+    public static func truncated(_ text: String, toBytes limit: Int) -> String { UTF8Text.cut(text, toBytes: limit) }
 }
 
 extension AttributeFormat {

@@ -1,4 +1,5 @@
 public import TraitBridgeDNSSD
+import TraitBridgeMatterCodec
 import TraitBridgeMatterCredentials
 public import TraitBridgeMatterTransport
 
@@ -74,7 +75,7 @@ public struct MatterAdvertisement: Hashable, Sendable {
         txt["VP"] = "\(vendorID)+\(productID)"
         txt["CM"] = "1"
         txt["DT"] = String(deviceType)
-        txt["DN"] = Self.cut(deviceName, toBytes: Self.deviceNameLimit)
+        txt["DN"] = UTF8Text.cut(deviceName, toBytes: Self.deviceNameLimit)
         if let pairingHint { txt["PH"] = String(pairingHint) }
         return DNSSDService(
             name: hex(instance), type: Self.commissionableType, port: port,
@@ -102,18 +103,5 @@ public struct MatterAdvertisement: Hashable, Sendable {
         return [
             "SII": milliseconds(mrp.idleRetransmissionInterval), "SAI": milliseconds(mrp.activeRetransmissionInterval),
         ]
-    }
-
-    /// `text` cut to at most `limit` bytes of UTF-8, between characters (so never inside one).
-    static func cut(_ text: String, toBytes limit: Int) -> String {
-        var kept = ""
-        var bytes = 0
-        for character in text {
-            let size = character.utf8.count
-            guard bytes + size <= limit else { break }
-            kept.append(character)
-            bytes += size
-        }
-        return kept
     }
 }
