@@ -61,7 +61,8 @@ final class MatterBridgeService: Service, Sendable {
             layout.withLock { layout in
                 let graph = bridge.snapshot.graph
                 var devices: [DeviceID: Device?] = [:]
-                for id in ids ?? Set(graph.devices.keys) {
+                // Every device: those the graph has, and those served that it no longer has (they go).
+                for id in ids ?? Set(graph.devices.keys).union(layout.deviceIDs) {
                     devices[id] = graph.devices[id].flatMap {
                         selection.offers($0, room: graph.room(of: $0.id)?.name) ? $0 : nil
                     }

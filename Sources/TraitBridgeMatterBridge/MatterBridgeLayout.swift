@@ -51,6 +51,9 @@ public struct MatterBridgeLayout: Sendable {
     /// Every endpoint served now, the aggregator first.
     public var endpoints: [BridgedEndpoint] { [aggregator] + served.values.sorted { $0.id < $1.id } }
 
+    /// The devices that have endpoints now.
+    public var deviceIDs: Set<DeviceID> { Set(keysByDevice.keys) }
+
     /// The endpoints of the device `id` (top first), for `matter show` and the log.
     public func endpoints(of id: DeviceID) -> [UInt16] {
         (keysByDevice[id] ?? []).compactMap { served[$0]?.id }

@@ -59,6 +59,7 @@ struct MatterBridgeLayoutTests {
         let leaving: [DeviceID: Device?] = ["a": nil]
         let gone = layout.update(leaving, using: &generator)
         #expect(gone.removed == [2] && layout.aggregator.parts == [3] && gone.changed.map(\.id) == [1])
+        #expect(layout.deviceIDs == ["b"])
         #expect(layout.targets[2] == nil)
         let added = layout.update(["c": Self.light("c")], using: &generator)
         #expect(added.assigned.map(\.endpoint) == [4], "a number is never given twice")
