@@ -147,6 +147,17 @@ struct ServeCommand: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
+        Self.endWithoutTeardown()
+    }
+
+    /// Ends the process once every service has stopped, without the C runtime's exit-time destructors:
+    /// NIO's event loops outlive the services (the shared group lives as long as the process), and a
+    /// connection accepted as a listener closed may still be set up on one while `exit` tears the Swift
+    /// runtime's caches down under it (AddressSanitizer saw a SEGV in a generic type's metadata lookup
+    /// after SIGTERM). Everything serve keeps is written by then; stdio is flushed first.
+    static func endWithoutTeardown() -> Never {
+        fflush(nil)  // every stdio stream
+        _exit(0)
     }
 
     /// Builds the bridge from settings; every failure is a message that says what to fix.
