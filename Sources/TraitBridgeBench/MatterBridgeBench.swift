@@ -96,7 +96,8 @@ func benchmarkMatterBridge(mappings: String) throws {
             "    read of every endpoint: \(String(format: "%.1f", medianMicroseconds(reads) / 1000)) ms"
                 + " (\(chunks) ReportData messages, \(bytes / 1024) KiB)")
         print(
-            "    memory (RSS after malloc_trim) a primed subscription to everything holds: \(String(format: "%.0f", held)) KiB"
+            "    memory (RSS after malloc_trim) a primed subscription to everything holds: "
+                + "\(String(format: "%.0f", held)) KiB"
         )
         print("    a device's change to its report: \(String(format: "%.0f", medianMicroseconds(changes))) µs")
     }

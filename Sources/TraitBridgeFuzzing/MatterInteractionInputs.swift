@@ -5,11 +5,11 @@ import TraitBridgeMatterInteraction
 import TraitBridgeMatterSecureChannel
 import TraitBridgeMatterTransport
 
-/// The Matter device's interaction model from outside, as a function of bytes: messages on a PASE
-/// session a real handshake opened (so they open and reach the interaction layer), into a node with
-/// an On/Off Light and a bridged light (endpoint 2: its commands handed on and their answers deferred,
-/// Identify answered there, a failing command, writable labels). Every request decoder, path expansion, chunked report, subscription, timed
-/// request and root-endpoint command (attestation, CSR, AddNOC with hostile certificates) is on this path.
+/// The Matter device's interaction model from outside, as a function of bytes: messages on a PASE session a real
+/// handshake opened (so they open and reach the interaction layer), into a node with an On/Off Light and a bridged
+/// light (endpoint 2: its commands handed on and their answers deferred, Identify answered there, a failing command,
+/// writable labels). Every request decoder, path expansion, chunked report, subscription, timed request and
+/// root-endpoint command (attestation, CSR, AddNOC with hostile certificates) is on this path.
 enum MatterInteractionInputs {
     /// Endpoint 2: a bridge's light, as `TraitBridgeMatterBridge` makes them.
     static let bridgedLight = BridgedEndpoint(

@@ -209,13 +209,13 @@ extension MatterClusterTable {
             reader.problem(path, "missing required key 'revision'")
             return nil
         }
-        guard value.isInteger, let number = value.int64, (1...65535).contains(number) else {
+        guard value.isInteger, let number = value.int64.flatMap({ UInt16(exactly: $0) }), number >= 1 else {
             reader.problem(
                 path.appending("revision"),
                 "revision must be a whole number from 1 to 65535, found \(value.value.serialized()); "
                     + "use the one the Matter specification gives")
             return nil
         }
-        return UInt16(number)
+        return number
     }
 }

@@ -228,7 +228,8 @@ struct MatterCommandTests {
         #expect(minimal?.listen == "0.0.0.0" && minimal?.port == 5540 && minimal?.mdnsInterfaces == [])
         let full = try parse(
             #"{"matterBridge": {"listen": "10.0.0.2", "port": 0, "mdns": ["eth0"], "passcode": 20202021, "#
-                + #""discriminator": 4095, "name": "Hall", "include": {"rooms": ["Hall"]}, "exclude": {"ids": ["z2m-9"]}}}"#
+                + #""discriminator": 4095, "name": "Hall", "include": {"rooms": ["Hall"]}, "#
+                + #""exclude": {"ids": ["z2m-9"]}}}"#
         ).get().matterBridge
         #expect(
             full
