@@ -160,16 +160,18 @@ public struct NodeDataModel: Sendable {
             isStructural = true
             reindex()
         }
+        // The new endpoints join in one sort and one reindex (a burst of new devices costs linear time).
+        var seen = Set<UInt16>()
+        let fresh = changed.filter { positions[$0.id] == nil && seen.insert($0.id).inserted }
+        if !fresh.isEmpty {
+            endpoints = (endpoints + fresh).sorted { $0.id < $1.id }
+            isStructural = true
+            reindex()
+        }
+        let freshIDs = Set(fresh.map(\.id))
         for endpoint in changed {
-            let before = Set(clusterIDs(of: endpoint.id))
-            if let index = positions[endpoint.id] {
-                endpoints[index] = endpoint
-            } else {
-                let index = endpoints.firstIndex { $0.id > endpoint.id } ?? endpoints.endIndex
-                endpoints.insert(endpoint, at: index)
-                isStructural = true
-                reindex()
-            }
+            let before = freshIDs.contains(endpoint.id) ? [] : Set(clusterIDs(of: endpoint.id))
+            if let index = positions[endpoint.id] { endpoints[index] = endpoint }
             let after = Set(clusterIDs(of: endpoint.id))
             for cluster in before.subtracting(after) {
                 let key = ClusterKey(endpoint: endpoint.id, cluster: cluster)
