@@ -91,7 +91,8 @@ struct DemoCommand: ParsableCommand {
             brokerURL = privateBroker?.url ?? ""
         }
         style.endProgress()
-        let shownBroker = (try? BrokerURL(brokerURL))?.description ?? BrokerURL.redacting(brokerURL)  // never a password
+        // Never a password.
+        let shownBroker = (try? BrokerURL(brokerURL))?.description ?? BrokerURL.redacting(brokerURL)
         let privatePID = privateBroker.map { " (private mosquitto, pid \($0.pid.map(String.init) ?? "?"))" } ?? ""
         say("== broker \(shownBroker)\(privatePID)")
         let logger = Logger(label: "traitbridge")
@@ -239,9 +240,24 @@ struct DemoCommand: ParsableCommand {
             )
         }
 
+        // HomeKit and the Matter bridge announce through one Avahi, in the Matter Server's sandbox when there is one.
         let homeKit = DemoHomeKit.run(
-            bridge: bridge, settings: settings, sandbox: camera?.sandbox, work: work, logger: logger, say: { say($0) })
+            bridge: bridge, settings: settings, sandbox: matterDevices?.server.sandbox ?? camera?.sandbox, work: work,
+            logger: logger, say: { say($0) })
         defer { homeKit?.stop() }
+        let matterBridge = matterDevices.flatMap { matter in
+            style.progress("Matter: announcing the bridge in the Matter Server's sandbox, which commissions it…")
+            defer { style.endProgress() }
+            return DemoMatterBridge.run(
+                bridge: bridge, settings: settings, matter: matter, responder: homeKit != nil, work: work,
+                logger: logger,
+                say: {
+                    style.endProgress()
+                    say($0)
+                })
+        }
+        for line in matterBridge?.summary ?? [] { say(line) }
+        defer { matterBridge?.stop() }
 
         let faultDeadline = ContinuousClock.now + .seconds(Int(home.faults.map(\.afterSeconds).max() ?? 0) + 30)
         while simulator.pendingFaults > 0, ContinuousClock.now < faultDeadline, !Interruption.isRequested {

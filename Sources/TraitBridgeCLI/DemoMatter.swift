@@ -2,6 +2,7 @@ import Foundation
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeLocalBroker
+import TraitBridgeMatterCommissioning
 import TraitBridgeModel
 
 /// The demo's Matter devices: a real Matter Server (python-matter-server, from
@@ -16,6 +17,8 @@ final class DemoMatter: @unchecked Sendable {
     /// The devices the bridge should make: one per imported node's device, one for the light.
     let expectedDevices: Int
     let summary: String
+    /// The folder of PAA roots made for the server when there is no light (whose folder holds them otherwise).
+    private let ownPAA: String?
 
     /// The checkout whose `.build-matter` holds the Matter Server: the one this `traitbridge` was
     /// built in (`.build/<config>/traitbridge`), else the working directory.
@@ -64,9 +67,16 @@ final class DemoMatter: @unchecked Sendable {
         } catch {
             say("== no software Matter light: \(error)")
         }
+        // The roots the server trusts: the light's own PAA, and the SDK's test PAA the demo's Matter bridge
+        // attests under (its test DAC).
+        let paa =
+            light?.paaDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("tb-demo-paa-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: paa, withIntermediateDirectories: true)
+        try Data(DeviceAttestation.sdkTestPAACertificate).write(
+            to: URL(fileURLWithPath: paa).appendingPathComponent("Chip-Test-PAA-FFF1-Cert.der"))
         let server = try MatterServerPeer(
-            repository: repository, sandbox: sandbox, paaDirectory: light?.paaDirectory,
-            shouldStop: { Interruption.isRequested })
+            repository: repository, sandbox: sandbox, paaDirectory: paa, shouldStop: { Interruption.isRequested })
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
             $0.hasSuffix(".json")
         }
@@ -105,11 +115,14 @@ final class DemoMatter: @unchecked Sendable {
         self.server = server
         self.light = light
         self.summary = summary
+        ownPAA = light == nil ? paa : nil
         expectedDevices = bridged + (light == nil ? 0 : 1)
     }
 
     var pids: [pid_t] { [server.pid, light?.pid].compactMap { $0 } }
-    var folders: [String] { [server.directory.path] + (light.map { [$0.directory.path] } ?? []) }
+    var folders: [String] {
+        [server.directory.path] + (light.map { [$0.directory.path] } ?? []) + (ownPAA.map { [$0] } ?? [])
+    }
 
     /// Names the light and puts the Matter devices in the living room, as a user would.
     func place(in bridge: Bridge, connection: ConnectionOptions) throws -> Int {

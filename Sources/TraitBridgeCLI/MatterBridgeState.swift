@@ -151,19 +151,19 @@ struct MatterBridgeState {
                 configuredName: configuredName))
     }
 
-    /// The registry's state with the configured passcode and discriminator (a new salt and verifier
-    /// when the passcode changes), naming the configured vendor and product (`matter show`'s QR code
-    /// names them too), or a new one on the first start; written back when it changed. A NodeLabel
+    /// Bridge `bridge`'s state in the registry with the configured passcode and discriminator (a new salt
+    /// and verifier when the passcode changes), naming the configured vendor and product (`matter show`'s
+    /// QR code names them too), or a new one on the first start; written back when it changed. A NodeLabel
     /// kept under another configured `name` gives way to the one configured now.
     static func load(
-        from store: DeviceStore, passcode: UInt32?, discriminator: UInt16?, vendorID: UInt16 = testVendorID,
-        productID: UInt16 = testProductID, name: String? = nil
+        from store: DeviceStore, bridge: Int = 1, passcode: UInt32?, discriminator: UInt16?,
+        vendorID: UInt16 = testVendorID, productID: UInt16 = testProductID, name: String? = nil
     ) throws -> MatterBridgeState {
-        guard let record = try store.matterBridge() else {
+        guard let record = try store.matterBridge(bridge) else {
             var made = try fresh(
                 passcode: passcode, discriminator: discriminator, vendorID: vendorID, productID: productID)
             made.configuredName = name
-            try store.saveMatterBridge(made.record, now: Date())
+            try store.saveMatterBridge(made.record, bridge: bridge, now: Date())
             return made
         }
         var state = try MatterBridgeState(record: record)
@@ -183,7 +183,7 @@ struct MatterBridgeState {
                 using: &random)
         }
         state.setup = state.setup.naming(vendorID: vendorID, productID: productID)
-        if state.record != record { try store.saveMatterBridge(state.record, now: Date()) }
+        if state.record != record { try store.saveMatterBridge(state.record, bridge: bridge, now: Date()) }
         return state
     }
 }

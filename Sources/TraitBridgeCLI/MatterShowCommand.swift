@@ -25,9 +25,22 @@ struct MatterShowCommand: ParsableCommand {
     @Option(help: "Folder of the registry database (default: as serve's).")
     var dataDir: String?
 
+    @Option(help: "Only this bridge (1…16; serve runs more than one past matterBridge.devicesPerBridge).")
+    var bridge: Int?
+
     func run() throws {
         let store = try CloudTokensListCommand.openStore(dataDir)
-        guard let state = try MatterCommand.state(in: store) else { throw ExitCode.failure }
+        let numbers = try MatterCommand.bridges(in: store, only: bridge)
+        for (position, number) in numbers.enumerated() {
+            if numbers.count > 1 || number > 1 {
+                print("\(position == 0 ? "" : "\n")bridge \(number)\(numbers.count > 1 ? " of \(numbers.count)" : "")")
+            }
+            try show(number, store)
+        }
+    }
+
+    private func show(_ number: Int, _ store: DeviceStore) throws {
+        guard let state = try MatterCommand.state(in: store, bridge: number) else { throw ExitCode.failure }
         print("manual code     \(state.setup.manualPairingCode)")
         print("QR payload      \(state.setup.qrCode)")
         print("passcode        \(state.setup.payload.passcode.value)")
@@ -37,7 +50,7 @@ struct MatterShowCommand: ParsableCommand {
         if let location = state.location { print("location        \(location)") }
         // Checked when the state was read: each fabric restores.
         let fabrics = (try? CommissioningState(restoring: state.snapshot))?.fabrics ?? []
-        defer { Self.printEndpoints(store) }
+        defer { Self.printEndpoints(store, bridge: number) }
         guard !fabrics.isEmpty else {
             print("not commissioned: a controller can commission the bridge with the codes")
             return
@@ -55,10 +68,10 @@ struct MatterShowCommand: ParsableCommand {
         }
     }
 
-    /// The endpoints given to devices, with the devices' names as the registry has them.
-    static func printEndpoints(_ store: DeviceStore) {
+    /// The endpoints bridge `bridge` gave devices, with the devices' names as the registry has them.
+    static func printEndpoints(_ store: DeviceStore, bridge: Int) {
         let assignments: [MatterEndpointAssignment]
-        do { assignments = try store.matterEndpoints() } catch {
+        do { assignments = try store.matterEndpoints(bridge: bridge) } catch {
             print("endpoints: not readable from the registry (\(error))")
             return
         }

@@ -20,23 +20,31 @@ struct MatterBridgeSettings: Sendable, Hashable {
     var name: String?
     /// Which devices the bridge offers (`include`/`exclude` by id, room or type); everything without.
     var exportRules = ExportRules()
+    /// Devices per bridge node: more make more bridges (up to 16), each commissioned on its own.
+    /// Controllers limit a bridge's devices (Apple Home about 150, Alexa fewer).
+    var devicesPerBridge = MatterBridgeSettings.defaultDevicesPerBridge
     /// Basic Information's VendorID and ProductID: the DAC's (the SDK test DAC's 0xFFF1/0x8001 without
     /// `attestation`), required with `attestation`.
     var vendorID: UInt16?
     var productID: UInt16?
     /// The product's own DAC, PAI, CD and DAC key; nil: the SDK's public test credentials.
     var attestation: MatterAttestationFiles?
+
+    static let defaultDevicesPerBridge = 149
+    /// The most devices a bridge is given: what the benchmarks measured (a read of every endpoint).
+    static let devicesPerBridgeRange = 1...1000
 }
 
 extension ServeConfiguration {
     static let matterBridgeKeys = [
-        "listen", "port", "mdns", "passcode", "discriminator", "name", "include", "exclude", "vendorId", "productId",
-        "attestation",
+        "listen", "port", "mdns", "passcode", "discriminator", "name", "include", "exclude", "devicesPerBridge",
+        "vendorId", "productId", "attestation",
     ]
 
     /// `matterBridge`: `{"listen", "port", "mdns": [interfaces], "passcode", "discriminator", "name",
-    /// "include", "exclude", "vendorId", "productId", "attestation"}`; the bridge is a Matter bridge only
-    /// with the section.
+    /// "include", "exclude", "devicesPerBridge", "vendorId", "productId", "attestation"}`; the bridge is a
+    /// Matter bridge only with the section. With more bridges than one, the passcode, discriminator and
+    /// port are the first's; the others draw theirs (kept) and listen on the next ports.
     static func parseMatterBridge(_ value: JSON, at: JSONPath, fail: (JSONPath, String) -> ConfigurationError)
         throws(ConfigurationError) -> MatterBridgeSettings
     {
@@ -85,6 +93,16 @@ extension ServeConfiguration {
                 }
                 settings.name = name
             case "include", "exclude": export.append((key, member))
+            case "devicesPerBridge":
+                let range = MatterBridgeSettings.devicesPerBridgeRange
+                guard let count = member.int64.flatMap({ Int(exactly: $0) }), range.contains(count) else {
+                    throw fail(
+                        keyAt,
+                        "expected a number from \(range.lowerBound) to \(range.upperBound) (default "
+                            + "\(MatterBridgeSettings.defaultDevicesPerBridge), Apple Home's limit; Alexa: 50); "
+                            + "more devices make more bridges")
+                }
+                settings.devicesPerBridge = count
             case "device":
                 throw fail(
                     keyAt,

@@ -31,6 +31,8 @@ public struct MatterBridgeLayout: Sendable {
     }
 
     public let planner: BridgedDevicePlanner
+    /// The bridge (1…16) whose node this is: its numbers are its own.
+    public let bridge: Int
     private var assignments: [String: MatterEndpointAssignment]
     private var served: [String: BridgedEndpoint] = [:]
     private var keysByDevice: [DeviceID: [String]] = [:]
@@ -42,10 +44,14 @@ public struct MatterBridgeLayout: Sendable {
     public private(set) var aggregator = BridgedEndpoint(
         id: MatterBridgeLayout.aggregatorID, deviceTypes: [BridgedDevicePlanner.aggregator])
 
-    /// A layout with no device yet, numbering as `assignments` (the registry's) say.
-    public init(planner: BridgedDevicePlanner, assignments: [MatterEndpointAssignment]) {
+    /// Bridge `bridge`'s layout with no device yet, numbering as `assignments` (the registry's) say;
+    /// those of other bridges are left out.
+    public init(planner: BridgedDevicePlanner, assignments: [MatterEndpointAssignment], bridge: Int = 1) {
         self.planner = planner
-        self.assignments = Dictionary(assignments.map { ($0.key, $0) }) { first, _ in first }
+        self.bridge = bridge
+        self.assignments = Dictionary(assignments.filter { $0.bridge == bridge }.map { ($0.key, $0) }) { first, _ in
+            first
+        }
     }
 
     /// Every endpoint served now, the aggregator first.
@@ -53,6 +59,9 @@ public struct MatterBridgeLayout: Sendable {
 
     /// The devices that have endpoints now.
     public var deviceIDs: Set<DeviceID> { Set(keysByDevice.keys) }
+
+    /// Whether the device `id` has endpoints now.
+    public func serves(_ id: DeviceID) -> Bool { keysByDevice[id] != nil }
 
     /// The endpoints of the device `id` (top first), for `matter show` and the log.
     public func endpoints(of id: DeviceID) -> [UInt16] {
@@ -70,7 +79,7 @@ public struct MatterBridgeLayout: Sendable {
         let missing = keys.filter { assignments[$0] == nil }
         if !missing.isEmpty {
             let result = DeviceStore.assignMatterEndpoints(
-                for: missing, existing: Array(assignments.values), using: &generator)
+                for: missing, existing: Array(assignments.values), bridge: bridge, using: &generator)
             for assignment in result.new { assignments[assignment.key] = assignment }
             change.assigned = result.new
             change.exhausted = result.exhausted

@@ -91,21 +91,26 @@ public struct MatterBridgeRecord: Sendable, Hashable {
 }
 
 extension DeviceStore {
-    /// The Matter bridge's state; nil before its first start (or after `matter reset --identity`
-    /// removed nothing: reset always writes one).
-    public func matterBridge() throws(StoreError) -> MatterBridgeRecord? {
+    /// The state of Matter bridge `bridge` (``matterBridgeRange``); nil before its first start (`matter reset`
+    /// always writes one). Only that bridge's rows are read; a number out of the range is an error naming it.
+    public func matterBridge(_ bridge: Int = 1) throws(StoreError) -> MatterBridgeRecord? {
+        let what = Self.matterBridgeState(bridge)
+        guard Self.matterBridgeRange.contains(bridge) else { throw .readFailed(Self.notAMatterBridge(bridge)) }
         do {
             return try queue.read { db -> MatterBridgeRecord? in
-                guard let node = try GRDB.Row.fetchOne(db, sql: "SELECT * FROM matterNode WHERE id = 1") else {
-                    return nil
-                }
+                guard
+                    let node = try GRDB.Row.fetchOne(
+                        db, sql: "SELECT * FROM matterNode WHERE id = ?", arguments: [bridge])
+                else { return nil }
                 let setup = MatterBridgeRecord.Setup(
                     passcode: try Self.number(node, "passcode"), discriminator: try Self.number(node, "discriminator"),
                     salt: try Self.bytes(node, "salt"), iterations: try Self.number(node, "iterations"))
                 var record = MatterBridgeRecord(
                     setup: setup, regulatoryConfig: try Self.number(node, "regulatoryConfig"),
                     countryCode: try Self.value(node, "countryCode", as: String.self))
-                for row in try GRDB.Row.fetchAll(db, sql: "SELECT * FROM matterFabric ORDER BY fabricIndex") {
+                let fabrics = try GRDB.Row.fetchAll(
+                    db, sql: "SELECT * FROM matterFabric WHERE bridge = ? ORDER BY fabricIndex", arguments: [bridge])
+                for row in fabrics {
                     record.fabrics.append(
                         MatterBridgeRecord.Fabric(
                             index: try Self.number(row, "fabricIndex"),
@@ -118,7 +123,10 @@ extension DeviceStore {
                             vendorID: try Self.number(row, "vendorID"),
                             label: try Self.value(row, "label", as: String.self)))
                 }
-                for row in try GRDB.Row.fetchAll(db, sql: "SELECT * FROM matterAccessControl ORDER BY position") {
+                let entries = try GRDB.Row.fetchAll(
+                    db, sql: "SELECT * FROM matterAccessControl WHERE bridge = ? ORDER BY position", arguments: [bridge]
+                )
+                for row in entries {
                     let subjects = try Self.value(row, "subjects", as: Data?.self).map {
                         try Self.subjects([UInt8]($0))
                     }
@@ -128,72 +136,78 @@ extension DeviceStore {
                             privilege: try Self.number(row, "privilege"),
                             authMode: try Self.number(row, "authMode"), subjects: subjects))
                 }
-                record.resumptions = try Self.matterResumptions(db)
-                record.basicInformation = try Self.matterBasicInformation(db)
+                record.resumptions = try Self.matterResumptions(bridge: bridge, db)
+                record.basicInformation = try Self.matterBasicInformation(bridge: bridge, db)
                 return record
             }
         } catch {
-            throw .readFailed("the Matter bridge's state: \(error)")
+            throw .readFailed("\(what): \(error)")
         }
     }
 
-    /// Keeps the Matter bridge's state, all of it in one transaction (the registry's files are
-    /// its owner's only: it holds operational keys and the passcode).
-    public func saveMatterBridge(_ record: MatterBridgeRecord, now: Date) throws(StoreError) {
+    /// Keeps the state of Matter bridge `bridge` (``matterBridgeRange``), all of it in one transaction: its
+    /// node row, fabrics, ACL, resumption records and Basic Information are replaced with `record`'s; the
+    /// other bridges' rows and every endpoint assignment stay. The registry's files are its owner's only: it
+    /// holds operational keys and the passcode.
+    public func saveMatterBridge(_ record: MatterBridgeRecord, bridge: Int = 1, now: Date) throws(StoreError) {
+        guard Self.matterBridgeRange.contains(bridge) else { throw .writeFailed(Self.notAMatterBridge(bridge)) }
         do {
-            try queue.write { db in try Self.writeMatterBridge(record, now: now, db) }
+            try queue.write { db in try Self.writeMatterBridge(record, bridge: bridge, now: now, db) }
         } catch {
-            throw .writeFailed("the Matter bridge's state: \(error)")
+            throw .writeFailed("\(Self.matterBridgeState(bridge)): \(error)")
         }
         restrictToOwner()
     }
 
-    /// Replaces the Matter bridge's state with `record`'s, inside the caller's transaction.
-    static func writeMatterBridge(_ record: MatterBridgeRecord, now: Date, _ db: Database) throws {
+    /// Replaces bridge `bridge`'s state with `record`'s, inside the caller's transaction.
+    static func writeMatterBridge(_ record: MatterBridgeRecord, bridge: Int, now: Date, _ db: Database) throws {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO matterNode (id, passcode, discriminator, salt, iterations,
-                regulatoryConfig, countryCode, updatedAt) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                regulatoryConfig, countryCode, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                Int64(record.setup.passcode), Int64(record.setup.discriminator), Data(record.setup.salt),
+                bridge, Int64(record.setup.passcode), Int64(record.setup.discriminator), Data(record.setup.salt),
                 Int64(record.setup.iterations), Int64(record.regulatoryConfig), record.countryCode,
                 now.timeIntervalSince1970,
             ])
-        try db.execute(sql: "DELETE FROM matterFabric")
+        try db.execute(sql: "DELETE FROM matterFabric WHERE bridge = ?", arguments: [bridge])
         for fabric in record.fabrics {
             try db.execute(
                 sql: """
-                    INSERT INTO matterFabric (fabricIndex, rootCertificate, intermediateCertificate,
+                    INSERT INTO matterFabric (bridge, fabricIndex, rootCertificate, intermediateCertificate,
                     nodeCertificate, ipkEpochKey, operationalKey, vendorID, label)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Int64(fabric.index), Data(fabric.rootCertificate),
+                    bridge, Int64(fabric.index), Data(fabric.rootCertificate),
                     fabric.intermediateCertificate.map { Data($0) },
                     Data(fabric.nodeCertificate), Data(fabric.ipkEpochKey), Data(fabric.operationalKey),
                     Int64(fabric.vendorID), fabric.label,
                 ])
         }
-        try db.execute(sql: "DELETE FROM matterAccessControl")
+        try db.execute(sql: "DELETE FROM matterAccessControl WHERE bridge = ?", arguments: [bridge])
         for (position, entry) in record.accessControl.enumerated() {
             try db.execute(
                 sql: """
-                    INSERT INTO matterAccessControl (position, fabricIndex, privilege, authMode, subjects)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO matterAccessControl (bridge, position, fabricIndex, privilege, authMode, subjects)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
+                    bridge, position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
                     entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
                 ])
         }
-        try Self.saveMatterSessions(record, db)
+        try Self.saveMatterSessions(record, bridge: bridge, db)
     }
 
-    /// The tables of the Matter bridge (migration "v10: matter bridge").
+    /// The tables of the Matter bridge (migration "v10: matter bridge"); v13 gives matterFabric and
+    /// matterAccessControl a bridge column (``migrateToMatterBridges(_:)``).
     static func createMatterTables(_ db: Database) throws {
         try db.create(table: "matterNode") { table in
-            table.primaryKey("id", .integer)  // one row: the setup identity and the regulatory config
+            // The bridge number (``matterBridgeRange``, from v13; v10…v12 kept one row, id 1): its setup identity
+            // and regulatory config.
+            table.primaryKey("id", .integer)
             table.column("passcode", .integer).notNull()  // kept for `matter show` (owner-only file)
             table.column("discriminator", .integer).notNull()
             table.column("salt", .blob).notNull()

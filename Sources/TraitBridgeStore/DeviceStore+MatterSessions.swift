@@ -61,7 +61,8 @@ extension MatterBridgeRecord {
 
 extension DeviceStore {
     /// The tables of migration "v11: matter resumptions and basic information"; registries of v10 read
-    /// as having neither (no record to resume, the ids and labels of the configuration).
+    /// as having neither (no record to resume, the ids and labels of the configuration). v13 gives
+    /// matterResumption a bridge column (``migrateToMatterBridges(_:)``).
     static func createMatterSessionTables(_ db: Database) throws {
         try db.create(table: "matterResumption") { table in
             table.primaryKey("position", .integer)  // least recently used first
@@ -72,7 +73,7 @@ extension DeviceStore {
             table.column("sharedSecret", .blob).notNull()  // a secret (owner-only file)
         }
         try db.create(table: "matterBasicInformation") { table in
-            table.primaryKey("id", .integer)  // one row
+            table.primaryKey("id", .integer)  // the bridge number (from v13; v11 and v12 kept one row, id 1)
             table.column("vendorID", .integer).notNull()
             table.column("productID", .integer).notNull()
             table.column("nodeLabel", .text)
@@ -81,12 +82,12 @@ extension DeviceStore {
         }
     }
 
-    /// The kept resumption records, least recently used first; at most ``MatterBridgeRecord/resumptionLimit``
-    /// (the most recent) of a registry that holds more.
-    static func matterResumptions(_ db: Database) throws -> [MatterBridgeRecord.Resumption] {
+    /// Bridge `bridge`'s resumption records, least recently used first; at most
+    /// ``MatterBridgeRecord/resumptionLimit`` (the most recent) of a registry that holds more.
+    static func matterResumptions(bridge: Int, _ db: Database) throws -> [MatterBridgeRecord.Resumption] {
         let rows = try GRDB.Row.fetchAll(
-            db, sql: "SELECT * FROM matterResumption ORDER BY position DESC LIMIT ?",
-            arguments: [MatterBridgeRecord.resumptionLimit])
+            db, sql: "SELECT * FROM matterResumption WHERE bridge = ? ORDER BY position DESC LIMIT ?",
+            arguments: [bridge, MatterBridgeRecord.resumptionLimit])
         return try rows.reversed().map { row in
             let node = try bytes(row, "peerNodeID")
             guard node.count == 8 else { throw Unreadable("a resumption record's peerNodeID is not 8 bytes") }
@@ -102,10 +103,11 @@ extension DeviceStore {
         }
     }
 
-    static func matterBasicInformation(_ db: Database) throws -> MatterBridgeRecord.BasicInformation? {
-        guard let row = try GRDB.Row.fetchOne(db, sql: "SELECT * FROM matterBasicInformation WHERE id = 1") else {
-            return nil
-        }
+    /// Bridge `bridge`'s Basic Information row (its id is the bridge number).
+    static func matterBasicInformation(bridge: Int, _ db: Database) throws -> MatterBridgeRecord.BasicInformation? {
+        let row = try GRDB.Row.fetchOne(
+            db, sql: "SELECT * FROM matterBasicInformation WHERE id = ?", arguments: [bridge])
+        guard let row else { return nil }
         return MatterBridgeRecord.BasicInformation(
             vendorID: try number(row, "vendorID"), productID: try number(row, "productID"),
             nodeLabel: try value(row, "nodeLabel", as: String?.self),
@@ -113,18 +115,18 @@ extension DeviceStore {
             configuredName: try value(row, "configuredName", as: String?.self))
     }
 
-    /// Replaces the resumption records (the most recent ``MatterBridgeRecord/resumptionLimit``) and the
-    /// Basic Information row with `record`'s; inside ``saveMatterBridge(_:now:)``'s transaction.
-    static func saveMatterSessions(_ record: MatterBridgeRecord, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM matterResumption")
+    /// Replaces bridge `bridge`'s resumption records (the most recent ``MatterBridgeRecord/resumptionLimit``)
+    /// and Basic Information row with `record`'s; inside ``saveMatterBridge(_:bridge:now:)``'s transaction.
+    static func saveMatterSessions(_ record: MatterBridgeRecord, bridge: Int, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM matterResumption WHERE bridge = ?", arguments: [bridge])
         for (position, resumption) in record.resumptions.suffix(MatterBridgeRecord.resumptionLimit).enumerated() {
             try db.execute(
                 sql: """
-                    INSERT OR REPLACE INTO matterResumption (position, resumptionID, fabricIndex, peerNodeID,
-                    caseAuthenticatedTags, sharedSecret) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO matterResumption (bridge, position, resumptionID, fabricIndex,
+                    peerNodeID, caseAuthenticatedTags, sharedSecret) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    position, Data(resumption.resumptionID), Int64(resumption.fabricIndex),
+                    bridge, position, Data(resumption.resumptionID), Int64(resumption.fabricIndex),
                     Data(bigEndian(resumption.peerNodeID)),
                     Data(
                         resumption.caseAuthenticatedTags.flatMap { tag in
@@ -132,15 +134,15 @@ extension DeviceStore {
                         }), Data(resumption.sharedSecret),
                 ])
         }
-        try db.execute(sql: "DELETE FROM matterBasicInformation")
+        try db.execute(sql: "DELETE FROM matterBasicInformation WHERE id = ?", arguments: [bridge])
         if let information = record.basicInformation {
             try db.execute(
                 sql: """
                     INSERT INTO matterBasicInformation (id, vendorID, productID, nodeLabel, location, configuredName)
-                    VALUES (1, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Int64(information.vendorID), Int64(information.productID), information.nodeLabel,
+                    bridge, Int64(information.vendorID), Int64(information.productID), information.nodeLabel,
                     information.location, information.configuredName,
                 ])
         }

@@ -162,6 +162,7 @@ public final class DeviceStore: Sendable {
             try createMatterSessionTables(db)
         }
         migrator.registerMigration("v12: matter endpoints") { db in try createMatterEndpointTable(db) }
+        migrator.registerMigration("v13: matter bridges") { db in try migrateToMatterBridges(db) }
         return migrator
     }
 
@@ -300,11 +301,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let reason):
             "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
         case .damaged(let path, let reason):
-            "the registry \(path) is not a readable TraitBridge registry (\(reason)); move it away (mv \(path) \(path).broken) "
-                + "and start again: devices come back from their sources, but names and rooms set with rename/move are lost"
+            "the registry \(path) is not a readable TraitBridge registry (\(reason)); move it away "
+                + "(mv \(path) \(path).broken) and start again: devices come back from their sources, but names and "
+                + "rooms set with rename/move are lost"
         case .newerSchema(let path, let migrations):
-            "the registry \(path) was written by a newer TraitBridge (it has \(migrations.joined(separator: ", ")), which this "
-                + "version does not know); run that version, or move the file away (mv \(path) \(path).newer) to start afresh"
+            "the registry \(path) was written by a newer TraitBridge (it has \(migrations.joined(separator: ", ")), "
+                + "which this version does not know); run that version, or move the file away "
+                + "(mv \(path) \(path).newer) to start afresh"
         case .writeFailed(let reason): "registry write failed: \(reason)"
         case .readFailed(let reason): "registry read failed: \(reason)"
         }

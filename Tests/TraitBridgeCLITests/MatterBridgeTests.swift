@@ -127,11 +127,12 @@ struct MatterBridgeTests {
                 "traitbridge/devices/\(Self.light)/state", "shellies/shellyswitch25-485519032A7E/roller/0/command/#",
             ])
 
-        func configure(port: Int) throws -> String {
+        func configure(port: Int, devicesPerBridge: Int = 149) throws -> String {
             let config = bed.folder.appendingPathComponent("config.json").path
             let section: [String: Any] = [
                 "listen": bed.sandbox.hostAddress, "port": port, "mdns": [bed.sandbox.hostInterface],
                 "passcode": Self.passcode, "discriminator": 1234, "name": "Hall bridge",
+                "devicesPerBridge": devicesPerBridge,
             ]
             // The same Matter Server is a source too: the bridge's own node must not come back as devices.
             let configuration: [String: Any] = ["matterBridge": section, "matter": [["url": matterServer.url]]]
@@ -335,12 +336,18 @@ struct MatterBridgeTests {
         #expect(shown.standardOutput.contains("discriminator   1234"), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains(#"node label      "Kitchen""#), "\(shown.standardOutput)")
         #expect(shown.standardOutput.contains("CASE session(s) resumable"), "\(shown.standardOutput)")
+        // Each device's top endpoint is one line without "part": the bridge is now given exactly as many
+        // devices as it serves, so the next one makes a second bridge.
+        let served = shown.standardOutput.split(separator: "\n").count {
+            $0.hasPrefix("  ") && $0.dropFirst(2).first?.isNumber == true && !$0.contains("  part ")
+        }
+        #expect(served >= 7, "\(shown.standardOutput)")
         // The second run logs to a file of its own: what it says is its own.
         serveLog = bed.folder.appendingPathComponent("serve-again.log").path
         serve = try BridgeProcess(
             [
-                "serve", "--broker", bed.broker.url, "--config", try configure(port: port), "--data-dir",
-                bed.folder.appendingPathComponent("data").path,
+                "serve", "--broker", bed.broker.url, "--config", try configure(port: port, devicesPerBridge: served),
+                "--data-dir", bed.folder.appendingPathComponent("data").path,
             ], log: serveLog, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bed.bus])
         #expect(
             eventually(timeout: .seconds(20)) {
@@ -395,9 +402,58 @@ struct MatterBridgeTests {
         #expect(labels.contains(#""Kitchen""#), "NodeLabel after the restart: \(labels)")
         let location = try await Self.ask(matterServer, "read_attribute", #"{"node_id":1,"attribute_path":"0/40/6"}"#)
         #expect(location.contains(#""DE""#), "Location after the restart: \(location)")
+        try await Self.secondBridge(matterServer, bed: bed, observer: observer, serveLog: serveLog, diagnostics)
         for log in [bed.serveLog, serveLog] {
             #expect(!LogFile.read(log).contains(String(Self.passcode)), "the passcode is never logged")
         }
+    }
+
+    /// A device paired while bridge 1 is full (devicesPerBridge): bridge 2 starts with it, its own node with
+    /// its own codes, name and UniqueID; the Matter Server commissions it as a second node and finds the device.
+    static func secondBridge(
+        _ matterServer: MatterServerPeer, bed: HomeKitTestBed, observer: TestMQTTClient, serveLog: String,
+        _ diagnostics: () -> String
+    ) async throws {
+        var list =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: bed.folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
+        // The list as zigbee2mqtt gives it now: the Side door paired earlier, and the Garage door.
+        let back = try #require(list.first { $0["friendly_name"] as? String == "Back door" })
+        for (name, address) in [("Side door", "0x00158d0001000099"), ("Garage door", "0x00158d0001000098")] {
+            var paired = back
+            paired["friendly_name"] = name
+            paired["ieee_address"] = address
+            list.append(paired)
+        }
+        try observer.publish(
+            "zigbee2mqtt/bridge/devices",
+            String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self),
+            retain: true)
+        #expect(
+            eventually(timeout: .seconds(20)) { LogFile.read(serveLog).contains("bridge 2 starts") }, "\(diagnostics())"
+        )
+        let data = bed.folder.appendingPathComponent("data").path
+        var shown = ""
+        for attempt in 0..<20 where !shown.contains("Garage") && !shown.contains("0x00158d0001000098") {
+            if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+            shown = try CommandRunner.run(["matter", "show", "--bridge", "2", "--data-dir", data]).standardOutput
+        }
+        #expect(shown.hasPrefix("bridge 2\n") && shown.contains("not commissioned"), "\(shown)")
+        let passcodeLine = shown.split(separator: "\n").first { $0.hasPrefix("passcode") } ?? ""
+        let passcode = try #require(Int(passcodeLine.split(separator: " ").last ?? ""), "\(shown)")
+        #expect(passcode != Self.passcode, "bridge 2 has a passcode of its own")
+        let both = try CommandRunner.run(["matter", "show", "--data-dir", data]).standardOutput
+        #expect(both.hasPrefix("bridge 1 of 2\n") && both.contains("\nbridge 2 of 2\n"), "\(both)")
+        let commissioned =
+            try await matterServer.sendPolled([MatterServerPeer.commissionCommand(passcode: passcode, address: nil)])
+            .first ?? ""
+        #expect(Self.says(commissioned, "node_id", "2"), "\(commissioned.prefix(600))\n\(diagnostics())")
+        let found = Self.attributes(commissioned)
+        #expect(commissioned.contains(#""Hall bridge 2""#), "bridge 2's NodeLabel: \(Self.summary(found))")
+        let door = try #require(Self.endpoint(named: "Garage door", in: found), "\(Self.summary(found))")
+        #expect(Self.deviceTypes(of: door, in: found).contains(0x0015), "a Contact Sensor on bridge 2")
+        #expect(Self.endpoint(named: "Hall light", in: found) == nil, "bridge 1's devices stay on bridge 1")
+        #expect((found["0/40/18"] as? String ?? "").hasPrefix("TRAITBRIDGE-"), "bridge 2's own UniqueID")
     }
 }
 

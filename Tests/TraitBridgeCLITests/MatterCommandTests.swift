@@ -21,11 +21,12 @@ struct MatterCommandTests {
         OVERVIEW: Show the Matter bridge's pairing codes and fabrics, or forget its
         fabrics.
 
-        serve's matterBridge section makes the bridge a Matter device (an On/Off Light
-        standing for one device); its setup identity (passcode, discriminator) and the
-        fabrics that commissioned it (their certificates and operational keys) are kept
-        in the registry. These commands read and change them there: give them serve's
-        --data-dir.
+        serve's matterBridge section makes the bridge a Matter bridge (each offered
+        device a bridged endpoint; past devicesPerBridge, more bridges, each
+        commissioned on its own); each bridge's setup identity (passcode,
+        discriminator), the fabrics that commissioned it (their certificates and
+        operational keys) and its endpoints are kept in the registry. These commands
+        read and change them there: give them serve's --data-dir.
 
         Examples:
           traitbridge matter show

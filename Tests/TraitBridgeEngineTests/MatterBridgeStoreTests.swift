@@ -118,18 +118,17 @@ struct MatterBridgeStoreTests {
     }
 
     @Test func `a registry of migration v10 opens: its state is read, with no resumption record`() throws {
-        let path = folder()
+        // Back to v10: the registry of v12 (holding `record`'s state) without what v11 and v12 made.
+        let path = try MatterBridgesStoreTests.copyOfV12Registry()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var store = try DeviceStore(directory: path)
-        try store.saveMatterBridge(Self.record, now: Date())
-        // Back to v10: as a registry of the release before v11 was written.
-        let queue = try DatabaseQueue(path: store.path)
+        let queue = try DatabaseQueue(path: path + "/traitbridge.sqlite")
         try queue.write { db in
-            try db.execute(sql: "DROP TABLE matterResumption; DROP TABLE matterBasicInformation")
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v11:%'")
+            try db.execute(
+                sql: "DROP TABLE matterResumption; DROP TABLE matterBasicInformation; DROP TABLE matterEndpoint")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v11:%' OR identifier LIKE 'v12:%'")
         }
         try queue.close()
-        store = try DeviceStore(directory: path)
+        let store = try DeviceStore(directory: path)
         #expect(try store.matterBridge() == Self.record, "the v10 state reads as before")
         var record = Self.record
         record.resumptions = Self.resumptions(2)

@@ -122,16 +122,10 @@ struct MatterEndpointStoreTests {
     }
 
     @Test func `a registry of migration v11 opens: its rows as they were, and the endpoint table there`() throws {
-        let path = folder()
+        // Back to v11: the registry of v12 (written by the release before v13) without its endpoint table.
+        let path = try MatterBridgesStoreTests.copyOfV12Registry()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var store = try DeviceStore(directory: path)
-        var record = MatterBridgeStoreTests.record
-        record.resumptions = MatterBridgeStoreTests.resumptions(3)
-        record.basicInformation = .init(vendorID: 0xFFF1, productID: 0x8001, nodeLabel: "Hall", location: "DE")
-        try store.saveMatterBridge(record, now: Date())
-        try store.savePlacements([(id: try DeviceID("z2m-0x1"), placement: UserPlacement(name: "Lamp", room: "Hall"))])
-        // Back to v11: as a registry of the release before v12 was written.
-        let queue = try DatabaseQueue(path: store.path)
+        let queue = try DatabaseQueue(path: path + "/traitbridge.sqlite")
         let before = try queue.write { db in
             try db.execute(sql: "DROP TABLE matterEndpoint")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v12:%'")
@@ -140,23 +134,22 @@ struct MatterEndpointStoreTests {
         try queue.close()
         #expect(before["matterResumption"]?.count == 3 && before["placement"]?.count == 1)
 
-        store = try DeviceStore(directory: path)
+        let store = try DeviceStore(directory: path)
         let reopened = try DatabaseQueue(path: store.path)
-        let after = try reopened.read { db in try Self.contents(db) }
-        #expect(
-            after.filter { $0.key != "matterEndpoint" && $0.key != "grdb_migrations" }
-                == before
-                .filter { $0.key != "grdb_migrations" })
-        #expect(after["grdb_migrations"]?.count == (before["grdb_migrations"]?.count ?? 0) + 1)
-        #expect(after["matterEndpoint"] == [])
-        #expect(try store.matterBridge() == record)
+        let after = try reopened.read { db in try Self.contents(db, leavingOut: "bridge") }
+        let added: Set = ["matterEndpoint", "matterBridgeDevice", "grdb_migrations"]
+        #expect(after.filter { !added.contains($0.key) } == before.filter { $0.key != "grdb_migrations" })
+        #expect(after["grdb_migrations"]?.count == (before["grdb_migrations"]?.count ?? 0) + 2, "v12 and v13")
+        #expect(after["matterEndpoint"] == [] && after["matterBridgeDevice"] == [])
+        #expect(try store.matterBridge() == MatterBridgesStoreTests.v12Record)
         try store.saveMatterEndpoints([Self.light], now: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(try store.matterEndpoints() == [Self.light])
-        // The table's own constraints: a second row with the same number or UniqueID is refused by SQLite too.
+        // The table's own constraints: a second row with the same number or key on the bridge, or the same
+        // UniqueID on any bridge, is refused by SQLite too.
         for sql in [
-            "INSERT INTO matterEndpoint VALUES ('x', 2, 'ffffffffffffffffffffffffffffffff', 0)",
-            "INSERT INTO matterEndpoint VALUES ('x', 3, '\(Self.light.uniqueID)', 0)",
-            "INSERT INTO matterEndpoint VALUES ('\(Self.light.key)', 3, 'ffffffffffffffffffffffffffffffff', 0)",
+            "INSERT INTO matterEndpoint VALUES (1, 'x', 2, 'ffffffffffffffffffffffffffffffff', 0)",
+            "INSERT INTO matterEndpoint VALUES (2, 'x', 3, '\(Self.light.uniqueID)', 0)",
+            "INSERT INTO matterEndpoint VALUES (1, '\(Self.light.key)', 3, 'ffffffffffffffffffffffffffffffff', 0)",
         ] {
             #expect(throws: DatabaseError.self) { try reopened.write { try $0.execute(sql: sql) } }
         }
@@ -165,13 +158,15 @@ struct MatterEndpointStoreTests {
         try reopened.close()
     }
 
-    /// Every table's rows as text, sorted, by table name.
-    static func contents(_ db: Database) throws -> [String: [String]] {
+    /// Every table's rows as text, sorted, by table name; without the column `leavingOut`.
+    static func contents(_ db: Database, leavingOut left: String? = nil) throws -> [String: [String]] {
         let tables = try String.fetchAll(
             db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         var contents: [String: [String]] = [:]
         for table in tables {
-            contents[table] = try GRDB.Row.fetchAll(db, sql: "SELECT * FROM \(table)").map(\.description).sorted()
+            let columns = try db.columns(in: table).map(\.name).filter { $0 != left }
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            contents[table] = try GRDB.Row.fetchAll(db, sql: "SELECT \(list) FROM \(table)").map(\.description).sorted()
         }
         return contents
     }

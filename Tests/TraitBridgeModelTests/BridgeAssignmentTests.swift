@@ -1,12 +1,9 @@
 import Testing
-import TraitBridgeCloud
 import TraitBridgeModel
-
-@testable import TraitBridgeHomeKit
 
 /// Splitting accessories over bridges: each stays where it was first put while there is room, new
 /// ones fill the first bridge with room, the bound on bridges is kept and counted.
-@Suite("HomeKit bridges: splitting accessories")
+@Suite("Bridges: splitting devices over bridges of a capacity")
 struct BridgeAssignmentTests {
     static func keys(_ range: ClosedRange<Int>) -> [String] { range.map { "d\($0)" } }
 

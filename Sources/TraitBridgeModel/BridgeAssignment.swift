@@ -1,13 +1,14 @@
-/// Which bridge offers which accessory when there are more than one bridge holds (HAP: 149 bridged
-/// accessories). An accessory stays on the bridge it was first put on while that bridge has room —
+/// Which bridge offers which device when there are more than one bridge holds (HAP: 149 bridged
+/// accessories; a Matter bridge: its `devicesPerBridge`); shared by the HomeKit and Matter bridges.
+/// An accessory stays on the bridge it was first put on while that bridge has room —
 /// moving it would make the Home app forget its room, name and automations — and a new one goes to
 /// the first bridge with room. Pure: the coordinator seeds it from the bridges' kept ids and asks it
 /// again whenever the offered accessories change. Linear in the accessories offered.
-struct BridgeAssignment: Sendable, Equatable {
+public struct BridgeAssignment: Sendable, Equatable {
     /// Accessories per bridge (1…149).
-    let capacity: Int
+    public let capacity: Int
     /// Bridges at most; accessories beyond `capacity × bridgeLimit` are left out (and counted).
-    let bridgeLimit: Int
+    public let bridgeLimit: Int
     /// Accessory key → its bridge (1-based), kept for accessories not offered now too: one that comes
     /// back goes back to its bridge.
     private var bridgeOfKey: [String: Int] = [:]
@@ -16,15 +17,20 @@ struct BridgeAssignment: Sendable, Equatable {
 
     /// The result of one assignment: the keys of each bridge (index 0 is bridge 1), and how many
     /// offered keys found no room.
-    struct Split: Sendable, Equatable {
-        var bridges: [Set<String>]
-        var leftOut: Int
+    public struct Split: Sendable, Equatable {
+        public var bridges: [Set<String>]
+        public var leftOut: Int
+
+        public init(bridges: [Set<String>], leftOut: Int) {
+            self.bridges = bridges
+            self.leftOut = leftOut
+        }
     }
 
     /// `offered[i]`: the keys bridge i+1 offered when it last ran (they stay first); `kept[i]`: the
     /// keys it ever gave an accessory id (one of those not offered anywhere goes back to the first
     /// bridge that gave it one). Both from the bridges' identities.
-    init(capacity: Int, bridgeLimit: Int, offered: [[String]] = [], kept: [[String]]) {
+    public init(capacity: Int, bridgeLimit: Int, offered: [[String]] = [], kept: [[String]]) {
         self.capacity = max(1, capacity)
         self.bridgeLimit = max(1, bridgeLimit)
         for (index, keys) in offered.enumerated() {
@@ -37,7 +43,7 @@ struct BridgeAssignment: Sendable, Equatable {
     }
 
     /// Splits `offered` (in the order new keys should be placed) over the bridges.
-    mutating func assign(_ offered: [String]) -> Split {
+    public mutating func assign(_ offered: [String]) -> Split {
         var bridges: [Set<String>] = []
         func room(_ bridge: Int) -> Bool {
             bridge <= bridgeLimit && (bridge > bridges.count || bridges[bridge - 1].count < capacity)
