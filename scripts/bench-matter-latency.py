@@ -18,7 +18,7 @@ same change's unified state as serve published it on MQTT is timed too (unified_
 Prints one line of JSON: n (reports received), sent, lost, median_ms, p99_ms, max_ms, min_ms,
 unified_state_median_ms, unified_states (how many were seen), devices,
 bridged (endpoints with a NodeLabel), commission_s (PASE to CommissioningComplete, the controller's wall
-time), pase_s, subscribe_s (the subscription's priming report).
+time), pase_s, subscribe_s (the subscription's priming report), serve_peak_rss_mb (serve's VmHWM).
 Needs root (network namespaces), mosquitto, avahi-daemon, dbus-daemon and scripts/install-matter-server.sh.
 Every wait has a deadline; everything started is stopped at the end. Run from the project's root.
 """
@@ -229,6 +229,8 @@ def main():
         if not latencies:
             raise RuntimeError(f"no report for any of {args.changes} changes")
         latencies.sort()
+        # serve's peak resident memory over the whole run (the primed subscription included).
+        peak = re.search(r"VmHWM:\s+(\d+) kB", open(f"/proc/{serve.pid}/status").read())
         print(json.dumps({
             "n": len(latencies), "sent": args.changes, "lost": lost,
             "median_ms": round(statistics.median(latencies), 2),
@@ -238,7 +240,7 @@ def main():
             "unified_states": len(on_mqtt),
             "devices": args.devices, "bridged": len(labels), "lights_changed": len(changing), "scope": args.scope,
             "commission_s": commissioned["commission_s"], "pase_s": commissioned["pase_s"],
-            "subscribe_s": subscribed["seconds"],
+            "subscribe_s": subscribed["seconds"], "serve_peak_rss_mb": round(int(peak[1]) / 1024, 1) if peak else None,
         }), flush=True)
     except BaseException:
         for path, what in ((log_path, "serve's log"), (os.path.join(tmp, "controller.log"), "the controller's")):

@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]      (make fuzz FUZZ_SECONDS=60 FUZZ_TARGETS="json shelly")
 #   FUZZ_MERGE=0 scripts/fuzz.sh 10            (CI: no merge of the corpus afterwards)
 #
-# Builds Fuzz/ with libFuzzer and AddressSanitizer, then runs each target for SECONDS (default 60)
+# Builds Fuzz/ with libFuzzer and AddressSanitizer, then runs each target for SECONDS (default 60;
+# as many targets at once as there are cores, FUZZ_JOBS)
 # from its kept corpus (Fuzz/corpus/<target>/) and its seeds (the tests' messages and
 # ../shared/corpus). New inputs that reach new code are kept in the corpus, which is then merged
 # down to the inputs that matter; a crash is written to Fuzz/crashers/<target>/ (replayed by the
@@ -26,17 +27,14 @@ if [ "$#" -gt 0 ]; then targets=("$@"); else
         fulfillment json mappings config registry cli homekit-pairing homekit-requests matter-device
         matter-interaction matter-case matter-tlv)
 fi
-failed=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in "${targets[@]}"; do
-    corpus="Fuzz/corpus/$target"
-    crashers="Fuzz/crashers/$target"
+# One target: its seeds, a bounded run, the merge; its lines to stdout, "crash" in $work/<target>.failed.
+fuzz_one() {
+    local target=$1 corpus="Fuzz/corpus/$1" crashers="Fuzz/crashers/$1" log="$work/$1.log" status=0
+    local started=$SECONDS runs coverage result merged
     mkdir -p "$corpus" "$crashers" "$work/$target-seeds" "$work/$target-merged"
     TRAITBRIDGE_FUZZ_TARGET="$target" TRAITBRIDGE_FUZZ_WRITE_SEEDS="$work/$target-seeds" "$binary" >/dev/null
-    log="$work/$target.log"
-    status=0
-    started=$SECONDS
     # Bounded: total time, time per input, memory, input size. Leaks are LeakSanitizer's to report
     # in the tests; here a leak would stop the run on the first input that allocates a cache.
     TRAITBRIDGE_FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=0 "$binary" -max_total_time="$seconds" -timeout=20 \
@@ -45,7 +43,7 @@ for target in "${targets[@]}"; do
     runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo 0)
     coverage=$(grep -oE "cov: [0-9]+" "$log" | tail -1 | grep -oE "[0-9]+" || echo 0)
     if [ "$status" -ne 0 ]; then
-        failed+=("$target")
+        touch "$work/$target.failed"
         echo "fuzz: $target CRASHED after ${runs} runs; the input is in $crashers/ (see below)"
         grep -E "ERROR|Fatal error|SUMMARY|artifact" "$log" | head -8
         result=crash
@@ -61,6 +59,19 @@ for target in "${targets[@]}"; do
         result=ok
     fi
     echo "$(date -u +%FT%TZ) $target $((SECONDS - started))s runs=${runs} cov=${coverage} corpus=$(ls "$corpus" | wc -l) $result" >>Fuzz/runs.log
+}
+# libFuzzer runs one thread: as many targets at once as there are cores (FUZZ_JOBS), each still given
+# its SECONDS; their lines are printed in the targets' order.
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
+for target in "${targets[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+    fuzz_one "$target" >"$work/$target.out" 2>&1 &
+done
+wait
+failed=()
+for target in "${targets[@]}"; do
+    cat "$work/$target.out"
+    [ -e "$work/$target.failed" ] && failed+=("$target")
 done
 if [ "${#failed[@]}" -gt 0 ]; then
     echo "fuzz: crashed: ${failed[*]}; each input in Fuzz/crashers/<target>/ is now a regression test (swift test --filter Fuzz)" >&2

@@ -125,7 +125,9 @@ struct MatterBridgeTests {
             subscribe: [
                 "zigbee2mqtt/Hall light/set", "zigbee2mqtt/Front door lock/set",
                 "traitbridge/devices/\(Self.light)/state", "shellies/shellyswitch25-485519032A7E/roller/0/command/#",
+                "traitbridge/devices/\(Self.garden)/state", "garden/lamp/set",
             ])
+        try Self.publishGarden(observer)
 
         func configure(port: Int, devicesPerBridge: Int = 149) throws -> String {
             let config = bed.folder.appendingPathComponent("config.json").path
@@ -272,6 +274,8 @@ struct MatterBridgeTests {
         let back = try await Self.pollNode(matterServer, within: .seconds(15)) { Self.says($0, reachable, "true") }
         #expect(Self.says(back, reachable, "true"), "online again: \(back.prefix(300))\n\(diagnostics())")
 
+        try await Self.partiallyOnline(matterServer, found: found, observer: observer, diagnostics)
+
         // A device paired on zigbee2mqtt while serving (a second Back door sensor, "Side door"): a new endpoint in
         // the root's PartsList; the Matter Server interviews the node again and finds it. The others keep theirs.
         var list =
@@ -408,53 +412,6 @@ struct MatterBridgeTests {
         }
     }
 
-    /// A device paired while bridge 1 is full (devicesPerBridge): bridge 2 starts with it, its own node with
-    /// its own codes, name and UniqueID; the Matter Server commissions it as a second node and finds the device.
-    static func secondBridge(
-        _ matterServer: MatterServerPeer, bed: HomeKitTestBed, observer: TestMQTTClient, serveLog: String,
-        _ diagnostics: () -> String
-    ) async throws {
-        var list =
-            try JSONSerialization.jsonObject(
-                with: Data(contentsOf: bed.folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
-        // The list as zigbee2mqtt gives it now: the Side door paired earlier, and the Garage door.
-        let back = try #require(list.first { $0["friendly_name"] as? String == "Back door" })
-        for (name, address) in [("Side door", "0x00158d0001000099"), ("Garage door", "0x00158d0001000098")] {
-            var paired = back
-            paired["friendly_name"] = name
-            paired["ieee_address"] = address
-            list.append(paired)
-        }
-        try observer.publish(
-            "zigbee2mqtt/bridge/devices",
-            String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self),
-            retain: true)
-        #expect(
-            eventually(timeout: .seconds(20)) { LogFile.read(serveLog).contains("bridge 2 starts") }, "\(diagnostics())"
-        )
-        let data = bed.folder.appendingPathComponent("data").path
-        var shown = ""
-        for attempt in 0..<20 where !shown.contains("Garage") && !shown.contains("0x00158d0001000098") {
-            if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
-            shown = try CommandRunner.run(["matter", "show", "--bridge", "2", "--data-dir", data]).standardOutput
-        }
-        #expect(shown.hasPrefix("bridge 2\n") && shown.contains("not commissioned"), "\(shown)")
-        let passcodeLine = shown.split(separator: "\n").first { $0.hasPrefix("passcode") } ?? ""
-        let passcode = try #require(Int(passcodeLine.split(separator: " ").last ?? ""), "\(shown)")
-        #expect(passcode != Self.passcode, "bridge 2 has a passcode of its own")
-        let both = try CommandRunner.run(["matter", "show", "--data-dir", data]).standardOutput
-        #expect(both.hasPrefix("bridge 1 of 2\n") && both.contains("\nbridge 2 of 2\n"), "\(both)")
-        let commissioned =
-            try await matterServer.sendPolled([MatterServerPeer.commissionCommand(passcode: passcode, address: nil)])
-            .first ?? ""
-        #expect(Self.says(commissioned, "node_id", "2"), "\(commissioned.prefix(600))\n\(diagnostics())")
-        let found = Self.attributes(commissioned)
-        #expect(commissioned.contains(#""Hall bridge 2""#), "bridge 2's NodeLabel: \(Self.summary(found))")
-        let door = try #require(Self.endpoint(named: "Garage door", in: found), "\(Self.summary(found))")
-        #expect(Self.deviceTypes(of: door, in: found).contains(0x0015), "a Contact Sensor on bridge 2")
-        #expect(Self.endpoint(named: "Hall light", in: found) == nil, "bridge 1's devices stay on bridge 1")
-        #expect((found["0/40/18"] as? String ?? "").hasPrefix("TRAITBRIDGE-"), "bridge 2's own UniqueID")
-    }
 }
 
 /// The peers of the Matter bridge test: Avahi in a network sandbox and the Matter Server.
