@@ -230,7 +230,19 @@ extension MatterNode {
             else { continue }
             flips.append((endpoint.id, isReachable))
         }
+        // The events the changed values stand for (a lock locked, a contact opened), read against the old values.
+        let valueEvents = changed.flatMap { endpoint in
+            ValueEvents.events(of: endpoint) { cluster, attribute in
+                let path = ConcreteAttributePath(endpoint: endpoint.id, cluster: cluster, attribute: attribute)
+                return try? dataModel.read(path, fabric: everything).get()
+            }.map { (endpoint: endpoint.id, rule: $0.rule, data: $0.data) }
+        }
         dataModel.apply(changed, removing: removed, using: &generator)
+        for recorded in valueEvents {
+            events.record(
+                endpoint: recorded.endpoint, cluster: recorded.rule.cluster, event: recorded.rule.event,
+                priority: recorded.rule.priority, data: recorded.data, at: now)
+        }
         // ReachableChanged (Bridged Device Basic Information event 3, INFO): once per flip, none at start.
         for flip in flips {
             events.record(

@@ -230,7 +230,7 @@ struct MatterCommandTests {
         let full = try parse(
             #"{"matterBridge": {"listen": "10.0.0.2", "port": 0, "mdns": ["eth0"], "passcode": 20202021, "#
                 + #""discriminator": 4095, "name": "Hall", "include": {"rooms": ["Hall"]}, "#
-                + #""exclude": {"ids": ["z2m-9"]}}}"#
+                + #""exclude": {"ids": ["z2m-9"]}, "devicesPerBridge": 50}}"#
         ).get().matterBridge
         #expect(
             full
@@ -238,7 +238,9 @@ struct MatterCommandTests {
                     listen: "10.0.0.2", port: 0, mdnsInterfaces: ["eth0"], passcode: 20_202_021, discriminator: 4095,
                     name: "Hall",
                     exportRules: ExportRules(
-                        include: ExportRules.Match(rooms: ["Hall"]), exclude: ExportRules.Match(ids: ["z2m-9"]))))
+                        include: ExportRules.Match(rooms: ["Hall"]), exclude: ExportRules.Match(ids: ["z2m-9"])),
+                    devicesPerBridge: 50))
+        #expect(minimal?.devicesPerBridge == 149, "Apple Home's limit by default")
         let refusals: [(String, String)] = [
             (#"{"matterBridge": {"device": "a"}}"#, #"matterBridge.device: the bridge now offers every device"#),
             (#"{"matterBridge": 1}"#, "matterBridge: expected an object with listen, port"),
@@ -262,6 +264,10 @@ struct MatterCommandTests {
             ),
             (#"{"matterBridge": {"include": {"names": ["a"]}}}"#, "matterBridge.include"),
             (#"{"matterBridge": {"pin": 1}}"#, "matterBridge.pin: unknown key 'pin'; allowed: listen"),
+            (#"{"matterBridge": {"devicesPerBridge": 0}}"#, "matterBridge.devicesPerBridge: expected a number from 1"),
+            (#"{"matterBridge": {"devicesPerBridge": 1001}}"#, "matterBridge.devicesPerBridge: expected a number"),
+            (#"{"matterBridge": {"devicesPerBridge": 2.5}}"#, "more devices make more bridges"),
+            (#"{"matterBridge": {"devicesPerBridge": "50"}}"#, "matterBridge.devicesPerBridge: expected"),
         ]
         for (text, message) in refusals {
             guard case .failure(let error) = parse(text) else {
