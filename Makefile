@@ -104,4 +104,4 @@ deb: deps
 	scripts/package.sh deb
 
 clean:
-	rm -rf .build .build-asan .build-fuzz .build-matter .build-schemathesis .build-browser .build-static .build-deb .build-tools
+	rm -rf .build .build-asan .build-fuzz .build-matter .build-schemathesis .build-browser .build-static .build-deb .build-tools .build-homeassistant

@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]      (make fuzz FUZZ_SECONDS=60 FUZZ_TARGETS="json shelly")
 #   FUZZ_MERGE=0 scripts/fuzz.sh 10            (CI: no merge of the corpus afterwards)
+#   FUZZ_BUILD_ONLY=1 scripts/fuzz.sh          (the binary only)
 #
 # Builds Fuzz/ with libFuzzer and AddressSanitizer, then runs each target for SECONDS (default 60;
 # as many targets at once as there are cores, FUZZ_JOBS)
@@ -22,6 +23,8 @@ binary="$scratch/debug/traitbridge-fuzz"
 # since the last fuzz build, so the plan is made afresh each time.
 swift build --package-path Fuzz --scratch-path "$scratch" --disable-build-manifest-caching -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -E "error|Compiling|Build complete" | grep -v Compiling || true
 [ -x "$binary" ] || { echo "fuzz: the build failed (see above)" >&2; exit 2; }
+# FUZZ_BUILD_ONLY=1: the binary only (CI builds it while the tests run, then fuzzes).
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 if [ "$#" -gt 0 ]; then targets=("$@"); else
     targets=(zigbee2mqtt tasmota shelly homeassistant generic frigate matter requests home cloud-sync cloud-query cloud-execute
         fulfillment json mappings config registry cli homekit-pairing homekit-requests matter-device
