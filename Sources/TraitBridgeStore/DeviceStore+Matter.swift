@@ -150,13 +150,7 @@ extension DeviceStore {
     /// other bridges' rows and every endpoint assignment stay. The registry's files are its owner's only: it
     /// holds operational keys and the passcode.
     public func saveMatterBridge(_ record: MatterBridgeRecord, bridge: Int = 1, now: Date) throws(StoreError) {
-        guard Self.matterBridgeRange.contains(bridge) else { throw .writeFailed(Self.notAMatterBridge(bridge)) }
-        do {
-            try queue.write { db in try Self.writeMatterBridge(record, bridge: bridge, now: now, db) }
-        } catch {
-            throw .writeFailed("\(Self.matterBridgeState(bridge)): \(error)")
-        }
-        restrictToOwner()
+        try replaceMatterBridge(record, bridge: bridge, now: now)
     }
 
     /// Replaces bridge `bridge`'s state with `record`'s, inside the caller's transaction.

@@ -33,12 +33,22 @@ extension DeviceStore {
     /// devices it served (``matterBridgeDevices()``), in one transaction: the controllers that knew them are
     /// gone; its numbers start at 2 again. The other bridges' state and endpoints stay.
     public func resetMatterBridge(_ record: MatterBridgeRecord, bridge: Int = 1, now: Date) throws(StoreError) {
+        try replaceMatterBridge(record, bridge: bridge, now: now) { db in
+            try db.execute(sql: "DELETE FROM matterEndpoint WHERE bridge = ?", arguments: [bridge])
+            try db.execute(sql: "DELETE FROM matterBridgeDevice WHERE bridge = ?", arguments: [bridge])
+        }
+    }
+
+    /// Replaces bridge `bridge`'s state with `record`'s and does `also` in the same transaction; then the
+    /// registry's files are made its owner's only (they hold operational keys and the passcode).
+    func replaceMatterBridge(
+        _ record: MatterBridgeRecord, bridge: Int, now: Date, also: (Database) throws -> Void = { _ in }
+    ) throws(StoreError) {
         guard Self.matterBridgeRange.contains(bridge) else { throw .writeFailed(Self.notAMatterBridge(bridge)) }
         do {
             try queue.write { db in
                 try Self.writeMatterBridge(record, bridge: bridge, now: now, db)
-                try db.execute(sql: "DELETE FROM matterEndpoint WHERE bridge = ?", arguments: [bridge])
-                try db.execute(sql: "DELETE FROM matterBridgeDevice WHERE bridge = ?", arguments: [bridge])
+                try also(db)
             }
         } catch {
             throw .writeFailed("\(Self.matterBridgeState(bridge)): \(error)")
