@@ -9,9 +9,9 @@ public import TraitBridgeStore
 /// when the set of offered devices changes, so a device's value changing costs a dictionary look-up.
 public struct MatterBridgeSplit: Sendable {
     /// Bridges at most (16 × `devicesPerBridge`); devices beyond are left out and counted.
-    public static let bridgeLimit = 16
-    /// The bridge numbers.
-    public static let bridgeRange = 1...bridgeLimit
+    public static let bridgeLimit = bridgeRange.upperBound
+    /// The bridge numbers: those the registry keeps.
+    public static let bridgeRange = DeviceStore.matterBridgeRange
 
     private var assignment: BridgeAssignment
     private var offered: Set<DeviceID> = []
@@ -27,7 +27,7 @@ public struct MatterBridgeSplit: Sendable {
         var offeredBy: [[String]] = []
         var keptBy: [[String]] = []
         func add(_ key: String, to bridge: Int, _ lists: inout [[String]]) {
-            guard (1...Self.bridgeLimit).contains(bridge) else { return }
+            guard Self.bridgeRange.contains(bridge) else { return }
             while lists.count < bridge { lists.append([]) }
             lists[bridge - 1].append(key)
         }
