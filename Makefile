@@ -1,6 +1,6 @@
 # TraitBridge: every target installs what is missing first (scripts/install-deps.sh is idempotent).
 SWIFT ?= swift
-.PHONY: deps matter-server schemathesis browser camera-peers homekit-peers build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
+.PHONY: deps matter-server schemathesis browser camera-peers homekit-peers home-assistant build test test-plain test-asan demo bench fuzz catalog validate install uninstall deb clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +25,10 @@ camera-peers:
 homekit-peers:
 	@scripts/install-homekit-peers.sh || echo "the HomeKit peers did not install: the HomeKit tests are skipped"
 
+## Home Assistant Core (.build-homeassistant/venv) for the tests of its MQTT discovery (HomeAssistantPeer).
+home-assistant:
+	@scripts/install-home-assistant.sh || echo "Home Assistant did not install: the Home Assistant tests are skipped"
+
 build: deps
 	$(SWIFT) build
 
@@ -36,13 +40,13 @@ build: deps
 ## fails the run when a process the tests started is still running after them.
 test: test-asan
 
-test-plain: deps matter-server schemathesis browser camera-peers homekit-peers
+test-plain: deps matter-server schemathesis browser camera-peers homekit-peers home-assistant
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh $(SWIFT) test --disable-xctest
 
 ## ASan keeps freed memory in quarantine (256 MB by default) to catch use after free; the tests that
 ## bound serve's peak RSS (hostile publishers) would measure that quarantine, so it is kept at 64 MB.
-test-asan: deps matter-server schemathesis browser camera-peers homekit-peers
+test-asan: deps matter-server schemathesis browser camera-peers homekit-peers home-assistant
 	ASAN_OPTIONS=quarantine_size_mb=64 LSAN_OPTIONS=suppressions=$(CURDIR)/.lsan-suppressions \
 		scripts/run-tests.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan --disable-xctest
 

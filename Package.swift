@@ -86,6 +86,12 @@ let package = Package(
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
             swiftSettings: ours
         ),
+        // Home Assistant MQTT discovery out: unified devices as discovery configs. Pure; the engine publishes.
+        .target(
+            name: "TraitBridgeHomeAssistant",
+            dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
+            swiftSettings: ours
+        ),
         // The registry on disk: SQLite through GRDB.
         .target(
             name: "TraitBridgeStore",
@@ -109,7 +115,7 @@ let package = Package(
             name: "TraitBridgeEngine",
             dependencies: [
                 "TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON", "TraitBridgeSources", "TraitBridgeMQTT",
-                "TraitBridgeStore", "TraitBridgeCloud", "TraitBridgeAutomation",
+                "TraitBridgeStore", "TraitBridgeCloud", "TraitBridgeAutomation", "TraitBridgeHomeAssistant",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
@@ -249,6 +255,7 @@ let package = Package(
                 "TraitBridgeAutomation",
                 "TraitBridgeHTTP",
                 "TraitBridgeHomeKit",
+                "TraitBridgeHomeAssistant",
                 "TraitBridgeMatterServer",
                 "TraitBridgeMatterDevice",
                 "TraitBridgeMatterBridge",
@@ -311,6 +318,7 @@ let package = Package(
                 "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMatterDevice", "TraitBridgeMatterCodec",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterInteraction", "TraitBridgeMatterSecureChannel",
                 "TraitBridgeMatterTransport", "TraitBridgeMatterCredentials", "TraitBridgeMatterBridge",
+                "TraitBridgeHomeAssistant",
                 // connectedhomeip's test certificates, for the CASE handshakes' fabric.
                 "TraitBridgeTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -335,10 +343,18 @@ let package = Package(
             name: "TraitBridgeEngineTests",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping",
-                "TraitBridgeModel", "TraitBridgeAutomation",
+                "TraitBridgeModel", "TraitBridgeAutomation", "TraitBridgeHomeAssistant", "TraitBridgeCloud",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: ours
+        ),
+        .testTarget(
+            name: "TraitBridgeHomeAssistantTests",
+            dependencies: [
+                "TraitBridgeHomeAssistant", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
+                "TraitBridgeTesting",
+            ],
             swiftSettings: ours
         ),
         .testTarget(

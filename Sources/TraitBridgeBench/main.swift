@@ -70,6 +70,10 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "matter-bridge" {
     try benchmarkMatterBridge(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
 }
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "ha-export" {
+    try benchmarkHomeAssistantExport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
+    exit(0)
+}
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
     try benchmarkSyncImport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)

@@ -158,6 +158,7 @@ struct DemoCommand: ParsableCommand {
         settings.commandTimeoutSeconds = 3
         settings.automationsFolder = automations == "none" ? nil : automations
         settings.cloudLinks = partner.map { [$0.link] } ?? []
+        settings.homeAssistant = HomeAssistantSettings()  // Home Assistant discovery on the demo's broker
         if !cameras.isEmpty {
             // The home's camera: Frigate is read only when asked for; its live view where it can be.
             settings.sources.append(.frigate(go2rtc: camera?.go2rtc))
@@ -279,6 +280,11 @@ struct DemoCommand: ParsableCommand {
             terminator: "")
         say("== the home above the devices (traitbridge zone list, group list, scene list, automation list):")
         for line in DemoLayout.summary(snapshot) { say("   \(line)") }
+        let given = bridge.snapshot.homeAssistantGiven
+        say(
+            "== Home Assistant MQTT discovery: \(given.devices) devices as \(given.entities) entities, each with "
+                + "its traits' availability, on homeassistant/device/+/config (point Home Assistant's MQTT "
+                + "integration at \(shownBroker) to see them; the devices it announced itself are not given back)")
         if once || Interruption.isRequested { return }
         // Google's side: the fulfillment endpoint on a free loopback port, with a token made for
         // this run only (it dies with the demo), so the curl line works as printed.

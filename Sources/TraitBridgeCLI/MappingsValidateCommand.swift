@@ -75,6 +75,14 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        let homeAssistantTable = directory + "/homeassistant/entities.json"
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: homeAssistantTable) {
+            do {
+                _ = try HomeAssistantExportTable.load(mappingsDirectory: directory, catalog: catalog)
+            } catch {
+                problems += error.problems
+            }
+        }
         let matterTable = directory + "/" + MatterClusterTable.file
         if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: matterTable) {
             do {

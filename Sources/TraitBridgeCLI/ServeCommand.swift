@@ -9,6 +9,7 @@ import TraitBridgeCloud
 import TraitBridgeEmbedded
 import TraitBridgeEngine
 import TraitBridgeHTTP
+import TraitBridgeHomeAssistant
 import TraitBridgeHomeKit
 import TraitBridgeMQTT
 import TraitBridgeMapping
@@ -169,6 +170,7 @@ struct ServeCommand: AsyncParsableCommand {
         let catalog: Catalog
         let tables: SourceTables
         let cloudTable: GoogleC2CTable
+        var homeAssistantExport: HomeAssistantExport?
         let mappings: MappingsFolder
         do { mappings = try MappingsFolder(overlay: settings.mappingsDirectory) } catch {
             throw ValidationError(error.description)
@@ -177,6 +179,16 @@ struct ServeCommand: AsyncParsableCommand {
             catalog = try CatalogLoader.load(mappingsDirectory: mappings.path)
             tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappings.path, catalog: catalog)
             cloudTable = try GoogleC2CTable.load(mappingsDirectory: mappings.path, catalog: catalog)
+            if let homeAssistant = settings.homeAssistant {
+                let table = try HomeAssistantExportTable.load(mappingsDirectory: mappings.path, catalog: catalog)
+                let names = HomeAssistantDiscovery.Settings(
+                    discoveryPrefix: homeAssistant.discoveryPrefix, bridgePrefix: settings.prefix,
+                    bridgeName: homeAssistant.name, version: TraitBridgeCommand.version)
+                homeAssistantExport = HomeAssistantExport(
+                    discovery: HomeAssistantDiscovery(table: table, catalog: catalog, settings: names),
+                    rules: homeAssistant.exportRules, skippedSources: homeAssistant.skipSources,
+                    isEnabled: homeAssistant.isEnabled)
+            }
         } catch {
             throw ValidationError(mappings.explain("\(error)"))
         }
@@ -187,6 +199,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sourceLocality = url.isLocalNetwork ? .localPeer : .remote
         configuration.limits = settings.limits
         configuration.exportRules = settings.exportRules
+        configuration.homeAssistant = homeAssistantExport
         configuration.challengeRules = settings.http?.challenge ?? ChallengeRules()
         configuration.cloudLinks = Set(settings.cloudLinks.map(\.name))
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }

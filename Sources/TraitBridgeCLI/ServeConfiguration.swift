@@ -46,6 +46,9 @@ struct ServeConfiguration: Sendable {
     var cloudLinks: [CloudLinkSettings] = []
     /// `homekit`: the bridge as a HomeKit bridge (HAP over IP); off without the section.
     var homeKit: HomeKitBridge.Settings?
+    /// `homeAssistantExport`: Home Assistant MQTT discovery out; off without the section (`homeAssistant`
+    /// is the source that reads Home Assistant's discovery).
+    var homeAssistant: HomeAssistantSettings?
     /// `matterBridge`: the bridge as a Matter device (an On/Off Light for one device); off without the section.
     var matterBridge: MatterBridgeSettings?
     static let keys = Set([
@@ -53,7 +56,7 @@ struct ServeConfiguration: Sendable {
         "cleanSession",
         "tls", "prefix", "dataDir", "automations",
         "mappings", "logLevel", "commandTimeoutSeconds", "cloudAliases", "limits", "http", "export", "cloudLinks",
-        "homekit", "matterBridge",
+        "homekit", "matterBridge", "homeAssistantExport",
     ]).union(SourceRegistry.standard.configKeys)
 
     /// Reads a config file; the error names the place.
@@ -177,6 +180,8 @@ struct ServeConfiguration: Sendable {
                 configuration.homeKit = try parseHomeKit(value, at: at, fail: fail)
             case "matterBridge":
                 configuration.matterBridge = try parseMatterBridge(value, at: at, fail: fail)
+            case "homeAssistantExport":
+                configuration.homeAssistant = try parseHomeAssistant(value, at: at, fail: fail)
             default:
                 let read: [SourceInstance]?
                 do {

@@ -46,6 +46,8 @@ public struct BridgeConfiguration: Sendable {
     /// links at start: those added or removed while the bridge runs (`setCloudLinks`) are the
     /// engine's ``CloudLinkSupervisor``'s to know, not this value's.
     public var cloudLinks: Set<String> = []
+    /// Home Assistant MQTT discovery out; nil: none.
+    public var homeAssistant: HomeAssistantExport?
     /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
     public var challengeRules = ChallengeRules()
     public init(

@@ -1,6 +1,6 @@
 import CoreMetrics
-import TraitBridgeModel
 import Synchronization
+import TraitBridgeModel
 
 /// The running bridge's counters and histograms, recorded where the work happens (``Bridge``) through
 /// swift-metrics: `serve` bootstraps Prometheus and `/metrics` shows them; elsewhere (tests, tools)

@@ -50,6 +50,17 @@ extension BridgeState {
                 } catch {
                     throw CommandFailure(Self.code(error), "\(address).\(attribute): \(error)")
                 }
+                // The device's own range, where its source declares one narrower than the catalog's (a
+                // radiator's setpoint 5…35 °C): a value outside it is refused, never sent.
+                if let bindings = sourceBindings(of: device, at: address)?.filter({ $0.attribute == attribute }),
+                    !bindings.isEmpty, let own = Self.deviceMetadata(bindings).first?.metadata,
+                    own.minimum != metadata.minimum || own.maximum != metadata.maximum
+                {
+                    do throws(AttributeValidationError) { try own.validate(value) } catch {
+                        throw CommandFailure(
+                            Self.code(error), "\(address).\(attribute): \(error) (the device's own range)")
+                    }
+                }
                 writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
             case .invoke(_, _, let name, let arguments):
                 guard let definition = catalog.trait(traitID)?.command(named: name) else {

@@ -130,6 +130,7 @@ extension BridgeState {
             guard layout.publish(topic, hash: DeviceRuntime.hash(payload)) else { continue }
             effects.publish(topic, payload, retain: true, qos: 1)
         }
+        exportBridgeToHomeAssistant(effects: &effects)
     }
 
     /// One scene's topic (after a run: its last run), not the whole layout.

@@ -79,6 +79,7 @@ extension BridgeState {
             if published.publishDescription(id, hash: hash) {
                 effects.publish(descriptionTopic(id), description, retain: true)
                 effects.changedDescriptions.append(id)
+                exportToHomeAssistant(id, now: now, effects: &effects)
             }
         }
     }
@@ -141,11 +142,18 @@ extension BridgeState {
     }
 
     /// The bindings the plug-in feeding a trait declares for it, when it knows the device's own limits.
+    /// A member joined to another source's device (a Home Assistant entity on a zigbee2mqtt bulb) is
+    /// known to its plug-in by its own id and device type key.
     func sourceBindings(of device: Device, at address: TraitAddress) -> [SourceBinding]? {
         guard let reference = device.trait(at: address)?.source, let index = sources.index(of: reference) else {
             return nil
         }
-        return sources[index].bindings(of: device.id, at: address)
+        if let bindings = sources[index].bindings(of: device.id, at: address) { return bindings }
+        guard let member = directory[reference]?.owner, member != device.id,
+            let joined = directory[member]
+        else { return nil }
+        let key = joined.keyMap.first { $0.value == address.deviceTypeKey }?.key ?? address.deviceTypeKey
+        return sources[index].bindings(of: member, at: TraitAddress(deviceTypeKey: key, traitID: address.traitID))
     }
 
     /// The metadata of the attributes a device feeds, narrowed to what the device itself declares:

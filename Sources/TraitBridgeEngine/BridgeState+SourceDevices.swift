@@ -13,9 +13,15 @@ extension BridgeState {
         effects: inout BridgeEffects
     ) {
         var changed = false
+        var firstValue = false
         let catalog = catalog
         _ = try? graph.modifyDevice(id) { device in
             for update in updates {
+                // An attribute heard for the first time changes what the device feeds (its description says
+                // so, for a source that declares no bindings: Tasmota, Shelly).
+                if !firstValue, device.trait(at: update.address)?.attributes[update.attribute] == nil {
+                    firstValue = true
+                }
                 do {
                     if try device.report(
                         update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now)
@@ -31,7 +37,11 @@ extension BridgeState {
         if changed { published.valuesChanged(id, at: now) }
         for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)
-        refresh(id, now: now, effects: &effects, valuesChanged: changed)
+        if firstValue && changed {
+            storeAndPublish(id, now: now, effects: &effects)
+        } else {
+            refresh(id, now: now, effects: &effects, valuesChanged: changed)
+        }
     }
 
     /// Takes a device out of the bridge: graph, liveness, retained topics and the registry on disk
@@ -72,6 +82,7 @@ extension BridgeState {
         effects.publish(stateTopic(id), [], retain: true)
         effects.publish(descriptionTopic(id), [], retain: true)
         effects.changedDescriptions.append(id)
+        exportToHomeAssistant(id, now: nil, effects: &effects)
         refreshGroups(of: id, effects: &effects)  // a group counts a member that went away as unknown
     }
 }

@@ -33,6 +33,8 @@ public struct BridgeState: Sendable {
     var layout = HomeLayoutState()
     /// The automations: scheduler, histories, fires waiting for the broker.
     var automations = AutomationState()
+    /// The Home Assistant discovery configs published (when the export is configured).
+    var homeAssistantConfigs = HomeAssistantLedger()
 
     /// A bridge with no device yet but those its plug-ins know before any message (generic
     /// mappings), described at `now`: the state reads no clock, every event brings its time.
@@ -117,6 +119,12 @@ public struct BridgeState: Sendable {
             }
             filters.append(filter)
         }
+        // Home Assistant's status and our configs, unless a source reads them already (`homeassistant/#`):
+        // the broker would send each message once per matching filter.
+        for filter in homeAssistantSubscriptions
+        where !filters.contains(where: { $0.hasSuffix("#") && MQTTTopicFilter.matches($0, filter) }) {
+            filters.append(filter)
+        }
         return filters
     }
 
@@ -142,6 +150,12 @@ public struct BridgeState: Sendable {
         var effects = BridgeEffects()
         if let id = ownDescriptionID(topic) {
             handleOwnDescription(id, isRetained: isRetained, isEmpty: payload.isEmpty, effects: &effects)
+            return effects
+        }
+        if configuration.homeAssistant != nil,
+            handleHomeAssistantMessage(
+                topic: topic, payload: payload, isRetained: isRetained, now: now, effects: &effects)
+        {
             return effects
         }
         if payload.count > configuration.limits.messageBytes, payload.count > payloadLimit(topic) {
@@ -172,6 +186,7 @@ public struct BridgeState: Sendable {
         sources.setBroker(LinkState(status: .up, since: now, origin: configuration.brokerDescription))
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         published.forgetEverythingPublished()
+        homeAssistantConfigs.forgetHashes()
         refreshAll(now: now, effects: &effects)
         layout.forgetEverythingPublished()  // known topics, sent again
         publishLayout(effects: &effects)
@@ -212,6 +227,9 @@ public struct BridgeState: Sendable {
             else { continue }
             refresh(target, now: now, effects: &effects)
         }
+        publishDueConfigs(now: now, effects: &effects)
+        sendStatesAgain(now: now, effects: &effects)
+        sources.noteDeviceCounts(all: graph.devices.count)
         publishHealthIfChanged(effects: &effects)
         return effects
     }

@@ -82,6 +82,7 @@ public enum FuzzSeeds {
         "cloud/google-c2c.json",
         "generic/devices.json",
         "homekit/accessories.json",
+        "homeassistant/entities.json",
         "matter/clusters.json",
     ]
 

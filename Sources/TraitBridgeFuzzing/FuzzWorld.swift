@@ -277,6 +277,8 @@ struct FuzzWorld: Sendable {
             _ = try? HomeAssistantTable.decode(file: path, bytes: contents, catalog: catalog)
         case "cloud/google-c2c.json": _ = try? GoogleC2CTable.decode(file: path, bytes: contents, catalog: catalog)
         case "homekit/accessories.json": _ = try? HomeKitTable.decode(file: path, bytes: contents, catalog: catalog)
+        case "homeassistant/entities.json":
+            _ = try? HomeAssistantExportTable.decode(file: path, bytes: contents, catalog: catalog)
         case MatterClusterTable.file:
             _ = try? MatterClusterTable.decode(file: path, bytes: contents, catalog: catalog)
         default:

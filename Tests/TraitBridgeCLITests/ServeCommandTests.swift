@@ -177,6 +177,21 @@ struct ServeCommandTests {
                     + "more devices make more bridges"
             ),
             (
+                #"{"homeAssistantExport": {"discoveryPrefix": "home/#"}}"#,
+                "homeAssistantExport.discoveryPrefix: expected Home Assistant's discovery prefix: topic levels without "
+                    + "+ or # (its MQTT integration's setting, homeassistant unless changed)"
+            ),
+            (
+                #"{"homeAssistantExport": {"skipSources": "zigbee2mqtt"}}"#,
+                "homeAssistantExport.skipSources: expected a list of source instances (\"zigbee2mqtt\") whose devices "
+                    + "Home Assistant has already"
+            ),
+            (
+                #"{"homeAssistantExport": {"prefix": "x"}}"#,
+                "homeAssistantExport.prefix: unknown key 'prefix'; allowed: enabled, discoveryPrefix, name, "
+                    + "skipSources, include, exclude"
+            ),
+            (
                 #"{"homekit": {"setupCode": "123-45-678"}}"#,
                 "homekit.setupCode: expected eight digits XXX-XX-XXX, not a trivial one (12345678, 11111111…)"
             ),

@@ -29,10 +29,14 @@ struct BridgeStateConnectivityTests {
         var state = try discovered()
         let effects = state.receive("zigbee2mqtt/Hall light/availability", "offline", at: t0 + 1)
         #expect(connectivity(state, EngineFixtures.light) == .offline)
-        #expect(reason(state, EngineFixtures.light) == .availability(topic: "zigbee2mqtt/Hall light/availability", isOnline: false))
+        #expect(
+            reason(state, EngineFixtures.light)
+                == .availability(topic: "zigbee2mqtt/Hall light/availability", isOnline: false))
         let json = try #require(effects.last("traitbridge/devices/z2m-0x00158d0001000001/state"))
         #expect(json[path: "types.light.traits[\"matter.OnOff\"].connectivityState"]?.string == "offline")
-        #expect(json[path: "types.light.traits[\"matter.OnOff\"].reason"]?.string == "availability topic zigbee2mqtt/Hall light/availability said offline")
+        #expect(
+            json[path: "types.light.traits[\"matter.OnOff\"].reason"]?.string
+                == "availability topic zigbee2mqtt/Hall light/availability said offline")
         _ = state.receive("zigbee2mqtt/Hall light/availability", #"{"state":"online"}"#, at: t0 + 2)
         #expect(connectivity(state, EngineFixtures.light) == .online)
         // The empty retained payload left after a rename is ignored.
@@ -63,22 +67,28 @@ struct BridgeStateConnectivityTests {
         let lost = state.brokerDisconnected(now: t0 + 2, reason: "connection lost")
         #expect(lost.publications.isEmpty, "nothing can be sent without a broker")
         let light = try #require(state.graph.devices[EngineFixtures.light])
-        #expect(light.sourceConnectivity == SourceConnectivity(connectivityState: .unknown, dataSourceLocality: .unspecified))
+        #expect(
+            light.sourceConnectivity
+                == SourceConnectivity(connectivityState: .unknown, dataSourceLocality: .unspecified))
         #expect(reason(state, EngineFixtures.light) == .brokerDisconnected(broker: "mqtt://127.0.0.1:1883"))
         let back = state.brokerConnected(now: t0 + 5)
         #expect(back.publications.first?.topic == "traitbridge/bridge/state")
         #expect(back.publications.first?.payload == Array("online".utf8))
         #expect(back.publications.filter { $0.topic.hasSuffix("/state") && $0.topic.contains("/devices/") }.count == 3)
-        #expect(back.publications.filter { $0.topic.hasPrefix("traitbridge/devices/") && !$0.topic.hasSuffix("/state") }.count == 3, "descriptions too")
+        #expect(
+            back.publications.filter { $0.topic.hasPrefix("traitbridge/devices/") && !$0.topic.hasSuffix("/state") }
+                .count == 3, "descriptions too")
         #expect(connectivity(state, EngineFixtures.light) == .online, "the device's own availability is restored")
     }
 
-    @Test("no availability topic: data within the budget is online, silence past it is unknown with the budget in the reason")
+    @Test(
+        "no availability topic: data within the budget is online, silence past it is unknown with the budget in the reason"
+    )
     func staleness() throws {
         var state = try discovered()
         _ = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON"}"#, at: t0)
         #expect(connectivity(state, EngineFixtures.light) == .online)
-        #expect(state.tick(now: t0 + 599).publications.isEmpty)
+        #expect(state.tick(now: t0 + 599).publications.allSatisfy { $0.topic == "traitbridge/bridge/health" })
         let stale = state.tick(now: t0 + 601)
         #expect(connectivity(state, EngineFixtures.light) == .unknown)
         #expect(reason(state, EngineFixtures.light) == .stale(lastSeen: t0, budgetSeconds: 600))

@@ -27,7 +27,8 @@ enum EngineFixtures {
         withShelly: Bool = false,
         withHomeAssistant: Bool = false, withMatter: Bool = false, withZigbee2MQTT: Bool = true,
         withFrigate: Bool = false,
-        cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits()
+        cloudAliases: [String: DeviceID] = [:], limits: BridgeLimits = BridgeLimits(),
+        homeAssistantExport: HomeAssistantExport? = nil
     ) throws -> BridgeState {
         let (catalog, tables) = try mappings.get()
         var sources: [SourceInstance] = []
@@ -45,6 +46,7 @@ enum EngineFixtures {
             commandTimeout: commandTimeout)
         configuration.cloudAliases = cloudAliases
         configuration.limits = limits
+        configuration.homeAssistant = homeAssistantExport
         let cloud =
             withCloud ? try GoogleC2CTable.load(mappingsDirectory: repository + "/mappings", catalog: catalog) : nil
         return BridgeState(

@@ -130,7 +130,8 @@ struct SourceRegistryTests {
         #expect(plugins.map(\.family) == ["zigbee2mqtt", "tasmota", "homeassistant", "shelly", "matter"])
         #expect(plugins.map(\.locality) == [.remote, .remote, .remote, .remote, .localPeer])
         let homeAssistant = try #require(plugins[2] as? HADiscoveryPlugin)
-        #expect(homeAssistant.skippedOrigins == ["zigbee2mqtt", "tasmota"])
+        // …and never TraitBridge's own discovery (this bridge's, or another's).
+        #expect(homeAssistant.skippedOrigins == ["zigbee2mqtt", "tasmota", "traitbridge"])
         #expect(
             registry.plugins(for: instances, tables: SourceTables(), catalog: catalog, bridgePrefix: "tb").map(\.family)
                 == ["matter"],

@@ -199,6 +199,19 @@ struct SourceIngress: Sendable {
     /// Something the health topic says changed (a link, a cloud device count).
     mutating func markHealthChanged() { isHealthChanged = true }
 
+    /// The device counts health last said (each plug-in's, then all): set at every tick, and when
+    /// they differ the health topic is due again.
+    private var countedDevices: [Int] = []
+
+    /// Notes the device counts now; marks health changed when they moved since the last tick.
+    mutating func noteDeviceCounts(all: Int) {
+        var counts = plugins.map(\.deviceCount)
+        counts.append(all)
+        guard counts != countedDevices else { return }
+        countedDevices = counts
+        isHealthChanged = true
+    }
+
     /// Whether the health topic is due (changed, and the broker is up); if so it counts as published.
     mutating func takeHealthChange() -> Bool {
         guard isHealthChanged, broker.status == .up else { return false }

@@ -51,10 +51,11 @@ public struct HADiscoveryFamily: SourceFamily {
         let settings = instance.settings as? Settings ?? Settings()
         let source = HADiscoverySource(
             table: table, catalog: context.catalog, instance: instance.name, prefix: settings.discoveryPrefix)
-        // Entities a source read directly also published (zigbee2mqtt's own discovery) make no twin.
+        // Entities a source read directly also published (zigbee2mqtt's own discovery) make no twin,
+        // and the bridge's own discovery (a TraitBridge's, this one's or another's) is never read back.
         return HADiscoveryPlugin(
             source: source, locality: instance.locality ?? context.defaultLocality, staleness: settings.staleness,
-            skippedOrigins: context.earlierFamilies)
+            skippedOrigins: context.earlierFamilies.union(["traitbridge"]))
     }
 }
 

@@ -37,6 +37,7 @@ public struct HADiscoveryPlugin: SourcePlugin {
     public var family: String { HADiscoverySource.family }
     public var instance: String { source.instance }
     public var joinsOtherDevices: Bool { true }
+    public var devicesAreHomeAssistants: Bool { true }
     public var subscriptions: [String] { [source.prefix + "/#"] }
     public var deviceIDs: [DeviceID] { devices.keys.sorted() }
     public var deviceCount: Int { devices.count }

@@ -32,6 +32,9 @@ public protocol SourcePlugin: Sendable {
     /// Its devices join devices of other sources (Home Assistant entities, generic mappings):
     /// a device the registry restored from such a source is never one another joins.
     var joinsOtherDevices: Bool { get }
+    /// Its devices came from Home Assistant (its MQTT discovery): Home Assistant has them, so the
+    /// bridge's own discovery gives Home Assistant only those another source feeds too (no loop).
+    var devicesAreHomeAssistants: Bool { get }
     /// What it knows before any message (generic mappings from files): called once, at start.
     mutating func start(into events: inout [SourceEvent])
     /// Whether a topic no route names may be this plug-in's: a prefix or shape test, asked once
@@ -53,6 +56,7 @@ public protocol SourcePlugin: Sendable {
 extension SourcePlugin {
     public var channel: String? { nil }
     public var joinsOtherDevices: Bool { false }
+    public var devicesAreHomeAssistants: Bool { false }
     public mutating func start(into events: inout [SourceEvent]) {}
     public func carriesList(_ topic: String) -> Bool { false }
     public func bindings(of id: DeviceID, at address: TraitAddress) -> [SourceBinding]? { nil }

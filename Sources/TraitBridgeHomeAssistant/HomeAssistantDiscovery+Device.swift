@@ -1,0 +1,195 @@
+import TraitBridgeJSON
+import TraitBridgeMapping
+public import TraitBridgeModel
+
+extension HomeAssistantDiscovery {
+    /// The device's discovery config: its Home Assistant device (under the bridge's, in its room)
+    /// and one component per entity of the table that applies to one of its device types. Nil when
+    /// none does (there is nothing to publish; a config published before is to be cleared).
+    /// `offers`: what each trait feeds and accepts, as the device's description says.
+    public func deviceConfig(
+        of device: Device, roomName: String?, offers: (TraitAddress) -> TraitOffer
+    ) -> [UInt8]? {
+        deviceConfigCounting(of: device, roomName: roomName, offers: offers)?.bytes
+    }
+
+    /// ``deviceConfig(of:roomName:offers:)`` and how many entities it gives.
+    public func deviceConfigCounting(
+        of device: Device, roomName: String?, offers: (TraitAddress) -> TraitOffer
+    ) -> (bytes: [UInt8], entities: Int)? {
+        let objectID = objectID(device.id)
+        var components = JSONObject()
+        var names: Set<String> = []
+        for type in device.deviceTypes where Self.isTypeKey(type.key) {
+            var taken: Set<String> = []
+            for entity in table.entities {
+                if !entity.deviceTypes.isEmpty, !entity.deviceTypes.contains(type.typeID) { continue }
+                guard let first = entity.parts.first, type.trait(first.trait) != nil,
+                    !Self.claims(first).contains(where: taken.contains)
+                else { continue }
+                let address = TraitAddress(deviceTypeKey: type.key, traitID: first.trait)
+                guard first.attributes.allSatisfy({ offers(address).attributes[$0] != nil }) else { continue }
+                let key = type.key + "_" + entity.key
+                guard components[key] == nil else { continue }  // a second row for the same entity
+                // The table's name ("Temperature"), the device type's key before it when the device has it
+                // already; no name: the device's own (its primary type) or the type's key.
+                let name: String?
+                switch (entity.name, type.isPrimaryType) {
+                case (let given?, _): name = names.contains(given) ? type.key + " " + given : given
+                case (nil, true): name = nil
+                case (nil, false): name = type.key
+                }
+                if let name { names.insert(name) }
+                components[key] = .object(
+                    component(
+                        entity, name: name, of: device, type: type, uniqueID: objectID + "_" + key,
+                        offers: offers, taken: &taken))
+            }
+        }
+        guard !components.isEmpty else { return nil }
+        var device = deviceBlock(device, objectID: objectID, roomName: roomName)
+        device["via_device"] = .string(bridgeObjectID)
+        let root: JSONObject = [
+            "device": .object(device), "origin": origin, "qos": 1, "components": .object(components),
+        ]
+        return (JSONValue.object(root).serializedBytes(), components.count)
+    }
+
+    /// One entity: its platform, name and id, availability and attributes from its first trait,
+    /// then each part the device has (reads always, writes when the device can).
+    private func component(
+        _ entity: HomeAssistantExportTable.Entity, name: String?, of device: Device, type: DeviceTypeInstance,
+        uniqueID: String, offers: (TraitAddress) -> TraitOffer, taken: inout Set<String>
+    ) -> JSONObject {
+        var options: JSONObject = ["platform": .string(entity.platform), "unique_id": .string(uniqueID)]
+        options["name"] = name.map { .string($0) } ?? .null  // null: the device's own name
+        let path = Self.path(type.key, entity.parts[0].trait)
+        let state = stateTopic(device.id)
+        options["availability"] = [
+            ["topic": .string(availabilityTopic)],
+            [
+                "topic": .string(state),
+                "value_template": .string("{{ 'online' if \(path).connectivityState == 'online' else 'offline' }}"),
+            ],
+        ]
+        options["availability_mode"] = "all"
+        options["json_attributes_topic"] = .string(state)
+        options["json_attributes_template"] = .string(
+            "{{ {'connectivity': \(path).connectivityState, 'locality': \(path).dataSourceLocality, "
+                + "'reason': \(path).reason | default(none), 'reasonCode': \(path).reasonCode | default(none), "
+                + "'since': \(path).since | default(none)} | tojson }}")
+        for (key, value) in entity.options.members { options[key] = value }
+        for part in entity.parts where type.trait(part.trait) != nil {
+            let address = TraitAddress(deviceTypeKey: type.key, traitID: part.trait)
+            let offer = offers(address)
+            guard part.attributes.allSatisfy({ offer.attributes[$0] != nil }) else { continue }
+            taken.formUnion(Self.claims(part))
+            let words = [
+                ("$path", Self.path(type.key, part.trait)), ("$typeKey", type.key),
+                ("$traitID", part.trait.description), ("$stateTopic", state),
+                ("$commandTopic", commandTopic(device.id)),
+                ("$eventTopic", eventTopic(device.id)),
+            ]
+            let bounds = part.attributes.first.flatMap { offer.attributes[$0] }
+            let scale = part.scale
+            func put(_ given: JSONObject) {
+                for (key, value) in given.members where options[key] == nil {
+                    if let value = Self.substitute(
+                        value, words: words, minimum: bounds?.minimum.map { $0 * scale },
+                        maximum: bounds?.maximum.map { $0 * scale })
+                    {
+                        options[key] = value
+                    }
+                }
+            }
+            put(part.read)
+            if canWrite(part, offer: offer) { put(part.write) }
+        }
+        return options
+    }
+
+    /// Whether the device accepts the part's command, or can write every attribute it writes (its
+    /// metadata says writable, or a command it accepts sets it).
+    func canWrite(_ part: HomeAssistantExportTable.Part, offer: TraitOffer) -> Bool {
+        let rules = catalog.commandRulesByTrait[part.trait] ?? []
+        func accepted(_ command: String) -> Bool {
+            offer.sourceSaysWrites
+                ? offer.commands.contains(command)
+                : rules.contains { $0.command == command && $0.unsupportedReason == nil }
+        }
+        if let command = part.command { return accepted(command) }
+        guard !part.writes.isEmpty else { return false }
+        return part.writes.allSatisfy { name in
+            let metadata = offer.attributes[name] ?? (try? catalog.attributeMetadata(part.trait, name))
+            let writable = offer.sourceSaysWrites ? offer.attributes[name]?.isWritable : metadata?.isWritable
+            return writable == true
+                || rules.contains { accepted($0.command) && $0.sets.contains { $0.attribute == name } }
+        }
+    }
+
+    /// The device as Home Assistant's device registry keeps it.
+    func deviceBlock(_ device: Device, objectID: String, roomName: String?) -> JSONObject {
+        var block: JSONObject = ["identifiers": [.string(objectID)], "name": .string(device.name)]
+        block.setIfPresent("manufacturer", device.info.manufacturer.map { .string($0) })
+        block.setIfPresent("model", device.info.model.map { .string($0) })
+        block.setIfPresent("sw_version", device.info.softwareVersion.map { .string($0) })
+        block.setIfPresent("hw_version", device.info.hardwareVersion.map { .string($0) })
+        block.setIfPresent("serial_number", device.identity.serialNumber.map { .string($0) })
+        block.setIfPresent("suggested_area", roomName.map { .string($0) })
+        return block
+    }
+
+    /// What a part takes from the device type: its trait's attributes (or the trait, with none).
+    static func claims(_ part: HomeAssistantExportTable.Part) -> [String] {
+        part.attributes.isEmpty
+            ? [part.trait.description + "#"] : part.attributes.map { part.trait.description + "." + $0 }
+    }
+
+    /// A trait in the unified state, for templates.
+    static func path(_ typeKey: String, _ trait: TraitID) -> String {
+        "value_json.types['\(typeKey)'].traits['\(trait.description)']"
+    }
+
+    /// Device type keys that go into templates and ids as they are (letters, digits, `_`, `-`, `.`).
+    static func isTypeKey(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.count <= 64
+            && key.utf8.allSatisfy { HomeAssistantExportTable.isKeyByte($0) || $0 == 0x2D || $0 == 0x2E }
+    }
+
+    /// An option with the table's words replaced; `$minimum` / `$maximum` become the bound, and
+    /// the option is left out (nil) when the device has none.
+    static func substitute(
+        _ value: JSONValue, words: [(String, String)], minimum: Double?, maximum: Double?
+    ) -> JSONValue? {
+        switch value {
+        case .string("$minimum"): return minimum.map(number)
+        case .string("$maximum"): return maximum.map(number)
+        case .string(let text):
+            guard text.contains("$") else { return value }
+            var result = text
+            for (word, replacement) in words where result.contains(word) {
+                result = result.replacing(word, with: replacement)
+            }
+            return .string(result)
+        case .array(let elements):
+            return .array(elements.compactMap { substitute($0, words: words, minimum: minimum, maximum: maximum) })
+        case .object(let object):
+            var result = JSONObject()
+            for (key, member) in object.members {
+                if let replaced = substitute(member, words: words, minimum: minimum, maximum: maximum) {
+                    result.append(key, replaced)
+                }
+            }
+            return .object(result)
+        default: return value
+        }
+    }
+
+    /// A bound as JSON: an integer when it is one (mireds), else the number rounded to 0.01.
+    static func number(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        let rounded = (value * 100).rounded() / 100
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return .int(Int64(rounded)) }
+        return .double(rounded)
+    }
+}
