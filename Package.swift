@@ -301,7 +301,7 @@ let package = Package(
             name: "TraitBridgeFuzzing",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
-                "TraitBridgeCLI", "TraitBridgeSources",
+                "TraitBridgeCLI", "TraitBridgeSources", "TraitBridgeHomeAssistant",
                 "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit", "TraitBridgeMatterDevice",
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport", "TraitBridgeMatterInteraction",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials",

@@ -31,7 +31,7 @@ extension BridgeState {
                 republishHomeAssistant(now: now, effects: &effects)
                 effects.log(
                     .info,
-                    "Home Assistant started: published its discovery again (\(homeAssistantConfigs.count) devices)",
+                    "Home Assistant started: its discovery is published again (\(graph.devices.count) devices)",
                     ["tb.mqtt.topic": topic])
             }
             return true
@@ -134,14 +134,13 @@ extension BridgeState {
             export.discovery.configTopic(objectID: export.discovery.bridgeObjectID), config, retain: true, qos: 1)
     }
 
-    /// Every config again (Home Assistant restarted and may have lost what it had).
+    /// Every config again (Home Assistant restarted and may have lost what it had): the bridge's now,
+    /// the devices' from the next tick on, a batch at a time.
     mutating func republishHomeAssistant(now: Date, effects: inout BridgeEffects) {
+        guard let discovery = configuration.homeAssistant?.discovery else { return }
         homeAssistantConfigs.forgetHashes()
         exportBridgeToHomeAssistant(effects: &effects)
-        for id in graph.devices.keys.sorted() {
-            publishHomeAssistantConfig(id, now: now, effects: &effects)
-            performSliceIfDue(&effects)
-        }
+        homeAssistantConfigs.allDue(graph.devices.keys.map { ($0, discovery.objectID($0)) }, now: now)
     }
 
     /// Whether the device is given: the rules allow it, and not every source of it is one whose

@@ -56,6 +56,7 @@ public enum FuzzSeeds {
         ("frigate/stats", #"{"cameras":{"front_door":{"camera_fps":5.0,"process_fps":5.0}},"service":{"uptime":9}}"#),
         ("frigate/front_door/recordings/state", "ON"), ("frigate/front_door/motion_threshold/state", "30"),
         ("frigate/front_door/motion_contour_area/state", "10"), ("frigate/front_door/motion", "ON"),
+        ("homeassistant/status", "online"),
     ].map { ($0.0, Array($0.1.utf8)) }
 
     /// A small Matter node (root and an On/Off Light), as the Matter Server sends it.

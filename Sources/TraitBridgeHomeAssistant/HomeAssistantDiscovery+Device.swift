@@ -21,14 +21,22 @@ extension HomeAssistantDiscovery {
         var components = JSONObject()
         var names: Set<String> = []
         for type in device.deviceTypes where Self.isTypeKey(type.key) {
-            var taken: Set<String> = []
+            var taken: Set<Int> = []
+            // Each trait's offer asked for once (a handful of traits: a list, not a dictionary).
+            var asked: [(trait: TraitID, offer: TraitOffer)] = []
+            func offer(_ trait: TraitID) -> TraitOffer {
+                if let known = asked.first(where: { $0.trait == trait }) { return known.offer }
+                let made = offers(TraitAddress(deviceTypeKey: type.key, traitID: trait))
+                asked.append((trait, made))
+                return made
+            }
             for entity in table.entities {
                 if !entity.deviceTypes.isEmpty, !entity.deviceTypes.contains(type.typeID) { continue }
-                guard let first = entity.parts.first, type.trait(first.trait) != nil,
-                    !Self.claims(first).contains(where: taken.contains)
+                guard let first = entity.parts.first, !first.claims.contains(where: taken.contains),
+                    type.trait(first.trait) != nil
                 else { continue }
-                let address = TraitAddress(deviceTypeKey: type.key, traitID: first.trait)
-                guard first.attributes.allSatisfy({ offers(address).attributes[$0] != nil }) else { continue }
+                let firstOffer = offer(first.trait)
+                guard first.attributes.allSatisfy({ firstOffer.attributes[$0] != nil }) else { continue }
                 let key = type.key + "_" + entity.key
                 guard components[key] == nil else { continue }  // a second row for the same entity
                 // The table's name ("Temperature"), the device type's key before it when the device has it
@@ -43,7 +51,7 @@ extension HomeAssistantDiscovery {
                 components[key] = .object(
                     component(
                         entity, name: name, of: device, type: type, uniqueID: objectID + "_" + key,
-                        offers: offers, taken: &taken))
+                        offers: offer, taken: &taken))
             }
         }
         guard !components.isEmpty else { return nil }
@@ -59,7 +67,7 @@ extension HomeAssistantDiscovery {
     /// then each part the device has (reads always, writes when the device can).
     private func component(
         _ entity: HomeAssistantExportTable.Entity, name: String?, of device: Device, type: DeviceTypeInstance,
-        uniqueID: String, offers: (TraitAddress) -> TraitOffer, taken: inout Set<String>
+        uniqueID: String, offers: (TraitID) -> TraitOffer, taken: inout Set<Int>
     ) -> JSONObject {
         var options: JSONObject = ["platform": .string(entity.platform), "unique_id": .string(uniqueID)]
         options["name"] = name.map { .string($0) } ?? .null  // null: the device's own name
@@ -79,16 +87,15 @@ extension HomeAssistantDiscovery {
                 + "'reason': \(path).reason | default(none), 'reasonCode': \(path).reasonCode | default(none), "
                 + "'since': \(path).since | default(none)} | tojson }}")
         for (key, value) in entity.options.members { options[key] = value }
+        let commands = commandTopic(device.id), events = eventTopic(device.id)
         for part in entity.parts where type.trait(part.trait) != nil {
-            let address = TraitAddress(deviceTypeKey: type.key, traitID: part.trait)
-            let offer = offers(address)
+            let offer = offers(part.trait)
             guard part.attributes.allSatisfy({ offer.attributes[$0] != nil }) else { continue }
-            taken.formUnion(Self.claims(part))
+            taken.formUnion(part.claims)
             let words = [
                 ("$path", Self.path(type.key, part.trait)), ("$typeKey", type.key),
                 ("$traitID", part.trait.description), ("$stateTopic", state),
-                ("$commandTopic", commandTopic(device.id)),
-                ("$eventTopic", eventTopic(device.id)),
+                ("$commandTopic", commands), ("$eventTopic", events),
             ]
             let bounds = part.attributes.first.flatMap { offer.attributes[$0] }
             let scale = part.scale
@@ -139,12 +146,6 @@ extension HomeAssistantDiscovery {
         return block
     }
 
-    /// What a part takes from the device type: its trait's attributes (or the trait, with none).
-    static func claims(_ part: HomeAssistantExportTable.Part) -> [String] {
-        part.attributes.isEmpty
-            ? [part.trait.description + "#"] : part.attributes.map { part.trait.description + "." + $0 }
-    }
-
     /// A trait in the unified state, for templates.
     static func path(_ typeKey: String, _ trait: TraitID) -> String {
         "value_json.types['\(typeKey)'].traits['\(trait.description)']"
@@ -165,12 +166,7 @@ extension HomeAssistantDiscovery {
         case .string("$minimum"): return minimum.map(number)
         case .string("$maximum"): return maximum.map(number)
         case .string(let text):
-            guard text.contains("$") else { return value }
-            var result = text
-            for (word, replacement) in words where result.contains(word) {
-                result = result.replacing(word, with: replacement)
-            }
-            return .string(result)
+            return .string(replaceWords(in: text, words))
         case .array(let elements):
             return .array(elements.compactMap { substitute($0, words: words, minimum: minimum, maximum: maximum) })
         case .object(let object):
@@ -183,6 +179,27 @@ extension HomeAssistantDiscovery {
             return .object(result)
         default: return value
         }
+    }
+
+    /// `text` with each `$word` of `words` replaced, by bytes (a template is long; `$` is rare in it).
+    static func replaceWords(in text: String, _ words: [(String, String)]) -> String {
+        var utf8 = text.utf8[...]
+        guard utf8.contains(0x24) else { return text }
+        var result: [UInt8] = []
+        result.reserveCapacity(utf8.count + 128)
+        while let dollar = utf8.firstIndex(of: 0x24) {
+            result += utf8[..<dollar]
+            let rest = utf8[dollar...]
+            if let (word, replacement) = words.first(where: { rest.starts(with: $0.0.utf8) }) {
+                result += replacement.utf8
+                utf8 = rest.dropFirst(word.utf8.count)
+            } else {
+                result.append(0x24)
+                utf8 = rest.dropFirst()
+            }
+        }
+        result += utf8
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// A bound as JSON: an integer when it is one (mireds), else the number rounded to 0.01.

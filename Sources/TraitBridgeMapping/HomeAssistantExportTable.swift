@@ -22,6 +22,9 @@ public struct HomeAssistantExportTable: Sendable {
         public var scale: Double
         public var read: JSONObject
         public var write: JSONObject
+        /// What the part takes from a device type, numbered (its trait's attributes, or the trait with none):
+        /// an entity whose first part's are taken already is not made.
+        public var claims: [Int] = []
     }
 
     /// One entity: a Home Assistant platform, when it applies, and its parts (the first required).
@@ -77,6 +80,18 @@ public struct HomeAssistantExportTable: Sendable {
         for (index, element) in reader.array(root, "entities", at: .root, required: true).enumerated() {
             let path = JSONPath("entities").appending(index)
             if let entity = entity(element, at: path, tables: tables) { entities.append(entity) }
+        }
+        var numbers: [String: Int] = [:]
+        for entityIndex in entities.indices {
+            for partIndex in entities[entityIndex].parts.indices {
+                let part = entities[entityIndex].parts[partIndex]
+                let keys = part.attributes.isEmpty ? ["\(part.trait)#"] : part.attributes.map { "\(part.trait).\($0)" }
+                entities[entityIndex].parts[partIndex].claims = keys.map { key in
+                    if let number = numbers[key] { return number }
+                    numbers[key] = numbers.count
+                    return numbers.count - 1
+                }
+            }
         }
         return HomeAssistantExportTable(entities: entities)
     }

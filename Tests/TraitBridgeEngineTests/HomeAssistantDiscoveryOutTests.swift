@@ -102,11 +102,12 @@ struct HomeAssistantDiscoveryOutTests {
         var (state, _) = try Self.described(try Self.export())
         let offline = state.receive("homeassistant/status", "offline")
         #expect(offline.publications.isEmpty)
-        let online = state.receive("homeassistant/status", "online")
-        for id in [EngineFixtures.light, EngineFixtures.climate, EngineFixtures.relay] {
-            #expect(online.published(Self.topic(id)))
-        }
+        let online = state.receive("homeassistant/status", "online", at: Self.t0 + 10)
         #expect(online.published(Self.bridgeTopic))
+        let next = state.tick(now: Self.t0 + 10.1)
+        for id in [EngineFixtures.light, EngineFixtures.climate, EngineFixtures.relay] {
+            #expect(next.published(Self.topic(id)), "the devices' configs at the next tick")
+        }
     }
 
     @Test("a retained config of ours this run did not publish is cleared; ours and live ones are kept")

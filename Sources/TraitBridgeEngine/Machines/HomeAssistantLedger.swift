@@ -32,13 +32,28 @@ struct HomeAssistantLedger: Sendable {
         if dueAt == nil { dueAt = now.addingTimeInterval(Self.batchDelay) }
     }
 
-    /// The devices whose config is due at `now` (each once), sorted.
+    /// Configs made per tick at most: 10 000 devices' take some seconds, and the engine must not stop
+    /// for them (a tick's share is some tens of milliseconds).
+    static let batchLimit = 256
+
+    /// The devices whose config is due at `now` (each once, at most ``batchLimit``; the rest at the next tick).
     mutating func takeDue(now: Date) -> [DeviceID] {
         guard let at = dueAt, now >= at else { return [] }
-        dueAt = nil
-        dueObjectIDs.removeAll()
-        defer { due.removeAll() }
-        return due.keys.sorted()
+        let taken = due.count <= Self.batchLimit ? Array(due.keys) : Array(due.keys.sorted().prefix(Self.batchLimit))
+        for id in taken {
+            if let objectID = due.removeValue(forKey: id) { dueObjectIDs.remove(objectID) }
+        }
+        if due.isEmpty { dueAt = nil }
+        return taken.sorted()
+    }
+
+    /// Every device's config due now (Home Assistant started again).
+    mutating func allDue(_ ids: [(DeviceID, String)], now: Date) {
+        for (id, objectID) in ids {
+            due[id] = objectID
+            dueObjectIDs.insert(objectID)
+        }
+        dueAt = now
     }
 
     /// How many devices have a config on the broker.
