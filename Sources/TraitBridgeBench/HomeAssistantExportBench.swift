@@ -50,7 +50,10 @@ func benchmarkHomeAssistantExport(mappings: String) throws {
                 // The list, then the runtime's ticks (every 0.1 s) until no config is due: each tick's time is
                 // how long the engine is held.
                 func ticks(from start: Date) -> (seconds: Double, longest: Double, configs: Int, bytes: Int) {
-                    var total = 0.0, longest = 0.0, count = 0, size = 0
+                    var total = 0.0
+                    var longest = 0.0
+                    var count = 0
+                    var size = 0
                     for step in 0..<2_000 {
                         let began = nanoseconds()
                         let effects = state.tick(now: start.addingTimeInterval(1.1 + Double(step) / 10))
@@ -88,12 +91,14 @@ func benchmarkHomeAssistantExport(mappings: String) throws {
         let birth = median(rounds.map(\.birth))
         let configs = rounds[0].configs
         let bytes = rounds[0].bytes
+        let stall = median(rounds.map(\.stall))
         print(
             String(
                 format:
-                    "ha-export %5d lights: list %.3f s without, %.3f s with discovery out (+%.1f µs a device); "
-                    + "%d configs, %.1f MB (%.0f B each); Home Assistant's birth: every config again in %.3f s",
+                    "ha-export %5d lights: list and ticks %.3f s without, %.3f s with discovery out (+%.1f µs a "
+                    + "device); %d configs, %.1f MB (%.0f B each); Home Assistant's birth: every config again in "
+                    + "%.3f s of ticks; the longest tick %.1f ms",
                 count, off, on, (on - off) / Double(count) * 1e6, configs, Double(bytes) / 1e6,
-                Double(bytes) / Double(max(configs, 1)), birth))
+                Double(bytes) / Double(max(configs, 1)), birth, stall * 1e3))
     }
 }

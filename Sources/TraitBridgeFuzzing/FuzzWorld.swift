@@ -55,12 +55,14 @@ struct FuzzWorld: Sendable {
             commandTimeout: .seconds(3))
         configuration.sourceLocality = .localPeer
         // Home Assistant discovery out, so its status and config topics are fuzzed with the rest.
-        let homeAssistantTable = try HomeAssistantExportTable.load(mappingsDirectory: mappingsDirectory, catalog: catalog)
+        let homeAssistantTable = try HomeAssistantExportTable.load(
+            mappingsDirectory: mappingsDirectory, catalog: catalog)
         configuration.homeAssistant = HomeAssistantExport(
             discovery: HomeAssistantDiscovery(
                 table: homeAssistantTable, catalog: catalog,
                 settings: .init(
-                    discoveryPrefix: "homeassistant", bridgePrefix: "traitbridge", bridgeName: "fuzz", version: "fuzz")))
+                    discoveryPrefix: "homeassistant", bridgePrefix: "traitbridge", bridgeName: "fuzz", version: "fuzz"))
+        )
         var tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappingsDirectory, catalog: catalog)
         tables[GenericFamily().name] = try GenericDevicesLoader.load(
             mappingsDirectory: FuzzPaths.genericMappings, catalog: catalog)

@@ -87,7 +87,8 @@ extension HomeAssistantDiscovery {
                 + "'reason': \(path).reason | default(none), 'reasonCode': \(path).reasonCode | default(none), "
                 + "'since': \(path).since | default(none)} | tojson }}")
         for (key, value) in entity.options.members { options[key] = value }
-        let commands = commandTopic(device.id), events = eventTopic(device.id)
+        let commands = commandTopic(device.id)
+        let events = eventTopic(device.id)
         for part in entity.parts where type.trait(part.trait) != nil {
             let offer = offers(part.trait)
             guard part.attributes.allSatisfy({ offer.attributes[$0] != nil }) else { continue }

@@ -80,12 +80,13 @@ struct HomeAssistantLedger: Sendable {
         if restateAt == nil { restateAt = now.addingTimeInterval(Self.restateDelay) }
     }
 
-    /// The devices whose state is due again at `now` (each once).
+    /// The devices whose state is due again at `now` (each once; at most four batches' worth a tick).
     mutating func takeRestates(now: Date) -> [DeviceID] {
         guard let due = restateAt, now >= due else { return [] }
-        restateAt = nil
-        defer { restate.removeAll() }
-        return restate.sorted()
+        let taken = restate.count <= 4 * Self.batchLimit ? Array(restate) : Array(restate.prefix(4 * Self.batchLimit))
+        restate.subtract(taken)
+        if restate.isEmpty { restateAt = nil }
+        return taken.sorted()
     }
 
     /// Forgets the device's config; its object id when one was published (clear it).
