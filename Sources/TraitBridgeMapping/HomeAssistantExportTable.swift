@@ -114,18 +114,7 @@ public struct HomeAssistantExportTable: Sendable {
                 "unknown platform '\(platform)'; use one of \(platforms.sorted().joined(separator: ", "))")
             return nil
         }
-        var deviceTypes: Set<DeviceTypeID> = []
-        for (typeIndex, typeElement) in reader.array(object, "deviceTypes", at: path).enumerated() {
-            let at = path.appending("deviceTypes").appending(typeIndex)
-            guard let text = typeElement.string, let id = DeviceTypeID(parsing: text),
-                tables.catalog.deviceType(id) != nil
-            else {
-                reader.problem(
-                    at, "unknown device type \(typeElement.string ?? "(not a string)"); see mappings/catalog")
-                continue
-            }
-            deviceTypes.insert(id)
-        }
+        let deviceTypes = tables.deviceTypes(object, at: path)
         let options = optionsObject(object["options"], at: path.appending("options"), reader: reader)
         var parts: [Part] = []
         for (partIndex, partElement) in reader.array(object, "parts", at: path, required: true).enumerated() {

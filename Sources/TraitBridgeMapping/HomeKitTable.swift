@@ -72,19 +72,7 @@ public struct HomeKitTable: Sendable {
             guard let name = reader.string(object, "service", at: path, required: true),
                 let type = hapType(object, at: path, reader: reader)
             else { continue }
-            var deviceTypes: Set<DeviceTypeID> = []
-            for (typeIndex, typeElement) in reader.array(object, "deviceTypes", at: path).enumerated() {
-                let at = path.appending("deviceTypes").appending(typeIndex)
-                guard let text = typeElement.string, let id = DeviceTypeID(parsing: text),
-                    tables.catalog.deviceType(id) != nil
-                else {
-                    reader.problem(
-                        at, "unknown device type \(typeElement.string ?? "(not a string)"); use one of mappings/catalog"
-                    )
-                    continue
-                }
-                deviceTypes.insert(id)
-            }
+            let deviceTypes = tables.deviceTypes(object, at: path)
             var traits: Set<TraitID> = []
             for (traitIndex, traitElement) in reader.array(object, "traits", at: path).enumerated() {
                 let at = path.appending("traits").appending(traitIndex)

@@ -1,5 +1,5 @@
-import TraitBridgeJSON
 import FoundationEssentials
+import TraitBridgeJSON
 import TraitBridgeModel
 
 /// Shared decoding of source tables: trait/attribute references checked against the catalog,
@@ -15,7 +15,10 @@ struct SourceTableReader {
     ) throws(MappingError) -> Table {
         let path = mappingsDirectory + "/" + relativePath
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MappingError(problems: [MappingProblem(file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")])
+            throw MappingError(problems: [
+                MappingProblem(
+                    file: path, location: .init(line: 1, column: 1), path: .root, message: "cannot read the file")
+            ])
         }
         return try Self.decode(file: path, bytes: [UInt8](data), catalog: catalog, decode: decode)
     }
@@ -29,11 +32,30 @@ struct SourceTableReader {
         do {
             document = try JSONDocument.parse(bytes)
         } catch {
-            throw MappingError(problems: [MappingProblem(file: file, location: .init(line: error.line, column: error.column), path: .root, message: "invalid JSON: \(error.reason)")])
+            throw MappingError(problems: [
+                MappingProblem(
+                    file: file, location: .init(line: error.line, column: error.column), path: .root,
+                    message: "invalid JSON: \(error.reason)")
+            ])
         }
         let table = decode(document.root, SourceTableReader(reader: reader, catalog: catalog))
         guard reader.problems.isEmpty, let table else { throw MappingError(problems: reader.problems) }
         return table
+    }
+
+    /// The catalog's device types a table row lists under `deviceTypes` (each other one a problem).
+    func deviceTypes(_ object: JSON, at path: JSONPath) -> Set<DeviceTypeID> {
+        var found: Set<DeviceTypeID> = []
+        for (index, element) in reader.array(object, "deviceTypes", at: path).enumerated() {
+            guard let text = element.string, let id = DeviceTypeID(parsing: text), catalog.deviceType(id) != nil else {
+                reader.problem(
+                    path.appending("deviceTypes").appending(index),
+                    "unknown device type \(element.string ?? "(not a string)"); use one of mappings/catalog")
+                continue
+            }
+            found.insert(id)
+        }
+        return found
     }
 
     /// A trait id that the catalog defines.
@@ -80,7 +102,10 @@ struct SourceTableReader {
                 case "luxToMatter": steps.append(.luxToMatter)
                 case "fahrenheitToCelsius": steps.append(.fahrenheitToCelsius)
                 default:
-                    reader.problem(stepPath, "unknown transform '\(name)'; use levelFrom254, invertPercentTo100ths, kelvinToMireds, luxToMatter, fahrenheitToCelsius, {\"scale\": n}, {\"offset\": n} or {\"map\": [[source, model], …]}")
+                    reader.problem(
+                        stepPath,
+                        "unknown transform '\(name)'; use levelFrom254, invertPercentTo100ths, kelvinToMireds, luxToMatter, fahrenheitToCelsius, {\"scale\": n}, {\"offset\": n} or {\"map\": [[source, model], …]}"
+                    )
                 }
                 continue
             }
@@ -99,13 +124,15 @@ struct SourceTableReader {
                 var pairs: [ValueTransform.ValuePair] = []
                 for (pairIndex, pair) in value.elements.enumerated() {
                     guard pair.kind == .array, pair.count == 2, let source = pair[0], let model = pair[1] else {
-                        reader.problem(stepPath.appending(key).appending(pairIndex), "expected a pair [source value, model value]")
+                        reader.problem(
+                            stepPath.appending(key).appending(pairIndex), "expected a pair [source value, model value]")
                         continue
                     }
                     pairs.append(.init(source: AttributeValue(json: source), model: AttributeValue(json: model)))
                 }
                 if value.kind != .array || pairs.isEmpty {
-                    reader.problem(stepPath.appending(key), "expected a non-empty array of [source value, model value] pairs")
+                    reader.problem(
+                        stepPath.appending(key), "expected a non-empty array of [source value, model value] pairs")
                 }
                 steps.append(.map(pairs))
             default:

@@ -19,24 +19,6 @@ struct HomeAssistantExportEndToEndTests {
         "Kitchen plug", "Porch",
     ]
 
-    /// The demo's devices (no faults, no drift), with the zigbee2mqtt list beside them.
-    static func scenario(in folder: URL) throws -> String {
-        let devices = folder.appendingPathComponent("z2m-devices.json")
-        try FileManager.default.copyItem(
-            at: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-home-zigbee2mqtt-devices.json"),
-            to: devices)
-        let home = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-home.json")))
-        let all = ((home as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
-        let scenario: [String: Any] = [
-            "zigbee2mqtt": ["baseTopic": "zigbee2mqtt", "devicesFile": devices.path],
-            "devices": all.filter { names.contains($0["name"] as? String ?? "") },
-        ]
-        let path = folder.appendingPathComponent("home.json").path
-        try JSONSerialization.data(withJSONObject: scenario).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// A power meter Home Assistant's discovery announces for the Hall light's bulb (joined to it by the
     /// IEEE address, as zigbee2mqtt names devices), with an availability of its own: the Hall light is then
     /// one device with traits from two sources, and can be partially online.
@@ -93,7 +75,10 @@ struct HomeAssistantExportEndToEndTests {
         var bridge = try serve()
         defer { bridge.stop() }
         let simulator = try BridgeProcess(
-            ["simulate", "--scenario", try Self.scenario(in: folder), "--broker", broker.url, "--duration", "300"],
+            [
+                "simulate", "--scenario", try HomeKitTests.scenario(in: folder, names: Self.names), "--broker",
+                broker.url, "--duration", "300",
+            ],
             log: folder.appendingPathComponent("simulate.log").path)
         defer { simulator.stop() }
         let observer = try TestMQTTClient(

@@ -16,7 +16,9 @@ struct HomeKitTests {
     static let code = "031-45-154"
 
     /// The simulated home: zigbee2mqtt's light, lock and contact sensor, Shelly's blinds.
-    static func scenario(in folder: URL) throws -> String {
+    static func scenario(
+        in folder: URL, names: [String] = ["Hall light", "Front door lock", "Back door", "Living room blinds"]
+    ) throws -> String {
         let devices = folder.appendingPathComponent("z2m-devices.json")
         try FileManager.default.copyItem(
             at: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-home-zigbee2mqtt-devices.json"),
@@ -24,7 +26,6 @@ struct HomeKitTests {
         let home = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: CommandRunner.repository + "/examples/demo-home.json")))
         let all = ((home as? [String: Any])?["devices"] as? [[String: Any]]) ?? []
-        let names = ["Hall light", "Front door lock", "Back door", "Living room blinds"]
         let scenario: [String: Any] = [
             "zigbee2mqtt": ["baseTopic": "zigbee2mqtt", "devicesFile": devices.path],
             "devices": all.filter { names.contains($0["name"] as? String ?? "") },
@@ -65,7 +66,9 @@ struct HomeKitTests {
     func endToEnd() throws {
         let bed = try HomeKitTestBed(name: "homekit")
         defer { bed.remove() }
-        let broker = bed.broker, folder = bed.folder, serveLog = bed.serveLog
+        let broker = bed.broker
+        let folder = bed.folder
+        let serveLog = bed.serveLog
         let serve = try bed.serve(config: try bed.configure(["name": "TraitBridge Test"]))
         defer { serve.stop() }
         let simulator = try bed.simulate()
