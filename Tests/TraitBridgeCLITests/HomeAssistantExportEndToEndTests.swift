@@ -155,8 +155,10 @@ struct HomeAssistantExportEndToEndTests {
         #expect(observer.messages.all.filter { $0.topic == "zigbee2mqtt/Bedroom radiator/set" }.count == before)
         #expect(LogFile.read(serveLog).contains("refused command"), "the refusal is in the bridge's log")
 
-        // A device removed from zigbee2mqtt leaves Home Assistant.
+        // A device removed from zigbee2mqtt leaves Home Assistant: its entities and its device leave the registries.
         let backDoor = try #require(Self.waitFor(home, "binary_sensor", "Back door"))
+        let registered = "{{ integration_entities('mqtt') | select('search', 'back_door') | list | count }}"
+        #expect(try home.renderTemplate(registered) == "2", "the contact and the battery are registered")
         var list =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
@@ -167,6 +169,8 @@ struct HomeAssistantExportEndToEndTests {
         #expect(
             eventually(timeout: .seconds(20)) { (try? home.state(backDoor.entityID)) == .some(nil) },
             "\(diagnostics())")
+        #expect(try home.renderTemplate(registered) == "0", "no Back door entity in the registry")
+        #expect(try home.renderTemplate("{{ device_id('\(backDoor.entityID)') }}") == "None", "nor its device")
         try Self.availability(home, observer: observer, diagnostics)
 
         // Restarted, the bridge gives Home Assistant the same unique ids: the same entities, none added.
