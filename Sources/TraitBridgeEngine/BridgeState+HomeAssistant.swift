@@ -81,12 +81,8 @@ extension BridgeState {
         let discovery = export.discovery
         var config: (bytes: [UInt8], entities: Int)?
         if export.isEnabled, let device = graph.devices[id], givesHomeAssistant(device, export: export) {
-            var offers: [TraitAddress: HomeAssistantDiscovery.TraitOffer] = [:]
             config = discovery.deviceConfigCounting(of: device, roomName: graph.room(of: id)?.name) { address in
-                if let known = offers[address] { return known }
-                let offer = homeAssistantOffer(device, at: address)
-                offers[address] = offer
-                return offer
+                homeAssistantOffer(device, at: address)  // asked once per trait of each device type
             }
         }
         guard let config else {
@@ -166,7 +162,7 @@ extension BridgeState {
         for (name, metadata) in fedAttributes(device, at: address, bindings: bindings) where attributes[name] == nil {
             attributes[name] = metadata
         }
-        for name in device.trait(at: address)?.attributes.keys ?? [:].keys where attributes[name] == nil {
+        for name in (device.trait(at: address)?.attributes ?? [:]).keys where attributes[name] == nil {
             if let metadata = try? catalog.attributeMetadata(address.traitID, name) { attributes[name] = metadata }
         }
         return HomeAssistantDiscovery.TraitOffer(
