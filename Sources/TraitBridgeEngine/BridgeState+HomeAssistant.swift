@@ -81,7 +81,9 @@ extension BridgeState {
         let discovery = export.discovery
         var config: (bytes: [UInt8], entities: Int)?
         if export.isEnabled, let device = graph.devices[id], givesHomeAssistant(device, export: export) {
-            config = discovery.deviceConfigCounting(of: device, roomName: graph.room(of: id)?.name) { address in
+            // A device in its home's default room ("Entire Home") is not placed: no area for Home Assistant.
+            let room = graph.room(of: id).flatMap { $0.isDefault ? nil : $0.name }
+            config = discovery.deviceConfigCounting(of: device, roomName: room) { address in
                 homeAssistantOffer(device, at: address)  // asked once per trait of each device type
             }
         }

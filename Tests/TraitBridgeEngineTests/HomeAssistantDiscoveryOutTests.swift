@@ -60,6 +60,7 @@ struct HomeAssistantDiscoveryOutTests {
         }
         let light = try #require(effects.last(Self.topic(EngineFixtures.light)))
         #expect(light["device"]?["name"]?.string == "Hall light")
+        #expect(light["device"]?["suggested_area"] == nil, "the home's default room is no area")
         #expect(light["components"]?["light_light"]?["min_mireds"]?.int64 == 250, "the bulb's own range")
         #expect(effects.published(Self.bridgeTopic))
     }
@@ -77,6 +78,11 @@ struct HomeAssistantDiscoveryOutTests {
         let renamed = state.tick(now: Self.t0 + 6.1)
         #expect(renamed.last(Self.topic(EngineFixtures.light))?["device"]?["name"]?.string == "Porch light")
         #expect(!renamed.published(Self.topic(EngineFixtures.climate)))
+        _ = state.receive(
+            "traitbridge/bridge/request/move/c2", #"{"device": "\#(EngineFixtures.light)", "room": "Porch"}"#,
+            at: Self.t0 + 7)
+        let moved = state.tick(now: Self.t0 + 8.1)
+        #expect(moved.last(Self.topic(EngineFixtures.light))?["device"]?["suggested_area"]?.string == "Porch")
     }
 
     @Test("a config published: the device's state again 1.5 s later, once (for the entities Home Assistant made)")
