@@ -11,7 +11,7 @@ import TraitBridgeSources
 extension BridgeState {
     /// What Home Assistant is given now: devices with a config, and the entities in them.
     public var homeAssistantGiven: (devices: Int, entities: Int) {
-        (homeAssistantConfigs.count, homeAssistantConfigs.entities)
+        (published.homeAssistant.count, published.homeAssistant.entities)
     }
 
     /// `<discovery prefix>/status` and our configs, when the export is configured.
@@ -40,7 +40,7 @@ extension BridgeState {
         guard isRetained, !payload.isEmpty else { return true }
         let ours =
             export.isEnabled
-            && (objectID == discovery.bridgeObjectID || homeAssistantConfigs.isPublished(objectID: objectID))
+            && (objectID == discovery.bridgeObjectID || published.homeAssistant.isPublished(objectID: objectID))
         if !ours {
             effects.publish(topic, [], retain: true, qos: 1)
             effects.log(
@@ -61,13 +61,13 @@ extension BridgeState {
             publishHomeAssistantConfig(id, now: nil, effects: &effects)
             return
         }
-        homeAssistantConfigs.configLater(id, objectID: export.discovery.objectID(id), now: now)
+        published.homeAssistant.configLater(id, objectID: export.discovery.objectID(id), now: now)
     }
 
     /// The configs due at `now` (tick).
     mutating func publishDueConfigs(now: Date, effects: inout BridgeEffects) {
         guard configuration.homeAssistant != nil, sources.broker.status == .up else { return }
-        for id in homeAssistantConfigs.takeDue(now: now) {
+        for id in published.homeAssistant.takeDue(now: now) {
             publishHomeAssistantConfig(id, now: now, effects: &effects)
             performSliceIfDue(&effects)
         }
@@ -88,17 +88,17 @@ extension BridgeState {
             }
         }
         guard let config else {
-            if let objectID = homeAssistantConfigs.remove(id) {
+            if let objectID = published.homeAssistant.remove(id) {
                 effects.publish(discovery.configTopic(objectID: objectID), [], retain: true, qos: 1)
             }
             return
         }
         let objectID = discovery.objectID(id)
-        if homeAssistantConfigs.publish(
+        if published.homeAssistant.publish(
             id, objectID: objectID, hash: DeviceRuntime.hash(config.bytes), entities: config.entities)
         {
             effects.publish(discovery.configTopic(objectID: objectID), config.bytes, retain: true, qos: 1)
-            if let now { homeAssistantConfigs.restateLater(id, now: now) }
+            if let now { published.homeAssistant.restateLater(id, now: now) }
         }
     }
 
@@ -107,7 +107,7 @@ extension BridgeState {
     /// Assistant already reads gets no retained copy of it.
     mutating func sendStatesAgain(now: Date, effects: inout BridgeEffects) {
         guard configuration.homeAssistant != nil, sources.broker.status == .up else { return }
-        for id in homeAssistantConfigs.takeRestates(now: now) {
+        for id in published.homeAssistant.takeRestates(now: now) {
             let lastUpdate = published[id]?.lastUpdate
             guard let state = graph.readDevice(id, { DevicePayloads.state(of: $0, lastUpdate: lastUpdate) }) else {
                 continue
@@ -127,7 +127,7 @@ extension BridgeState {
             }
         }
         let config = export.discovery.bridgeConfig(scenes: scenes)
-        guard homeAssistantConfigs.publishBridge(hash: DeviceRuntime.hash(config)) else { return }
+        guard published.homeAssistant.publishBridge(hash: DeviceRuntime.hash(config)) else { return }
         effects.publish(
             export.discovery.configTopic(objectID: export.discovery.bridgeObjectID), config, retain: true, qos: 1)
     }
@@ -136,9 +136,9 @@ extension BridgeState {
     /// the devices' from the next tick on, a batch at a time.
     mutating func republishHomeAssistant(now: Date, effects: inout BridgeEffects) {
         guard let discovery = configuration.homeAssistant?.discovery else { return }
-        homeAssistantConfigs.forgetHashes()
+        published.homeAssistant.forgetHashes()
         exportBridgeToHomeAssistant(effects: &effects)
-        homeAssistantConfigs.allDue(graph.devices.keys.map { ($0, discovery.objectID($0)) }, now: now)
+        published.homeAssistant.allDue(graph.devices.keys.map { ($0, discovery.objectID($0)) }, now: now)
     }
 
     /// Whether the device is given: the rules allow it, and not every source of it is one whose

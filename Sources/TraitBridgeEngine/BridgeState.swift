@@ -33,8 +33,6 @@ public struct BridgeState: Sendable {
     var layout = HomeLayoutState()
     /// The automations: scheduler, histories, fires waiting for the broker.
     var automations = AutomationState()
-    /// The Home Assistant discovery configs published (when the export is configured).
-    var homeAssistantConfigs = HomeAssistantLedger()
 
     /// A bridge with no device yet but those its plug-ins know before any message (generic
     /// mappings), described at `now`: the state reads no clock, every event brings its time.
@@ -186,7 +184,6 @@ public struct BridgeState: Sendable {
         sources.setBroker(LinkState(status: .up, since: now, origin: configuration.brokerDescription))
         effects.publish(bridgeStateTopic, Array("online".utf8), retain: true, qos: 1)
         published.forgetEverythingPublished()
-        homeAssistantConfigs.forgetHashes()
         refreshAll(now: now, effects: &effects)
         layout.forgetEverythingPublished()  // known topics, sent again
         publishLayout(effects: &effects)

@@ -207,7 +207,7 @@ extension HomeAssistantDiscovery {
     static func number(_ value: Double) -> JSONValue {
         guard value.isFinite else { return .null }
         let rounded = (value * 100).rounded() / 100
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return .int(Int64(rounded)) }
+        if rounded == rounded.rounded(), let integer = Int64(exactly: rounded) { return .int(integer) }
         return .double(rounded)
     }
 }

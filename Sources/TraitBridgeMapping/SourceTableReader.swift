@@ -104,7 +104,9 @@ struct SourceTableReader {
                 default:
                     reader.problem(
                         stepPath,
-                        "unknown transform '\(name)'; use levelFrom254, invertPercentTo100ths, kelvinToMireds, luxToMatter, fahrenheitToCelsius, {\"scale\": n}, {\"offset\": n} or {\"map\": [[source, model], …]}"
+                        "unknown transform '\(name)'; use levelFrom254, invertPercentTo100ths, kelvinToMireds, "
+                            + "luxToMatter, fahrenheitToCelsius, {\"scale\": n}, {\"offset\": n} or "
+                            + "{\"map\": [[source, model], …]}"
                     )
                 }
                 continue

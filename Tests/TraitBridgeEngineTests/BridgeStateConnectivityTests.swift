@@ -82,7 +82,7 @@ struct BridgeStateConnectivityTests {
     }
 
     @Test(
-        "no availability topic: data within the budget is online, silence past it is unknown with the budget in the reason"
+        "no availability topic: data within the budget is online; silence past it is unknown, the budget the reason"
     )
     func staleness() throws {
         var state = try discovered()

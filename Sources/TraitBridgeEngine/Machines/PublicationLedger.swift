@@ -44,6 +44,8 @@ struct PublicationLedger: Sendable {
     /// list, a restart's republication), so that they are not all alive at once; `nil`: every
     /// event's effects come back whole.
     var slice: EffectsSlice?
+    /// What Home Assistant's discovery was given (its configs follow the descriptions), when the export is on.
+    var homeAssistant = HomeAssistantLedger()
 
     subscript(id: DeviceID) -> DeviceRuntime? { devices[id] }
 
@@ -117,5 +119,6 @@ struct PublicationLedger: Sendable {
     /// The broker may have lost every retained topic: everything is published again.
     mutating func forgetEverythingPublished() {
         for id in devices.keys { devices[id]?.forgetPublished() }
+        homeAssistant.forgetHashes()
     }
 }
