@@ -203,7 +203,7 @@ extension BridgeState {
         guard directory.target(of: id) != nil, let topics = directory.takeWaitingTopics(of: id) else { return }
         for topic in topics.sorted() {
             guard var payload = sources.takePending(topic) else { continue }
-            _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
+            _ = deliverToSource(topic: topic, payload: &payload, isRetained: true, now: now, effects: &effects)
         }
     }
 

@@ -9,14 +9,17 @@ import TraitBridgeSources
 extension BridgeState {
     /// Hands a message to the plug-in its topic is routed to, or to the first that claims it.
     /// `false`: no plug-in takes the topic. A large payload may be let go once read (set empty):
-    /// see `deliver(to:topic:payload:mayRelease:now:effects:)`.
+    /// see `deliver(to:topic:payload:mayRelease:isRetained:now:effects:)`. `isRetained`: the message
+    /// is from before (kept by the broker, or by us until its device was known): not news of an event.
     mutating func deliverToSource(
-        topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
+        topic: String, payload: inout [UInt8], isRetained: Bool, now: Date, effects: inout BridgeEffects
     ) -> Bool {
         if let route = sources.route(topic) {
-            deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
+            deliver(route, topic: topic, payload: &payload, isRetained: isRetained, now: now, effects: &effects)
         } else if let index = sources.claimant(topic) {
-            deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
+            deliver(
+                to: index, topic: topic, payload: &payload, mayRelease: true, isRetained: isRetained, now: now,
+                effects: &effects)
         } else {
             return false
         }
@@ -44,29 +47,32 @@ extension BridgeState {
                 "a message of \(payload.count) bytes", effects: &effects)
             return effects
         }
-        deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
+        deliver(
+            to: index, topic: topic, payload: &payload, mayRelease: true, isRetained: false, now: now,
+            effects: &effects)
         return effects
     }
 
     /// A routed topic goes to each plug-in that routed it (a generic mapping may read a
     /// zigbee2mqtt device's topic), in registration order.
     mutating func deliver(
-        _ route: SourceRoute, topic: String, payload: inout [UInt8], now: Date, effects: inout BridgeEffects
+        _ route: SourceRoute, topic: String, payload: inout [UInt8], isRetained: Bool, now: Date,
+        effects: inout BridgeEffects
     ) {
         deliver(
-            to: route.first, topic: topic, payload: &payload, mayRelease: route.others.isEmpty, now: now,
-            effects: &effects)
+            to: route.first, topic: topic, payload: &payload, mayRelease: route.others.isEmpty,
+            isRetained: isRetained, now: now, effects: &effects)
         for index in route.others {
             deliver(
-                to: index, topic: topic, payload: &payload, mayRelease: index == route.others.last, now: now,
-                effects: &effects)
+                to: index, topic: topic, payload: &payload, mayRelease: index == route.others.last,
+                isRetained: isRetained, now: now, effects: &effects)
         }
     }
 
     /// `mayRelease`: no other plug-in reads the payload after this one, so it may be let go (set
     /// empty) once read; the caller's copy must be this one for the memory to go back.
     mutating func deliver(
-        to index: Int, topic: String, payload: inout [UInt8], mayRelease: Bool, now: Date,
+        to index: Int, topic: String, payload: inout [UInt8], mayRelease: Bool, isRetained: Bool, now: Date,
         effects: inout BridgeEffects
     ) {
         // One buffer, reused: a replay inside `apply` finds it taken and makes its own.
@@ -76,22 +82,23 @@ extension BridgeState {
         if mayRelease, payload.count >= SourceIngress.releasedPayloadBytes, !events.contains(where: \.needsPayload) {
             payload = []
         }
-        apply(events, from: index, topic: topic, payload: payload, now: now, effects: &effects)
+        apply(events, from: index, topic: topic, payload: payload, isRetained: isRetained, now: now, effects: &effects)
         sources.recycle(events)
     }
 
     mutating func apply(
-        _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], now: Date,
+        _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], isRetained: Bool, now: Date,
         effects: inout BridgeEffects
     ) {
         for event in events {
-            apply(event, from: index, topic: topic, payload: payload, now: now, effects: &effects)
+            apply(
+                event, from: index, topic: topic, payload: payload, isRetained: isRetained, now: now, effects: &effects)
             performSliceIfDue(&effects)
         }
     }
 
     private mutating func apply(
-        _ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], now: Date,
+        _ event: SourceEvent, from index: Int, topic: String, payload: [UInt8], isRetained: Bool, now: Date,
         effects: inout BridgeEffects
     ) {
         var family: String { sources[index].family }  // only for what is logged: not asked per value message
@@ -134,6 +141,7 @@ extension BridgeState {
         case .refusedDevice(let what):
             refuseAtLimit(.devicesPerSource, topic: topic, what, effects: &effects)
         case .notification(let id, let trait, let notification):
+            guard !isRetained else { return }  // a retained button press is history, not a press
             publishNotification(
                 notification, trait: trait, on: directory.target(of: id) ?? id, plugin: index, now: now,
                 effects: &effects)
@@ -167,7 +175,7 @@ extension BridgeState {
     /// Handles again a message kept before its device was known.
     private mutating func replayPending(_ topic: String, now: Date, effects: inout BridgeEffects) {
         guard var payload = sources.takePending(topic) else { return }
-        _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
+        _ = deliverToSource(topic: topic, payload: &payload, isRetained: true, now: now, effects: &effects)
     }
 
     /// The messages for writes on traits plug-ins feed, one plug-in at a time; a write whose

@@ -63,7 +63,7 @@ public struct BridgeState: Sendable {
         }
         for index in sources.indices {
             let events = sources.start(index)
-            apply(events, from: index, topic: "", payload: [], now: now, effects: &effects)
+            apply(events, from: index, topic: "", payload: [], isRetained: false, now: now, effects: &effects)
         }
         sources.started(logs: effects.logs)
     }
@@ -163,7 +163,7 @@ public struct BridgeState: Sendable {
             return effects
         }
         if let route = sources.route(topic) {
-            deliver(route, topic: topic, payload: &payload, now: now, effects: &effects)
+            deliver(route, topic: topic, payload: &payload, isRetained: isRetained, now: now, effects: &effects)
         } else if let deviceID = commandTarget(topic) {
             handleCommand(deviceID: deviceID, payload: payload, now: now, effects: &effects)
         } else if let (operation, correlation) = bridgeRequest(topic) {
@@ -172,7 +172,7 @@ public struct BridgeState: Sendable {
         } else if topic == cloudResponseTopic, cloud != nil {
             handleCloudReports(payload, source: topic, now: now, effects: &effects)
         } else {
-            _ = deliverToSource(topic: topic, payload: &payload, now: now, effects: &effects)
+            _ = deliverToSource(topic: topic, payload: &payload, isRetained: isRetained, now: now, effects: &effects)
         }
         return effects
     }

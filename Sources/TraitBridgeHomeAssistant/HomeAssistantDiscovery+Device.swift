@@ -37,6 +37,11 @@ extension HomeAssistantDiscovery {
                 else { continue }
                 let firstOffer = offer(first.trait)
                 guard first.attributes.allSatisfy({ firstOffer.attributes[$0] != nil }) else { continue }
+                // An entity that lists the device's values (an event's types) needs the device to have some.
+                if first.listsValues, first.attributes.first.flatMap({ firstOffer.attributes[$0]?.validValues }) == nil
+                {
+                    continue
+                }
                 let key = type.key + "_" + entity.key
                 guard components[key] == nil else { continue }  // a second row for the same entity
                 // The table's name ("Temperature"), the device type's key before it when the device has it
@@ -98,16 +103,16 @@ extension HomeAssistantDiscovery {
                 ("$traitID", part.trait.description), ("$stateTopic", state),
                 ("$commandTopic", commands), ("$eventTopic", events),
             ]
-            let bounds = part.attributes.first.flatMap { offer.attributes[$0] }
-            let scale = part.scale
+            let metadata = part.attributes.first.flatMap { offer.attributes[$0] }
+            var whole: [(String, JSONValue)] = []
+            if let minimum = metadata?.minimum { whole.append(("$minimum", Self.number(minimum * part.scale))) }
+            if let maximum = metadata?.maximum { whole.append(("$maximum", Self.number(maximum * part.scale))) }
+            if let values = metadata?.validValues {
+                whole.append(("$values", .array(values.map(Self.word))))
+            }
             func put(_ given: JSONObject) {
                 for (key, value) in given.members where options[key] == nil {
-                    if let value = Self.substitute(
-                        value, words: words, minimum: bounds?.minimum.map { $0 * scale },
-                        maximum: bounds?.maximum.map { $0 * scale })
-                    {
-                        options[key] = value
-                    }
+                    if let value = Self.substitute(value, words: words, whole: whole) { options[key] = value }
                 }
             }
             put(part.read)
@@ -158,22 +163,20 @@ extension HomeAssistantDiscovery {
             && key.utf8.allSatisfy { HomeAssistantExportTable.isKeyByte($0) || $0 == 0x2D || $0 == 0x2E }
     }
 
-    /// An option with the table's words replaced; `$minimum` / `$maximum` become the bound, and
-    /// the option is left out (nil) when the device has none.
-    static func substitute(
-        _ value: JSONValue, words: [(String, String)], minimum: Double?, maximum: Double?
-    ) -> JSONValue? {
+    /// An option with the table's words replaced. A whole-value word (`$minimum`, `$maximum`,
+    /// `$values`) becomes its value from `whole`, and the option is left out (nil) when the device has none.
+    static func substitute(_ value: JSONValue, words: [(String, String)], whole: [(String, JSONValue)]) -> JSONValue? {
         switch value {
-        case .string("$minimum"): return minimum.map(number)
-        case .string("$maximum"): return maximum.map(number)
+        case .string(let text) where HomeAssistantExportTable.wholeValueWords.contains(text):
+            return whole.first { $0.0 == text }?.1
         case .string(let text):
             return .string(replaceWords(in: text, words))
         case .array(let elements):
-            return .array(elements.compactMap { substitute($0, words: words, minimum: minimum, maximum: maximum) })
+            return .array(elements.compactMap { substitute($0, words: words, whole: whole) })
         case .object(let object):
             var result = JSONObject()
             for (key, member) in object.members {
-                if let replaced = substitute(member, words: words, minimum: minimum, maximum: maximum) {
+                if let replaced = substitute(member, words: words, whole: whole) {
                     result.append(key, replaced)
                 }
             }
@@ -201,6 +204,13 @@ extension HomeAssistantDiscovery {
         }
         result += utf8
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// A valid value as Home Assistant names it: its label, else the value (a string as it is).
+    static func word(_ valid: ValidValue) -> JSONValue {
+        if let label = valid.label { return .string(label) }
+        if case .string(let text) = valid.value { return .string(text) }
+        return .string(valid.value.description)
     }
 
     /// A bound as JSON: an integer when it is one (mireds), else the number rounded to 0.01.

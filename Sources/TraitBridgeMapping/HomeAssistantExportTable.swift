@@ -25,6 +25,9 @@ public struct HomeAssistantExportTable: Sendable {
         /// What the part takes from a device type, numbered (its trait's attributes, or the trait with none):
         /// an entity whose first part's are taken already is not made.
         public var claims: [Int] = []
+        /// Whether `read` or `write` lists the first attribute's valid values (`$values`): a device
+        /// without any gets no such entity (an event with no event types).
+        public var listsValues = false
     }
 
     /// One entity: a Home Assistant platform, when it applies, and its parts (the first required).
@@ -53,6 +56,8 @@ public struct HomeAssistantExportTable: Sendable {
 
     /// The words an option string may hold, replaced per device type and trait.
     public static let tokens = ["$path", "$typeKey", "$traitID", "$stateTopic", "$commandTopic", "$eventTopic"]
+    /// Words that stand for a whole option value: the first attribute's bounds and its valid values.
+    public static let wholeValueWords = ["$minimum", "$maximum", "$values"]
 
     /// Loads `<mappings>/homeassistant/entities.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError)
@@ -163,9 +168,11 @@ public struct HomeAssistantExportTable: Sendable {
         if command == nil, writes.isEmpty, !write.isEmpty {
             reader.problem(path.appending("write"), "writes need a 'command' or 'attributes' the device can write")
         }
-        return Part(
+        var part = Part(
             trait: trait, attributes: attributes, command: command, writes: writes, scale: scale, read: read,
             write: write)
+        part.listsValues = (read.members + write.members).contains { $0.value == .string("$values") }
+        return part
     }
 
     /// An object of discovery options; a string in it may use only the known `$` words.
@@ -182,7 +189,7 @@ public struct HomeAssistantExportTable: Sendable {
     }
 
     static func checkTokens(_ text: String, at path: JSONPath, reader: MappingReader) {
-        if text == "$minimum" || text == "$maximum" { return }
+        if wholeValueWords.contains(text) { return }
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {
             let tail = rest[dollar...]

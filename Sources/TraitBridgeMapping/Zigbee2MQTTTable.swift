@@ -1,6 +1,6 @@
-public import TraitBridgeModel
-import TraitBridgeJSON
 import FoundationEssentials
+import TraitBridgeJSON
+public import TraitBridgeModel
 
 /// `mappings/sources/zigbee2mqtt.json`: how zigbee2mqtt's exposes become device types and traits.
 ///
@@ -33,6 +33,9 @@ public struct Zigbee2MQTTTable: Sendable {
         /// When set, only an expose with this `unit` binds: zigbee2mqtt 1.x sensors expose a raw
         /// `illuminance` with no unit beside `illuminance_lux` in `lx`; only the latter is lux.
         public var exposeUnit: String?
+        /// An event as well as a value (a button's `action`): each value a message that is not
+        /// retained carries is a notification too, and the values are the expose's `values` only.
+        public var notifies: Bool = false
     }
 
     /// A standalone expose by property, with the device type it implies.
@@ -50,7 +53,8 @@ public struct Zigbee2MQTTTable: Sendable {
 
     /// Loads `<mappings>/sources/zigbee2mqtt.json`.
     public static func load(mappingsDirectory: String, catalog: Catalog) throws(MappingError) -> Zigbee2MQTTTable {
-        try SourceTableReader.load("sources/zigbee2mqtt.json", mappingsDirectory: mappingsDirectory, catalog: catalog) { root, tables in
+        try SourceTableReader.load("sources/zigbee2mqtt.json", mappingsDirectory: mappingsDirectory, catalog: catalog) {
+            root, tables in
             Zigbee2MQTTTableDecoder(tables: tables).decode(root)
         }
     }

@@ -12,8 +12,12 @@ struct Zigbee2MQTTTableDecoder {
         var table = Zigbee2MQTTTable()
         if let staleness = reader.object(root["staleness"], at: "staleness") {
             reader.checkKeys(staleness, at: "staleness", allowed: ["mainsSeconds", "batterySeconds"])
-            if let mains = reader.nonNegativeInt(staleness, "mainsSeconds", at: "staleness") { table.mainsStaleness = .seconds(mains) }
-            if let battery = reader.nonNegativeInt(staleness, "batterySeconds", at: "staleness") { table.batteryStaleness = .seconds(battery) }
+            if let mains = reader.nonNegativeInt(staleness, "mainsSeconds", at: "staleness") {
+                table.mainsStaleness = .seconds(mains)
+            }
+            if let battery = reader.nonNegativeInt(staleness, "batterySeconds", at: "staleness") {
+                table.batteryStaleness = .seconds(battery)
+            }
         }
         if let composites = reader.object(root["composites"], at: "composites") {
             for (name, value) in composites.members {
@@ -31,7 +35,9 @@ struct Zigbee2MQTTTableDecoder {
                 var features: [String: Zigbee2MQTTTable.Feature] = [:]
                 if let featureObject = reader.object(object["features"], at: path.appending("features")) {
                     for (featureName, featureValue) in featureObject.members {
-                        if let feature = decodeFeature(featureValue, at: path.appending("features").appending(featureName)) {
+                        if let feature = decodeFeature(
+                            featureValue, at: path.appending("features").appending(featureName))
+                        {
                             features[featureName] = feature
                         }
                     }
@@ -43,7 +49,9 @@ struct Zigbee2MQTTTableDecoder {
             for (name, value) in properties.members {
                 let path = JSONPath("properties").appending(name)
                 guard let object = reader.object(value, at: path) else { continue }
-                if let type = tables.deviceType(object, "deviceType", at: path), let feature = decodeFeature(object, at: path, extraKeys: ["deviceType"]) {
+                if let type = tables.deviceType(object, "deviceType", at: path),
+                    let feature = decodeFeature(object, at: path, extraKeys: ["deviceType"])
+                {
                     table.properties[name] = .init(deviceType: type, feature: feature)
                 }
             }
@@ -52,13 +60,15 @@ struct Zigbee2MQTTTableDecoder {
         return table
     }
 
-    private func decodeFeature(_ value: JSON, at path: JSONPath, extraKeys: Set<String> = []) -> Zigbee2MQTTTable.Feature? {
+    private func decodeFeature(_ value: JSON, at path: JSONPath, extraKeys: Set<String> = []) -> Zigbee2MQTTTable
+        .Feature?
+    {
         guard let object = reader.object(value, at: path) else { return nil }
         reader.checkKeys(
             object, at: path,
             allowed: extraKeys.union([
                 "trait", "attribute", "transform", "fields", "binaryFromExpose", "clampToExposeRange", "onlyProperties",
-                "exposeUnit",
+                "exposeUnit", "notifies",
             ]))
         guard let trait = tables.trait(object, at: path) else { return nil }
         var fields: [String: (attribute: String, pipeline: ValuePipeline)] = [:]
@@ -84,6 +94,7 @@ struct Zigbee2MQTTTableDecoder {
             onlyProperties: object["onlyProperties"].map { _ in
                 reader.array(object, "onlyProperties", at: path).compactMap(\.string)
             },
-            exposeUnit: reader.string(object, "exposeUnit", at: path))
+            exposeUnit: reader.string(object, "exposeUnit", at: path),
+            notifies: reader.bool(object, "notifies", at: path) ?? false)
     }
 }

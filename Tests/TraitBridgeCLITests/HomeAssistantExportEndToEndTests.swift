@@ -109,6 +109,11 @@ struct HomeAssistantExportEndToEndTests {
         #expect(Self.waitFor(home, "switch", "Kitchen plug") { $0.state == "on" } != nil, "\(diagnostics())")
         let blinds = Self.waitFor(home, "cover", "shellyswitch25") { $0.attributes["current_position"] != nil }
         #expect(blinds != nil, "\(diagnostics())")
+        // Every component of every config the bridge gave is an entity of Home Assistant's on that device.
+        #expect(
+            eventually(timeout: .seconds(20)) {
+                Self.components(observer) == (try? home.renderTemplate(Self.ourEntities)).flatMap { Int($0) }
+            }, "\(Self.components(observer)) components, \((try? home.renderTemplate(Self.ourEntities)) ?? "?")")
         // The Porch came from Home Assistant's own discovery: not given back.
         #expect(!observer.messages.all.contains { $0.topic.hasPrefix("homeassistant/device/traitbridge_ha-") })
 
@@ -155,13 +160,12 @@ struct HomeAssistantExportEndToEndTests {
         #expect(observer.messages.all.filter { $0.topic == "zigbee2mqtt/Bedroom radiator/set" }.count == before)
         #expect(LogFile.read(serveLog).contains("refused command"), "the refusal is in the bridge's log")
 
+        var list = try Self.buttonPresses(home, observer: observer, folder: folder, diagnostics)
+
         // A device removed from zigbee2mqtt leaves Home Assistant: its entities and its device leave the registries.
         let backDoor = try #require(Self.waitFor(home, "binary_sensor", "Back door"))
         let registered = "{{ integration_entities('mqtt') | select('search', 'back_door') | list | count }}"
         #expect(try home.renderTemplate(registered) == "2", "the contact and the battery are registered")
-        var list =
-            try JSONSerialization.jsonObject(
-                with: Data(contentsOf: folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
         list.removeAll { $0["friendly_name"] as? String == "Back door" }
         try observer.publish(
             "zigbee2mqtt/bridge/devices",
@@ -172,6 +176,7 @@ struct HomeAssistantExportEndToEndTests {
         #expect(try home.renderTemplate(registered) == "0", "no Back door entity in the registry")
         #expect(try home.renderTemplate("{{ device_id('\(backDoor.entityID)') }}") == "None", "nor its device")
         try Self.availability(home, observer: observer, diagnostics)
+        try Self.sceneRuns(home, broker: broker, observer: observer, folder: folder, diagnostics)
 
         // Restarted, the bridge gives Home Assistant the same unique ids: the same entities, none added.
         let ours = Set(try home.states().map(\.entityID))
@@ -197,6 +202,88 @@ struct HomeAssistantExportEndToEndTests {
             "back after the broker's restart: \(diagnostics())")
 
         #expect(home.unexpectedRefusals.isEmpty, "Home Assistant reached for the network: \(home.unexpectedRefusals)")
+    }
+
+    /// A button zigbee2mqtt adds to its list: an event entity whose types are the button's own actions; a
+    /// retained action is no press, a live one is an event in Home Assistant. The list with the button.
+    static func buttonPresses(
+        _ home: HomeAssistantPeer, observer: TestMQTTClient, folder: URL, _ diagnostics: () -> String
+    ) throws -> [[String: Any]] {
+        var list =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: folder.appendingPathComponent("z2m-devices.json"))) as? [[String: Any]] ?? []
+        let actions = ["single", "double", "hold", "release"]
+        let exposes: [[String: Any]] = [
+            ["type": "enum", "name": "action", "property": "action", "access": 1, "values": actions],
+            ["type": "numeric", "name": "battery", "property": "battery", "access": 1, "unit": "%"],
+        ]
+        list.append([
+            "ieee_address": "0x00158d0000b077a0", "friendly_name": "Desk button", "type": "EndDevice",
+            "power_source": "Battery",
+            "definition": ["vendor": "Aqara", "model": "WXKG11LM", "exposes": exposes] as [String: Any],
+        ])
+        try observer.publish("zigbee2mqtt/Desk button", #"{"action":"hold","battery":100}"#, retain: true)
+        try observer.publish(
+            "zigbee2mqtt/bridge/devices",
+            String(decoding: try JSONSerialization.data(withJSONObject: list), as: UTF8.self), retain: true)
+        func types(_ entity: HomeAssistantPeer.EntityState?) -> [String] {
+            guard case .array(let values)? = entity?.attributes["event_types"] else { return [] }
+            return values.compactMap(\.string)
+        }
+        // Available once the bridge gave its state again after the config (Home Assistant reads from then on).
+        let button = waitFor(home, "event", "Desk button") { !types($0).isEmpty && $0.state != "unavailable" }
+        #expect(types(button) == actions, "\(diagnostics())")
+        let buttonTopic = "traitbridge/devices/z2m-0x00158d0000b077a0"
+        func seen() -> String {
+            observer.messages.all.filter { $0.topic.hasPrefix(buttonTopic) || $0.topic.hasPrefix("zigbee2mqtt/Desk") }
+                .map { "\($0.topic) \($0.payloadText.prefix(1200))" }.joined(separator: "\n")
+        }
+        #expect(button?.state == "unknown", "the retained action was no press: \(seen()) \(diagnostics())")
+        try observer.publish("zigbee2mqtt/Desk button", #"{"action":"double","battery":100}"#)
+        let pressed = waitFor(home, "event", "Desk button") { $0.attributes["event_type"]?.string == "double" }
+        #expect(pressed?.attributes["event_type"]?.string == "double", "a press is an event: \(seen())")
+        #expect(pressed?.state.hasPrefix("20") == true, "the event's time: \(pressed?.state ?? "none")")
+        try observer.publish("zigbee2mqtt/Desk button", "", retain: true)
+        return list
+    }
+
+    /// How many entities Home Assistant has on devices the bridge gave it (the bridge's own included).
+    static let ourEntities =
+        "{% set ns = namespace(count=0) %}{% for entity in integration_entities('mqtt') %}"
+        + "{% set ids = device_attr(device_id(entity), 'identifiers') | list %}"
+        + "{% if ids and (ids | first | last | string).startswith('traitbridge_') %}"
+        + "{% set ns.count = ns.count + 1 %}{% endif %}{% endfor %}{{ ns.count }}"
+
+    /// The components of the bridge's latest discovery configs, all devices.
+    static func components(_ observer: TestMQTTClient) -> Int {
+        var latest: [String: [UInt8]] = [:]
+        for message in observer.messages.all where message.topic.hasPrefix("homeassistant/device/traitbridge_") {
+            latest[message.topic] = message.payload
+        }
+        return latest.values.reduce(0) { count, payload in
+            let root = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any]
+            return count + ((root?["components"] as? [String: Any])?.count ?? 0)
+        }
+    }
+
+    /// A scene of the home added as a user would: a scene on the bridge's device in Home Assistant, which runs it.
+    static func sceneRuns(
+        _ home: HomeAssistantPeer, broker: MosquittoBroker, observer: TestMQTTClient, folder: URL,
+        _ diagnostics: () -> String
+    ) throws {
+        let actions = folder.appendingPathComponent("scene.json")
+        try Data(#"[{"device": "\#(light)", "trait": "matter.OnOff", "command": "off"}]"#.utf8).write(to: actions)
+        let added = try CommandRunner.run([
+            "scene", "add", "Hall off", "--actions", actions.path, "--broker", broker.url,
+        ])
+        #expect(added.exitCode == 0, "\(added.standardOutput) \(added.standardError)")
+        let scene = waitFor(home, "scene", "Test bridge Hall off") { $0.state != "unavailable" }
+        #expect(scene != nil, "\(diagnostics())")
+        try home.callService(domain: "scene", service: "turn_on", data: ["entity_id": scene?.entityID ?? ""])
+        #expect(
+            observer.waitFor("zigbee2mqtt/Hall light/set", timeout: .seconds(10)) { $0.payloadText.contains("OFF") }
+                != nil, "\(diagnostics())")
+        #expect(waitFor(home, "light", "Hall light") { $0.state == "off" } != nil, "\(diagnostics())")
     }
 
     /// The Hall light partially online (its meter offline), then offline, then online again.

@@ -62,7 +62,8 @@ struct StateMemoryTests {
             let index = try #require(state.sources.allPlugins.firstIndex { $0.carriesList(topic) })
             var payload = list
             var effects = BridgeEffects()
-            state.deliver(to: index, topic: topic, payload: &payload, mayRelease: mayRelease, now: Date(),
+            state.deliver(
+                to: index, topic: topic, payload: &payload, mayRelease: mayRelease, isRetained: false, now: Date(),
                 effects: &effects)
             #expect(state.graph.devices.count == 300)
             #expect(payload.isEmpty == mayRelease, "let go only when no other plug-in reads it after")
@@ -79,7 +80,9 @@ struct StateMemoryTests {
         let index = try #require(state.sources.allPlugins.firstIndex { $0.claims(topic) })
         var payload = Array(early.utf8)
         var effects = BridgeEffects()
-        state.deliver(to: index, topic: topic, payload: &payload, mayRelease: true, now: now, effects: &effects)
+        state.deliver(
+            to: index, topic: topic, payload: &payload, mayRelease: true, isRetained: false, now: now, effects: &effects
+        )
         #expect(payload.count == early.utf8.count, "kept for later: still the caller's")
         let listed = state.handleMessage(
             topic: "zigbee2mqtt/bridge/devices", payload: SlicedEffectsTests.list(1), now: now)

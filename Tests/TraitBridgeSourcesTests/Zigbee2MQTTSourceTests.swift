@@ -3,6 +3,7 @@ import Testing
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+
 @testable import TraitBridgeSources
 
 @Suite("zigbee2mqtt source from recorded payloads")
@@ -36,7 +37,9 @@ struct Zigbee2MQTTSourceTests {
             ),
             ("Contact sensor", .matter("ContactSensor"), ["powerSource", "contactSensor"]),
             ("Leak sensor", .matter("WaterLeakDetector"), ["powerSource", "waterLeakDetector"]),
-            ("Aqara Dual relay module T2", .matter("OnOffPlugInUnit"), ["switch_l1", "switch_l2"]),
+            // Its two buttons' presses (`single_l1`, `single_l2`): a secondary Generic Switch.
+            ("Aqara Dual relay module T2", .matter("OnOffPlugInUnit"), ["switch_l1", "switch_l2", "genericSwitch"]),
+            ("Scenes button", .matter("GenericSwitch"), ["genericSwitch", "powerSource"]),
             ("Window shutter", .matter("WindowCovering"), ["cover"]),
             ("Moes thermo", .matter("Thermostat"), ["climate"]),
             ("Gledopto RGBCTT light I", .matter("ExtendedColorLight"), ["light"]),
@@ -178,7 +181,9 @@ struct Zigbee2MQTTCommandTests {
     func readOnly() throws {
         let source = try SourceFixtures.zigbee2mqtt()
         let payload =
-            #"[{"ieee_address":"0x01","friendly_name":"Sensor light","definition":{"exposes":[{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":1,"value_on":"ON","value_off":"OFF"}]}]}}]"#
+            #"[{"ieee_address":"0x01","friendly_name":"Sensor light","definition":{"exposes":[{"type":"light","#
+            + #""features":[{"type":"binary","name":"state","property":"state","access":1,"#
+            + #""value_on":"ON","value_off":"OFF"}]}]}}]"#
         let device = try #require(source.discover(try JSONDocument.parse(payload).root).devices.first)
         let onOff = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
         #expect(
@@ -201,7 +206,8 @@ struct Zigbee2MQTTCommandTests {
     @Test("devices of one model: their exposes read once, mapped as each alone; bad exposes: its device's problem")
     func exposesReadOncePerModel() throws {
         let source = try SourceFixtures.zigbee2mqtt()
-        let bulb = #"{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"#
+        let bulb =
+            #"{"type":"light","features":[{"type":"binary","name":"state","property":"state","access":7,"#
             + #""value_on":"ON","value_off":"OFF","description":"On/off state of this light"},"#
             + #"{"type":"numeric","name":"brightness","property":"brightness","access":7,"#
             + #""value_min":0,"value_max":254}]}"#
@@ -209,7 +215,8 @@ struct Zigbee2MQTTCommandTests {
             #"{"ieee_address":"0x00000000000000\#(number)","friendly_name":"Bulb \#(number)","type":"Router","#
                 + #""definition":{"vendor":"V","model":"M","exposes":\#(exposes)}}"#
         }
-        let list = "[" + (10..<15).map { entry($0, exposes: "[\(bulb)]") }.joined(separator: ",") + ","
+        let list =
+            "[" + (10..<15).map { entry($0, exposes: "[\(bulb)]") }.joined(separator: ",") + ","
             + entry(20, exposes: #"{"not":"a list"}"#) + "]"
         var projected = Zigbee2MQTTSource.Discovery(exposesAsText: true)
         _ = try JSONDocument.forEachElement(

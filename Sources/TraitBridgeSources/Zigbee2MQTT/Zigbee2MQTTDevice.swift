@@ -11,6 +11,8 @@ public struct Zigbee2MQTTDevice: Sendable {
     /// Payload key → the bindings it feeds.
     public var bindings: [String: [SourceBinding]]
     public var isBatteryPowered: Bool
+    /// Payload keys whose values are events too (a button's `action`): empty for most devices.
+    public var notifyingKeys: [String] = []
 
     /// All bindings of one attribute (for commands).
     public func bindings(for address: TraitAddress, attribute: String) -> [SourceBinding] {

@@ -169,6 +169,16 @@ public struct Zigbee2MQTTPlugin: SourcePlugin {
         let (updates, problems) = source.updates(from: document.root, of: mapped)
         for problem in problems { events.append(.log(.warning, "ignored a value: \(problem)", device: id)) }
         events.append(.values(id, updates, isNews: true))
+        for key in mapped.notifyingKeys {
+            // An action that became a value is a notification too (the engine drops retained ones).
+            guard let binding = mapped.bindings[key]?.first, let action = document.root[key]?.string,
+                updates.contains(where: {
+                    $0.address == binding.address && $0.attribute == binding.attribute && $0.value == .string(action)
+                })
+            else { continue }
+            events.append(
+                .notification(id, trait: binding.address.traitID, ["kind": "action", "action": .string(action)]))
+        }
     }
 
     /// An empty payload (left by a rename) is ignored.

@@ -136,6 +136,8 @@ extension Zigbee2MQTTSource {
     struct MappedTypes: Sendable {
         var instances: [DeviceTypeInstance]
         var bindings: [String: [SourceBinding]]
+        /// Payload keys whose values are events too (a button's `action`).
+        var notifyingKeys: [String] = []
     }
 
     /// The projection checked the text; a key written with escapes (kept as it was) may still
@@ -195,6 +197,9 @@ extension Zigbee2MQTTSource {
                 plan.addType(key: key, type: rule.deviceType, order: order(of: rule.deviceType.description))
                 if let binding = makeBinding(rule.feature, expose: expose, payloadKey: property, key: key) {
                     plan.bindOnce(property, binding)
+                    if rule.feature.notifies, !plan.notifyingKeys.contains(property) {
+                        plan.notifyingKeys.append(property)
+                    }
                 }
             }
         }
@@ -212,7 +217,7 @@ extension Zigbee2MQTTSource {
                 try catalog.makeDeviceType(
                     key: planned.key, type: planned.type, isPrimaryType: planned.key == primaryKey, traits: traits))
         }
-        return MappedTypes(instances: instances, bindings: plan.bindings)
+        return MappedTypes(instances: instances, bindings: plan.bindings, notifyingKeys: plan.notifyingKeys)
     }
 
     /// An entry's device, from the types and bindings its exposes make.
@@ -238,7 +243,7 @@ extension Zigbee2MQTTSource {
         let isBattery = entry["power_source"]?.string?.lowercased().hasPrefix("battery") == true
         return Zigbee2MQTTDevice(
             ieeeAddress: ieee, friendlyName: name, device: device, bindings: types.bindings,
-            isBatteryPowered: isBattery)
+            isBatteryPowered: isBattery, notifyingKeys: types.notifyingKeys)
     }
 
     private func planComposite(
@@ -289,8 +294,9 @@ extension Zigbee2MQTTSource {
                     pipeline: target.pipeline, metadata: metadata, isWritable: isWritable)
             }
         }
-        guard let attribute = rule.attribute, let metadata = try? catalog.attributeMetadata(rule.trait, attribute)
+        guard let attribute = rule.attribute, var metadata = try? catalog.attributeMetadata(rule.trait, attribute)
         else { return nil }
+        if rule.notifies { metadata.validValues = Self.eventValues(expose) }
         var steps = rule.pipeline.steps
         if rule.isBinaryFromExpose, let on = expose["value_on"], let off = expose["value_off"] {
             var pairs = [
@@ -317,6 +323,19 @@ extension Zigbee2MQTTSource {
         ]
     }
 
+    /// An event expose's own values (`single`, `double`, `hold`), as the model's valid values:
+    /// non-empty strings the attribute can hold, each once, at most 256; nil when it lists none.
+    static func eventValues(_ expose: JSON) -> [ValidValue]? {
+        var values: [ValidValue] = []
+        for element in expose["values"]?.elements ?? [] where values.count < 256 {
+            guard let text = element.string, !text.isEmpty, text.utf8.count <= 64,
+                !values.contains(where: { $0.value == .string(text) })
+            else { continue }
+            values.append(ValidValue(.string(text)))
+        }
+        return values.isEmpty ? nil : values
+    }
+
     private func order(of name: String) -> Int {
         table.primaryOrder.firstIndex(of: name) ?? table.primaryOrder.count
     }
@@ -331,6 +350,7 @@ extension Zigbee2MQTTSource {
 struct DevicePlan {
     var types: [(key: String, type: DeviceTypeID, order: Int)] = []
     var bindings: [String: [SourceBinding]] = [:]
+    var notifyingKeys: [String] = []
 
     mutating func addType(key: String, type: DeviceTypeID, order: Int) {
         if !types.contains(where: { $0.key == key }) { types.append((key, type, order)) }

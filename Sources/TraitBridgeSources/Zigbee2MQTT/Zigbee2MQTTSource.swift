@@ -42,21 +42,40 @@ public struct Zigbee2MQTTSource: Sendable {
 
     /// The attribute updates in a device's state payload. Keys without a binding are ignored;
     /// a value that cannot be converted is a problem of its own and the other keys still apply.
-    public func updates(from payload: JSON, of device: Zigbee2MQTTDevice) -> (updates: [AttributeUpdate], problems: [SourceProblem]) {
+    public func updates(from payload: JSON, of device: Zigbee2MQTTDevice) -> (
+        updates: [AttributeUpdate], problems: [SourceProblem]
+    ) {
         var updates: [AttributeUpdate] = []
         var problems: [SourceProblem] = []
         updates.reserveCapacity(device.bindings.count)
         for (key, bindings) in device.bindings {
             guard let raw = payload[key] else { continue }
+            let isEvent = !device.notifyingKeys.isEmpty && device.notifyingKeys.contains(key)
             for binding in bindings {
                 guard let value = binding.fieldKey.map({ raw[$0] }) ?? raw else { continue }
-                if value.isNull { continue }
+                if value.isNull || isEvent && value.isString("") { continue }  // "": zigbee2mqtt clearing an action
                 guard let modelValue = binding.modelValue(from: AttributeValue(json: value)) else {
-                    problems.append(SourceProblem(location: binding.fieldKey.map { "\(key).\($0)" } ?? key,
-                        message: "cannot convert \(value.value.serialized()) to \(binding.address.traitID).\(binding.attribute)"))
+                    problems.append(
+                        SourceProblem(
+                            location: binding.fieldKey.map { "\(key).\($0)" } ?? key,
+                            message: "cannot convert \(value.value.serialized()) to "
+                                + "\(binding.address.traitID).\(binding.attribute)"))
                     continue
                 }
-                updates.append(AttributeUpdate(address: binding.address, attribute: binding.attribute, value: modelValue))
+                if isEvent, let allowed = binding.metadata.validValues,
+                    !allowed.contains(where: { $0.value == modelValue })
+                {
+                    let listed = allowed.prefix(8).map(\.value.description).joined(separator: ", ")
+                    problems.append(
+                        SourceProblem(
+                            location: key,
+                            message:
+                                "\(value.value.serialized()) is not one of this device's actions in bridge/devices "
+                                + "(\(listed)\(allowed.count > 8 ? ", …" : "")); ignored"))
+                    continue
+                }
+                updates.append(
+                    AttributeUpdate(address: binding.address, attribute: binding.attribute, value: modelValue))
             }
         }
         return (updates, problems)
@@ -65,7 +84,9 @@ public struct Zigbee2MQTTSource: Sendable {
     // MARK: Commands
 
     /// The `<name>/set` payload for model writes; throws when a write has no writable binding.
-    public func commandPayload(for writes: [AttributeUpdate], on device: Zigbee2MQTTDevice) throws(SourceCommandError) -> JSONValue {
+    public func commandPayload(for writes: [AttributeUpdate], on device: Zigbee2MQTTDevice) throws(SourceCommandError)
+        -> JSONValue
+    {
         var payload = JSONObject()
         for write in writes {
             let bindings = device.bindings(for: write.address, attribute: write.attribute)
@@ -73,14 +94,20 @@ public struct Zigbee2MQTTSource: Sendable {
                 guard let readOnly = bindings.first else {
                     throw .notSupported("\(write.address).\(write.attribute) is not fed by zigbee2mqtt for this device")
                 }
-                throw .notSupported("zigbee2mqtt does not accept writes of \(readOnly.payloadKey) for this device (access bit 2 not set)")
+                throw .notSupported(
+                    "zigbee2mqtt does not accept writes of \(readOnly.payloadKey) for this device "
+                        + "(access bit 2 not set)")
             }
             guard let sourceValue = binding.sourceValue(from: write.value) else {
                 throw .valueNotRepresentable("\(write.value) has no zigbee2mqtt form for \(binding.payloadKey)")
             }
             if let field = binding.fieldKey {
                 var inner: JSONObject
-                if case .object(let existing) = payload[binding.payloadKey] { inner = existing } else { inner = JSONObject() }
+                if case .object(let existing) = payload[binding.payloadKey] {
+                    inner = existing
+                } else {
+                    inner = JSONObject()
+                }
                 inner[field] = sourceValue.jsonValue
                 payload[binding.payloadKey] = .object(inner)
             } else {
