@@ -85,7 +85,10 @@ struct MatterBridgeState {
             },
             accessControl: record.accessControl.map {
                 AccessControlEntry(
-                    privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects, fabricIndex: $0.fabricIndex)
+                    privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects,
+                    targets: $0.targets?.map {
+                        AccessControlTarget(cluster: $0.cluster, endpoint: $0.endpoint, deviceType: $0.deviceType)
+                    }, fabricIndex: $0.fabricIndex)
             }, regulatoryConfig: regulatory, countryCode: record.countryCode)
         do { _ = try CommissioningState(restoring: snapshot) } catch { throw Unusable(reason: "\(error)") }
         let fabrics = Set(snapshot.fabrics.map(\.index))
@@ -139,7 +142,10 @@ struct MatterBridgeState {
             },
             accessControl: snapshot.accessControl.map {
                 MatterBridgeRecord.AccessControlEntry(
-                    fabricIndex: $0.fabricIndex, privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects)
+                    fabricIndex: $0.fabricIndex, privilege: $0.privilege, authMode: $0.authMode, subjects: $0.subjects,
+                    targets: $0.targets?.map {
+                        MatterBridgeRecord.Target(cluster: $0.cluster, endpoint: $0.endpoint, deviceType: $0.deviceType)
+                    })
             },
             resumptions: resumptions.map {
                 MatterBridgeRecord.Resumption(

@@ -47,20 +47,33 @@ public enum AccessRequirement {
 }
 
 extension CommissioningState {
-    /// The highest privilege `subject` holds on `cluster` of `endpoint` by the ACL (entries have no
-    /// targets here, so an entry covers every endpoint and cluster); nil for none.
-    public func privilege(of subject: AccessSubject, endpoint: UInt16, cluster: UInt32) -> Privilege? {
+    /// The highest privilege `subject` holds on `cluster` of `endpoint` (whose device types are
+    /// `deviceTypes`) by the ACL: its fabric's CASE entries that name it (or no one) and cover the
+    /// cluster (or have no targets); nil for none.
+    public func privilege(
+        of subject: AccessSubject, endpoint: UInt16, cluster: UInt32, deviceTypes: [UInt32] = []
+    ) -> Privilege? {
         guard case .node(let nodeID, let fabricIndex, let tags) = subject else { return .administer }
         return accessControl.filter { entry in
             entry.fabricIndex == fabricIndex && entry.authMode == AccessControlEntry.caseAuthMode
                 && (entry.subjects.map { $0.isEmpty || $0.contains { Self.matches($0, nodeID: nodeID, tags: tags) } }
                     ?? true)
+                && (entry.targets.map { targets in
+                    targets.isEmpty
+                        || targets.contains {
+                            $0.covers(endpoint: endpoint, cluster: cluster, deviceTypes: deviceTypes)
+                        }
+                } ?? true)
         }.compactMap { Privilege(rawValue: $0.privilege) }.max()
     }
 
-    /// Whether `subject` may do what needs `required` on `cluster` of `endpoint`.
-    public func allows(_ subject: AccessSubject, _ required: Privilege, endpoint: UInt16, cluster: UInt32) -> Bool {
-        privilege(of: subject, endpoint: endpoint, cluster: cluster)?.grants(required) ?? false
+    /// Whether `subject` may do what needs `required` on `cluster` of `endpoint` (of `deviceTypes`).
+    public func allows(
+        _ subject: AccessSubject, _ required: Privilege, endpoint: UInt16, cluster: UInt32,
+        deviceTypes: [UInt32] = []
+    ) -> Bool {
+        privilege(of: subject, endpoint: endpoint, cluster: cluster, deviceTypes: deviceTypes)?.grants(required)
+            ?? false
     }
 
     /// An ACL subject names the node, or a CAT (0xFFFFFFFD_iiii_vvvv) the node holds at that version or later.

@@ -50,7 +50,8 @@ public struct Fabric: Sendable, CustomStringConvertible {
 }
 
 /// An Access Control entry (Access Control cluster `AccessControlEntryStruct`, Matter Core §9.10.5.5).
-/// AddNOC installs the first one: Administer over CASE for the CaseAdminSubject.
+/// AddNOC installs the first one: Administer over CASE for the CaseAdminSubject; an administrator writes
+/// the rest (``CommissioningState/writeAccessControl(_:append:fabricIndex:)``).
 public struct AccessControlEntry: Sendable, Hashable {
     /// Privilege: 1 View, 2 ProxyView, 3 Operate, 4 Manage, 5 Administer.
     public var privilege: UInt8
@@ -58,16 +59,43 @@ public struct AccessControlEntry: Sendable, Hashable {
     public var authMode: UInt8
     /// Subjects (node ids or CATs); nil means any subject.
     public var subjects: [UInt64]?
+    /// What the entry covers; nil means every endpoint and cluster.
+    public var targets: [AccessControlTarget]?
     /// The fabric the entry belongs to.
     public var fabricIndex: UInt8
 
     public static let administer: UInt8 = 5
     public static let caseAuthMode: UInt8 = 2
+    public static let groupAuthMode: UInt8 = 3
 
-    public init(privilege: UInt8, authMode: UInt8, subjects: [UInt64]?, fabricIndex: UInt8) {
+    public init(
+        privilege: UInt8, authMode: UInt8, subjects: [UInt64]?, targets: [AccessControlTarget]? = nil,
+        fabricIndex: UInt8
+    ) {
         self.privilege = privilege
         self.authMode = authMode
         self.subjects = subjects
+        self.targets = targets
         self.fabricIndex = fabricIndex
+    }
+}
+
+/// One target of an entry (`AccessControlTargetStruct`): a cluster, an endpoint or a device type, or a
+/// cluster on an endpoint or on endpoints of a device type (never an endpoint and a device type both).
+public struct AccessControlTarget: Sendable, Hashable {
+    public var cluster: UInt32?
+    public var endpoint: UInt16?
+    public var deviceType: UInt32?
+
+    public init(cluster: UInt32? = nil, endpoint: UInt16? = nil, deviceType: UInt32? = nil) {
+        self.cluster = cluster
+        self.endpoint = endpoint
+        self.deviceType = deviceType
+    }
+
+    /// Whether the target covers `cluster` on `endpoint`, whose device types are `deviceTypes`.
+    public func covers(endpoint: UInt16, cluster: UInt32, deviceTypes: [UInt32]) -> Bool {
+        (self.cluster.map { $0 == cluster } ?? true) && (self.endpoint.map { $0 == endpoint } ?? true)
+            && (deviceType.map { deviceTypes.contains($0) } ?? true)
     }
 }

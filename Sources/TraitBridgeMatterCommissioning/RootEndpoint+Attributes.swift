@@ -113,18 +113,14 @@ extension RootEndpoint {
         let entries = state.accessControl.filter {
             !access.isFabricFiltered || $0.fabricIndex == access.accessingFabricIndex
         }
-        let acl: [TLVValue] = entries.map { entry in
-            // Entries are fabric-sensitive as a whole: another fabric's shows its index only.
-            guard entry.fabricIndex == access.accessingFabricIndex else {
-                return .contextStructure([254: .unsigned(UInt64(entry.fabricIndex))])
-            }
-            return .contextStructure([
-                1: .unsigned(UInt64(entry.privilege)), 2: .unsigned(UInt64(entry.authMode)),
-                3: entry.subjects.map { .array($0.map { .unsigned($0) }) } ?? .null, 4: .null,
-                254: .unsigned(UInt64(entry.fabricIndex)),
-            ])
+        let acl = entries.map {
+            CommissioningState.encoded($0, accessingFabricIndex: access.accessingFabricIndex)
         }
-        return [0x0000: .array(acl), 0x0002: .unsigned(4), 0x0003: .unsigned(3), 0x0004: .unsigned(4)]
+        return [
+            0x0000: .array(acl), 0x0002: .unsigned(UInt64(CommissioningState.subjectsPerEntry)),
+            0x0003: .unsigned(UInt64(CommissioningState.targetsPerEntry)),
+            0x0004: .unsigned(UInt64(CommissioningState.entriesPerFabric)),
+        ]
     }
 
     private var groupKeyManagement: [UInt32: TLVValue] {

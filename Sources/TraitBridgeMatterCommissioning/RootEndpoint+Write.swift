@@ -2,9 +2,20 @@ public import TraitBridgeMatterCodec
 public import TraitBridgeMatterInteraction
 
 /// The root endpoint's writable attributes: Basic Information NodeLabel and Location, General
-/// Commissioning Breadcrumb. Everything else that exists is UNSUPPORTED_WRITE; the ACL is not yet
-/// writable (it holds AddNOC's entry only).
+/// Commissioning Breadcrumb, and the ACL (``writeAccessControl(_:append:fabricIndex:)``: a fabric-scoped
+/// list). Everything else that exists is UNSUPPORTED_WRITE.
 extension RootEndpoint {
+    /// The ACL attribute (Access Control cluster, attribute 0).
+    public static let accessControlList = ConcreteAttributePath(
+        endpoint: endpoint, cluster: ClusterID.accessControl, attribute: 0x0000)
+
+    /// Writes the accessing fabric's ACL: the whole list, or one entry appended (a list written in parts).
+    public mutating func writeAccessControl(
+        _ value: TLVValue, append: Bool, fabricIndex: UInt8
+    ) -> Result<CommissioningState.AccessControlChange, StatusCode> {
+        state.writeAccessControl(value, append: append, fabricIndex: fabricIndex)
+    }
+
     /// Writes `value` to the attribute; SUCCESS, or the IM status of the refusal. A value of the
     /// wrong type or size is CONSTRAINT_ERROR.
     public mutating func write(

@@ -14,6 +14,8 @@ struct EventLog: Sendable {
         let priority: EventData.Priority
         let systemMilliseconds: UInt64
         let data: TLVValue
+        /// A fabric-sensitive event's fabric: only that fabric's subjects read it.
+        let fabricIndex: UInt8?
 
         var report: EventReport {
             .data(
@@ -42,14 +44,14 @@ struct EventLog: Sendable {
 
     mutating func record(
         endpoint: UInt16, cluster: UInt32, event: UInt32, priority: EventData.Priority, data: TLVValue,
-        at now: ContinuousClock.Instant
+        fabricIndex: UInt8? = nil, at now: ContinuousClock.Instant
     ) {
         let (seconds, attoseconds) = (now - started).components
         let milliseconds = UInt64(clamping: seconds) &* 1000 &+ UInt64(clamping: attoseconds / 1_000_000_000_000_000)
         records.append(
             Record(
                 endpoint: endpoint, cluster: cluster, event: event, number: nextNumber, priority: priority,
-                systemMilliseconds: milliseconds, data: data))
+                systemMilliseconds: milliseconds, data: data, fabricIndex: fabricIndex))
         nextNumber &+= 1
         if records.count > Self.capacity { records.removeFirst(records.count - Self.capacity) }
     }

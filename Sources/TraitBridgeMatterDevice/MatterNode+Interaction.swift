@@ -108,7 +108,6 @@ extension MatterNode {
         let limit = NodeLayout.ExpansionLimits().maxRequestPaths
         guard !isRequest || paths.count <= limit else { throw .tooManyPaths(count: paths.count, limit: limit) }
         let layout = dataModel.layout
-        let state = dataModel.root.state
         var targets: [ReadTarget] = []
         for path in paths {
             for target in try layout.expand([path], dataVersionFilters: filters) {
@@ -117,7 +116,7 @@ extension MatterNode {
                     continue
                 }
                 let required = AccessRequirement.read(endpoint: concrete.endpoint, cluster: concrete.cluster)
-                if state.allows(subject, required, endpoint: concrete.endpoint, cluster: concrete.cluster) {
+                if permits(subject, required, endpoint: concrete.endpoint, cluster: concrete.cluster) {
                     targets.append(target)
                 } else if path.concrete != nil {
                     targets.append(.status(concrete, .unsupportedAccess))
@@ -127,11 +126,15 @@ extension MatterNode {
         return targets
     }
 
-    /// The events `paths` ask for from `minimum` on that `subject` may read (View on their cluster).
+    /// The events `paths` ask for from `minimum` on that `subject` may read (what reading their cluster
+    /// needs: View, Administer for Access Control's), a fabric-sensitive one only by its fabric's subjects.
     func events(_ paths: [EventPath], from minimum: UInt64, for subject: AccessSubject) -> [EventLog.Record] {
-        let state = dataModel.root.state
-        return events.matching(paths, from: minimum).filter {
-            state.allows(subject, .view, endpoint: $0.endpoint, cluster: $0.cluster)
+        events.matching(paths, from: minimum).filter { record in
+            if let fabric = record.fabricIndex {
+                guard case .node(_, let fabricIndex, _) = subject, fabricIndex == fabric else { return false }
+            }
+            let required = AccessRequirement.read(endpoint: record.endpoint, cluster: record.cluster)
+            return permits(subject, required, endpoint: record.endpoint, cluster: record.cluster)
         }
     }
 
@@ -224,10 +227,7 @@ extension MatterNode {
                 continue
             }
             let required = AccessRequirement.invoke(endpoint: endpoint, cluster: command.path.cluster)
-            guard
-                dataModel.root.state.allows(
-                    session.subject, required, endpoint: endpoint, cluster: command.path.cluster)
-            else {
+            guard permits(session.subject, required, endpoint: endpoint, cluster: command.path.cluster) else {
                 log(.info, "Matter: \(command.path) refused: the ACL grants the session no \(required)")
                 responses.append(
                     .status(path: command.path, status: .init(.unsupportedAccess), commandRef: command.commandRef))
@@ -332,15 +332,28 @@ extension MatterNode {
         }
         var statuses: [AttributeStatus] = []
         var changed: [ConcreteAttributePath] = []
+        // Access is checked once per path: a list written as "empty, then append each entry" keeps the
+        // access its first part had, even when that part took the writer's own entry away (as the SDK does).
+        var allowed: [ConcreteAttributePath: Bool] = [:]
         for data in request.writeRequests.prefix(limits.commandsPerInvoke) {
-            guard let path = data.path.concrete, data.path.listIndex == nil else {
+            let isList = data.path.concrete == RootEndpoint.accessControlList
+            guard let path = data.path.concrete, data.path.listIndex == nil || isList && data.path.listIndex == .append
+            else {
                 statuses.append(AttributeStatus(path: data.path, status: .init(.unsupportedWrite)))
                 continue
             }
             let required = AccessRequirement.write(endpoint: path.endpoint, cluster: path.cluster)
-            guard dataModel.root.state.allows(session.subject, required, endpoint: path.endpoint, cluster: path.cluster)
-            else {
+            let permitted =
+                allowed[path] ?? permits(session.subject, required, endpoint: path.endpoint, cluster: path.cluster)
+            allowed[path] = permitted
+            guard permitted else {
                 statuses.append(AttributeStatus(path: data.path, status: .init(.unsupportedAccess)))
+                continue
+            }
+            if isList {
+                let status = writeAccessControl(
+                    data.data, append: data.path.listIndex == .append, session: session, now: now)
+                statuses.append(AttributeStatus(path: data.path, status: .init(status)))
                 continue
             }
             let before = dataModel.changeCount

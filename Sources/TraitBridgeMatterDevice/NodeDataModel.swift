@@ -100,6 +100,23 @@ public struct NodeDataModel: Sendable {
         return endpoints[index].write(cluster: path.cluster, attribute: path.attribute, value: value)
     }
 
+    /// Writes the accessing fabric's ACL (the whole list, or one entry appended); a change moves the
+    /// Access Control cluster's version.
+    public mutating func writeAccessControl(
+        _ value: TLVValue, append: Bool, fabricIndex: UInt8
+    ) -> Result<CommissioningState.AccessControlChange, StatusCode> {
+        defer { refresh(RootEndpoint.endpoint) }
+        return root.writeAccessControl(value, append: append, fabricIndex: fabricIndex)
+    }
+
+    /// The device types an endpoint's Descriptor lists (for ACL targets that name a device type).
+    public func deviceTypes(_ endpoint: UInt16) -> [UInt32] {
+        let everything = RootEndpoint.FabricAccess(accessingFabricIndex: 0, isFabricFiltered: false)
+        let path = ConcreteAttributePath(endpoint: endpoint, cluster: ClusterID.descriptor, attribute: 0x0000)
+        guard case .success(.array(let list)) = read(path, fabric: everything) else { return [] }
+        return list.compactMap { try? $0.uint(0, as: UInt32.self) }
+    }
+
     /// Runs a command on a concrete endpoint; a change moves the versions of what it changed.
     public mutating func invoke(
         endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVValue, context: CommandContext

@@ -54,12 +54,30 @@ public struct MatterBridgeRecord: Sendable, Hashable {
         public var privilege: UInt8
         public var authMode: UInt8
         public var subjects: [UInt64]?
+        /// Each target's cluster, endpoint and device type (nil: any); nil: the entry covers everything.
+        public var targets: [Target]?
 
-        public init(fabricIndex: UInt8, privilege: UInt8, authMode: UInt8, subjects: [UInt64]?) {
+        public init(
+            fabricIndex: UInt8, privilege: UInt8, authMode: UInt8, subjects: [UInt64]?, targets: [Target]? = nil
+        ) {
             self.fabricIndex = fabricIndex
             self.privilege = privilege
             self.authMode = authMode
             self.subjects = subjects
+            self.targets = targets
+        }
+    }
+
+    /// What an ACL entry covers: a cluster, an endpoint, a device type, or a cluster on one of them.
+    public struct Target: Sendable, Hashable {
+        public var cluster: UInt32?
+        public var endpoint: UInt16?
+        public var deviceType: UInt32?
+
+        public init(cluster: UInt32?, endpoint: UInt16?, deviceType: UInt32?) {
+            self.cluster = cluster
+            self.endpoint = endpoint
+            self.deviceType = deviceType
         }
     }
 
@@ -130,11 +148,14 @@ extension DeviceStore {
                     let subjects = try Self.value(row, "subjects", as: Data?.self).map {
                         try Self.subjects([UInt8]($0))
                     }
+                    let targets = try Self.value(row, "targets", as: Data?.self).map {
+                        try Self.targets([UInt8]($0))
+                    }
                     record.accessControl.append(
                         MatterBridgeRecord.AccessControlEntry(
                             fabricIndex: try Self.number(row, "fabricIndex"),
                             privilege: try Self.number(row, "privilege"),
-                            authMode: try Self.number(row, "authMode"), subjects: subjects))
+                            authMode: try Self.number(row, "authMode"), subjects: subjects, targets: targets))
                 }
                 record.resumptions = try Self.matterResumptions(bridge: bridge, db)
                 record.basicInformation = try Self.matterBasicInformation(bridge: bridge, db)
@@ -184,12 +205,13 @@ extension DeviceStore {
         for (position, entry) in record.accessControl.enumerated() {
             try db.execute(
                 sql: """
-                    INSERT INTO matterAccessControl (bridge, position, fabricIndex, privilege, authMode, subjects)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO matterAccessControl (bridge, position, fabricIndex, privilege, authMode, subjects,
+                    targets) VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     bridge, position, Int64(entry.fabricIndex), Int64(entry.privilege), Int64(entry.authMode),
                     entry.subjects.map { Data($0.flatMap(Self.bigEndian)) },
+                    entry.targets.map { Data($0.flatMap(Self.targetBytes)) },
                 ])
         }
         try Self.saveMatterSessions(record, bridge: bridge, db)
@@ -260,6 +282,28 @@ extension DeviceStore {
         guard bytes.count % 8 == 0 else { throw Unreadable("an ACL entry's subjects are not 8-byte ids") }
         return stride(from: 0, to: bytes.count, by: 8).map { start in
             bytes[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        }
+    }
+
+    /// A target as 11 bytes: which fields it has (bit 0 cluster, 1 endpoint, 2 device type), then the
+    /// cluster (4), the endpoint (2) and the device type (4), big-endian, 0 where absent.
+    static func targetBytes(_ target: MatterBridgeRecord.Target) -> [UInt8] {
+        let flags =
+            (target.cluster == nil ? 0 : 1) | (target.endpoint == nil ? 0 : 2) | (target.deviceType == nil ? 0 : 4)
+        return [UInt8(flags)] + bigEndian(UInt64(target.cluster ?? 0)).suffix(4)
+            + bigEndian(UInt64(target.endpoint ?? 0)).suffix(2) + bigEndian(UInt64(target.deviceType ?? 0)).suffix(4)
+    }
+
+    private static func targets(_ bytes: [UInt8]) throws -> [MatterBridgeRecord.Target] {
+        guard bytes.count % 11 == 0 else { throw Unreadable("an ACL entry's targets are not 11-byte records") }
+        return try stride(from: 0, to: bytes.count, by: 11).map { start in
+            let record = Array(bytes[start..<start + 11])
+            guard record[0] & ~7 == 0 else { throw Unreadable("an ACL target's flags are \(record[0])") }
+            func number(_ range: Range<Int>) -> UInt64 { record[range].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            return MatterBridgeRecord.Target(
+                cluster: record[0] & 1 == 0 ? nil : UInt32(truncatingIfNeeded: number(1..<5)),
+                endpoint: record[0] & 2 == 0 ? nil : UInt16(truncatingIfNeeded: number(5..<7)),
+                deviceType: record[0] & 4 == 0 ? nil : UInt32(truncatingIfNeeded: number(7..<11)))
         }
     }
 

@@ -163,6 +163,10 @@ public final class DeviceStore: Sendable {
         }
         migrator.registerMigration("v12: matter endpoints") { db in try createMatterEndpointTable(db) }
         migrator.registerMigration("v13: matter bridges") { db in try migrateToMatterBridges(db) }
+        migrator.registerMigration("v14: matter acl targets") { db in
+            // An administrator writes the ACL now: an entry may cover some clusters, endpoints or device types.
+            try db.alter(table: "matterAccessControl") { table in table.add(column: "targets", .blob) }
+        }
         return migrator
     }
 

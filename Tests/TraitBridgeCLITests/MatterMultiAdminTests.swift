@@ -125,6 +125,8 @@ struct MatterMultiAdminTests {
         #expect(two.contains("commissioned on 2 fabrics:"), "\(two)")
         #expect(two.contains("fabric id 0000000000000001") && two.contains("fabric id 0000000000000002"), "\(two)")
         try await Self.command(b, toggle, reaches: commands, diagnostics)
+        let operatorEntry = try await Self.writeAccessControl(a, b, light: light, diagnostics)
+        try await Self.command(a, toggle, reaches: commands, diagnostics)  // A's own entry still administers
 
         // serve stops and starts again on the same registry and port: both controllers reach it over CASE.
         #expect(serve.stop(), "serve stops cleanly")
@@ -149,6 +151,8 @@ struct MatterMultiAdminTests {
                 "\(admin.name) reached the restarted bridge over CASE on fabric \(fabric)\n\(diagnostics())")
         }
         try await Self.command(b, toggle, reaches: commands, diagnostics)
+        let kept = try await a.read("0/31/0", within: .seconds(30))
+        #expect(kept.contains(operatorEntry), "the written ACL was kept across the restart: \(kept)")
 
         // B forgets the node: RemoveFabric on the bridge, which keeps A's fabric alone.
         let removed = try await b.ask("remove_node", #"{"node_id":1}"#)
@@ -163,6 +167,31 @@ struct MatterMultiAdminTests {
         #expect(left.contains("fabric id 0000000000000001") && !left.contains("fabric id 0000000000000002"), "\(left)")
         try await Self.command(a, toggle, reaches: commands, diagnostics)
         #expect(!LogFile.read(serveLog).contains(String(Self.passcode)), "the passcode is never logged")
+    }
+
+    /// A writes its fabric's ACL: its own Administer entry and Operate for node 0x1234 on the light's On/Off
+    /// alone; A reads both back, B (another fabric) still only its own. The operator entry as read.
+    static func writeAccessControl(
+        _ a: Admin, _ b: Admin, light: Int, _ diagnostics: () -> String
+    ) async throws -> String {
+        let before = try await a.read("0/31/0", within: .seconds(30))
+        let admin = try #require(
+            before.range(of: #""3": \[(\d+)\]"#, options: .regularExpression).map {
+                before[$0].filter(\.isNumber).dropFirst()
+            }, "A's entry names its node: \(before)")
+        let acl =
+            #"[{"privilege":5,"authMode":2,"subjects":[\#(admin)],"targets":null,"fabricIndex":1},"#
+            + #"{"privilege":3,"authMode":2,"subjects":[4660],"targets":[{"cluster":6,"endpoint":\#(light),"#
+            + #""deviceType":null}],"fabricIndex":1}]"#
+        let written = try await a.ask("write_attribute", #"{"node_id":1,"attribute_path":"0/31/0","value":\#(acl)}"#)
+        print("Matter Server A write_attribute 0/31/0: \(written.prefix(300))")
+        #expect(written.contains(#""Status": 0"#) && !written.contains("error_code"), "\(written)\n\(diagnostics())")
+        let after = try await a.read("0/31/0", within: .seconds(30))
+        let operatorEntry = #""3": [4660], "4": [{"0": 6, "1": \#(light), "2": null}]"#
+        #expect(after.contains(operatorEntry) && after.contains(#""3": [\#(admin)]"#), "\(after)\n\(diagnostics())")
+        let others = try await b.read("0/31/0", within: .seconds(30))
+        #expect(!others.contains("4660") && others.contains(#""1": 5"#), "B's ACL is its own: \(others)")
+        return operatorEntry
     }
 
     /// `admin`'s Toggle is answered and reaches the light's set topic (within 10 s).

@@ -39,6 +39,14 @@ struct MatterBridgeStoreTests {
         try store.saveMatterBridge(Self.record, now: Date())
         #expect(try store.matterBridge() == Self.record)
         #expect(try DeviceStore(directory: path).matterBridge() == Self.record, "a second opening reads the same")
+        var targeted = Self.record
+        targeted.accessControl[1].targets = [
+            .init(cluster: 6, endpoint: 3, deviceType: nil), .init(cluster: nil, endpoint: nil, deviceType: 0x0100),
+            .init(cluster: 0xFFF1_FC01, endpoint: 0xFFFF, deviceType: nil),
+        ]
+        targeted.accessControl[2].targets = []
+        try store.saveMatterBridge(targeted, now: Date())
+        #expect(try store.matterBridge() == targeted, "an entry's targets, none, or every one")
         var fewer = Self.record
         fewer.fabrics.removeLast()
         fewer.accessControl.removeLast(2)
@@ -61,6 +69,9 @@ struct MatterBridgeStoreTests {
                 "vendorID"
             ),
             ("UPDATE matterFabric SET vendorID = 1; UPDATE matterAccessControl SET subjects = x'0102'", "8-byte ids"),
+            (
+                "UPDATE matterAccessControl SET subjects = NULL, targets = x'0102'", "targets are not 11-byte records"
+            ),
         ]
         for (sql, expected) in damages {
             let queue = try DatabaseQueue(path: store.path)

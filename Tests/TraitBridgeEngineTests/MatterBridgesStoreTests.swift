@@ -69,14 +69,16 @@ struct MatterBridgesStoreTests {
         #expect(try store.matterEndpoints(bridge: 2).isEmpty)
         #expect(try store.matterBridgeDevices().isEmpty)
 
-        // Every row as it was, with bridge 1; one migration more, and the new table empty.
+        // Every row as it was, with bridge 1 (and v14's ACL targets, none); two migrations more, the new table empty.
         let queue = try DatabaseQueue(path: store.path)
         defer { try? queue.close() }
-        let after = try queue.read { db in try Endpoints.contents(db, leavingOut: "bridge") }
+        let after = try queue.read { db in try Endpoints.contents(db, leavingOut: ["bridge", "targets"]) }
+        #expect(
+            try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(targets) FROM matterAccessControl") } == 0)
         let added: Set = ["matterBridgeDevice", "grdb_migrations"]
         #expect(after.filter { !added.contains($0.key) } == rows.filter { $0.key != "grdb_migrations" })
         #expect(after["matterBridgeDevice"] == [])
-        #expect(after["grdb_migrations"]?.count == (rows["grdb_migrations"]?.count ?? 0) + 1)
+        #expect(after["grdb_migrations"]?.count == (rows["grdb_migrations"]?.count ?? 0) + 2)
         let bridges = try queue.read { db in
             try ["matterFabric", "matterAccessControl", "matterResumption", "matterEndpoint"].flatMap { table in
                 try Int.fetchAll(db, sql: "SELECT DISTINCT bridge FROM \(table)")
