@@ -1,3 +1,4 @@
+public import Foundation
 internal import Crypto
 internal import SwiftASN1
 internal import TraitBridgeMatterCodec
@@ -46,11 +47,28 @@ public struct CheckedAttestation: Sendable, CustomStringConvertible {
     /// The product ids the CD declares for `vendorID`.
     public let declaredProductIDs: [UInt16]
 
-    /// Checks `dac`, `pai`, `certificationDeclaration` and `dacKey` (the bytes of a PEM or DER file).
+    /// Checks `dac`, `pai`, `certificationDeclaration` and `dacKey` (the bytes of a PEM or DER file);
+    /// the DAC and PAI must be valid `at` (a commissioner refuses an expired one).
     /// - Throws: ``Failure`` naming the input and the check.
-    public init(dac: [UInt8], pai: [UInt8], certificationDeclaration: [UInt8], dacKey: [UInt8]) throws(Failure) {
+    public init(
+        dac: [UInt8], pai: [UInt8], certificationDeclaration: [UInt8], dacKey: [UInt8], at now: Date = Date()
+    ) throws(Failure) {
         let dacCertificate = try Self.certificate(dac, .dac)
         let paiCertificate = try Self.certificate(pai, .pai)
+        for (certificate, part, name) in [(dacCertificate, Part.dac, "DAC"), (paiCertificate, .pai, "PAI")] {
+            if certificate.notValidAfter < now {
+                throw Failure(
+                    part: part,
+                    reason: "the \(name) expired on \(Self.day(certificate.notValidAfter)): controllers refuse it; "
+                        + "give one that is valid now")
+            }
+            if certificate.notValidBefore > now {
+                throw Failure(
+                    part: part,
+                    reason: "the \(name) is valid only from \(Self.day(certificate.notValidBefore)), and this machine's "
+                        + "clock says \(Self.day(now)): check the clock, or give one that is valid now")
+            }
+        }
         let key = try Self.privateKey(dacKey)
         guard let certified = P256.Signing.PublicKey(dacCertificate.publicKey) else {
             throw Failure(part: .dac, reason: "the DAC's public key is not P-256, as Matter requires")
@@ -106,6 +124,15 @@ public struct CheckedAttestation: Sendable, CustomStringConvertible {
     public var description: String {
         "attestation: vendor \(hex4(vendorID)), product \(hex4(productID)); DAC \(dacCertificate.count) B, PAI "
             + "\(paiCertificate.count) B, CD \(certificationDeclaration.count) B"
+    }
+
+    /// `2026-11-30`, in UTC.
+    static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        func two(_ value: Int?) -> String { (value ?? 0) < 10 ? "0\(value ?? 0)" : "\(value ?? 0)" }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))"
     }
 
     private static func certificate(_ bytes: [UInt8], _ part: Part) throws(Failure) -> Certificate {

@@ -94,6 +94,30 @@ struct MatterAttestationConfigTests {
         #expect(reply.signature.count == 64)
     }
 
+    @Test("a DAC or PAI not valid at start (expired, or not yet valid): refused, saying the date")
+    func validity() throws {
+        func checked(at date: Date) throws -> CheckedAttestation {
+            try CheckedAttestation(
+                dac: TestAttestationCredentials.dacCertificate, pai: TestAttestationCredentials.paiCertificate,
+                certificationDeclaration: TestAttestationCredentials.certificationDeclaration,
+                dacKey: Self.pem(Self.sec1(TestAttestationCredentials.dacPrivateKey)), at: date)
+        }
+        #expect(try checked(at: Date()).vendorID == 0xFFF1)
+        // The SDK's test DAC and PAI are valid from 2022-02-05 to 9999-12-31.
+        let early = Date(timeIntervalSince1970: 1_600_000_000)  // 2020-09-13
+        #expect {
+            _ = try checked(at: early)
+        } throws: { error in
+            "\(error)".contains("the DAC is valid only from 2022-02-05") && "\(error)".contains("clock says 2020-09-13")
+        }
+        let late = Date(timeIntervalSince1970: 253_402_387_200)  // 10000-01-02
+        #expect {
+            _ = try checked(at: late)
+        } throws: { error in
+            "\(error)".contains("the DAC expired on 9999-12-31: controllers refuse it")
+        }
+    }
+
     @Test("a missing file, a key not the DAC's, a mismatched vendor or product: refused with path and file")
     func refused() throws {
         let folder = try Self.files()
