@@ -44,6 +44,8 @@ def main() -> int:
                         help="the fabric's compressed id, in hex (resolve)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds for the step, at most")
     parser.add_argument("--paa-dir", help="PAA roots (.der) the commissioning trusts (commission; default: --storage)")
+    parser.add_argument("--result", help="also write the result's JSON to this file (the SDK's own logging "
+                        "shares stdout and can splice into the printed line)")
     parser.add_argument("step", choices=["pase", "commission", "commission-then-resume", "discover", "resolve"])
     args = parser.parse_args()
     needed = {"discover": [], "resolve": ["compressed_fabric_id"]}.get(args.step, ["address", "port", "passcode"])
@@ -154,6 +156,10 @@ def main() -> int:
         result["error"] = f"{type(error).__name__}: {error}"
     result["seconds"] = round(time.monotonic() - started, 3)
     print(json.dumps(result), flush=True)
+    if args.result:
+        with open(args.result + ".part", "w", encoding="utf-8") as file:
+            file.write(json.dumps(result))
+        os.replace(args.result + ".part", args.result)
     try:
         controller.Shutdown()
         authorities.Shutdown()

@@ -138,13 +138,18 @@ extension SDKController {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("controller.log").path
         let storage = folder.appendingPathComponent("s").path
+        let result = folder.appendingPathComponent("result.json").path
         let process = try ChildProcess(
-            sandbox.command([python, repository + "/scripts/matter-controller.py", "--storage", storage] + arguments),
+            sandbox.command(
+                [python, repository + "/scripts/matter-controller.py", "--storage", storage, "--result", result]
+                    + arguments),
             logFile: output)
         defer { process.kill() }
         for _ in 0..<600 where !process.reap(within: .zero) { try await Task.sleep(for: .milliseconds(100)) }
         let lines = LogFile.read(output).split(separator: "\n", omittingEmptySubsequences: true)
-        let line = lines.last { $0.hasPrefix(#"{"step""#) }.map(String.init) ?? ""
+        // The result's own file: the SDK's logging shares stdout and once spliced its prefix into the printed line.
+        let written = LogFile.read(result)
+        let line = written.isEmpty ? lines.last { $0.hasPrefix(#"{"step""#) }.map(String.init) ?? "" : written
         // One line in the test's output: what the SDK's controller concluded.
         print("matter-controller.py \(arguments.last ?? ""): \(line)")
         let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
