@@ -65,8 +65,8 @@ public struct CheckedAttestation: Sendable, CustomStringConvertible {
             if certificate.notValidBefore > now {
                 throw Failure(
                     part: part,
-                    reason: "the \(name) is valid only from \(Self.day(certificate.notValidBefore)), and this machine's "
-                        + "clock says \(Self.day(now)): check the clock, or give one that is valid now")
+                    reason: "the \(name) is valid only from \(Self.day(certificate.notValidBefore)), and this "
+                        + "machine's clock says \(Self.day(now)): check the clock, or give one that is valid now")
             }
         }
         let key = try Self.privateKey(dacKey)
