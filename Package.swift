@@ -92,6 +92,13 @@ let package = Package(
             dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
             swiftSettings: ours
         ),
+        // A value in a person's words (22.2 °C, on, locked, 40 % open) from the catalog's metadata and
+        // mappings/presentation: one presentation for the CLI, the web UI and the API. Pure.
+        .target(
+            name: "TraitBridgePresentation",
+            dependencies: ["TraitBridgeModel", "TraitBridgeMapping", "TraitBridgeJSON"],
+            swiftSettings: ours
+        ),
         // The registry on disk: SQLite through GRDB.
         .target(
             name: "TraitBridgeStore",
@@ -127,6 +134,7 @@ let package = Package(
             name: "TraitBridgeHTTP",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeStore", "TraitBridgeJSON", "TraitBridgeCloud",
+                "TraitBridgePresentation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -254,6 +262,7 @@ let package = Package(
                 "TraitBridgeEngine",
                 "TraitBridgeAutomation",
                 "TraitBridgeHTTP",
+                "TraitBridgePresentation",
                 "TraitBridgeHomeKit",
                 "TraitBridgeHomeAssistant",
                 "TraitBridgeMatterServer",
@@ -471,6 +480,11 @@ let package = Package(
         ),
         .testTarget(name: "TraitBridgeModelTests", dependencies: ["TraitBridgeModel"], swiftSettings: ours),
         .testTarget(
+            name: "TraitBridgePresentationTests",
+            dependencies: ["TraitBridgePresentation", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
+            swiftSettings: ours
+        ),
+        .testTarget(
             name: "TraitBridgeMappingTests",
             dependencies: ["TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON"],
             resources: [.copy("Fixtures")],
@@ -482,7 +496,7 @@ let package = Package(
                 "TraitBridgeCLI", "traitbridge", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeSimulator",
                 "TraitBridgeHomeKit", "TraitBridgeMatterCommissioning", "TraitBridgeLocalBroker",
                 "TraitBridgeJSON", "TraitBridgeStore", "TraitBridgeSources", "TraitBridgeMapping", "TraitBridgeModel",
-                "TraitBridgeAutomation", "TraitBridgeMatterBridge",
+                "TraitBridgeAutomation", "TraitBridgeMatterBridge", "TraitBridgePresentation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

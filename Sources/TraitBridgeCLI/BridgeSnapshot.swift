@@ -136,7 +136,10 @@ struct BridgeSnapshot: Sendable {
         if loose.count > 1 {
             printError("error: '\(device)' could be \(loose.joined(separator: ", ")); give the device id")
         } else {
-            printError("error: no device '\(device)' on \(prefix)/devices/; `traitbridge status` lists them")
+            let names = ids.compactMap { states[$0]?["name"]?.string }
+            printError(
+                "error: no device '\(device)' on \(prefix)/devices/\(Suggestions.didYouMean(device, among: names)); "
+                    + "`traitbridge status` lists them")
         }
         throw ExitCode(4)
     }

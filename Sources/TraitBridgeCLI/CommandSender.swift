@@ -12,10 +12,14 @@ enum CommandSender {
     static func send(
         _ command: JSONObject, to device: String, challenge: ChallengeOptions, connection: ConnectionOptions
     ) throws {
-        let outcome = try outcome(of: command, to: device, challenge: challenge, connection: connection)
+        let snapshot = try BridgeSnapshot.readOrExit(connection)
+        let id = try snapshot.deviceID(device, prefix: connection.prefix)
+        let described = Described(state: snapshot.states[id], description: snapshot.descriptions[id])
+        let outcome = try outcome(
+            of: described.reading(command), toID: id, named: device, challenge: challenge, connection: connection)
         let status = outcome["status"]?.string ?? "?"
         let shown = status == "confirmed" ? outcome["values"] : outcome["requested"]
-        let values = (shown?.members ?? []).map { "\($0.key) = \($0.value.value.serialized())" }.joined(separator: ", ")
+        let values = (shown?.members ?? []).map { described.line($0.key, $0.value.value) }.joined(separator: ", ")
         switch status {
         case "confirmed": print("confirmed: \(values)")
         default:
@@ -30,6 +34,13 @@ enum CommandSender {
         of command: JSONObject, to device: String, challenge: ChallengeOptions, connection: ConnectionOptions
     ) throws -> JSON {
         let id = try BridgeSnapshot.readOrExit(connection).deviceID(device, prefix: connection.prefix)
+        return try outcome(of: command, toID: id, named: device, challenge: challenge, connection: connection)
+    }
+
+    private static func outcome(
+        of command: JSONObject, toID id: String, named device: String, challenge: ChallengeOptions,
+        connection: ConnectionOptions
+    ) throws -> JSON {
         var command = command
         command.setIfPresent("challenge", challenge.challenge)
         var outcome = try sendOnce(command, to: id, connection: connection)

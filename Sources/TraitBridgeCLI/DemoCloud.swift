@@ -81,7 +81,7 @@ final class DemoCloud {
                 try FulfillmentServer.application(
                     settings: http, bridge: bridge, linking: linking, logger: logger,
                     apiDocument: sessions == nil ? nil : EmbeddedMappings.openAPIDocument, changeFeed: feed,
-                    webSessions: sessions, onListening: onListening)
+                    webSessions: sessions, presenter: PeoplesWords.presenter, onListening: onListening)
             }, companions: feed.map { [$0] } ?? [], logger: logger)
     }
 

@@ -310,11 +310,13 @@ struct DemoCommand: ParsableCommand {
             "   and the HTTP API with the same token: curl -s -H 'Authorization: Bearer \(token)' "
                 + "\(fulfillment.baseURL)/api/v1/devices")
         say("== traitbridge watch: changes as they happen. In another terminal, try:")
+        // Everything the README's tour uses: the CLI, its broker, and the API's address and token.
         var setup = "export TRAITBRIDGE_BROKER=\(shownBroker)"
         if let folder = Self.executableFolder {
             setup = "export PATH=\"\(folder):$PATH\" TRAITBRIDGE_BROKER=\(shownBroker)"
         }
         say("     \(setup)")
+        say("     export TRAITBRIDGE_API=\(fulfillment.baseURL)/api/v1 TRAITBRIDGE_TOKEN=\(token)")
         say("     traitbridge show \"Hall light\"                        # why it is partiallyOnline, trait by trait")
         say("     traitbridge scene run \"Movie night\"                  # each action's outcome; offline ones skipped")
         say("     traitbridge group show \"Downstairs lights\"           # the group's connectivity from its members")

@@ -99,7 +99,12 @@ struct DevicesCommand: ParsableCommand {
             room = description?["room"]?.string ?? "–"
             connectivity = state["connectivityState"]?.string ?? "unknown"
             let typeMembers = state["types"]?.members ?? []
-            types = typeMembers.compactMap { $0.value["type"]?.string }
+            // A device type once, though two endpoints of a device (a dual relay) have it.
+            var types: [String] = []
+            for case let type? in typeMembers.map({ $0.value["type"]?.string }) where !types.contains(type) {
+                types.append(type)
+            }
+            self.types = types
             traits = Array(Set(typeMembers.flatMap { $0.value["traits"]?.members.map(\.key) ?? [] })).sorted()
             let sourceTexts = description?["sources"]?.elements.compactMap(\.string) ?? []
             sources = Array(Set(sourceTexts.map { String($0.prefix { $0 != "[" }) })).sorted()

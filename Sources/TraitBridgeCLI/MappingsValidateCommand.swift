@@ -91,6 +91,14 @@ struct MappingsValidateCommand: ParsableCommand {
                 problems += error.problems
             }
         }
+        let presentationTable = directory + "/" + PresentationTable.relativePath
+        if let catalog, problems.isEmpty, FileManager.default.fileExists(atPath: presentationTable) {
+            do {
+                _ = try PresentationTable.load(mappingsDirectory: directory, catalog: catalog)
+            } catch {
+                problems += error.problems
+            }
+        }
         var genericDevices = 0
         if let catalog, problems.isEmpty {
             do {

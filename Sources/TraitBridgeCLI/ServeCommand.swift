@@ -15,6 +15,7 @@ import TraitBridgeMQTT
 import TraitBridgeMapping
 import TraitBridgeMatterServer
 import TraitBridgeModel
+import TraitBridgePresentation
 import TraitBridgeSources
 import TraitBridgeStore
 import UnixSignals
@@ -126,8 +127,11 @@ struct ServeCommand: AsyncParsableCommand {
         let fulfillment = try settings.http.map { http in
             let operations = OperationsEndpoints(
                 bridge: bridge, registry: metrics, version: EmbeddedMappings.version, commit: EmbeddedMappings.commit)
+            let presenter = try PeoplesWords.servedPresenter(
+                overlay: settings.mappingsDirectory, catalog: bridge.snapshot.catalog)
             return try Self.makeFulfillment(
-                http, bridge: bridge, homeGraph: homeGraph, operations: operations, logger: logger)
+                http, bridge: bridge, homeGraph: homeGraph, operations: operations, presenter: presenter,
+                logger: logger)
         }
         // Cameras' live view signalling (an HTTP client; idle without a camera that has an endpoint).
         services.append(.init(service: LiveViewSignalling(bridge: bridge, logger: logger)))
@@ -248,7 +252,7 @@ extension ServeCommand {
     /// file that cannot be read or a bad certificate or key stops `serve` before it starts, with the path.
     static func makeFulfillment(
         _ http: FulfillmentSettings, bridge: Bridge, homeGraph: LinkHomeGraph? = nil,
-        operations: OperationsEndpoints? = nil, logger: Logger
+        operations: OperationsEndpoints? = nil, presenter: ValuePresenter = PeoplesWords.presenter, logger: Logger
     ) throws -> [any Service] {
         do {
             let tokens =
@@ -268,7 +272,7 @@ extension ServeCommand {
             let server = try FulfillmentServer.application(
                 settings: http, bridge: bridge, linking: linking, logger: logger, homeGraph: homeGraph,
                 operations: operations, apiDocument: EmbeddedMappings.openAPIDocument, changeFeed: feed,
-                webSessions: WebSessions(secureCookie: http.tlsCertificateFile != nil),
+                webSessions: WebSessions(secureCookie: http.tlsCertificateFile != nil), presenter: presenter,
                 onListening: { base in
                     let linking =
                         http.oauth == nil ? "" : "; account linking at \(base)/oauth/authorize and /oauth/token"

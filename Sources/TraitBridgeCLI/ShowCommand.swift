@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgePresentation
 
 /// `traitbridge show DEVICE`: the device as a tree, and why each trait has its state.
 struct ShowCommand: ParsableCommand {
@@ -8,7 +11,7 @@ struct ShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Show one device: device types, traits, values with units, and why each trait is online or not.",
         discussion: """
-            The tree is device → device types (primary marked *) → traits → attributes. Each trait shows its connectivity, locality, source, reason and since when. Exit codes: 0 ok, 3 broker not reachable, 4 device not found.
+            The tree is device → device types (primary marked *) → traits → attributes and commands. Each trait shows its connectivity, locality, source, reason and since when; each attribute its value in people's words (22.2 °C, locked), then its name and value as sent (what `set` and --json use) and, when it can be written, what it accepts; each command its fields ([optional]). Exit codes: 0 ok, 3 broker not reachable, 4 device not found.
 
             Examples:
               traitbridge show z2m-0x00158d0001000001
@@ -29,10 +32,15 @@ struct ShowCommand: ParsableCommand {
         guard let state = snapshot.states[id] else { throw ExitCode(4) }
         let description = snapshot.descriptions[id]
         if json {
-            print(JSONValue.object(["state": state.value, "description": description?.value ?? .null]).serialized(.pretty), terminator: "")
+            print(
+                JSONValue.object(["state": state.value, "description": description?.value ?? .null]).serialized(
+                    .pretty), terminator: "")
             return
         }
-        print(Self.render(id: id, state: state, description: description, bridge: snapshot.bridgeState), terminator: "")
+        let text = Self.render(
+            id: id, state: state, description: description, bridge: snapshot.bridgeState,
+            catalog: PeoplesWords.catalog())
+        print(text, terminator: "")
         if let sessions = try liveViews(of: id, state: state) { print(sessions, terminator: "") }
     }
 
@@ -54,20 +62,26 @@ struct ShowCommand: ParsableCommand {
         return out
     }
 
-    static func render(id: String, state: JSON, description: JSON?, bridge: String?) -> String {
+    static func render(id: String, state: JSON, description: JSON?, bridge: String?, catalog: Catalog? = nil) -> String
+    {
         var out = ""
         let name = state["name"]?.string ?? id
         out += "\(name)  (\(id))\n"
-        out += "  connectivity: \(state["connectivityState"]?.string ?? "unknown") / \(state["dataSourceLocality"]?.string ?? "unspecified")"
+        out +=
+            "  connectivity: \(state["connectivityState"]?.string ?? "unknown") / \(state["dataSourceLocality"]?.string ?? "unspecified")"
         out += "   last update: \(state["lastUpdate"]?.string ?? "never")\n"
-        if bridge != "online" { out += "  note: the bridge is \(bridge ?? "absent"); this is the last state it published\n" }
+        if bridge != "online" {
+            out += "  note: the bridge is \(bridge ?? "absent"); this is the last state it published\n"
+        }
         if let description {
             out += "  home: \(description["home"]?.string ?? "–")   room: \(description["room"]?.string ?? "–")\n"
             let identity = description["identity"]
             var ids: [String] = []
             if let unique = identity?["uniqueId"]?.string { ids.append("uniqueId \(unique)") }
             for other in identity?["otherDeviceIds"]?.elements ?? [] {
-                if let value = other["deviceId"]?.string { ids.append("\(other["agentId"]?.string ?? "other") \(value)") }
+                if let value = other["deviceId"]?.string {
+                    ids.append("\(other["agentId"]?.string ?? "other") \(value)")
+                }
             }
             if !ids.isEmpty { out += "  identity: \(ids.joined(separator: ", "))\n" }
             let info = description["deviceInfo"]
@@ -78,27 +92,63 @@ struct ShowCommand: ParsableCommand {
         }
         for (key, type) in state["types"]?.members ?? [] {
             let primary = type["isPrimaryType"]?.bool == true ? " *" : ""
-            out += "  \(key): \(type["type"]?.string ?? "?")\(primary)  [\(type["connectivityState"]?.string ?? "?") / \(type["dataSourceLocality"]?.string ?? "?")]\n"
+            let typeID = type["type"]?.string ?? "?"
+            out += "  \(key): \(typeID)\(primary)  [\(type["connectivityState"]?.string ?? "?") / "
+            out += "\(type["dataSourceLocality"]?.string ?? "?")]\n"
             for (traitID, trait) in type["traits"]?.members ?? [] {
-                let source = description?[path: JSONPath(components: [.key("types"), .key(key), .key("traits"), .key(traitID), .key("source")])]?.string
-                out += "    \(traitID)  \(trait["connectivityState"]?.string ?? "?") / \(trait["dataSourceLocality"]?.string ?? "?")"
-                if let source { out += "  via \(source)" }
+                let described = description?[
+                    path: JSONPath(components: [
+                        .key("types"), .key(key), .key("traits"), .key(traitID),
+                    ])]
+                out += "    \(PeoplesWords.presenter.traitName(traitID)) (\(traitID))  "
+                out += "\(trait["connectivityState"]?.string ?? "?") / \(trait["dataSourceLocality"]?.string ?? "?")"
+                if let source = described?["source"]?.string { out += "  via \(source)" }
                 out += "\n"
                 if let reason = trait["reason"]?.string {
                     out += "      why: \(reason)" + (trait["since"]?.string.map { " (since \($0))" } ?? "") + "\n"
                 }
-                let metadata = description?[path: JSONPath(components: [.key("types"), .key(key), .key("traits"), .key(traitID), .key("attributes")])]
-                for (attribute, value) in trait["attributes"]?.members ?? [] {
-                    var line = "      \(attribute) = \(value.value.serialized())"
-                    if let unit = metadata?[attribute]?["unit"]?.string { line += " \(unit)" }
-                    if let low = metadata?[attribute]?["min"]?.double, let high = metadata?[attribute]?["max"]?.double {
-                        line += "  (\(format(low))…\(format(high)))"
-                    }
-                    out += line + "\n"
+                out += attributeLines(trait, traitID: traitID, described: described)
+                let commands = described?["commands"]?.elements.compactMap(\.string) ?? []
+                if !commands.isEmpty {
+                    let written = commands.map { command(traitID, $0, catalog: catalog) }
+                    out += "      commands: \(written.joined(separator: ", "))\n"
                 }
             }
         }
         return out
+    }
+
+    /// One line an attribute: its name, its value in people's words, then the model's name and value
+    /// (what `set` and `--json` use) and, when it can be written, what it accepts.
+    private static func attributeLines(_ trait: JSON, traitID: String, described: JSON?) -> String {
+        let presenter = PeoplesWords.presenter
+        var rows: [(name: String, shown: String, raw: String)] = []
+        for (attribute, value) in trait["attributes"]?.members ?? [] {
+            let key = ValuePresenter.key(trait: traitID, attribute: attribute)
+            let metadata = described?["attributes"]?[attribute].flatMap { AttributeMetadata(described: $0.value) }
+            var raw = "\(attribute) = \(value.value.serialized())"
+            if let metadata, metadata.isWritable {
+                raw += presenter.allowed(of: key, metadata: metadata).map { "; set: \($0)" } ?? "; writable"
+            }
+            let shown = presenter.text(AttributeValue(jsonValue: value.value), of: key, metadata: metadata)
+            rows.append((presenter.name(of: key), shown, raw))
+        }
+        let nameWidth = rows.map(\.name.count).max() ?? 0
+        let shownWidth = rows.map(\.shown.count).max() ?? 0
+        return rows.map { "      \($0.name.padding(nameWidth))  \($0.shown.padding(shownWidth))  (\($0.raw))\n" }
+            .joined()
+    }
+
+    /// `toggle`, or `moveToLevel(level, [transitionTime], …)` with the catalog's fields (optional
+    /// ones in brackets) when the catalog is at hand.
+    static func command(_ traitID: String, _ name: String, catalog: Catalog?) -> String {
+        guard let id = TraitID(parsing: traitID),
+            let definition = catalog?.trait(id)?.commands.first(where: {
+                $0.name == name
+            }), !definition.fields.isEmpty
+        else { return name }
+        return name + "(" + definition.fields.map { $0.isOptional ? "[\($0.name)]" : $0.name }.joined(separator: ", ")
+            + ")"
     }
 
     static func format(_ number: Double) -> String {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TraitBridgeJSON
 import TraitBridgeMQTT
+import TraitBridgeModel
 
 /// `traitbridge watch [DEVICE…]`: a live stream of added, removed and changed devices.
 struct WatchCommand: ParsableCommand {
@@ -11,9 +12,10 @@ struct WatchCommand: ParsableCommand {
         discussion: """
             Starts from what the bridge has published, then prints one line per change until Ctrl-C (or --count \
             / --duration): devices, device events (a partner cloud's notifications: a doorbell press, an object \
-            seen), and cloud links failing or recovering. --json prints JSON Lines: {"event", "id", "name", \
-            "changes"}, {"event": "notification", "id", "name", "trait", "link", "notification"}, {"event": \
-            "link", "link", "state", "since", "error"}.
+            seen), and cloud links failing or recovering. Values are in people's words (22.2 °C, locked). --json \
+            prints JSON Lines: {"event": "watching", "prefix", "devices"} once the stream is live, then {"event", \
+            "id", "name", "changes" (as sent), "display" (in people's words)}, {"event": "notification", "id", \
+            "name", "trait", "link", "notification"}, {"event": "link", "link", "state", "since", "error"}.
 
             Examples:
               traitbridge watch
@@ -51,6 +53,7 @@ struct WatchCommand: ParsableCommand {
         let marker = "\(prefix)/cli/marker/\(MQTTClientConfiguration.uniqueClientID(prefix: "watch"))"
         client.subscribe("\(prefix)/devices/+/state", qos: 1)
         client.subscribe("\(prefix)/devices/+/event", qos: 1)
+        client.subscribe("\(prefix)/devices/+", qos: 1)  // descriptions: the metadata values are shown with
         client.subscribe("\(prefix)/bridge/health", qos: 1)
         client.subscribe(marker, qos: 1)
         client.start()
@@ -68,6 +71,11 @@ struct WatchCommand: ParsableCommand {
         let end = duration.map { ContinuousClock.now + .seconds($0) }
         let style = TerminalStyle.standardOutput
         var known: [String: JSON] = [:]
+        var descriptions: [String: JSON] = [:]
+        let wanted = Set(devices.map(NameRules.comparisonKey))
+        func isWatched(_ id: String, _ name: String) -> Bool {
+            wanted.isEmpty || devices.contains(id) || wanted.contains(NameRules.comparisonKey(name))
+        }
         var links = LinkWatch()
         var isLive = false
         var printed = 0
@@ -78,12 +86,15 @@ struct WatchCommand: ParsableCommand {
             for message in messages {
                 if message.topic == marker {
                     isLive = true
-                    if !json {
-                        FileHandleWriter.write(
-                            "watching \(known.count) device\(known.count == 1 ? "" : "s") on \(prefix); "
-                                + "changes follow\n",
-                            to: 1)
-                    }
+                    let watched = known.filter { isWatched($0.key, $0.value["name"]?.string ?? $0.key) }.count
+                    let start: JSONValue = [
+                        "event": "watching", "prefix": .string(prefix), "devices": .int(Int64(watched)),
+                    ]
+                    FileHandleWriter.write(
+                        json
+                            ? start.serialized() + "\n"
+                            : "watching \(watched) device\(watched == 1 ? "" : "s") on \(prefix); changes follow\n",
+                        to: 1)
                     continue
                 }
                 var lines: [(text: String, json: JSONValue)] = []
@@ -92,7 +103,7 @@ struct WatchCommand: ParsableCommand {
                 } else if isLive, message.topic.hasPrefix(statePrefix), message.topic.hasSuffix("/event") {
                     let id = String(message.topic.dropFirst(statePrefix.count).dropLast(6))
                     let name = known[id]?["name"]?.string ?? id
-                    guard devices.isEmpty || devices.contains(id) || devices.contains(name) else { continue }
+                    guard isWatched(id, name) else { continue }
                     if let event = Self.event(message.payload, id: id, name: name) { lines = [event] }
                 }
                 for line in lines {
@@ -101,13 +112,20 @@ struct WatchCommand: ParsableCommand {
                     printed += 1
                     if let count, printed >= count { return }
                 }
+                if message.topic.hasPrefix(statePrefix), !message.topic.dropFirst(statePrefix.count).contains("/") {
+                    let id = String(message.topic.dropFirst(statePrefix.count))
+                    descriptions[id] = message.payload.isEmpty ? nil : try? JSONDocument.parse(message.payload).root
+                    continue
+                }
                 guard message.topic.hasPrefix(statePrefix), message.topic.hasSuffix("/state") else { continue }
                 let id = String(message.topic.dropFirst(statePrefix.count).dropLast(6))
                 let new = message.payload.isEmpty ? nil : try? JSONDocument.parse(message.payload).root
                 let old = known[id]
                 known[id] = new
-                guard isLive, let change = StateChange.between(id: id, old: old, new: new) else { continue }
-                guard devices.isEmpty || devices.contains(change.id) || devices.contains(change.name) else { continue }
+                guard isLive,
+                    let change = StateChange.between(id: id, old: old, new: new, description: descriptions[id])
+                else { continue }
+                guard isWatched(change.id, change.name) else { continue }
                 // Written straight to stdout, unbuffered, so a pipe sees each change at once.
                 FileHandleWriter.write(
                     (json ? change.json.serialized() : "\(style.dim(Self.clock()))  \(change.line)") + "\n", to: 1)

@@ -64,7 +64,14 @@ extension BridgeState {
                 writes.append(AttributeUpdate(address: address, attribute: attribute, value: value))
             case .invoke(_, _, let name, let arguments):
                 guard let definition = catalog.trait(traitID)?.command(named: name) else {
-                    throw CommandFailure(.notSupported, "trait \(traitID) has no command '\(name)'")
+                    let known =
+                        catalog.trait(traitID)?.commands.map(\.name).filter {
+                            catalog.commandRule(traitID, $0).map { $0.unsupportedReason == nil } ?? false
+                        } ?? []
+                    throw CommandFailure(
+                        .notSupported,
+                        "trait \(traitID) has no command '\(name)'\(Suggestions.didYouMean(name, among: known))"
+                            + (known.isEmpty ? "" : "; its commands: \(known.joined(separator: ", "))"))
                 }
                 guard let rule = catalog.commandRule(traitID, name) else {
                     throw CommandFailure(

@@ -51,6 +51,22 @@ extension BridgeState {
         locate(text, \.scenes, id: \.id.rawValue, name: \.name).map { ($0.0.id.rawValue, $0.1.id.rawValue) }
     }
 
+    /// The kinds of named things a request can miss, for ``didYouMean(_:kind:)``.
+    public enum NamedKind: Sendable { case device, group, scene, room, automation }
+
+    /// " (did you mean 'Hall light'?)" when a name of `kind` is near `text`; empty otherwise.
+    public func didYouMean(_ text: String, kind: NamedKind) -> String {
+        let names: [String] =
+            switch kind {
+            case .device: graph.devices.values.map(\.name).sorted()
+            case .group: graph.homes.flatMap { $0.groups.map(\.name) }
+            case .scene: graph.homes.flatMap { $0.scenes.map(\.name) }
+            case .room: graph.homes.flatMap { $0.rooms.map(\.name) }
+            case .automation: automations.all.map(\.name)
+            }
+        return Suggestions.didYouMean(text, among: names)
+    }
+
     private func locate<Item>(
         _ text: String, _ items: KeyPath<Home, [Item]>, id: KeyPath<Item, String>, name: KeyPath<Item, String>
     ) -> (Item, Home)? {

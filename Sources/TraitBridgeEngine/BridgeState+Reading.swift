@@ -81,11 +81,16 @@ extension BridgeState {
         let room = graph.room(of: device.id)
         let zones = room.map { room in home?.zones.filter { $0.roomIDs.contains(room.id) }.map(\.name) ?? [] } ?? []
         let connectivity = device.sourceConnectivity
+        // A device type once, though two paths or endpoints of the device (its cloud twin) have it.
+        var types: [String] = []
+        for type in device.deviceTypes where !types.contains(type.typeID.description) {
+            types.append(type.typeID.description)
+        }
         var object: JSONObject = [
             "id": .string(device.id.rawValue), "name": .string(device.name),
             "home": home.map { .string($0.name) } ?? .null, "room": room.map { .string($0.name) } ?? .null,
             "zones": .array(zones.map { .string($0) }),
-            "types": .array(device.deviceTypes.map { .string($0.typeID.description) }),
+            "types": .array(types.map { .string($0) }),
             "traits": .array(
                 Set(device.deviceTypes.flatMap { $0.traits.map(\.traitID.description) }).sorted().map { .string($0) }),
             "sources": .array(Set(device.sources.map(\.family)).sorted().map { .string($0) }),

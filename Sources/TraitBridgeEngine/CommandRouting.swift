@@ -28,6 +28,12 @@ enum CommandRouting {
                         + "name one with \"deviceType\" (CLI: --device-type)")
             }
             return TraitAddress(deviceTypeKey: best.key, traitID: traitID)
+        } catch .traitNotInDeviceType(let address) where address.deviceTypeKey == "*" {
+            let traits = device.deviceTypes.flatMap { $0.traits.map(\.traitID.description) }
+            throw CommandFailure(
+                .notSupported,
+                "the device has no trait \(traitID)\(Suggestions.didYouMean(traitID.description, among: traits)); "
+                    + "its traits: \(Array(Set(traits)).sorted().joined(separator: ", "))")
         } catch {
             throw CommandFailure(.notSupported, error.description)
         }

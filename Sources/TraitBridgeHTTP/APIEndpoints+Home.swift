@@ -26,7 +26,10 @@ extension APIEndpoints {
             authorized(request) {
                 let name = Self.parameter(context, "group")
                 guard let group = bridge.snapshot.group(named: name) else {
-                    return Self.problem(.notFound, "no such group", "no group has the id or name '\(name)'", request)
+                    return Self.problem(
+                        .notFound, "no such group",
+                        "no group has the id or name '\(name)'"
+                            + bridge.snapshot.didYouMean(name, kind: .group), request)
                 }
                 return FulfillmentServer.json(.ok, group.serializedBytes())
             }
@@ -44,7 +47,10 @@ extension APIEndpoints {
             await authorizedAsync(request, needs: .control) {
                 let name = Self.parameter(context, "group")
                 guard let group = bridge.snapshot.groupAddress(named: name) else {
-                    return Self.problem(.notFound, "no such group", "no group has the id or name '\(name)'", request)
+                    return Self.problem(
+                        .notFound, "no such group",
+                        "no group has the id or name '\(name)'"
+                            + bridge.snapshot.didYouMean(name, kind: .group), request)
                 }
                 guard case .object(var command) = await body(of: request, max: maxBodyBytes) else {
                     return Self.notAnObject(request, maxBodyBytes)
@@ -58,7 +64,10 @@ extension APIEndpoints {
             await authorizedAsync(request, needs: .control) {
                 let name = Self.parameter(context, "scene")
                 guard let scene = bridge.snapshot.scene(named: name) else {
-                    return Self.problem(.notFound, "no such scene", "no scene has the id or name '\(name)'", request)
+                    return Self.problem(
+                        .notFound, "no such scene",
+                        "no scene has the id or name '\(name)'"
+                            + bridge.snapshot.didYouMean(name, kind: .scene), request)
                 }
                 return await run("scene-run", ["scene": .string(scene.id), "home": .string(scene.home)], request)
             }

@@ -4,6 +4,9 @@ import Hummingbird
 import NIOCore
 import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgeMapping
+import TraitBridgeModel
+import TraitBridgePresentation
 
 /// The HTTP API under `/api/v1`, as `api/openapi.json` describes it (served at
 /// `/api/v1/openapi.json`; the tests check every answer against it): the devices with per-trait
@@ -19,6 +22,8 @@ struct APIEndpoints: Sendable {
     var feed: ChangeFeed?
     /// The web UI's signed-in browsers, which call the API with their session cookie.
     var sessions: WebSessions?
+    /// Reads a written value given in a person's form (`21.5 °C`, `heat`, `40 % open`).
+    var presenter = ValuePresenter(table: PresentationTable())
     let maxBodyBytes = 64 * 1024
 
     /// Each path and the methods it answers; any other method is 405 with `Allow`.
@@ -52,7 +57,10 @@ struct APIEndpoints: Sendable {
             authorized(request) {
                 let name = Self.parameter(context, "device")
                 guard let document = bridge.snapshot.deviceDocument(name) else {
-                    return Self.problem(.notFound, "no such device", "no device has the id or name '\(name)'", request)
+                    return Self.problem(
+                        .notFound, "no such device",
+                        "no device has the id or name '\(name)'"
+                            + bridge.snapshot.didYouMean(name, kind: .device), request)
                 }
                 return FulfillmentServer.json(.ok, document)
             }
@@ -103,14 +111,23 @@ struct APIEndpoints: Sendable {
 
     private func command(_ request: Request, device name: String) async -> Response {
         guard let id = bridge.snapshot.deviceID(named: name) else {
-            return Self.problem(.notFound, "no such device", "no device has the id or name '\(name)'", request)
+            return Self.problem(
+                .notFound, "no such device",
+                "no device has the id or name '\(name)'"
+                    + bridge.snapshot.didYouMean(name, kind: .device), request)
         }
         let body: ByteBuffer
         do { body = try await request.body.collect(upTo: maxBodyBytes) } catch {
             return Self.problem(
                 .contentTooLarge, "command too large", "a command is at most \(maxBodyBytes) bytes", request)
         }
-        let answer = await bridge.command(id, payload: Array(buffer: body))
+        let payload: [UInt8]
+        do throws(InputRefusal) { payload = try personsForm(Array(buffer: body)) } catch {
+            return Self.problem(
+                .unprocessableContent, "command refused: valueOutOfRange", error.message, request,
+                kind: "valueOutOfRange", extra: [("code", "valueOutOfRange")])
+        }
+        let answer = await bridge.command(id, payload: payload)
         guard let result = try? JSONDocument.parse(answer).root, let status = result["status"]?.string else {
             return Self.problem(.internalServerError, "no answer", "the bridge gave no result", request)
         }
@@ -126,6 +143,22 @@ struct APIEndpoints: Sendable {
             default: .unprocessableContent
             }
         return Self.problem(httpStatus, "command refused: \(code)", detail, request, kind: code, extra: extra)
+    }
+
+    /// A write whose value is text in a person's form (`"21.5 °C"`, `"heat"`, `"40 % open"`), with the
+    /// model's value in its place; anything else as it came (the bridge checks and refuses it). A
+    /// number beyond what its unit reaches is refused here, in the person's unit.
+    func personsForm(_ body: [UInt8]) throws(InputRefusal) -> [UInt8] {
+        guard body.count <= maxBodyBytes, let root = try? JSONDocument.parse(body).root.value,
+            case .object(var command) = root, case .string(let text)? = command["value"],
+            case .string(let trait)? = command["trait"], case .string(let attribute)? = command["attribute"],
+            let traitID = TraitID(parsing: trait),
+            let metadata = try? bridge.snapshot.catalog.attributeMetadata(traitID, attribute)
+        else { return body }
+        let key = ValuePresenter.key(trait: trait, attribute: attribute)
+        guard let value = try presenter.read(text, of: key, metadata: metadata) else { return body }
+        command["value"] = value.jsonValue
+        return JSONValue.object(command).serializedBytes()
     }
 
     // MARK: Parameters

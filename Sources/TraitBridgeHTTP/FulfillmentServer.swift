@@ -9,6 +9,8 @@ import NIOSSL
 import TraitBridgeCloud
 public import TraitBridgeEngine
 import TraitBridgeJSON
+public import TraitBridgeMapping
+public import TraitBridgePresentation
 
 /// The HTTP side of `serve`: Google's fulfillment endpoint and account linking on one listener.
 ///
@@ -22,6 +24,7 @@ public enum FulfillmentServer {
         settings: FulfillmentSettings, bridge: Bridge, linking: AccountLinking, logger: Logger,
         homeGraph: LinkHomeGraph? = nil, operations: OperationsEndpoints? = nil, apiDocument: [UInt8]? = nil,
         changeFeed: ChangeFeed? = nil, webSessions: WebSessions? = nil,
+        presenter: ValuePresenter = ValuePresenter(table: PresentationTable()),
         onListening: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(FulfillmentSetupError) -> some ApplicationProtocol {
         let router = Router(context: ClientRequestContext.self)
@@ -30,14 +33,16 @@ public enum FulfillmentServer {
         let socketRouter = Router(context: SocketRequestContext.self)
         if let apiDocument {
             let endpoints = APIEndpoints(
-                bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed, sessions: webSessions)
+                bridge: bridge, linking: linking, document: apiDocument, feed: changeFeed, sessions: webSessions,
+                presenter: presenter)
             endpoints.register(on: router)
             if let changeFeed {
                 ChangeSocket(stream: ChangeStream(bridge: bridge, feed: changeFeed), endpoints: endpoints)
                     .register(on: socketRouter)
             }
             if let webSessions {
-                WebPages(bridge: bridge, sessions: webSessions, linking: linking, pages: pages).register(on: router)
+                WebPages(bridge: bridge, sessions: webSessions, linking: linking, pages: pages, presenter: presenter)
+                    .register(on: router)
             }
         }
         let listening = ListeningURL()

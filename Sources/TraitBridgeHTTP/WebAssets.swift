@@ -174,15 +174,38 @@ enum WebAssets {
             const what = button.getAttribute("aria-label") || button.textContent;
             send(button.dataset.path, body, button.dataset.device, what);
           });
+          // A slider, a choice or a switch writes its attribute: a slider's value in the person's unit
+          // ("40 % open"; the API reads it back), a choice's word, a switch's true or false.
           document.addEventListener("change", (event) => {
-            const input = event.target.closest("input[type=range][data-path]");
+            const input = event.target.closest("input[data-path], select[data-path]");
             if (!input) return;
+            let value = input.value;
+            if (input.type === "range") value = input.dataset.unit ? input.value + " " + input.dataset.unit :
+              Number(input.value);
+            if (input.type === "checkbox") value = input.checked;
             send(input.dataset.path, {deviceType: input.dataset.type, trait: input.dataset.trait,
-              attribute: input.dataset.attribute, value: Number(input.value)}, input.dataset.device,
-              "set " + input.dataset.attribute + " to " + input.value);
+              attribute: input.dataset.attribute, value: value}, input.dataset.device,
+              (input.getAttribute("aria-label") || input.dataset.attribute) + " to " + String(value));
+          });
+          // A command's form: each field by its kind; an empty optional field is left out.
+          document.addEventListener("submit", (event) => {
+            const form = event.target.closest("form[data-command]");
+            if (!form) return;
+            event.preventDefault();
+            const args = {};
+            for (const field of form.querySelectorAll("[name]")) {
+              const kind = field.dataset.kind;
+              if (kind === "bool") { args[field.name] = field.checked; continue; }
+              if (field.value === "") continue;
+              if (kind === "number") args[field.name] = Number(field.value);
+              else if (kind === "json") args[field.name] = JSON.parse(field.value);
+              else args[field.name] = field.value;
+            }
+            send(form.dataset.path, {deviceType: form.dataset.type, trait: form.dataset.trait,
+              command: form.dataset.command, arguments: args}, form.dataset.device, form.dataset.command);
           });
           document.addEventListener("submit", (event) => {
-            const form = event.target.closest("form[data-path]");
+            const form = event.target.closest("form[data-path]:not([data-command])");
             if (!form) return;
             event.preventDefault();
             const text = form.elements.value.value;
@@ -230,6 +253,16 @@ enum WebAssets {
         .locality { font-size: .85em; color: #444; }
         .reason { font-size: .85em; color: #7f1d1d; }
         .value { font-weight: bold; margin: .2em 0; }
+        .values { grid-template-columns: max-content 1fr; margin: .3em 0; }
+        .values dd { display: flex; flex-wrap: wrap; gap: .3em; align-items: center; }
+        .values input[type=range] { flex: 1 1 8em; min-width: 6em; }
+        .values button { padding: .1em .6em; min-height: 2em; }
+        form.command input[type=number] { width: 6em; }
+        .why { font-size: .85em; color: #7f1d1d; }
+        form.command { display: inline-block; margin: .2em 0; }
+        form.command fieldset { border: 1px solid #d8d8d8; border-radius: .3em; padding: .2em .5em; }
+        details.raw summary { cursor: pointer; font-size: .9em; color: #333; }
+        h3 small, h2 small { font-weight: normal; font-size: .75em; color: #555; }
         button { font: inherit; padding: .3em .8em; min-height: 2.2em; cursor: pointer; }
         :focus-visible { outline: 3px solid #1d4ed8; outline-offset: 2px; }
         #status.ok { color: #14532d; }

@@ -2,12 +2,15 @@ import Foundation
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeModel
+import TraitBridgePresentation
 
 /// The web UI's HTML, made from a copy of the state: every text escaped, every link and API path
 /// built from ids, controls only for a role that may use them (control or admin).
 struct WebHTML {
     let state: BridgeState
     let role: APIRole
+    /// Values in people's words, and the cards' choice of values and controls.
+    let presenter: ValuePresenter
 
     var canControl: Bool { role >= .control }
 
@@ -82,49 +85,6 @@ struct WebHTML {
         return html
     }
 
-    /// One device's card: name, connectivity, locality and why, its on/off and level.
-    func card(_ idOrName: String) -> String? {
-        guard let id = state.deviceID(named: idOrName), let summary = state.deviceSummary(id),
-            let document = document(id.rawValue)
-        else { return nil }
-        let deviceState = document["state"]
-        let connectivity = summary["connectivityState"]?.stringValue ?? "unknown"
-        let locality = summary["dataSourceLocality"]?.stringValue ?? "unknown"
-        let name = summary["name"]?.stringValue ?? id.rawValue
-        var html = """
-            <article class="card" id="card-\(escape(id.rawValue))" data-device="\(escape(id.rawValue))">
-            <h3><a href="/ui/devices/\(Self.path(id.rawValue))">\(escape(name))</a></h3>
-            <p><span class="badge \(escape(connectivity))">\(escape(connectivity))</span>
-            <span class="locality">\(escape(locality))</span></p>
-            """
-        if connectivity != "online", let reason = Self.firstReason(deviceState) {
-            html += "<p class=\"reason\">\(escape(reason))</p>"
-        }
-        if let onOff = Self.trait("matter.OnOff", in: deviceState) {
-            let isOn = onOff.trait["attributes"]?["onOff"] == .bool(true)
-            html += "<p class=\"value\">\(isOn ? "On" : "Off")</p>"
-            if canControl {
-                html += commandButton(
-                    id.rawValue, type: onOff.type, trait: "matter.OnOff", command: isOn ? "off" : "on",
-                    label: isOn ? "Turn off \(name)" : "Turn on \(name)", text: isOn ? "Turn off" : "Turn on")
-            }
-        }
-        if let level = Self.trait("matter.LevelControl", in: deviceState),
-            case .int(let current)? = level.trait["attributes"]?["currentLevel"]
-        {
-            let limits = Self.limits(document["description"], type: level.type, trait: "matter.LevelControl")
-            let disabled = canControl ? "" : " disabled"
-            html += """
-                <p><label>Level <input type="range" min="\(limits.min)" max="\(limits.max)"
-                value="\(current)"\(disabled)
-                data-path="/api/v1/devices/\(Self.path(id.rawValue))/commands" data-device="\(escape(id.rawValue))"
-                data-type="\(escape(level.type))" data-trait="matter.LevelControl" data-attribute="currentLevel"
-                aria-label="Level of \(escape(name))"></label></p>
-                """
-        }
-        return html + "</article>"
-    }
-
     func commandButton(
         _ device: String, type: String, trait: String, command: String, label: String, text: String
     ) -> String {
@@ -163,16 +123,6 @@ struct WebHTML {
             }
         }
         return nil
-    }
-
-    /// An attribute's min and max from the description's metadata (0…254 when it gives none).
-    static func limits(_ description: JSONValue?, type: String, trait: String) -> (min: Int64, max: Int64) {
-        let metadata = description?["types"]?[type]?["traits"]?[trait]?["attributes"]?["currentLevel"]
-        var low: Int64 = 0
-        var high: Int64 = 254
-        if case .int(let value)? = metadata?["min"] { low = value }
-        if case .int(let value)? = metadata?["max"] { high = value }
-        return (low, max(low, high))
     }
 
     // MARK: Text

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgePresentation
 
 /// The web UI under `/ui`: server-rendered pages (devices by room, one device trait by trait, the
 /// home above the devices), a small script of our own that calls the HTTP API with the session
@@ -15,6 +16,7 @@ struct WebPages: Sendable {
     let sessions: WebSessions
     let linking: AccountLinking
     let pages: LinkingPages
+    let presenter: ValuePresenter
     /// At most this many devices on the devices page (a filter narrows them; the page says so).
     static let maxCards = 500
 
@@ -35,7 +37,7 @@ struct WebPages: Sendable {
         }
         router.get("ui/home/sections") { request, _ in
             signedIn(request) { session in
-                Self.fragment(.ok, WebHTML(state: bridge.snapshot, role: session.role).homePage())
+                Self.fragment(.ok, WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter).homePage())
             }
         }
         fragment("ui/cards/:device", on: router) { $0.card($1) }
@@ -51,7 +53,8 @@ struct WebPages: Sendable {
         router.get(path) { request, context in
             signedIn(request) { session in
                 let html = render(
-                    WebHTML(state: bridge.snapshot, role: session.role), APIEndpoints.parameter(context, "device"))
+                    WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter),
+                    APIEndpoints.parameter(context, "device"))
                 return html.map { Self.fragment(.ok, $0) } ?? Self.fragment(.notFound, "")
             }
         }
@@ -64,18 +67,18 @@ struct WebPages: Sendable {
         for (name, value) in request.uri.queryParameters where value.utf8.count <= 256 {
             _ = APIEndpoints.applyFilter(name, String(value), to: &filter)
         }
-        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        let render = WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter)
         return Self.page(.ok, "Devices", render.devicesByRoom(filter, limit: Self.maxCards), session: session)
     }
 
     private func devicePage(_ name: String, _ session: WebSessions.Session) -> Response? {
-        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        let render = WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter)
         guard let (title, body) = render.devicePage(name) else { return nil }
         return Self.page(.ok, title, body, session: session)
     }
 
     private func homePage(_ session: WebSessions.Session) -> Response {
-        let render = WebHTML(state: bridge.snapshot, role: session.role)
+        let render = WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter)
         // The script redraws the sections from /ui/home/sections when something changes.
         let body = #"<div id="home-sections">"# + render.homePage() + "</div>"
         return Self.page(.ok, "Home", body, session: session)

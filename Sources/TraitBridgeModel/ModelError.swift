@@ -37,7 +37,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownDeviceType(let id):
             "unknown device type '\(id)'; define it in mappings/catalog/device-types.json"
         case .unknownAttribute(let trait, let attribute, let known):
-            "trait \(trait) has no attribute '\(attribute)'; it has: \(known.joined(separator: ", "))"
+            "trait \(trait) has no attribute '\(attribute)'\(Suggestions.didYouMean(attribute, among: known)); "
+                + "it has: \(known.joined(separator: ", "))"
         case .missingRequiredTraits(let type, let missing):
             "device type \(type) requires trait(s) \(missing.map(\.description).joined(separator: ", ")), which are missing"
         case .duplicateTrait(let key, let trait):
@@ -47,7 +48,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         case .multiplePrimaryTypes(let keys):
             "device types \(keys.joined(separator: ", ")) are all marked primary; mark exactly one"
         case .unknownDeviceTypeKey(let key, let known):
-            "the device has no device type '\(key)'; it has: \(known.joined(separator: ", "))"
+            "the device has no device type '\(key)'\(Suggestions.didYouMean(key, among: known)); "
+                + "it has: \(known.joined(separator: ", "))"
         case .traitNotInDeviceType(let address) where address.deviceTypeKey == "*":
             "the device has no trait \(address.traitID) in any of its device types; `traitbridge show <device>` lists its traits"
         case .traitNotInDeviceType(let address):

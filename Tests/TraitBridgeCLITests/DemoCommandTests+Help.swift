@@ -53,12 +53,14 @@ extension DemoCommandTests {
         """
 
     static let statusHelp = """
-        OVERVIEW: Show each device's connectivity, locality and last update, and
+        OVERVIEW: Show each device's state, connectivity, locality and last update, and
         whether the bridge is online.
 
-        One line per device, by room, then name. Reads what the bridge has published
-        (retained) on the broker; works from any machine that reaches it. Exit codes: 0
-        ok, 3 broker not reachable, 4 a named device not found.
+        One line per device, by room, then name; STATE is what a person looks for
+        first, in their words (on, 78 %; 22.2 °C; locked), as
+        mappings/presentation/values.json's cards choose. Reads what the bridge has
+        published (retained) on the broker; works from any machine that reaches it.
+        Exit codes: 0 ok, 3 broker not reachable, 4 a named device not found.
 
         Examples:
           traitbridge status
@@ -89,9 +91,9 @@ extension DemoCommandTests {
           --key-file <key-file>   Key (PEM) of the client certificate.
           --json                  Print JSON: {"bridge": …, "devices": [{"id", "name",
                                   "room", "type", "connectivityState",
-                                  "dataSourceLocality", "lastUpdate", "reason"}],
-                                  "summary": {…}, and "links": {name: health} when the
-                                  bridge has cloud links}.
+                                  "dataSourceLocality", "display", "lastUpdate" (ISO
+                                  8601), "reason"}], "summary": {…}, and "links":
+                                  {name: health} when the bridge has cloud links}.
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -172,7 +172,8 @@ struct DemoCommandTests {
         let command = try CommandRunner.run(["command", "Hall light", "matter.OnOff.toggle", "--broker", broker])
         #expect(command.exitCode == 0, "\(command.standardError)")
         #expect(
-            command.standardOutput.hasPrefix("confirmed: cloud-light/matter.OnOff.onOff = "),
+            command.standardOutput.hasPrefix("confirmed: Power ")
+                && command.standardOutput.contains(" (cloud-light/matter.OnOff.onOff = "),
             "\(command.standardOutput)")
     }
 

@@ -225,8 +225,8 @@ struct MappingsValidateCommandTests {
               serve                   Run the bridge: read zigbee2mqtt, Tasmota, Shelly,
                                       Home Assistant discovery, generic and Matter devices
                                       and publish the unified model.
-              status                  Show each device's connectivity, locality and last
-                                      update, and whether the bridge is online.
+              status                  Show each device's state, connectivity, locality and
+                                      last update, and whether the bridge is online.
               devices                 List devices, filtered by room, device type, trait,
                                       connectivity or source.
               show                    Show one device: device types, traits, values with

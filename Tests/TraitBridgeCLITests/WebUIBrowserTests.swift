@@ -99,11 +99,23 @@ struct WebUIBrowserTests {
         }
         #expect(found["keyboardStatus"] as? String == "Confirmed", "and Enter switches it")
 
-        #expect((found["traits"] as? [String])?.contains("matter.OnOff") == true, "\(found["traits"] ?? "")")
+        #expect(
+            (found["traits"] as? [String])?.contains("On/off matter.OnOff") == true, "\(found["traits"] ?? "")")
         let deviceText = found["deviceText"] as? String ?? ""
-        for word in ["Source", "Locality", "Reason", "Since", "tasmota", "currentLevel", "max 254"] {
+        // The Hall light: its local path offline (why, since when), its cloud twin's online; commands.
+        for word in [
+            "Color temperature light (light) offline", "Color temperature light (cloud-light) online", "Power",
+            "Brightness", "Colour temperature", "localPeer", "Turn o", "Move to level", "Toggle",
+            "availability topic zigbee2mqtt/Hall light/availability said offline (since 20",
+        ] {
             #expect(deviceText.contains(word), "the device page shows \(word): \(deviceText.prefix(600))")
         }
+        #expect(!deviceText.contains("currentLevel"), "the raw names wait behind a click: \(deviceText.prefix(600))")
+        let raw = found["rawText"] as? String ?? ""
+        for word in ["Source", "zigbee2mqtt[default]", "onOff", "format bool", "Set"] {
+            #expect(raw.contains(word), "the raw view shows \(word): \(raw.prefix(600))")
+        }
+        try Self.checkCardValues(found)
         #expect(found["homeSections"] as? [String] == ["Zones", "Groups", "Scenes", "Automations", "Cloud links"])
         #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
         let sceneAfter = found["sceneAfter"] as? String ?? ""
@@ -116,14 +128,12 @@ struct WebUIBrowserTests {
         #expect(found["forgedStatus"] as? Int == 403, "a write without the CSRF token")
         #expect((found["consoleErrors"] as? [Any])?.isEmpty == true, "\(found["consoleErrors"] ?? "")")
         #expect(found["afterLogout"] as? String == "/ui/login" && found["cookieAfterLogout"] as? Bool == false)
-        for page in ["login-refused", "devices", "challenge", "device", "home", "devices-phone"] {
+        for page in ["login-refused", "devices", "devices-values", "challenge", "device", "home", "devices-phone"] {
             #expect(FileManager.default.fileExists(atPath: "\(Self.screenshots)/\(page).png"), "screenshot \(page)")
         }
         #expect(demo.signal(SIGINT, waitUpTo: .seconds(30)) && demo.exitStatus == 0, "the demo stops on Ctrl-C")
     }
 
-    /// Whether a card's text says the device is on.
-    static func isOn(_ card: String) -> Bool {
-        card.split(whereSeparator: \.isNewline).contains { $0.trimmingCharacters(in: .whitespaces) == "On" }
-    }
+    /// Whether a card's text says the device is on (its switch offers to turn it off).
+    static func isOn(_ card: String) -> Bool { card.contains("Turn off") }
 }

@@ -150,7 +150,7 @@ try:
     # Another client switches the Kitchen plug: the page shows it without a reload.
     driver.execute_script("window.notReloaded = true")
     before = card_text("Kitchen plug")
-    command = "off" if "\nOn\n" in "\n" + before + "\n" else "on"
+    command = "off" if "Turn off" in before else "on"
     found["apiCommand"] = api("POST", "/api/v1/devices/Kitchen%20plug/commands",
                               {"trait": "matter.OnOff", "command": command})["status"]
     wait.until(lambda d: card_text("Kitchen plug") != before)
@@ -193,14 +193,76 @@ try:
             wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
         found["keyboardStatus"] = driver.find_element(By.ID, "status").text
 
+    # Each card's values in people's words (the Swift test compares them with the API's values, read
+    # just before and just after: a sensor's value may drift between).
+    ids = [device["id"] for device in api("GET", "/api/v1/devices")["devices"]]
+    found["apiBefore"] = {i: api("GET", "/api/v1/devices/" + urllib.parse.quote(i, safe="")) for i in ids}
+    found["cardValues"] = driver.execute_script("""
+        const values = {};
+        for (const card of document.querySelectorAll('article.card')) {
+          const shown = {};
+          for (const value of card.querySelectorAll('span.value[data-key]')) {
+            shown[value.dataset.key] = value.textContent;
+          }
+          values[card.dataset.device] = shown;
+        }
+        return values;""")
+    found["apiAfter"] = {i: api("GET", "/api/v1/devices/" + urllib.parse.quote(i, safe="")) for i in ids}
+    found["hallLightCard"] = card_text("Hall light")
+    driver.save_screenshot(shots + "/devices-values.png")
+
+    def card_value(name, key):
+        return driver.execute_script("""
+            const card = [...document.querySelectorAll('article.card')]
+              .find(c => c.querySelector('h3').textContent === arguments[0]);
+            const value = card && card.querySelector('span.value[data-key="' + arguments[1] + '"]');
+            return value ? value.textContent : null;""", name, key)
+
+    def press(selector):
+        driver.execute_script("document.getElementById('status').textContent = ''")
+        again(lambda: driver.execute_script(
+            "const b = document.querySelector(arguments[0]); b.scrollIntoView({block: 'center'}); b.click();",
+            selector))
+        wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
+        return driver.find_element(By.ID, "status").text
+
+    # The radiator's setpoint + (half a degree), the lock locked, the blinds to 40 % open: each from its
+    # card, each confirmed by the simulated device, each redrawn on the card.
+    setpoint = "matter.Thermostat.occupiedHeatingSetpoint"
+    found["setpointBefore"] = card_value("Bedroom radiator", setpoint)
+    found["setpointStatus"] = press("article.card button[aria-label^='Bedroom radiator: heating to ']:last-of-type")
+    wait.until(lambda d: card_value("Bedroom radiator", setpoint) != found["setpointBefore"])
+    found["setpointAfter"] = card_value("Bedroom radiator", setpoint)
+    found["lockStatus"] = press("article.card button[aria-label='Lock Front door lock']")
+    wait.until(lambda d: card_value("Front door lock", "matter.DoorLock.lockState") == "locked")
+    found["lockAfter"] = card_value("Front door lock", "matter.DoorLock.lockState")
+    position = "matter.WindowCovering.currentPositionLiftPercent100ths"
+    driver.execute_script("document.getElementById('status').textContent = ''")
+    again(lambda: driver.execute_script("""
+        const slider = document.querySelector(
+          "article.card input[type=range][aria-label='Position of Living room blinds']");
+        slider.scrollIntoView({block: 'center'});
+        slider.value = 40;
+        slider.dispatchEvent(new Event('change', {bubbles: true}));"""))
+    wait.until(lambda d: d.find_element(By.ID, "status").text not in ("", "Sending…"))
+    found["blindsStatus"] = driver.find_element(By.ID, "status").text
+    wait.until(lambda d: card_value("Living room blinds", position) == "40 % open")
+    found["blindsAfter"] = card_value("Living room blinds", position)
+    found["apiChanged"] = {name: api("GET", "/api/v1/devices/" + urllib.parse.quote(name))
+                           for name in ["Bedroom radiator", "Front door lock", "Living room blinds"]}
+
     # One device, trait by trait.
-    lamp = api("GET", "/api/v1/devices/Desk%20lamp")["state"]["id"]
+    lamp = api("GET", "/api/v1/devices/Hall%20light")["state"]["id"]
     driver.get(base + "/ui/devices/" + urllib.request.quote(lamp))
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "div.trait"))
     found["deviceTitle"] = again(lambda: driver.find_element(By.TAG_NAME, "h1").text)
     found["traits"] = again(lambda: [h.text for h in driver.find_elements(By.CSS_SELECTOR, "div.trait h3")])
     found["deviceText"] = again(lambda: driver.find_element(By.ID, "traits").text[:4000])
     driver.save_screenshot(shots + "/device.png")
+    # The raw view, one click away: ids, source, values as sent, metadata.
+    raw = "//details[@class='raw'][summary[text()='Raw: matter.OnOff in light']]"
+    again(lambda: driver.find_element(By.XPATH, raw + "/summary").click())
+    found["rawText"] = again(lambda: driver.find_element(By.XPATH, raw).text[:2000])
 
     # The home: groups, scenes, automations, links; run a scene.
     driver.get(base + "/ui/home")
