@@ -15,7 +15,7 @@ struct WebUIBrowserTests {
     static let screenshots = CommandRunner.repository + "/.build/artefacts/ui"
 
     @Test(
-        "web UI in headless Chromium on the demo: sign in, devices by room, toggle confirmed, live change, keyboard",
+        "the README's tour, then the web UI in headless Chromium on the demo: sign in, cards in words, controls, keyboard",
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: python)
                 && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
@@ -42,6 +42,8 @@ struct WebUIBrowserTests {
             "the demo prints it: \(text)")
         let token = try #require(text.firstMatch(of: /Bearer (tb-demo-[0-9a-f-]+)/).map { String($0.1) })
         let withMatter = text.contains("== Matter Server ")
+        // The README's tour first, as a reader runs it (its state changes are what the browser then sees).
+        try ReadmeTour.check(demoOutput: text, withMatter: withMatter)
         try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
 
         let output = log + ".browser.json"
