@@ -310,7 +310,7 @@ let package = Package(
             name: "TraitBridgeFuzzing",
             dependencies: [
                 "TraitBridgeEngine", "TraitBridgeCloud", "TraitBridgeMapping", "TraitBridgeModel", "TraitBridgeJSON",
-                "TraitBridgeCLI", "TraitBridgeSources", "TraitBridgeHomeAssistant",
+                "TraitBridgeCLI", "TraitBridgeSources", "TraitBridgeHomeAssistant", "TraitBridgePresentation",
                 "TraitBridgeStore", "TraitBridgeHTTP", "TraitBridgeHomeKit", "TraitBridgeMatterDevice",
                 "TraitBridgeMatterSecureChannel", "TraitBridgeMatterTransport", "TraitBridgeMatterInteraction",
                 "TraitBridgeMatterCommissioning", "TraitBridgeMatterCodec", "TraitBridgeMatterCredentials",

@@ -64,39 +64,8 @@ enum PeoplesWords {
             metadata: metadata)
     }
 
-    /// The values a person looks for first on this device (the presentation table's card), named
-    /// where a number alone would not say what it is (a percentage, a unit already in the line):
-    /// "on, brightness 78 %, 4000 K", "18.7 °C, heating to 19.5 °C, heat", "locked, battery 81 %".
+    /// The values a person looks for first on this device, in their words (``ValuePresenter/headline``).
     static func headline(state: JSON, description: JSON?) -> String {
-        let types = state["types"]?.members ?? []
-        let keys = presenter.cardKeys(deviceTypes: types.compactMap { $0.value["type"]?.string })
-        var shown: [String] = []
-        var units: Set<String> = []
-        for key in keys {
-            guard let dot = key.lastIndex(of: ".") else { continue }
-            let trait = String(key[..<dot])
-            let attribute = String(key[key.index(after: dot)...])
-            for (typeKey, type) in types {
-                guard let value = type["traits"]?[trait]?["attributes"]?[attribute] else { continue }
-                let metadata = metadata(description, type: typeKey, trait: trait, attribute: attribute)
-                var text = text(value.value, trait: trait, attribute: attribute, metadata: metadata)
-                if value.value.isNumber, let unit = presenter.unit(of: key, metadata: metadata)?.symbol {
-                    if unit == "%" || units.contains(unit) { text = presenter.name(of: key).lowercased() + " " + text }
-                    units.insert(unit)
-                }
-                shown.append(text)
-                break
-            }
-        }
-        return shown.joined(separator: ", ")
-    }
-}
-
-extension JSONValue {
-    fileprivate var isNumber: Bool {
-        switch self {
-        case .int, .double: true
-        default: false
-        }
+        presenter.headline(state: state.value, description: description?.value)
     }
 }

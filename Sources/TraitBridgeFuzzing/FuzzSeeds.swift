@@ -85,6 +85,7 @@ public enum FuzzSeeds {
         "homekit/accessories.json",
         "homeassistant/entities.json",
         "matter/clusters.json",
+        "presentation/values.json",
     ]
 
     /// The seed inputs of a target.

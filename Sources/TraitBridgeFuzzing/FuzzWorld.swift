@@ -6,6 +6,7 @@ import TraitBridgeHomeKit
 import TraitBridgeJSON
 import TraitBridgeMapping
 import TraitBridgeModel
+import TraitBridgePresentation
 import TraitBridgeSources
 import TraitBridgeStore
 
@@ -262,6 +263,26 @@ struct FuzzWorld: Sendable {
         }
     }
 
+    /// Whatever a presentation table says, every value it names is shown, read back and refused
+    /// without a trap (a transform's clamp, a decimals count, a label that is not a word).
+    func present(with table: PresentationTable) {
+        let presenter = ValuePresenter(table: table)
+        let keys = Array(table.attributes.keys) + table.cards.values.flatMap { $0 } + Array(table.controls.keys)
+        for key in keys.prefix(64) {
+            guard let dot = key.lastIndex(of: "."), let trait = TraitID(parsing: String(key[..<dot])) else { continue }
+            let metadata = try? catalog.attributeMetadata(trait, String(key[key.index(after: dot)...]))
+            for value in [AttributeValue.int(0), .int(-1), .int(Int64.max), .double(1e300), .bool(true), .null] {
+                _ = presenter.text(value, of: key, metadata: metadata)
+                if let metadata { _ = presenter.refusal(value, of: key, metadata: metadata, asSent: true) }
+            }
+            for input in ["50 %", "-1e308 °C", "on", "40 % open", "1e400 K"] {
+                _ = try? presenter.read(input, of: key, metadata: metadata)
+            }
+            if let metadata { _ = presenter.allowed(of: key, metadata: metadata) }
+        }
+        _ = presenter.cardKeys(deviceTypes: Array(table.cards.keys))
+    }
+
     /// The first byte picks a mappings file; the rest of the input replaces it.
     func mappings(_ bytes: [UInt8]) {
         guard let selector = bytes.first else { return }
@@ -291,6 +312,11 @@ struct FuzzWorld: Sendable {
             _ = try? HomeAssistantExportTable.decode(file: path, bytes: contents, catalog: catalog)
         case MatterClusterTable.file:
             _ = try? MatterClusterTable.decode(file: path, bytes: contents, catalog: catalog)
+        case PresentationTable.relativePath:
+            guard let table = try? PresentationTable.decode(file: path, bytes: contents, catalog: catalog) else {
+                return
+            }
+            present(with: table)
         default:
             guard let devices = try? GenericDevicesLoader.decode(file: path, bytes: contents, catalog: catalog) else {
                 return

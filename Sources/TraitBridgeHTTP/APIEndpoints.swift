@@ -56,13 +56,19 @@ struct APIEndpoints: Sendable {
         router.get("api/v1/devices/:device") { request, context in
             authorized(request) {
                 let name = Self.parameter(context, "device")
+                if let display = request.uri.queryParameters["display"],
+                    let refusal = Self.refuseParameter("display", String(display), request)
+                {
+                    return refusal
+                }
                 guard let document = bridge.snapshot.deviceDocument(name) else {
                     return Self.problem(
                         .notFound, "no such device",
                         "no device has the id or name '\(name)'"
                             + bridge.snapshot.didYouMean(name, kind: .device), request)
                 }
-                return FulfillmentServer.json(.ok, document)
+                let shown = Self.wantsDisplay(request) ? withDisplay(document: document) : document
+                return FulfillmentServer.json(.ok, shown)
             }
         }
         router.post("api/v1/devices/:device/commands") { request, context in
@@ -106,7 +112,44 @@ struct APIEndpoints: Sendable {
             if let refusal = Self.refuseParameter(name, text, request) { return refusal }
             _ = Self.applyFilter(name, text, to: &filter)  // unknown parameters are ignored, as a browser's are
         }
-        return FulfillmentServer.json(.ok, bridge.snapshot.deviceList(filter))
+        let snapshot = bridge.snapshot
+        let list = snapshot.deviceList(filter)
+        guard Self.wantsDisplay(request) else { return FulfillmentServer.json(.ok, list) }
+        return FulfillmentServer.json(.ok, withDisplay(list, snapshot))
+    }
+
+    /// At most this many devices of a list get their `display` (the web UI's cards are bounded so too).
+    static let maxDisplayed = 500
+
+    /// `?display=true`: values in people's words too (`display`), beside the values as sent.
+    static func wantsDisplay(_ request: Request) -> Bool {
+        request.uri.queryParameters["display"].map { $0 == "true" || $0 == "1" } ?? false
+    }
+
+    /// A device list with each device's headline (`"display": "on, brightness 79 %"`), for the first
+    /// ``maxDisplayed``; `displayed` says how many have one.
+    private func withDisplay(_ list: [UInt8], _ snapshot: BridgeState) -> [UInt8] {
+        guard case .object(var root)? = try? JSONDocument.parse(list).root.value,
+            case .array(var devices)? = root["devices"]
+        else { return list }
+        for index in devices.indices.prefix(Self.maxDisplayed) {
+            guard case .object(var device) = devices[index], case .string(let id)? = device["id"],
+                let document = snapshot.deviceDocument(id).flatMap({ try? JSONDocument.parse($0).root.value })
+            else { continue }
+            let state = document["state"] ?? .null
+            device["display"] = .string(presenter.headline(state: state, description: document["description"]))
+            devices[index] = .object(device)
+        }
+        root["devices"] = .array(devices)
+        root["displayed"] = .int(Int64(min(devices.count, Self.maxDisplayed)))
+        return JSONValue.object(root).serializedBytes()
+    }
+
+    /// A device document with every value in people's words (`"display": {"light/matter.OnOff.onOff": "on"}`).
+    func withDisplay(document: [UInt8]) -> [UInt8] {
+        guard case .object(var root)? = try? JSONDocument.parse(document).root.value else { return document }
+        root["display"] = .object(presenter.display(state: root["state"] ?? .null, description: root["description"]))
+        return JSONValue.object(root).serializedBytes()
     }
 
     private func command(_ request: Request, device name: String) async -> Response {
@@ -167,6 +210,9 @@ struct APIEndpoints: Sendable {
     static func refuseParameter(_ name: Substring, _ text: String, _ request: Request) -> Response? {
         if text.utf8.count > 256 {
             return problem(.badRequest, "parameter too long", "'\(name)' is over 256 bytes", request)
+        }
+        if name == "display", !["true", "false", "1", "0"].contains(text) {
+            return problem(.badRequest, "bad display", "display '\(text)' is not true or false", request)
         }
         if name == "connectivity", !["online", "offline", "partiallyOnline", "unknown"].contains(text) {
             return problem(

@@ -60,8 +60,7 @@ struct DeviceView {
 
     /// The description's metadata of an attribute.
     func metadata(type: String, trait: String, attribute: String) -> AttributeMetadata? {
-        document["description"]?["types"]?[type]?["traits"]?[trait]?["attributes"]?[attribute]
-            .flatMap(AttributeMetadata.init(described:))
+        ValuePresenter.metadata(document["description"], type: type, trait: trait, attribute: attribute)
     }
 
     /// The parts that are not online, grouped by reason: ("light: On/off, Brightness", reason).

@@ -91,8 +91,25 @@ extension FulfillmentTests {
         let relay = try await send(home, .GET, "/api/v1/devices/z2m-0x00158d0001000003", token: Self.staticToken)
         #expect(relay.body.contains("said offline"), "the reason is there: \(relay.body.prefix(400))")
         check.add("DeviceDocument", relay, "relay")
+        // ?display=true: the values in people's words too, from the presentation table.
+        let words = try await send(home, .GET, "/api/v1/devices/Hall%20light?display=true", token: Self.staticToken)
+        let display = words.json["display"] as? [String: String] ?? [:]
+        #expect(
+            ["on", "off"].contains(display["light/matter.OnOff.onOff"] ?? "")
+                && display["light/matter.LevelControl.currentLevel"]?.hasSuffix(" %") == true, "\(display)")
+        check.add("DeviceDocument", words, "device?display=true")
+        let listed = try await send(home, .GET, "/api/v1/devices?display=true", token: Self.staticToken)
+        let summaries = listed.json["devices"] as? [[String: Any]] ?? []
+        let hallLine = summaries.first { $0["id"] as? String == "z2m-0x00158d0001000001" }?["display"] as? String
+        #expect(hallLine?.contains("brightness ") == true && listed.json["displayed"] as? Int == 3, "\(listed.body)")
+        check.add("DeviceList", listed, "devices?display=true")
+        let plain = try await send(home, .GET, "/api/v1/devices?display=maybe", token: Self.staticToken)
+        #expect(plain.status == 400)
         let ghost = try await send(home, .GET, "/api/v1/devices/ghost", token: Self.staticToken)
         #expect(ghost.status == 404 && ghost.json["instance"] as? String == "/api/v1/devices/ghost")
+        let near = try await send(home, .GET, "/api/v1/devices/Hal%20light", token: Self.staticToken)
+        #expect(
+            near.status == 404 && (near.json["detail"] as? String)?.hasSuffix("(did you mean 'Hall light'?)") == true)
         check.add("Problem", ghost, "404")
 
         let homes = try await send(home, .GET, "/api/v1/homes", token: Self.staticToken)
@@ -121,6 +138,19 @@ extension FulfillmentTests {
             token: Self.staticToken)
         #expect(range.status == 422 && range.json["code"] as? String == "valueOutOfRange", "\(range.body)")
         check.add("Problem", range, "422")
+        // A value in a person's form: read back into the model's; beyond its unit, refused in that unit.
+        let over = try await send(
+            home, .POST, path, body: #"{"trait":"matter.LevelControl","attribute":"currentLevel","value":"120 %"}"#,
+            token: Self.staticToken)
+        #expect(
+            over.status == 422 && over.json["code"] as? String == "valueOutOfRange"
+                && over.json["detail"] as? String == "120 % is not allowed for Brightness; allowed: 0…100 %",
+            "\(over.body)")
+        check.add("Problem", over, "422 in a person's unit")
+        let word = try await send(
+            home, .POST, path, body: #"{"trait":"matter.OnOff","attribute":"onOff","value":"sideways"}"#,
+            token: Self.staticToken)
+        #expect(word.status == 422, "a word that is no value is the bridge's to refuse: \(word.body)")
         let relay = try await send(
             home, .POST, "/api/v1/devices/Relay/commands",
             body: #"{"deviceType":"switch_l1","trait":"matter.OnOff","command":"off"}"#, token: Self.staticToken)

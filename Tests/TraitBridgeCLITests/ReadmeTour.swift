@@ -15,9 +15,10 @@ enum ReadmeTour {
 
     /// The tour's block: the `sh` block that exports the API's address.
     static func steps(readme: String) -> [Step] {
-        guard let block = MarkdownBlocks.fenced(in: readme).first(where: {
-            $0.language == "sh" && $0.text.contains("TRAITBRIDGE_API=")
-        })
+        guard
+            let block = MarkdownBlocks.fenced(in: readme).first(where: {
+                $0.language == "sh" && $0.text.contains("TRAITBRIDGE_API=")
+            })
         else { return [] }
         let lines = block.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return ShellWords.commands(in: block).filter { $0.words.first == "traitbridge" }.map { line, words in
@@ -38,6 +39,7 @@ enum ReadmeTour {
             "the demo prints the broker to export")
         #expect(demoOutput.contains("export TRAITBRIDGE_API=http://127.0.0.1:"), "and the API to export")
         #expect(demoOutput.firstMatch(of: /TRAITBRIDGE_TOKEN=tb-demo-[0-9a-f-]+/) != nil, "and its token")
+        try checkForms(broker: broker)
         let steps = steps(readme: readme)
         #expect(steps.count >= 12, "the README's tour: \(steps.map(\.words))")
         for step in steps {
@@ -51,6 +53,41 @@ enum ReadmeTour {
             }
             #expect(result.standardOutput.contains(expected), "\(place) prints '\(expected)': \(result.standardOutput)")
             if step.words.first == "status" { checkTable(readme: readme, status: result.standardOutput, withMatter) }
+        }
+    }
+
+    /// What `status` says of each kind of device in the demo, in people's words (each device's type
+    /// must be here, so a new kind cannot go unchecked).
+    static let forms: [String: String] = [
+        "Thermostat": #"\d+(\.\d)? °C, heating to \d+(\.\d)? °C, (heat|cool|off|auto)(, battery \d+ %)?"#,
+        "TemperatureSensor": #"-?\d+(\.\d)? °C, humidity \d+ %(, battery \d+ %)?"#,
+        "OnOffPlugInUnit": #"(on|off)(, \d+(\.\d)? W)?"#,
+        "DoorLock": #"(locked|unlocked|not fully locked)(, battery \d+ %)?"#,
+        "ColorTemperatureLight": #"(\d+ lx, )?(on|off), brightness \d+ %, \d+ K(, (occupied|clear))?"#,
+        "DimmableLight": #"(on|off), brightness \d+ %"#,
+        "OnOffLight": #"on|off"#,
+        "WindowCovering": #"\d+ % open(, \d+(\.\d)? W)?"#,
+        "ContactSensor": #"(open|closed)(, battery \d+ %)?"#,
+        "Camera": #"(occupied|clear)?"#,
+    ]
+
+    /// Every device's `status --json` display against its type's form.
+    static func checkForms(broker: String) throws {
+        let result = try CommandRunner.run(["status", "--json"], environment: ["TRAITBRIDGE_BROKER": broker])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let devices = root["devices"] as? [[String: Any]] ?? []
+        #expect(devices.count >= 14)
+        for device in devices {
+            let name = device["name"] as? String ?? "?"
+            let type = device["type"] as? String ?? "?"
+            let display = device["display"] as? String ?? ""
+            guard let pattern = forms[type], let form = try? Regex(pattern) else {
+                Issue.record("\(name): a \(type) has no expected form in ReadmeTour.forms: '\(display)'")
+                continue
+            }
+            #expect(display.wholeMatch(of: form) != nil, "\(name) (\(type)): '\(display)'")
+            #expect((device["lastUpdate"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
         }
     }
 
