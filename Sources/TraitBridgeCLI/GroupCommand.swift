@@ -1,6 +1,7 @@
 import ArgumentParser
 import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgePresentation
 
 /// `traitbridge group …`: HomeKit's service groups — devices acted on together, with a state and
 /// connectivity aggregated from their members like a device's from its traits.
@@ -107,8 +108,19 @@ struct GroupCommand: ParsableCommand {
                 let type = member["deviceType"]?.string.map { "/\($0)" } ?? ""
                 print("  \(name)\(type): \(member["connectivityState"]?.string ?? "unknown")")
             }
-            for (attribute, value) in state?["values"]?.members ?? [] {
-                print("  \(attribute) = \(value.value.serialized())")
+            // The values all members share, in people's words (the metadata of a member that has it).
+            let descriptions = (state?["members"]?.elements ?? []).compactMap { member in
+                member["device"]?.string.flatMap { snapshot.descriptions[$0] }
+            }
+            for (key, value) in state?["values"]?.members ?? [] {
+                guard let dot = key.lastIndex(of: ".") else { continue }
+                let trait = String(key[..<dot])
+                let attribute = String(key[key.index(after: dot)...])
+                let metadata = descriptions.lazy.compactMap {
+                    PeoplesWords.metadata($0, trait: trait, attribute: attribute)
+                }.first
+                let words = PeoplesWords.text(value.value, trait: trait, attribute: attribute, metadata: metadata)
+                print("  \(PeoplesWords.presenter.name(of: key)): \(words)  (\(key) = \(value.value.serialized()))")
             }
             for attribute in state?["mixed"]?.elements.compactMap(\.string) ?? [] { print("  \(attribute) = mixed") }
         }

@@ -57,6 +57,14 @@ enum PeoplesWords {
         return description?[path: path].flatMap { AttributeMetadata(described: $0.value) }
     }
 
+    /// The metadata a description gives of `attribute` of `trait` in the first device type that has it.
+    static func metadata(_ description: JSON?, trait: String, attribute: String) -> AttributeMetadata? {
+        for (type, _) in description?["types"]?.members ?? [] {
+            if let found = metadata(description, type: type, trait: trait, attribute: attribute) { return found }
+        }
+        return nil
+    }
+
     /// `value` of `trait.attribute` as a person reads it.
     static func text(_ value: JSONValue, trait: String, attribute: String, metadata: AttributeMetadata?) -> String {
         presenter.text(
