@@ -12,12 +12,12 @@ enum PeoplesWords {
     /// The embedded table (checked against the catalog by the tests and `mappings validate`); an
     /// empty one, which shows values as they are, if the binary's copy could not be read.
     static let presenter: ValuePresenter = {
-        guard let file = EmbeddedMappings.files.first(where: { $0.path == PresentationTable.relativePath }) else {
+        guard let bytes = EmbeddedMappings.file(PresentationTable.relativePath) else {
             return ValuePresenter(table: PresentationTable())
         }
         do throws(MappingError) {
             let table = try PresentationTable.decode(
-                file: "embedded:mappings/" + file.path, bytes: [UInt8](file.bytes), catalog: nil)
+                file: "embedded:mappings/" + PresentationTable.relativePath, bytes: [UInt8](bytes), catalog: nil)
             return ValuePresenter(table: table)
         } catch {
             printError("warning: the embedded presentation table is unreadable, values are shown as sent: \(error)")

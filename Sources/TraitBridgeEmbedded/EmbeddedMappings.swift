@@ -20,4 +20,9 @@ public enum EmbeddedMappings {
             Data(base64Encoded: file.base64).map { (file.path, $0) }
         }
     }
+
+    /// One embedded file's bytes (only that one decoded: the read commands need one small table).
+    public static func file(_ path: String) -> Data? {
+        EmbeddedMappingsData.files.first { $0.path == path }.flatMap { Data(base64Encoded: $0.base64) }
+    }
 }

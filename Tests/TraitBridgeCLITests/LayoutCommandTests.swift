@@ -85,7 +85,8 @@ struct LayoutCommandTests {
         #expect(shown.standardOutput.hasPrefix("Lamps (my-home.group.lamps) in My Home"), "\(shown.standardOutput)")
         // Shared values in people's words, then as sent: "  Power: on  (matter.OnOff.onOff = true)".
         for line in shown.standardOutput.split(separator: "\n") where line.contains(" = ") && !line.hasSuffix("mixed") {
-            #expect(line.wholeMatch(of: #/  [A-Z][^:]*: .+  \([a-z]+\.[A-Za-z]+\.[A-Za-z0-9]+ = .+\)/#) != nil, "\(line)")
+            #expect(
+                line.wholeMatch(of: #/  [A-Z][^:]*: .+  \([a-z]+\.[A-Za-z]+\.[A-Za-z0-9]+ = .+\)/#) != nil, "\(line)")
         }
         if shown.standardOutput.contains("matter.OnOff.onOff = true") {
             #expect(shown.standardOutput.contains("  Power: on  (matter.OnOff.onOff = true)"))
