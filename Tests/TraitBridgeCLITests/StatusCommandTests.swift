@@ -201,6 +201,14 @@ struct CommandCommandTests {
         #expect(
             typo.standardError == "notSupported: trait matter.OnOff has no command 'togle' (did you mean 'toggle'?); "
                 + "its commands: off, on, toggle\n")
+        // A command's argument in a person's form too (the catalog's field: a level in %, a mode's word).
+        let level = try CommandRunner.run(
+            ["command", "Hall light", "matter.LevelControl.moveToLevel", "level=50%", "--broker", broker.url])
+        #expect(level.exitCode == 0 && level.standardOutput.contains("currentLevel = 127)"), "\(level.standardOutput)")
+        let tooBright = try CommandRunner.run(
+            ["command", "Hall light", "matter.LevelControl.moveToLevel", "level=120%", "--broker", broker.url])
+        #expect(tooBright.exitCode == 1)
+        #expect(tooBright.standardError == "valueOutOfRange: 120 % is not allowed for Level; allowed: 0…100 %\n")
         let usage = try CommandRunner.run(["set", "Hall light", "currentLevel", "--broker", broker.url])
         #expect(usage.exitCode == 2)
     }
