@@ -32,13 +32,15 @@ extension CommandSender {
                     throw ExitCode.failure
                 }
             }
-            var writable = metadata
-            writable.isWritable = true  // read-only: the bridge says so, naming what changes it
-            if let refusal = PeoplesWords.presenter.refusal(value, of: key, metadata: writable, asSent: asSent),
-                value.numericValue != nil || metadata.validValues != nil
-            {
-                printError("valueOutOfRange: \(refusal)")
-                throw ExitCode.failure
+            // A number or a word the metadata refuses: said here in the person's unit, with the code the
+            // bridge would give (a read-only attribute, or a value of the wrong kind: the bridge says).
+            do throws(AttributeValidationError) { try metadata.validate(value) } catch {
+                if value.numericValue != nil || metadata.validValues != nil,
+                    let refusal = PeoplesWords.presenter.refusal(value, of: key, metadata: metadata, asSent: asSent)
+                {
+                    printError("\(error.code): \(refusal)")
+                    throw ExitCode.failure
+                }
             }
             var read = command
             read["value"] = value.jsonValue

@@ -29,8 +29,9 @@ struct DevicesCommand: ParsableCommand {
     @OptionGroup var place: PlaceFilter
     @OptionGroup var connection: ConnectionOptions
     @Flag(
-        help:
-            "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", \"connectivityState\"}."
+        help: ArgumentHelp(
+            "Print a JSON array of {\"id\", \"name\", \"room\", \"types\", \"traits\", \"sources\", "
+                + "\"connectivityState\", \"display\"}.")
     ) var json = false
 
     func validate() throws {
@@ -54,10 +55,10 @@ struct DevicesCommand: ParsableCommand {
             print(JSONValue.array(entries.map(\.json)).serialized(.pretty), terminator: "")
             return
         }
-        let header = ["ID", "NAME", "ROOM", "TYPES", "SOURCES", "CONNECTIVITY"]
+        let header = ["ID", "NAME", "ROOM", "TYPES", "STATE", "SOURCES", "CONNECTIVITY"]
         let cells = entries.map {
             [
-                $0.id, $0.name, $0.room, $0.types.map(Self.short).joined(separator: ","),
+                $0.id, $0.name, $0.room, $0.types.map(Self.short).joined(separator: ","), $0.display,
                 $0.sources.joined(separator: ","), $0.connectivity,
             ]
         }
@@ -89,6 +90,8 @@ struct DevicesCommand: ParsableCommand {
 
     struct Entry {
         var id, name, room, connectivity: String
+        /// What a person looks for first on the device, in their words (as `status`'s STATE).
+        var display: String
         var types: [String]
         var traits: [String]
         var sources: [String]
@@ -98,6 +101,7 @@ struct DevicesCommand: ParsableCommand {
             name = state["name"]?.string ?? id
             room = description?["room"]?.string ?? "–"
             connectivity = state["connectivityState"]?.string ?? "unknown"
+            display = PeoplesWords.headline(state: state, description: description)
             let typeMembers = state["types"]?.members ?? []
             // A device type once, though two endpoints of a device (a dual relay) have it.
             var types: [String] = []
@@ -115,7 +119,7 @@ struct DevicesCommand: ParsableCommand {
                 "id": .string(id), "name": .string(name), "room": .string(room),
                 "types": .array(types.map { .string($0) }),
                 "traits": .array(traits.map { .string($0) }), "sources": .array(sources.map { .string($0) }),
-                "connectivityState": .string(connectivity),
+                "connectivityState": .string(connectivity), "display": .string(display),
             ]
         }
     }

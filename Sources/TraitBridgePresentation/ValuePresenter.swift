@@ -37,8 +37,9 @@ public struct ValuePresenter: Sendable {
         }
         guard let number = value.numericValue else { return value.description }
         guard let unit = unit(of: key, metadata: metadata) else {
-            return Words.number(number, decimals: metadata?.format == .float ? 2 : 0)
-                + (metadata?.unit.map { " " + $0.rawValue } ?? "")
+            // A fraction is kept (to two places) whatever the metadata says the format is.
+            let decimals = if case .double = value { 2 } else { 0 }
+            return Words.number(number, decimals: decimals) + (metadata?.unit.map { " " + $0.rawValue } ?? "")
         }
         guard let shown = unit.transform.inverse(.double(number), integral: false)?.numericValue else {
             return value.description

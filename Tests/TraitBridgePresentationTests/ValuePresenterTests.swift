@@ -70,6 +70,8 @@ struct ValuePresenterTests {
         let epoch = AttributeMetadata(format: .uint32, unit: .matterEpochSeconds)
         #expect(presenter.text(.int(5), of: "vendor.x.Y.at", metadata: epoch) == "5 s since 2000-01-01")
         #expect(presenter.text(.double(1.5), of: "vendor.x.Y.f", metadata: AttributeMetadata(format: .float)) == "1.5")
+        #expect(presenter.text(.double(1.5), of: "vendor.x.Y.f", metadata: nil) == "1.5")
+        #expect(presenter.text(.double(0.125), of: "vendor.x.Y.f", metadata: nil) == "0.13")
     }
 
     @Test("Names: the table's, else the identifier in words")
