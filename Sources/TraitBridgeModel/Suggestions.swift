@@ -19,12 +19,14 @@ public enum Suggestions {
         for (order, candidate) in candidates.prefix(maximumCandidates).enumerated() {
             let key = Array(NameRules.comparisonKey(candidate).prefix(maximumLength))
             guard !key.isEmpty, key != wanted || candidate != typed else { continue }
-            let distance = editDistance(wanted, key)
+            // Lengths further apart than the allowance cannot be within it: no table to fill, so a
+            // hostile name far from every one costs a comparison of lengths per candidate.
+            let distance = abs(key.count - wanted.count) <= allowance ? editDistance(wanted, key) : allowance + 1
             let contains =
                 key.count >= 3 && wanted.count >= 3
                 && (String(key).contains(String(wanted)) || String(wanted).contains(String(key)))
             if distance <= allowance || contains {
-                near.append((contains ? min(distance, allowance) : distance, order, candidate))
+                near.append((min(distance, allowance), order, candidate))
             }
         }
         var seen: Set<String> = []
