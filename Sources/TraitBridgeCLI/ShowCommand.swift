@@ -68,7 +68,8 @@ struct ShowCommand: ParsableCommand {
         let name = state["name"]?.string ?? id
         out += "\(name)  (\(id))\n"
         out +=
-            "  connectivity: \(state["connectivityState"]?.string ?? "unknown") / \(state["dataSourceLocality"]?.string ?? "unspecified")"
+            "  connectivity: \(state["connectivityState"]?.string ?? "unknown") / "
+            + (state["dataSourceLocality"]?.string ?? "unspecified")
         out += "   last update: \(state["lastUpdate"]?.string ?? "never")\n"
         if bridge != "online" {
             out += "  note: the bridge is \(bridge ?? "absent"); this is the last state it published\n"

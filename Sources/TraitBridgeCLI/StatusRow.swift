@@ -69,10 +69,12 @@ struct StatusRow {
         case "online": text += "bridge: online (\(prefix)/bridge/state)\n"
         case "offline":
             text +=
-                "bridge: OFFLINE (\(prefix)/bridge/state says offline); the devices below are as it last published them\n"
+                "bridge: OFFLINE (\(prefix)/bridge/state says offline); "
+                + "the devices below are as it last published them\n"
         default:
             text +=
-                "bridge: no bridge has published on \(prefix)/bridge/state; is `traitbridge serve` running with --prefix \(prefix)?\n"
+                "bridge: no bridge has published on \(prefix)/bridge/state; "
+                + "is `traitbridge serve` running with --prefix \(prefix)?\n"
         }
         let header = ["NAME", "ROOM", "TYPE", "STATE", "CONNECTIVITY", "LOCALITY", "LAST UPDATE (UTC)", "REASON"]
         let cells = rows.map {
@@ -92,7 +94,8 @@ struct StatusRow {
         }
         let counts = summary(rows)
         text +=
-            "\(rows.count) device\(rows.count == 1 ? "" : "s"): \(counts.online) online, \(counts.partial) partially online, \(counts.offline) offline, \(counts.unknown) unknown\n"
+            "\(rows.count) device\(rows.count == 1 ? "" : "s"): \(counts.online) online, "
+            + "\(counts.partial) partially online, \(counts.offline) offline, \(counts.unknown) unknown\n"
         return text
     }
 

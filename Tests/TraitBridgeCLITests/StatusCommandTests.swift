@@ -304,7 +304,8 @@ struct DevicesCommandTests {
             "ID                      NAME        ROOM         TYPES                                         "
             + "STATE                SOURCES      CONNECTIVITY"
         #expect(all.standardOutput.split(separator: "\n").first.map(String.init) == header)
-        #expect(all.standardOutput.contains("  on, brightness 39 %  "), "STATE in people's words: \(all.standardOutput)")
+        #expect(
+            all.standardOutput.contains("  on, brightness 39 %  "), "STATE in people's words: \(all.standardOutput)")
         #expect(all.standardOutput.hasSuffix("3 devices\n"))
         let onOff = try CommandRunner.run(["devices", "--trait", "matter.OnOff", "--broker", broker.url])
         #expect(

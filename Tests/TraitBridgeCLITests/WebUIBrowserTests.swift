@@ -15,7 +15,7 @@ struct WebUIBrowserTests {
     static let screenshots = CommandRunner.repository + "/.build/artefacts/ui"
 
     @Test(
-        "the README's tour, then the web UI in headless Chromium on the demo: sign in, cards in words, controls, keyboard",
+        "the README's tour, then the web UI in headless Chromium on the demo: sign in, cards, controls, keyboard",
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: python)
                 && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
