@@ -208,11 +208,13 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.cloudLinks = Set(settings.cloudLinks.map(\.name))
         for (c2cID, target) in settings.cloudAliases { configuration.cloudAliases[c2cID] = try? DeviceID(target) }
         let store: DeviceStore
+        let directory = settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory
         do {
-            store = try DeviceStore(directory: settings.dataDirectory ?? ServeConfiguration.defaultDataDirectory)
+            store = try DeviceStore(directory: directory)
         } catch {
             throw ValidationError(error.description)
         }
+        let history = settings.history.isEnabled ? openHistory(directory, settings.history, logger: logger) : nil
         let tls: MQTTClientConfiguration.TLS? =
             url.isTLS
             ? .init(
@@ -243,7 +245,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             files = loaded.automations
         }
-        return Bridge(state: state, client: client, store: store, automationFiles: files, logger: logger)
+        return Bridge(
+            state: state, client: client, store: store, automationFiles: files, history: history, logger: logger)
     }
 }
 

@@ -51,12 +51,14 @@ struct ServeConfiguration: Sendable {
     var homeAssistant: HomeAssistantSettings?
     /// `matterBridge`: the bridge as a Matter device (an On/Off Light for one device); off without the section.
     var matterBridge: MatterBridgeSettings?
+    /// `history`: value and connectivity changes kept on disk (on by default).
+    var history = HistorySettings()
     static let keys = Set([
         "broker", "username", "password", "passwordFile", "passwordEnv", "clientId", "protocol", "keepAliveSeconds",
         "cleanSession",
         "tls", "prefix", "dataDir", "automations",
         "mappings", "logLevel", "commandTimeoutSeconds", "cloudAliases", "limits", "http", "export", "cloudLinks",
-        "homekit", "matterBridge", "homeAssistantExport",
+        "homekit", "matterBridge", "homeAssistantExport", "history",
     ]).union(SourceRegistry.standard.configKeys)
 
     /// Reads a config file; the error names the place.
@@ -182,6 +184,8 @@ struct ServeConfiguration: Sendable {
                 configuration.matterBridge = try parseMatterBridge(value, at: at, fail: fail)
             case "homeAssistantExport":
                 configuration.homeAssistant = try parseHomeAssistant(value, at: at, fail: fail)
+            case "history":
+                configuration.history = try parseHistory(value, at: at, fail: fail)
             default:
                 let read: [SourceInstance]?
                 do {

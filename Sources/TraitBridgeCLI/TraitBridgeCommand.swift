@@ -32,6 +32,7 @@ public struct TraitBridgeCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             ServeCommand.self, StatusCommand.self, DevicesCommand.self, ShowCommand.self, WatchCommand.self,
+            HistoryCommand.self,
             CommandCommand.self, SetCommand.self, CameraCommand.self, RenameCommand.self, MoveCommand.self,
             HomeCommand.self, RoomCommand.self, ZoneCommand.self, GroupCommand.self, SceneCommand.self,
             AutomationCommand.self,

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TraitBridgeJSON
 
 /// The edge clients that send what the state machine asks of the outside (a camera's live view
 /// signalling, a cloud link's EXECUTE) and hand their answers back as events.
@@ -30,6 +31,26 @@ extension Bridge {
                 send(request)
             } else {
                 logger.warning("no client for cloud link \(request.link): EXECUTE not sent")
+            }
+        }
+    }
+}
+
+extension Bridge {
+    /// Hands a `history` request to the history's thread; its answer comes back through the lock.
+    func ask(_ history: HistoryRecorder, _ query: HistoryQuery) {
+        history.query(query.filter) { [weak self] result in
+            let payload: [UInt8]
+            switch result {
+            case .success(let page): payload = BridgeState.historyAnswer(page, query: query)
+            case .failure(let error):
+                let answer: JSONValue = ["status": "error", "code": "historyFailed", "message": .string("\(error)")]
+                payload = answer.serializedBytes()
+            }
+            self?.state.withLock { _ in
+                var effects = BridgeEffects()
+                effects.answer(query.sink, payload)
+                self?.perform(effects)
             }
         }
     }

@@ -44,17 +44,21 @@ public final class Bridge: Sendable {
     let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
     /// Counters and histograms of what it does (`/metrics`).
     let metrics = BridgeMetrics()
+    /// Where value and connectivity changes go (nil: no history kept).
+    public let history: HistoryRecorder?
 
     public init(
         state: BridgeState, client: MQTTClientConfiguration, store: DeviceStore?, automationFiles: [Automation] = [],
-        logger: Logger
+        history: HistoryRecorder? = nil, logger: Logger
     ) {
         var clientConfiguration = client
         clientConfiguration.will = .init(topic: state.bridgeStateTopic, payload: "offline", qos: 1, isRetained: true)
         self.clientConfiguration = clientConfiguration
         self.store = store
         self.logger = logger
-        let initial = Self.restored(state, store: store, automationFiles: automationFiles, logger: logger)
+        self.history = history
+        var initial = Self.restored(state, store: store, automationFiles: automationFiles, logger: logger)
+        initial.configuration.recordsHistory = history != nil
         self.state = Mutex(initial)
         // A 10 000-device list's effects are performed as they are made, not held until its end.
         self.state.withLock {
@@ -111,6 +115,7 @@ public final class Bridge: Sendable {
         }
         client.stop()
         state.withLock { perform($0.abandonWaiters(now: Date())) }
+        history?.stop()
         flushLastSeen(force: true)
         logger.info("stopped")
     }
@@ -199,6 +204,10 @@ public final class Bridge: Sendable {
                 logger.error("\(error)")
             }
             BridgeMetrics.record(metrics.registryWrites, since: started)
+        }
+        if let history, !effects.history.isEmpty || !effects.historyQueries.isEmpty {
+            history.enqueue(effects.history)
+            for query in effects.historyQueries { ask(history, query) }
         }
         if !effects.subscriptions.isEmpty, let client = clientBox.withLock({ $0 }) {
             for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect

@@ -50,6 +50,9 @@ public struct BridgeConfiguration: Sendable {
     public var homeAssistant: HomeAssistantExport?
     /// Which EXECUTE commands need the user's yes or PIN first (Google's secondary user verification).
     public var challengeRules = ChallengeRules()
+    /// Whether value and connectivity changes are recorded for the history (set by ``Bridge`` when it
+    /// has a ``HistoryRecorder``): when off, the engine makes no record at all.
+    public var recordsHistory = false
     public init(
         prefix: String = "traitbridge",
         brokerDescription: String,

@@ -1,4 +1,5 @@
 public import TraitBridgeModel
+public import TraitBridgeStore
 
 /// What one event produced: messages to publish, rows to store, lines to log.
 public struct BridgeEffects: Sendable {
@@ -19,6 +20,9 @@ public struct BridgeEffects: Sendable {
     public var commandOutcomes: [CommandOutcome] = []
     /// Live view signalling for cameras' endpoints (an SDP offer to answer, a session to end).
     public var signalling: [SignallingRequest] = []
+    /// Changes for the history (empty when it is off), and `history` requests for its thread.
+    public var history: [HistoryRecord] = []
+    public var historyQueries: [HistoryQuery] = []
 
     public init() {}
 
@@ -34,6 +38,8 @@ public struct BridgeEffects: Sendable {
         linkRequests += other.linkRequests
         commandOutcomes += other.commandOutcomes
         signalling += other.signalling
+        if !other.history.isEmpty { history += other.history }
+        if !other.historyQueries.isEmpty { historyQueries += other.historyQueries }
     }
 
     mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {

@@ -200,6 +200,15 @@ extension BridgeState {
             cloudImport.devices.set(report.c2cID, runtime)
             problems += applied.problems.map { .string("\(report.path): \($0)") }
             if applied.valuesChanged { published.valuesChanged(runtime.target, at: now) }
+            if configuration.recordsHistory {
+                // The writer keeps only what differs from each series' last change.
+                if applied.valuesChanged {
+                    recordValues(of: runtime.target, forTraitsOf: runtime.source, at: now, effects: &effects)
+                }
+                if applied.connectivityChanged {
+                    recordConnectivity(of: runtime.target, forTraitsOf: runtime.source, effects: &effects)
+                }
+            }
             refresh(
                 runtime.target, now: now, effects: &effects,
                 valuesChanged: applied.valuesChanged || applied.connectivityChanged)

@@ -125,7 +125,12 @@ extension BridgeState {
             let changed = try? graph.modifyDevice(runtime.target) { device in
                 device.setConnectivity(state, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
             }
-            if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
+            if changed == true {
+                if configuration.recordsHistory {
+                    recordConnectivity(of: runtime.target, forTraitsOf: runtime.source, effects: &effects)
+                }
+                refresh(runtime.target, now: now, effects: &effects, valuesChanged: true)
+            }
         }
         publishHealthIfChanged(effects: &effects)
     }
@@ -147,7 +152,12 @@ extension BridgeState {
                 device.setConnectivity(
                     .unknown, locality: .remote, reason: reason, forTraitsOf: runtime.source, time: now)
             }
-            if changed == true { refresh(runtime.target, now: now, effects: &effects, valuesChanged: true) }
+            if changed == true {
+                if configuration.recordsHistory {
+                    recordConnectivity(of: runtime.target, forTraitsOf: runtime.source, effects: &effects)
+                }
+                refresh(runtime.target, now: now, effects: &effects, valuesChanged: true)
+            }
             effects.log(
                 .notice, "link \(link): no answer has mentioned \(c2cID) since \(lastAnswer)", ["tb.link": link])
         }

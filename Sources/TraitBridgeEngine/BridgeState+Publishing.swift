@@ -57,6 +57,9 @@ extension BridgeState {
                         forTraitsOf: references.count > 1 ? source : nil, time: resolved.since ?? now)
                 }) ?? false
             connectivityChanged = connectivityChanged || changed
+            if changed && configuration.recordsHistory {
+                recordConnectivity(of: id, forTraitsOf: references.count > 1 ? source : nil, effects: &effects)
+            }
         }
         guard sources.broker.status == .up else { return }
         let known = published[id]  // one lookup for what was published and when the values last changed

@@ -13,7 +13,7 @@ extension BridgeState {
     static let requestOperations =
         ["sync-import", "sync-export", "sync-preview", "query-import", "query-export", "execute", "camera-sessions"]
         + placementOperations
-        + layoutOperations + fanOutOperations + automationOperations
+        + layoutOperations + fanOutOperations + automationOperations + historyOperations
 
     /// The requests that edit the home (names and places, homes, rooms, zones, groups, scenes,
     /// automations, the location): what the HTTP API's admin route runs.
@@ -61,6 +61,10 @@ extension BridgeState {
         }
         if Self.automationOperations.contains(operation) {
             handleAutomationRequest(operation, payload: payload, reply: sink, now: now, effects: &effects)
+            return
+        }
+        if operation == "history" {
+            handleHistoryRequest(payload, sink: sink, now: now, effects: &effects)
             return
         }
         if operation == "camera-sessions" {

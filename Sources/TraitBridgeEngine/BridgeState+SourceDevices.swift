@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TraitBridgeModel
 import TraitBridgeSources
+import TraitBridgeStore
 
 /// What every source does with its devices, in one place: put a device into the graph (merged
 /// with its generic and cloud twins, keeping what is known), report a message's values, and
@@ -15,6 +16,8 @@ extension BridgeState {
         var changed = false
         var firstValue = false
         let catalog = catalog
+        let recordsHistory = configuration.recordsHistory
+        var history: [HistoryRecord] = []
         _ = try? graph.modifyDevice(id) { device in
             for update in updates {
                 // An attribute heard for the first time changes what the device feeds (its description says
@@ -27,6 +30,12 @@ extension BridgeState {
                         update.value, attribute: update.attribute, at: update.address, catalog: catalog, time: now)
                     {
                         changed = true
+                        if recordsHistory {
+                            history.append(
+                                HistoryRecord(
+                                    device: id, address: update.address, attribute: update.attribute, at: now,
+                                    change: .value(update.value)))
+                        }
                     }
                 } catch {
                     effects.log(
@@ -34,6 +43,7 @@ extension BridgeState {
                 }
             }
         }
+        if !history.isEmpty { effects.history += history }
         if changed { published.valuesChanged(id, at: now) }
         for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)

@@ -31,6 +31,7 @@ struct APIEndpoints: Sendable {
         [
             ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
             ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
+            ("api/v1/devices/:device/history", [.get]),
             ("api/v1/changes", [.get]), ("api/v1/changes/socket", [.get]), ("api/v1/homes", [.get]),
         ] + homePaths
 
@@ -95,6 +96,7 @@ struct APIEndpoints: Sendable {
             authorized(request) { FulfillmentServer.json(.ok, bridge.snapshot.homeList()) }
         }
         registerHome(on: router)
+        registerHistory(on: router)
     }
 
     // MARK: Operations

@@ -1,0 +1,35 @@
+import Foundation
+import Logging
+import TraitBridgeEngine
+import TraitBridgeStore
+
+extension ServeCommand {
+    /// Opens `<data dir>/history.sqlite` and its writer. The history is safe to lose: a damaged file
+    /// is moved aside (`history.sqlite.broken`) and a new one started; one that cannot be opened at
+    /// all leaves the bridge running without history, saying why.
+    static func openHistory(_ directory: String, _ settings: HistorySettings, logger: Logger) -> HistoryRecorder? {
+        let bounds = HistoryRecorder.Bounds(
+            maxAge: .seconds(Int64((settings.maxAgeDays * 86_400).rounded())), maxBytes: settings.maxBytes)
+        do {
+            return HistoryRecorder(store: try HistoryStore(directory: directory), bounds: bounds, logger: logger)
+        } catch {
+            guard case .damaged(let path, _) = error else {
+                logger.error("no history is kept: \(error)")
+                return nil
+            }
+            let aside = path + ".broken"
+            try? FileManager.default.removeItem(atPath: aside)
+            do {
+                try FileManager.default.moveItem(atPath: path, toPath: aside)
+                for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                let recorder = HistoryRecorder(
+                    store: try HistoryStore(directory: directory), bounds: bounds, logger: logger)
+                logger.warning("history: \(path) was damaged (\(error)); moved to \(aside), a new history begins")
+                return recorder
+            } catch {
+                logger.error("no history is kept: \(path) is damaged and could not be replaced: \(error)")
+                return nil
+            }
+        }
+    }
+}

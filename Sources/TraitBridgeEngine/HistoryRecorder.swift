@@ -1,0 +1,176 @@
+import Foundation
+public import FoundationEssentials
+public import Logging
+import Synchronization
+public import TraitBridgeStore
+
+/// Takes the history's records off the message path and writes them on a thread of its own.
+///
+/// The engine hands records over inside its lock (``enqueue(_:)``: an append, never I/O, never a
+/// wait); the thread writes them in batches (every second, or at once when ``wakeAt`` are waiting),
+/// answers `history` requests after writing what came before them (a change just made is in the
+/// answer), and prunes by age and size. At most ``capacity`` records wait: beyond, they are dropped
+/// and counted (the bridge's relaying never slows for its history).
+public final class HistoryRecorder: Sendable {
+    /// How long the history keeps a change, and how many bytes it may hold.
+    public struct Bounds: Sendable, Hashable {
+        public var maxAge: Duration
+        public var maxBytes: Int64
+
+        public init(maxAge: Duration = .seconds(10 * 86_400), maxBytes: Int64 = 256 << 20) {
+            self.maxAge = maxAge
+            self.maxBytes = maxBytes
+        }
+    }
+
+    /// Running totals, for `bridge/health` and `/metrics`.
+    public struct Totals: Sendable, Hashable {
+        public var stored = 0
+        public var dropped = 0
+        public var failedWrites = 0
+        public var pruned = 0
+    }
+
+    struct Query {
+        var filter: HistoryFilter
+        var answer: @Sendable (Result<HistoryPage, StoreError>) -> Void
+    }
+
+    private struct Pending {
+        var records: [HistoryRecord] = []
+        var queries: [Query] = []
+        var totals = Totals()
+        var isRunning = true
+    }
+
+    static let capacity = 131_072
+    static let wakeAt = 512
+    private static let pruneEvery: Duration = .seconds(60)
+
+    let store: HistoryStore
+    let bounds: Bounds
+    private let logger: Logger
+    private let pending = Mutex(Pending())
+    private let wake = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    /// The clock pruning reads (a test moves it).
+    private let now: @Sendable () -> Date
+
+    public init(
+        store: HistoryStore, bounds: Bounds = Bounds(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.bounds = bounds
+        self.logger = logger
+        self.now = now
+        let thread = Thread { [self] in run() }
+        thread.name = "traitbridge-history"
+        thread.start()
+    }
+
+    /// Hands records over (inside the engine's lock): never blocks on the disk.
+    public func enqueue(_ records: [HistoryRecord]) {
+        guard !records.isEmpty else { return }
+        let (signal, droppedNow, dropped) = pending.withLock { pending -> (Bool, Int, Int) in
+            guard pending.isRunning else { return (false, 0, pending.totals.dropped) }
+            let room = max(0, Self.capacity - pending.records.count)
+            let taken = min(room, records.count)
+            if taken == records.count {
+                pending.records += records
+            } else {
+                pending.records += records.prefix(taken)
+            }
+            let before = pending.totals.dropped
+            pending.totals.dropped += records.count - taken
+            let crossed = pending.records.count >= Self.wakeAt && pending.records.count - taken < Self.wakeAt
+            return (crossed, pending.totals.dropped - before, pending.totals.dropped)
+        }
+        if signal { wake.signal() }
+        // Said on the first drop and at each power of two after it, not once per record.
+        if droppedNow > 0, (dropped - droppedNow) == 0 || (dropped & (dropped - 1)) == 0 {
+            logger.warning(
+                "history: \(dropped) changes dropped, more than \(Self.capacity) waited to be written; the disk of \(store.path) is too slow or too full"
+            )
+        }
+    }
+
+    /// Asks for a device's history: answered on the recorder's thread after what was enqueued before.
+    func query(_ filter: HistoryFilter, answer: @escaping @Sendable (Result<HistoryPage, StoreError>) -> Void) {
+        let accepted = pending.withLock { pending in
+            guard pending.isRunning else { return false }
+            pending.queries.append(Query(filter: filter, answer: answer))
+            return true
+        }
+        if accepted { wake.signal() } else { answer(.failure(.readFailed("the bridge is stopping"))) }
+    }
+
+    public var totals: Totals { pending.withLock { $0.totals } }
+
+    /// Writes what waits, answers waiting queries and stops the thread (within two seconds).
+    public func stop() {
+        let wasRunning = pending.withLock { pending in
+            defer { pending.isRunning = false }
+            return pending.isRunning
+        }
+        guard wasRunning else { return }
+        wake.signal()
+        if done.wait(timeout: .now() + 2) == .timedOut {
+            logger.warning("history: still writing after 2 s at stop; the last changes may be lost")
+        }
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        var lastPrune = ContinuousClock.now - Self.pruneEvery
+        while true {
+            _ = wake.wait(timeout: .now() + 1)
+            let (records, queries, running) = pending.withLock { pending in
+                defer {
+                    pending.records = []
+                    pending.queries = []
+                }
+                return (pending.records, pending.queries, pending.isRunning)
+            }
+            write(records)
+            for query in queries {
+                let result = Result { () throws(StoreError) in try store.page(query.filter) }
+                query.answer(result)
+            }
+            if !running { break }
+            if ContinuousClock.now - lastPrune >= Self.pruneEvery || !records.isEmpty {
+                prune(byAge: ContinuousClock.now - lastPrune >= Self.pruneEvery)
+                if ContinuousClock.now - lastPrune >= Self.pruneEvery { lastPrune = .now }
+            }
+        }
+        done.signal()
+    }
+
+    private func write(_ records: [HistoryRecord]) {
+        guard !records.isEmpty else { return }
+        do {
+            let stored = try store.write(records)
+            pending.withLock { $0.totals.stored += stored }
+        } catch {
+            let failures = pending.withLock { pending in
+                pending.totals.failedWrites += 1
+                return pending.totals.failedWrites
+            }
+            if failures & (failures - 1) == 0 {
+                logger.error("history: \(records.count) changes not written: \(error)")
+            }
+        }
+    }
+
+    /// By size after each batch (two pragmas); by age once a minute.
+    private func prune(byAge: Bool) {
+        do {
+            let pruned = try store.prune(
+                now: now(), maxAge: byAge ? bounds.maxAge : nil, maxBytes: bounds.maxBytes)
+            let removed = pruned.byAge + pruned.bySize
+            if removed > 0 { pending.withLock { $0.totals.pruned += removed } }
+        } catch {
+            logger.error("history: \(error)")
+        }
+    }
+}

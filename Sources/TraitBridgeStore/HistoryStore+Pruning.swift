@@ -1,0 +1,67 @@
+public import FoundationEssentials
+import GRDB
+
+extension HistoryStore {
+    /// What one pruning pass removed, and whether its budget ran out before it was done.
+    public struct Pruned: Sendable, Hashable {
+        public var byAge = 0
+        public var bySize = 0
+        /// Work was left for the next pass (the chunk budget ran out).
+        public var isPartial = false
+    }
+
+    /// Deletes changes older than `maxAge` before `now` (none when nil) (from the oldest written: the row order is
+    /// the time order, but for a clock stepped back), then the oldest changes while the history
+    /// holds more than `maxBytes` (down to 90 % of it, so the next batch does not start again).
+    ///
+    /// In chunks of `chunk` rows, one transaction each, at most `chunks` of them: the writer
+    /// stores the pending batches between two passes, so pruning a large file never holds them up
+    /// for long. Freed pages are reused by later writes; the file does not shrink.
+    @discardableResult
+    public func prune(
+        now: Date, maxAge: Duration?, maxBytes: Int64, chunk: Int = 5_000, chunks: Int = 10
+    ) throws(StoreError) -> Pruned {
+        var pruned = Pruned()
+        var budget = max(1, chunks)
+        do {
+            while let maxAge, budget > 0 {
+                let cutoff = Self.milliseconds(now - Double(maxAge.components.seconds))
+                budget -= 1
+                let deleted = try queue.write { db in
+                    try db.execute(
+                        sql: "DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?) AND at < ?",
+                        arguments: [chunk, cutoff])
+                    return db.changesCount
+                }
+                pruned.byAge += deleted
+                if deleted < chunk { break }
+            }
+            var target: Int64?
+            while budget > 0 {
+                let used = try usedBytes()
+                if target == nil {
+                    guard used > maxBytes else { break }
+                    target = maxBytes / 10 * 9
+                }
+                guard let target, used > target else { break }
+                budget -= 1
+                let deleted = try queue.write { db in
+                    try db.execute(
+                        sql: "DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?)",
+                        arguments: [chunk])
+                    return db.changesCount
+                }
+                pruned.bySize += deleted
+                if deleted == 0 { break }
+            }
+            pruned.isPartial = budget == 0
+            // A series' last change may be gone: the next equal value is stored again.
+            if pruned.byAge + pruned.bySize > 0 { lastChanges = [:] }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .writeFailed("\(path): pruning: \(error)")
+        }
+        return pruned
+    }
+}

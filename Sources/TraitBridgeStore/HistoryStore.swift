@@ -1,0 +1,172 @@
+import FoundationEssentials
+import GRDB
+import TraitBridgeModel
+
+/// The history on disk, `<directory>/history.sqlite`: every value and connectivity change, bounded
+/// by age and size.
+///
+/// A file of its own, beside the registry: its writes never wait behind the registry's (written on
+/// the message path) nor make them wait; its size is the history's alone; it is safe to lose (a
+/// damaged file is moved aside and history starts again, the registry is never touched). Written
+/// by one thread (``HistoryRecorder``'s), read by the same one.
+public final class HistoryStore: @unchecked Sendable {
+    let queue: DatabaseQueue
+    /// The database file.
+    public let path: String
+    /// Series ids by series, and each series' last stored change (a value equal to it is not
+    /// stored again). Touched only by the thread that writes.
+    var seriesIDs: [HistorySeries: Int64] = [:]
+    var lastChanges: [Int64: HistoryRecord.Change] = [:]
+
+    /// Opens (and migrates) `<directory>/history.sqlite`, creating the folder when needed.
+    public init(directory: String) throws(StoreError) {
+        path = directory + "/history.sqlite"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw DeviceStore.openingError(path: path, error)
+        }
+        let lock = try MigrationLock(path: path + ".lock")
+        defer { withExtendedLifetime(lock) {} }
+        do {
+            var configuration = Configuration()
+            configuration.journalMode = .wal
+            configuration.busyMode = .timeout(5)
+            configuration.prepareDatabase { db in
+                // Losing the last second of history to a power cut is fine; an fsync per batch is not.
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
+            }
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            let unknown = try queue.read { db in
+                try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)
+            }
+            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, migrations: unknown.sorted()) }
+            try Self.migrator.migrate(queue)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw DeviceStore.openingError(path: path, error)
+        }
+    }
+
+    /// Migrations are named and never edited; a change is a new migration.
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("h1: history") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE historySeries (
+                      id INTEGER PRIMARY KEY,
+                      device TEXT NOT NULL, trait TEXT NOT NULL, attribute TEXT NOT NULL,
+                      UNIQUE (device, trait, attribute));
+                    CREATE TABLE history (
+                      id INTEGER PRIMARY KEY,
+                      series INTEGER NOT NULL,
+                      at INTEGER NOT NULL,
+                      kind INTEGER NOT NULL,
+                      value);
+                    CREATE INDEX historyBySeries ON history (series, at);
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: Writing
+
+    /// Writes `records` in one transaction, leaving out a change equal to its series' last one.
+    ///
+    /// - Returns: how many were stored.
+    @discardableResult
+    public func write(_ records: [HistoryRecord]) throws(StoreError) -> Int {
+        guard !records.isEmpty else { return 0 }
+        do {
+            return try queue.write { db in
+                var stored = 0
+                for record in records {
+                    let series = try seriesID(record.series, in: db)
+                    let last = try lastChange(of: series, in: db)
+                    if let last, Self.same(last, record.change) { continue }
+                    let (kind, value) = try HistoryValueCoding.encode(record.change)
+                    try db.cachedStatement(sql: "INSERT INTO history (series, at, kind, value) VALUES (?, ?, ?, ?)")
+                        .execute(arguments: [series, Self.milliseconds(record.at), kind, value])
+                    lastChanges[series] = record.change
+                    stored += 1
+                }
+                return stored
+            }
+        } catch {
+            // What this transaction cached may not be on disk: read it again.
+            seriesIDs = [:]
+            lastChanges = [:]
+            throw .writeFailed("\(path): \(error)")
+        }
+    }
+
+    private static func same(_ a: HistoryRecord.Change, _ b: HistoryRecord.Change) -> Bool {
+        switch (a, b) {
+        case (.connectivity(let x), .connectivity(let y)): x.sameBand(as: y)
+        default: a == b
+        }
+    }
+
+    private func seriesID(_ series: HistorySeries, in db: Database) throws -> Int64 {
+        if let id = seriesIDs[series] { return id }
+        let arguments: StatementArguments = [series.device.rawValue, series.address.description, series.attribute]
+        try db.cachedStatement(
+            sql: "INSERT INTO historySeries (device, trait, attribute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+        ).execute(arguments: arguments)
+        let id =
+            try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT id FROM historySeries WHERE device = ? AND trait = ? AND attribute = ?"),
+                arguments: arguments) ?? 0
+        seriesIDs[series] = id
+        return id
+    }
+
+    private func lastChange(of series: Int64, in db: Database) throws -> HistoryRecord.Change? {
+        if let change = lastChanges[series] { return change }
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT kind, value FROM history WHERE series = ? ORDER BY at DESC, id DESC LIMIT 1"),
+            arguments: [series])
+        guard let row else { return nil }
+        let change = HistoryValueCoding.decode(kind: row[0], value: row[1])
+        lastChanges[series] = change
+        return change
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite, let exact = Int64(exactly: value) else { return value > 0 ? .max : .min }
+        return exact
+    }
+
+    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    // MARK: Size
+
+    /// Bytes the history's pages hold (free pages left out): what ``prune`` keeps under its bound.
+    public func usedBytes() throws(StoreError) -> Int64 {
+        do {
+            return try queue.read { db in
+                let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                return (pages - free) * size
+            }
+        } catch {
+            throw .readFailed("\(path): \(error)")
+        }
+    }
+
+    /// How many changes are stored.
+    public func count() throws(StoreError) -> Int {
+        do {
+            return try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }
+        } catch {
+            throw .readFailed("\(path): \(error)")
+        }
+    }
+}
