@@ -26,11 +26,11 @@ struct HistoryCommand: ParsableCommand {
     var trait: String?
     @Option(help: "Only this attribute, or 'connectivity'.")
     var attribute: String?
-    @Option(help: "From this long ago, or this time (default: 24h).")
+    @Option(help: "From this long ago, or this time.")
     var since = "24h"
     @Option(help: "Until this long ago, or this time (default: now).")
     var until: String?
-    @Option(help: "At most this many changes, the newest (1…10000).")
+    @Option(help: "At most this many changes, the newest (1 to 10000).")
     var limit = 1_000
     @Flag(help: "Print the bridge's answer as JSON: {\"status\", \"device\", \"records\", …}.")
     var json = false

@@ -85,7 +85,7 @@ extension BridgeState {
             let deviceName = graph.readDevice(id, \.name) ?? id.rawValue
             effects.historyQueries.append(HistoryQuery(sink: sink, filter: filter, name: deviceName))
         } catch {
-            refuse("badParameter", error.message)
+            refuse(error.code, error.message)
         }
     }
 
@@ -94,7 +94,7 @@ extension BridgeState {
     {
         let to = try Self.time(root["to"], field: "to") ?? now
         let from = try Self.time(root["from"], field: "from") ?? to - 86_400
-        guard from <= to else { throw .init("'from' is after 'to'") }
+        guard from <= to else { throw .init("'from' is after 'to'", code: "notInDevice") }
         var limit = Self.historyDefaultLimit
         if let value = root["limit"] {
             guard value.isInteger, let number = value.int64, (1...Int64(Self.historyLimit)).contains(number) else {
@@ -121,7 +121,7 @@ extension BridgeState {
                 let names = Array(Set(addresses.map { $0.0.description })).sorted()
                 throw .init(
                     "the device has no trait '\(trait.prefix(80))'\(Suggestions.didYouMean(trait, among: names)); "
-                        + "its traits: \(names.joined(separator: ", "))")
+                        + "its traits: \(names.joined(separator: ", "))", code: "notInDevice")
             }
         }
         if let attribute, attribute != "connectivity" {
@@ -133,7 +133,7 @@ extension BridgeState {
                 let names = known.sorted()
                 throw .init(
                     "no attribute '\(attribute.prefix(80))'\(Suggestions.didYouMean(attribute, among: names)); "
-                        + "its attributes: \((names + ["connectivity"]).joined(separator: ", "))")
+                        + "its attributes: \((names + ["connectivity"]).joined(separator: ", "))", code: "notInDevice")
             }
         }
         return HistoryFilter(device: id, trait: trait, attribute: attribute, from: from, to: to, limit: limit)
@@ -178,8 +178,13 @@ extension BridgeState {
     }
 }
 
-/// Why a `history` request was refused, in words for whoever sent it.
+/// Why a `history` request was refused, in words for whoever sent it: `badParameter` (a field's
+/// form), `notInDevice` (a trait or attribute the device does not have, a range that is none).
 struct HistoryRequestError: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    var code: String
+    init(_ message: String, code: String = "badParameter") {
+        self.message = message
+        self.code = code
+    }
 }

@@ -40,6 +40,7 @@ extension APIEndpoints {
             case "deviceNotFound": return Self.problem(.notFound, "no such device", message, request)
             case "historyOff": return Self.problem(.conflict, "no history kept", message, request)
             case "badParameter": return Self.problem(.badRequest, "bad parameter", message, request)
+            case "notInDevice": return Self.problem(.unprocessableContent, "not in this device", message, request)
             default: return Self.problem(.internalServerError, "history unreadable", message, request)
             }
         }

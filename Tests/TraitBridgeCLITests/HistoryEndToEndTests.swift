@@ -56,6 +56,8 @@ extension FulfillmentTests {
         let api = try await send(
             home, .GET, "/api/v1/devices/Hall%20light/history?from=\(from)&to=\(to)", token: Self.viewerToken)
         #expect(api.status == 200, "\(api.body)")
+        let check = SchemaCheck()
+        check.add("DeviceHistory", api, "history")
         let records = (api.json["records"] as? [[String: Any]]) ?? []
         let onOff = records.filter { $0["attribute"] as? String == "onOff" }.compactMap { $0["value"] as? Bool }
         #expect(onOff == [false, true, false], "\(api.body)")
@@ -90,15 +92,19 @@ extension FulfillmentTests {
         let badTime = try await send(home, .GET, "/api/v1/devices/Relay/history?from=yesterday", token: Self.staticToken)
         #expect(badTime.status == 400 && (badTime.json["detail"] as? String)?.contains("RFC 3339") == true)
         let badTrait = try await send(home, .GET, "/api/v1/devices/Relay/history?trait=OnOf", token: Self.staticToken)
-        #expect(badTrait.status == 400 && (badTrait.json["detail"] as? String)?.contains("did you mean") == true)
+        #expect(badTrait.status == 422 && (badTrait.json["detail"] as? String)?.contains("did you mean") == true)
         let unknown = try await send(home, .GET, "/api/v1/devices/Relay/history?since=1h", token: Self.staticToken)
         #expect(unknown.status == 400, "\(unknown.body)")
         let anonymous = try await send(home, .GET, "/api/v1/devices/Relay/history")
         #expect(anonymous.status == 401)
+        for problem in [missing, badTime, badTrait, unknown] { check.add("Problem", problem, "\(problem.status)") }
         let one = try await send(
             home, .GET, "/api/v1/devices/Hall%20light/history?attribute=onOff&limit=1&from=\(from)&to=\(to)",
             token: Self.staticToken)
         #expect((one.json["records"] as? [Any])?.count == 1 && one.json["truncated"] as? Bool == true, "\(one.body)")
+        check.add("DeviceHistory", one, "history?limit=1")
+        check.add("DeviceHistory", relay, "relay's connectivity")
+        try check.run(in: home.folder)
         let noDevice = try CommandRunner.run(["history", "Nobody", "--broker", home.broker.url])
         #expect(noDevice.exitCode == 4, "\(noDevice.standardError)")
         let usage = try CommandRunner.run(["history", "Relay", "--since", "yesterday", "--broker", home.broker.url])

@@ -233,6 +233,8 @@ struct MappingsValidateCommandTests {
                                       units, and why each trait is online or not.
               watch                   Stream changes as they happen: devices added or
                                       removed, connectivity and values that changed.
+              history                 Show a device's changes: when each part went offline
+                                      and why, and its values.
               command                 Run a trait command on a device and print the outcome
                                       (confirmed, assumed, or the error).
               set                     Write one attribute of a device and print the outcome.

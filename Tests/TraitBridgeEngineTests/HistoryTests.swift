@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import Testing
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeStore
+
+@testable import TraitBridgeEngine
+
+/// The history: what the engine records (only changes, only when on), what the store keeps (no
+/// repeated value, every kind read back, a range, the newest when over the limit), pruning by age
+/// (time injected) and by size, a restart, and the request's refusals.
+@Suite("History: records, the store, pruning, the request")
+struct HistoryTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func folder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tb-history-\(UUID().uuidString)").path
+    }
+
+    func discovered(recording: Bool = true) throws -> BridgeState {
+        var state = try EngineFixtures.state()
+        state.configuration.recordsHistory = recording
+        _ = state.brokerConnected(now: t0)
+        _ = state.receive("zigbee2mqtt/bridge/state", #"{"state":"online"}"#, at: t0)
+        _ = state.handleMessage(topic: "zigbee2mqtt/bridge/devices", payload: EngineFixtures.devicesPayload, now: t0)
+        return state
+    }
+
+    func value(_ device: DeviceID, _ trait: String, _ attribute: String, _ value: AttributeValue, at: Date)
+        -> HistoryRecord
+    {
+        let address = TraitAddress(deviceTypeKey: "light", traitID: TraitID(parsing: trait)!)
+        return HistoryRecord(device: device, address: address, attribute: attribute, at: at, change: .value(value))
+    }
+
+    @Test("a changed value is one record, an unchanged one none; connectivity moving is one per trait; off: none")
+    func engineRecords() throws {
+        var state = try discovered()
+        let first = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#, at: t0 + 1)
+        let values = first.history.filter { $0.attribute == "onOff" }
+        #expect(values.count == 1 && values.first?.change == .value(.bool(true)) && values.first?.at == t0 + 1)
+        #expect(first.history.contains { $0.attribute.isEmpty }, "its traits came online")
+        let same = state.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#, at: t0 + 2)
+        #expect(same.history.isEmpty, "\(same.history)")
+        let offline = state.receive("zigbee2mqtt/Hall light/availability", "offline", at: t0 + 3)
+        let moved = offline.history.compactMap { record -> HistoryConnectivity? in
+            if case .connectivity(let connectivity) = record.change { return connectivity }
+            return nil
+        }
+        #expect(moved.count == 4 && moved.allSatisfy { $0.state == .offline && $0.reasonCode == "availability" })
+        #expect(offline.history.allSatisfy { $0.at == t0 + 3 && $0.device == EngineFixtures.light })
+
+        var off = try discovered(recording: false)
+        let effects = off.receive("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":100}"#, at: t0 + 1)
+        #expect(effects.history.isEmpty && !effects.publications.isEmpty)
+        let refused = off.runRequest("history", payload: Array(#"{"device":"Hall light"}"#.utf8), waiter: 1, now: t0)
+        let answer = String(decoding: refused.answers.first?.payload ?? [], as: UTF8.self)
+        #expect(answer.contains(#""code":"historyOff""#), "\(answer)")
+    }
+
+    @Test("a request: checked against the home (device, trait, attribute, times, limit), else one query")
+    func requests() throws {
+        var state = try discovered()
+        func ask(_ payload: String) -> (String, [HistoryQuery]) {
+            let effects = state.runRequest("history", payload: Array(payload.utf8), waiter: 7, now: t0 + 10)
+            return (String(decoding: effects.answers.first?.payload ?? [], as: UTF8.self), effects.historyQueries)
+        }
+        let (none, query) = ask(#"{"device":"hall light","trait":"matter.OnOff","limit":5}"#)
+        #expect(none.isEmpty)
+        let filter = try #require(query.first?.filter)
+        #expect(query.count == 1 && query.first?.name == "Hall light" && query.first?.sink == .waiter(7))
+        #expect(filter.device == EngineFixtures.light && filter.trait == "matter.OnOff" && filter.limit == 5)
+        #expect(filter.to == t0 + 10 && filter.from == t0 + 10 - 86_400, "the last day by default")
+        let refusals: [(String, String)] = [
+            (#"{"device":"Hal light"}"#, #"did you mean 'Hall light'"#),
+            (#"{"device":"Hall light","trait":"matter.OnOf"}"#, "did you mean 'light/matter.OnOff'"),
+            (#"{"device":"Hall light","attribute":"onof"}"#, "did you mean 'onOff'"),
+            (#"{"device":"Hall light","from":"yesterday"}"#, "RFC 3339"),
+            (#"{"device":"Hall light","from":"2027-01-01T00:00:00Z","to":"2026-01-01T00:00:00Z"}"#, "after"),
+            (#"{"device":"Hall light","limit":0}"#, "1 to 10000"),
+            (#"{"device":"Hall light","limit":1.5}"#, "1 to 10000"),
+            (#"{"device":"Hall light","since":"1h"}"#, "unknown field 'since'"),
+            (#"[1]"#, "expected {"),
+        ]
+        for (payload, words) in refusals {
+            let (answer, queries) = ask(payload)
+            #expect(queries.isEmpty && answer.contains(#""status":"error""#), "\(payload)")
+            #expect(answer.contains(words), "\(payload): \(answer)")
+        }
+        #expect(ask(#"{"device":"Nobody"}"#).0.contains(#""code":"deviceNotFound""#))
+        #expect(ask(#"{"device":"Hall light","attribute":"connectivity"}"#).1.count == 1)
+    }
+
+    @Test("the store: every kind read back, no repeated change, a range, the newest over the limit, after reopening")
+    func store() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let light = EngineFixtures.light
+        let kinds: [AttributeValue] = [
+            .null, .bool(true), .int(-7), .double(21.5), .string("heat"), .list([.int(1), .string("a")]),
+            .structure(["x": .double(0.25)]),
+        ]
+        var records = kinds.enumerated().map { index, kind in
+            value(light, "matter.OnOff", "a\(index)", kind, at: t0 + Double(index))
+        }
+        records.append(value(light, "matter.OnOff", "a1", .bool(true), at: t0 + 20))  // the same again: not kept
+        let offline = HistoryConnectivity(state: .offline, locality: .localPeer, reasonCode: "stale", reason: "quiet")
+        let address = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
+        records.append(HistoryRecord(device: light, address: address, attribute: "", at: t0 + 30, change: .connectivity(offline)))
+        var again = offline
+        again.reason = "another reason, same band"
+        records.append(HistoryRecord(device: light, address: address, attribute: "", at: t0 + 31, change: .connectivity(again)))
+        do {
+            let store = try HistoryStore(directory: path)
+            #expect(try store.write(records) == kinds.count + 1)
+        }
+        let store = try HistoryStore(directory: path)
+        #expect(try store.write([value(light, "matter.OnOff", "a2", .int(-7), at: t0 + 40)]) == 0, "known after reopening")
+        let all = try store.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100, limit: 100))
+        #expect(all.records.map(\.change) == kinds.map { .value($0) } + [.connectivity(offline)])
+        #expect(!all.truncated && all.before.isEmpty)
+        let newest = try store.page(HistoryFilter(device: light, trait: "matter.OnOff", attribute: nil, from: t0, to: t0 + 100, limit: 2))
+        #expect(newest.truncated && newest.records.map(\.at) == [t0 + 6, t0 + 30])
+        let later = try store.page(HistoryFilter(device: light, trait: nil, attribute: "a3", from: t0 + 5, to: t0 + 100, limit: 10))
+        #expect(later.records.isEmpty && later.before.map(\.change) == [.value(.double(21.5))], "what held at the start")
+        let connectivity = try store.page(
+            HistoryFilter(device: light, trait: "light/matter.OnOff", attribute: "connectivity", from: t0, to: t0 + 100, limit: 10))
+        #expect(connectivity.records.map(\.at) == [t0 + 30])
+    }
+
+    @Test("pruning by age keeps exactly the last days (time injected); by size keeps the newest under the bound")
+    func pruning() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try HistoryStore(directory: path)
+        let light = EngineFixtures.light
+        // One change an hour for twelve days.
+        let records = (0..<288).map { hour in value(light, "matter.LevelControl", "currentLevel", .int(Int64(hour)), at: t0 + Double(hour) * 3_600) }
+        try store.write(records)
+        let now = t0 + 288 * 3_600
+        let pruned = try store.prune(now: now, maxAge: .seconds(10 * 86_400), maxBytes: 1 << 30, chunk: 50)
+        #expect(pruned.byAge == 48 && pruned.bySize == 0 && !pruned.isPartial)
+        let left = try store.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: now, limit: 1_000))
+        #expect(left.records.count == 240 && left.records.first?.at == now - 240 * 3_600)
+        #expect(try store.prune(now: now, maxAge: .seconds(10 * 86_400), maxBytes: 1 << 30).byAge == 0, "idempotent")
+        // An equal value after its series was pruned is stored again (nothing else would show it).
+        let quiet = try HistoryStore(directory: path + "/quiet")
+        try quiet.write([value(light, "matter.OnOff", "onOff", .bool(true), at: t0)])
+        try quiet.prune(now: t0 + 20 * 86_400, maxAge: .seconds(86_400), maxBytes: 1 << 30)
+        #expect(try quiet.write([value(light, "matter.OnOff", "onOff", .bool(true), at: t0 + 20 * 86_400)]) == 1)
+
+        // By size: 60 000 changes, then a bound of 1 MiB.
+        let sized = try HistoryStore(directory: path + "/sized")
+        for batch in 0..<6 {
+            try sized.write((0..<10_000).map { index in
+                let n = batch * 10_000 + index
+                return value(light, "matter.LevelControl", "currentLevel", .int(Int64(n)), at: t0 + Double(n))
+            })
+        }
+        #expect(try sized.usedBytes() > 1 << 20)
+        var passes = 0
+        var result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 20, chunk: 5_000, chunks: 2)
+        #expect(result.isPartial, "a pass does at most its chunks: \(result)")
+        while result.isPartial && passes < 20 {
+            passes += 1
+            result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 20, chunk: 5_000, chunks: 2)
+        }
+        #expect(try sized.usedBytes() <= 1 << 20)
+        let kept = try sized.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100_000, limit: 1))
+        #expect(kept.records.first?.change == .value(.int(59_999)), "the newest stays")
+        #expect(try sized.count() < 60_000 && sized.count() > 1_000)
+    }
+
+    @Test("a damaged file and a newer one say what to do")
+    func refusedFiles() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data(repeating: 0x41, count: 8_192).write(to: URL(fileURLWithPath: path + "/history.sqlite"))
+        #expect {
+            _ = try HistoryStore(directory: path)
+        } throws: { error in
+            guard case .damaged(let file, _) = error as? StoreError else { return false }
+            return file.hasSuffix("history.sqlite")
+        }
+        let newer = folder()
+        defer { try? FileManager.default.removeItem(atPath: newer) }
+        _ = try HistoryStore(directory: newer)
+        let queue = try DatabaseQueue(path: newer + "/history.sqlite")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('h9: from the future')")
+        }
+        #expect {
+            _ = try HistoryStore(directory: newer)
+        } throws: { error in
+            guard case .newerSchema(_, let migrations) = error as? StoreError else { return false }
+            return migrations == ["h9: from the future"]
+        }
+    }
+}
