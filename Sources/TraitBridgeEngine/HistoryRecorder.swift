@@ -47,7 +47,7 @@ public final class HistoryRecorder: Sendable {
     static let wakeAt = 512
     private static let pruneEvery: Duration = .seconds(60)
 
-    let store: HistoryStore
+    public let store: HistoryStore
     let bounds: Bounds
     private let logger: Logger
     private let pending = Mutex(Pending())

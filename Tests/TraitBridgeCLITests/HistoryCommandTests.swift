@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import Logging
+import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgeStore
 
 @testable import TraitBridgeCLI
 
@@ -117,5 +120,19 @@ struct HistoryCommandTests {
         #expect(lines.contains("unreachable 15 min 0 s in all, 1 drop: light/matter.OnOff"), "\(text)")
         #expect(lines.contains("unreachable 30 min 0 s in all, 1 drop: light/matter.LevelControl"), "\(text)")
         #expect(lines.last == "older changes left out; see them with --until 2026-11-30T08:10:00.000Z", "\(text)")
+    }
+
+    @Test("a damaged history.sqlite is moved aside and a new history begins; the registry is never touched")
+    func damagedFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-hist-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x42, count: 16_384)
+        try garbage.write(to: URL(fileURLWithPath: folder + "/history.sqlite"))
+        let recorder = ServeCommand.openHistory(folder, HistorySettings(), logger: Logger(label: "test"))
+        defer { recorder?.stop() }
+        #expect(recorder != nil, "the bridge keeps a history again")
+        #expect(FileManager.default.contents(atPath: folder + "/history.sqlite.broken") == garbage)
+        #expect(try recorder?.store.count() == 0)
     }
 }

@@ -69,6 +69,12 @@ struct SecurityTests {
         ])
         #expect(status.exitCode == 0, "\(status.standardError)")
         #expect(status.standardOutput.contains("Hall light"))
+        // …and a device's history (the request the ACL lets a viewer make).
+        let history = try CommandRunner.run([
+            "history", "Hall light", "--json", "--broker", "mqtt://127.0.0.1:\(broker.port)", "--username", "viewer",
+            "--password-file", "\(folder)/viewer.pw",
+        ])
+        #expect(history.exitCode == 0 && history.standardOutput.contains(#""onOff""#), "\(history.standardError)")
 
         // The viewer may not command, request or publish device state: the broker drops all of it.
         let viewer = try client(broker, "viewer")

@@ -192,6 +192,17 @@ struct ServeCommandTests {
                     + "skipSources, include, exclude"
             ),
             (
+                #"{"history": {"maxAgeDays": 0}}"#,
+                "history.maxAgeDays: expected a number of days above 0, at most 3650 (0.5 keeps 12 hours)"
+            ),
+            (
+                #"{"history": {"maxBytes": 1024}}"#,
+                "history.maxBytes: expected a whole number of bytes from 1048576 (1 MiB) to 1099511627776 (1 TiB)"
+            ),
+            (#"{"history": {"enabled": "yes"}}"#, "history.enabled: expected true or false"),
+            (#"{"history": {"days": 3}}"#, "history.days: unknown key 'days'; allowed: enabled, maxAgeDays, maxBytes"),
+            (#"{"history": true}"#, "history: expected an object with enabled, maxAgeDays, maxBytes"),
+            (
                 #"{"homekit": {"setupCode": "123-45-678"}}"#,
                 "homekit.setupCode: expected eight digits XXX-XX-XXX, not a trivial one (12345678, 11111111…)"
             ),
