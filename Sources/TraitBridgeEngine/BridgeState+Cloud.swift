@@ -50,10 +50,16 @@ extension BridgeState {
                 summary.append("device", .string(targetID.rawValue))
                 summary.append("mergedInto", .string(target.name))
                 refresh(targetID, now: now, effects: &effects, republishDescription: true)
+                if configuration.recordsHistory {
+                    recordConnectivity(of: targetID, forTraitsOf: runtime.source, effects: &effects)
+                }
             } else {
                 summary.append("device", .string(standalone.id.rawValue))
                 published.valuesKnown(standalone.id, since: now)
                 refresh(standalone.id, now: now, effects: &effects, republishDescription: true)
+                if configuration.recordsHistory {
+                    recordConnectivity(of: standalone.id, forTraitsOf: nil, effects: &effects)
+                }
             }
             imported.append(.object(summary))
         }
@@ -135,6 +141,10 @@ extension BridgeState {
             runtime.target = device.id
             runtime.keys = keys
             cloudImport.devices.set(c2cID, runtime)
+            // Its traits' history goes on under the device they joined.
+            if configuration.recordsHistory {
+                Self.recordConnectivity(of: device, forTraitsOf: runtime.source, effects: &effects)
+            }
         }
     }
 

@@ -22,23 +22,30 @@ extension BridgeState {
 
     /// Records each trait's connectivity of `id` fed by `source` (every trait when nil) as it is now.
     /// The history's writer keeps one record per band (a new reason alone is not a change).
-    mutating func recordConnectivity(of id: DeviceID, forTraitsOf source: SourceReference?, effects: inout BridgeEffects) {
-        graph.readDevice(id) { device in
-            for type in device.deviceTypes {
-                for trait in type.traits where source == nil || trait.source == source {
-                    let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
-                    effects.history.append(
-                        HistoryRecord(
-                            device: id, address: address, attribute: "", at: trait.connectivity.since ?? Date(),
-                            change: .connectivity(HistoryConnectivity(trait.connectivity))))
-                }
+    mutating func recordConnectivity(
+        of id: DeviceID, forTraitsOf source: SourceReference?, effects: inout BridgeEffects
+    ) {
+        graph.readDevice(id) { device in Self.recordConnectivity(of: device, forTraitsOf: source, effects: &effects) }
+    }
+
+    static func recordConnectivity(
+        of device: borrowing Device, forTraitsOf source: SourceReference?, effects: inout BridgeEffects
+    ) {
+        for type in device.deviceTypes {
+            for trait in type.traits where source == nil || trait.source == source {
+                let address = TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID)
+                effects.history.append(
+                    HistoryRecord(
+                        device: device.id, address: address, attribute: "", at: trait.connectivity.since ?? Date(),
+                        change: .connectivity(HistoryConnectivity(trait.connectivity))))
             }
         }
     }
 
     /// Records every value of the traits of `id` fed by `source` (a cloud's report names no single change).
-    mutating func recordValues(of id: DeviceID, forTraitsOf source: SourceReference?, at now: Date, effects: inout BridgeEffects)
-    {
+    mutating func recordValues(
+        of id: DeviceID, forTraitsOf source: SourceReference?, at now: Date, effects: inout BridgeEffects
+    ) {
         graph.readDevice(id) { device in
             for type in device.deviceTypes {
                 for trait in type.traits where source == nil || trait.source == source {
@@ -110,8 +117,8 @@ extension BridgeState {
             graph.readDevice(id) { device in
                 device.deviceTypes.flatMap { type in
                     type.traits.map { trait -> (TraitAddress, [String]) in
-                    (TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID), Array(trait.attributes.keys))
-                }
+                        (TraitAddress(deviceTypeKey: type.key, traitID: trait.traitID), Array(trait.attributes.keys))
+                    }
                 }
             } ?? []
         var matching = addresses

@@ -250,6 +250,11 @@ enum WebAssets {
         .badge.offline { background: #fde8e8; color: #7f1d1d; }
         .badge.partiallyOnline { background: #fff4d6; color: #713f12; }
         .badge.unknown { background: #ececec; color: #333; }
+        .history svg { display: block; max-width: 720px; background: #fff; border: 1px solid #ddd; }
+        .band.online { fill: #4caf50; } .band.offline { fill: #d32f2f; } .band.unknown { fill: #bdbdbd; }
+        .history polyline { stroke: #1565c0; stroke-width: 2; } .history circle { fill: #1565c0; }
+        .history .marks rect { fill: #6a1b9a; } .timeline .label { margin: .6em 0 .2em; font-weight: 600; }
+        .band-list { margin: .2em 0 .8em; font-size: .9em; }
         .locality { font-size: .85em; color: #444; }
         .reason { font-size: .85em; color: #7f1d1d; }
         .value { font-weight: bold; margin: .2em 0; }

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import TraitBridgeEngine
 import TraitBridgeJSON
+import TraitBridgeModel
 import TraitBridgePresentation
 
 /// The web UI under `/ui`: server-rendered pages (devices by room, one device trait by trait, the
@@ -30,10 +31,13 @@ struct WebPages: Sendable {
         router.get("ui") { request, _ in signedIn(request) { session in devicesPage(request, session) } }
         router.get("ui/home") { request, _ in signedIn(request) { session in homePage(session) } }
         router.get("ui/devices/:device") { request, context in
-            signedIn(request) { session in
-                let name = APIEndpoints.parameter(context, "device")
-                return devicePage(name, session) ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
+            guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
+                return Self.redirect("/ui/login")
             }
+            let name = APIEndpoints.parameter(context, "device")
+            let range = request.uri.queryParameters["range"].flatMap { WebHTML.HistoryRange(rawValue: String($0)) }
+            return await devicePage(name, range: range ?? .day, session)
+                ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
         }
         router.get("ui/home/sections") { request, _ in
             signedIn(request) { session in
@@ -71,10 +75,23 @@ struct WebPages: Sendable {
         return Self.page(.ok, "Devices", render.devicesByRoom(filter, limit: Self.maxCards), session: session)
     }
 
-    private func devicePage(_ name: String, _ session: WebSessions.Session) -> Response? {
+    /// The device part by part, then its history over `range` (read from the history's file).
+    private func devicePage(_ name: String, range: WebHTML.HistoryRange, _ session: WebSessions.Session) async
+        -> Response?
+    {
         let render = WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter)
-        guard let (title, body) = render.devicePage(name) else { return nil }
-        return Self.page(.ok, title, body, session: session)
+        guard let (title, body) = render.devicePage(name), let id = render.state.deviceID(named: name) else {
+            return nil
+        }
+        let now = Date()
+        let ask: JSONValue = [
+            "device": .string(id.rawValue), "from": .string(Timestamp.iso8601(now - range.seconds)),
+            "to": .string(Timestamp.iso8601(now)), "limit": 10_000,
+        ]
+        let bytes = await bridge.request("history", payload: ask.serializedBytes())
+        let answer = (try? JSONDocument.parse(bytes).root.value) ?? ["status": "error", "message": "no answer"]
+        let history = render.historySection(answer, id: id.rawValue, range: range)
+        return Self.page(.ok, title, body + history, session: session)
     }
 
     private func homePage(_ session: WebSessions.Session) -> Response {

@@ -118,6 +118,7 @@ struct WebUIBrowserTests {
             #expect(raw.contains(word), "the raw view shows \(word): \(raw.prefix(600))")
         }
         try Self.checkCardValues(found)
+        try Self.checkHistory(found)
         #expect(found["homeSections"] as? [String] == ["Zones", "Groups", "Scenes", "Automations", "Cloud links"])
         #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
         let sceneAfter = found["sceneAfter"] as? String ?? ""
@@ -130,7 +131,10 @@ struct WebUIBrowserTests {
         #expect(found["forgedStatus"] as? Int == 403, "a write without the CSRF token")
         #expect((found["consoleErrors"] as? [Any])?.isEmpty == true, "\(found["consoleErrors"] ?? "")")
         #expect(found["afterLogout"] as? String == "/ui/login" && found["cookieAfterLogout"] as? Bool == false)
-        for page in ["login-refused", "devices", "devices-values", "challenge", "device", "home", "devices-phone"] {
+        for page in [
+            "login-refused", "devices", "devices-values", "challenge", "device", "device-history", "device-sensor-day",
+            "home", "devices-phone",
+        ] {
             #expect(FileManager.default.fileExists(atPath: "\(Self.screenshots)/\(page).png"), "screenshot \(page)")
         }
         #expect(demo.signal(SIGINT, waitUpTo: .seconds(30)) && demo.exitStatus == 0, "the demo stops on Ctrl-C")

@@ -263,6 +263,30 @@ try:
     raw = "//details[@class='raw'][summary[text()='Raw: matter.OnOff in light']]"
     again(lambda: driver.find_element(By.XPATH, raw + "/summary").click())
     found["rawText"] = again(lambda: driver.find_element(By.XPATH, raw).text[:2000])
+    # Its history: a band per trait row (the reason in each band's title and in the list below it).
+    found["historyRows"] = driver.execute_script("""
+        return [...document.querySelectorAll('#history div.timeline')].map(row => ({
+          label: row.querySelector('p.label').textContent,
+          bands: [...row.querySelectorAll('rect.band')].map(band => ({
+            state: band.getAttribute('class'), title: band.querySelector('title').textContent})),
+          list: row.querySelector('ul.band-list').textContent}))""")
+    driver.execute_script("document.getElementById('history').scrollIntoView()")
+    driver.save_screenshot(shots + "/device-history.png")
+
+    # A sensor's day: each point drawn, against the API's history of the same attribute.
+    climate = api("GET", "/api/v1/devices/Climate")["state"]["id"]
+    driver.get(base + "/ui/devices/" + urllib.request.quote(climate))
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "section.history"))
+    found["climateCharts"] = driver.execute_script("""
+        return [...document.querySelectorAll('#history figure.chart')].map(figure => ({
+          caption: figure.querySelector('figcaption').textContent,
+          points: [...figure.querySelectorAll('circle')].map(c => [c.getAttribute('data-at'),
+                                                                  parseFloat(c.getAttribute('data-value'))])}))""")
+    found["climateHistory"] = api(
+        "GET", "/api/v1/devices/" + urllib.request.quote(climate)
+        + "/history?trait=matter.TemperatureMeasurement&attribute=measuredValue&limit=10000")
+    driver.execute_script("document.getElementById('history').scrollIntoView()")
+    driver.save_screenshot(shots + "/device-sensor-day.png")
 
     # The home: groups, scenes, automations, links; run a scene.
     driver.get(base + "/ui/home")

@@ -1,0 +1,173 @@
+import Foundation
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgePresentation
+
+/// A device's history drawn on its page, from the `history` answer: per trait an availability
+/// band (online, offline, unknown; the reason on hover and in a list for keyboard and screen-reader
+/// users), a line for each number in the person's unit, and each other change as a mark on the
+/// same time axis. SVG made here: no framework, no other origin.
+extension WebHTML {
+    /// The ranges a page offers.
+    enum HistoryRange: String, CaseIterable {
+        case hour, day, week
+
+        var seconds: Double {
+            switch self {
+            case .hour: 3_600
+            case .day: 86_400
+            case .week: 604_800
+            }
+        }
+    }
+
+    static let chartWidth = 720.0
+    static let lineHeight = 120.0
+
+    func historySection(_ answer: JSONValue, id: String, range: HistoryRange) -> String {
+        var html = #"<section class="history" id="history"><h2>History</h2><p class="ranges">"#
+        html += HistoryRange.allCases.map { option in
+            option == range
+                ? "<strong>last \(option.rawValue)</strong>"
+                : #"<a href="/ui/devices/\#(e(id))?range=\#(option.rawValue)#history">last \#(option.rawValue)</a>"#
+        }.joined(separator: " · ")
+        html += "</p>"
+        guard answer["status"]?.stringValue == "ok",
+            let from = answer["from"]?.stringValue.flatMap(Self.date),
+            let to = answer["to"]?.stringValue.flatMap(Self.date),
+            to > from
+        else {
+            return html + "<p>\(e(answer["message"]?.stringValue ?? "No history."))</p></section>"
+        }
+        let before = answer["before"]?.arrayElements ?? []
+        let records = answer["records"]?.arrayElements ?? []
+        // A history younger than the range: drawn from its first change, not squeezed to the right.
+        var start = from
+        if before.isEmpty, let first = records.first?["at"]?.stringValue.flatMap(Self.date), first > from, first < to {
+            start = first
+        }
+        let axis = Axis(from: start, to: to)
+        html += "<p>\(e(Self.clock(start))) to \(e(Self.clock(to)))"
+        if start > from { html += " (the history begins here)" }
+        if answer["truncated"] == .bool(true) { html += " (the newest \(records.count) changes only)" }
+        html += "</p><h3>Reachable</h3>" + availability(before + records, axis: axis)
+        html += "<h3>Values</h3>" + values(before + records, axis: axis, document: document(id))
+        return html + "</section>"
+    }
+
+    /// Where a time falls across the chart.
+    struct Axis {
+        var from: Date
+        var to: Date
+
+        func x(_ date: Date) -> Double {
+            let fraction = (date.timeIntervalSince(from) / to.timeIntervalSince(from))
+            return (max(0, min(1, fraction)) * WebHTML.chartWidth * 10).rounded() / 10
+        }
+    }
+
+    /// One band of a trait's availability: its state from `start` to `end`, and why.
+    struct Band: Equatable {
+        var start: Date
+        var end: Date
+        var state: String
+        var reason: String
+    }
+
+    private func availability(_ entries: [JSONValue], axis: Axis) -> String {
+        var changes: [String: [(at: Date, state: String, reason: String)]] = [:]
+        var order: [String] = []
+        for entry in entries {
+            guard let state = entry["connectivity"]?.stringValue, let trait = entry["trait"]?.stringValue,
+                let at = entry["at"]?.stringValue.flatMap(Self.date)
+            else { continue }
+            if changes[trait] == nil { order.append(trait) }
+            changes[trait, default: []].append((max(at, axis.from), state, entry["reason"]?.stringValue ?? ""))
+        }
+        // Traits whose bands are the same (a device's traits fed by one source) share one row.
+        var rows: [(bands: [Band], traits: [String])] = []
+        for trait in order {
+            let list = changes[trait] ?? []
+            let bands = list.indices.map { index in
+                Band(
+                    start: list[index].at, end: index + 1 < list.count ? list[index + 1].at : axis.to,
+                    state: list[index].state, reason: list[index].reason)
+            }
+            if let row = rows.firstIndex(where: { $0.bands == bands }) {
+                rows[row].traits.append(trait)
+            } else {
+                rows.append((bands, [trait]))
+            }
+        }
+        guard !rows.isEmpty else { return "<p>No change of connectivity kept for this time.</p>" }
+        return rows.map { row in timeline(row.bands, traits: row.traits, axis: axis) }.joined()
+    }
+
+    private func timeline(_ bands: [Band], traits: [String], axis: Axis) -> String {
+        let label = Self.traitsLabel(traits, presenter: presenter)
+        var svg = #"<svg class="bands" viewBox="0 0 \#(Int(Self.chartWidth)) 16" preserveAspectRatio="none" "#
+        svg += #"width="100%" height="16" aria-hidden="true">"#
+        for band in bands {
+            let x = axis.x(band.start)
+            let width = max(0.5, axis.x(band.end) - x)
+            svg += #"<rect class="band \#(e(band.state))" x="\#(x)" y="0" width="\#(width)" height="16" "#
+            svg += #"data-start="\#(e(Timestamp.iso8601(band.start)))" data-end="\#(e(Timestamp.iso8601(band.end)))">"#
+            svg += "<title>\(e(bandText(band)))</title></rect>"
+        }
+        svg += "</svg>"
+        // A band under a second (unknown for a moment at start) is drawn, not listed.
+        let away = bands.filter { $0.state != "online" && $0.end.timeIntervalSince($0.start) >= 1 }
+        let list =
+            away.isEmpty
+            ? "<li>online all the time shown</li>"
+            : away.map { "<li>\(e(bandText($0)))</li>" }.joined()
+        return """
+            <div class="timeline"><p class="label">\(e(label))</p>\(svg)<ul class="band-list">\(list)</ul></div>
+            """
+    }
+
+    private func bandText(_ band: Band) -> String {
+        let length = Self.duration(band.end.timeIntervalSince(band.start))
+        return "\(band.state) \(Self.clock(band.start)) to \(Self.clock(band.end)) (\(length))"
+            + (band.reason.isEmpty ? "" : ": \(band.reason)")
+    }
+
+    /// "light: On/off, Brightness" for `light/matter.OnOff` and `light/matter.LevelControl`.
+    static func traitsLabel(_ traits: [String], presenter: ValuePresenter) -> String {
+        var byType: [(type: String, names: [String])] = []
+        for trait in traits {
+            let slash = trait.lastIndex(of: "/")
+            let type = slash.map { String(trait[..<$0]) } ?? ""
+            let id = slash.map { String(trait[trait.index(after: $0)...]) } ?? trait
+            if let index = byType.firstIndex(where: { $0.type == type }) {
+                byType[index].names.append(presenter.traitName(id))
+            } else {
+                byType.append((type, [presenter.traitName(id)]))
+            }
+        }
+        return byType.map { "\($0.type): \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
+    }
+
+    private func e(_ text: String) -> String { Self.escape(text) }
+
+    static func date(_ text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
+    /// A time as the page shows it: the bridge's local time, to the second.
+    static func clock(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
+            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(max(0, min(seconds, 1e9)).rounded())
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }
+        if whole < 86_400 { return "\(whole / 3_600) h \(whole % 3_600 / 60) min" }
+        return "\(whole / 86_400) d \(whole % 86_400 / 3_600) h"
+    }
+}
