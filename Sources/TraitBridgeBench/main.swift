@@ -74,6 +74,10 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "ha-export" {
     try benchmarkHomeAssistantExport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
 }
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "history" {
+    try benchmarkHistory()
+    exit(0)
+}
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "sync" {
     try benchmarkSyncImport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
@@ -132,10 +136,12 @@ if !onlyBridge {
 let mappingsDirectory = CommandLine.arguments.dropFirst().first ?? "mappings"
 let catalog = try CatalogLoader.load(mappingsDirectory: mappingsDirectory)
 let tables = try SourceRegistry.standard.loadTables(mappingsDirectory: mappingsDirectory, catalog: catalog)
+// TB_HISTORY=1: the engine makes the history's records too (as `serve` with history on).
+var benchConfiguration = BridgeConfiguration(
+    brokerDescription: "mqtt://127.0.0.1:1883", sources: [.zigbee2mqtt(locality: .localPeer)])
+benchConfiguration.recordsHistory = ProcessInfo.processInfo.environment["TB_HISTORY"] == "1"
 var bridge = BridgeState(
-    configuration: BridgeConfiguration(
-        brokerDescription: "mqtt://127.0.0.1:1883", sources: [.zigbee2mqtt(locality: .localPeer)]),
-    catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
+    configuration: benchConfiguration, catalog: catalog, tables: tables, graph: try HomeGraph(), now: Date())
 _ = bridge.brokerConnected(now: Date())
 let sensors: JSONValue = .array(
     (0..<1000).map { index in

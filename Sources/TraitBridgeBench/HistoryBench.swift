@@ -1,0 +1,51 @@
+import Foundation
+import TraitBridgeModel
+import TraitBridgeStore
+
+/// `TB_BENCH=history make bench`: the history's writer alone — 1 000 000 changes of 1 000 sensors
+/// (a temperature each, as the MQTT load sends them), written in batches of 512 as the recorder's
+/// thread takes them, to a fresh `history.sqlite`: changes a second, the file's bytes per million
+/// changes, and a size prune from 1 million changes down to a quarter of their bytes.
+func benchmarkHistory() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-bench-history-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let store = try HistoryStore(directory: folder)
+    let devices = try (0..<1_000).map { try DeviceID("z2m-0x00124b\(String(0x10_0000 + $0, radix: 16))") }
+    let address = TraitAddress(deviceTypeKey: "temperatureSensor", traitID: .matter("TemperatureMeasurement"))
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    let total = 1_000_000
+    var batch: [HistoryRecord] = []
+    batch.reserveCapacity(512)
+    var seconds: [Double] = []
+    var written = 0
+    var began = nanoseconds()
+    for index in 0..<total {
+        let value = AttributeValue.int(Int64(1_500 + index / 1_000 % 1_000))
+        batch.append(
+            HistoryRecord(
+                device: devices[index % 1_000], address: address, attribute: "measuredValue",
+                at: start + Double(index) / 1_000, change: .value(value)))
+        if batch.count == 512 || index == total - 1 {
+            written += try store.write(batch)
+            batch.removeAll(keepingCapacity: true)
+        }
+        if (index + 1) % 200_000 == 0 {
+            seconds.append(Double(nanoseconds() - began) / 1e9)
+            began = nanoseconds()
+        }
+    }
+    seconds.sort()
+    let median = seconds[seconds.count / 2]
+    let bytes = try store.usedBytes()
+    print("history: \(written) changes written in batches of 512")
+    print(
+        "history: \(String(format: "%.0f", 200_000 / median)) changes/s (median of 5 × 200 000; "
+            + "\(String(format: "%.2f", median * 1e6 / 200_000)) µs a change)")
+    print("history: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB for 1 000 000 changes")
+    let pruneStart = nanoseconds()
+    let pruned = try store.prune(now: start, maxAge: nil, maxBytes: bytes / 4, chunk: 5_000, chunks: 1_000)
+    let pruneSeconds = Double(nanoseconds() - pruneStart) / 1e9
+    print(
+        "history: size prune to a quarter: \(pruned.bySize) changes in \(String(format: "%.2f", pruneSeconds)) s, "
+            + "\(String(format: "%.1f", Double(try store.usedBytes()) / 1_048_576)) MiB left")
+}
