@@ -14,8 +14,9 @@ func benchmarkHistory() throws {
     let address = TraitAddress(deviceTypeKey: "temperatureSensor", traitID: .matter("TemperatureMeasurement"))
     let start = Date(timeIntervalSince1970: 1_800_000_000)
     let total = 1_000_000
+    let batchSize = Int(ProcessInfo.processInfo.environment["TB_HISTORY_BATCH"] ?? "") ?? 512
     var batch: [HistoryRecord] = []
-    batch.reserveCapacity(512)
+    batch.reserveCapacity(batchSize)
     var seconds: [Double] = []
     var written = 0
     var began = nanoseconds()
@@ -25,7 +26,7 @@ func benchmarkHistory() throws {
             HistoryRecord(
                 device: devices[index % 1_000], address: address, attribute: "measuredValue",
                 at: start + Double(index) / 1_000, change: .value(value)))
-        if batch.count == 512 || index == total - 1 {
+        if batch.count == batchSize || index == total - 1 {
             written += try store.write(batch)
             batch.removeAll(keepingCapacity: true)
         }
@@ -37,7 +38,7 @@ func benchmarkHistory() throws {
     seconds.sort()
     let median = seconds[seconds.count / 2]
     let bytes = try store.usedBytes()
-    print("history: \(written) changes written in batches of 512")
+    print("history: \(written) changes written in batches of \(batchSize)")
     print(
         "history: \(String(format: "%.0f", 200_000 / median)) changes/s (median of 5 × 200 000; "
             + "\(String(format: "%.2f", median * 1e6 / 200_000)) µs a change)")

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import TraitBridgeJSON
+import TraitBridgeStore
 
 /// The edge clients that send what the state machine asks of the outside (a camera's live view
 /// signalling, a cloud link's EXECUTE) and hand their answers back as events.
@@ -40,18 +41,29 @@ extension Bridge {
     /// Hands a `history` request to the history's thread; its answer comes back through the lock.
     func ask(_ history: HistoryRecorder, _ query: HistoryQuery) {
         history.query(query.filter) { [weak self] result in
-            let payload: [UInt8]
-            switch result {
-            case .success(let page): payload = BridgeState.historyAnswer(page, query: query)
-            case .failure(let error):
-                let answer: JSONValue = ["status": "error", "code": "historyFailed", "message": .string("\(error)")]
-                payload = answer.serializedBytes()
-            }
-            self?.state.withLock { _ in
-                var effects = BridgeEffects()
-                effects.answer(query.sink, payload)
-                self?.perform(effects)
-            }
+            self?.answer(query.sink, result.map { BridgeState.historyAnswer($0, query: query) })
+        }
+    }
+
+    /// The same for `history-availability`.
+    func ask(_ history: HistoryRecorder, _ query: HistoryAvailabilityQuery) {
+        history.availability(from: query.from, to: query.to) { [weak self] result in
+            self?.answer(query.sink, result.map { BridgeState.availabilityAnswer($0, query: query) })
+        }
+    }
+
+    private func answer(_ sink: ResponseSink, _ result: Result<[UInt8], StoreError>) {
+        let payload: [UInt8]
+        switch result {
+        case .success(let bytes): payload = bytes
+        case .failure(let error):
+            let answer: JSONValue = ["status": "error", "code": "historyFailed", "message": .string("\(error)")]
+            payload = answer.serializedBytes()
+        }
+        state.withLock { _ in
+            var effects = BridgeEffects()
+            effects.answer(sink, payload)
+            perform(effects)
         }
     }
 }

@@ -205,9 +205,12 @@ public final class Bridge: Sendable {
             }
             BridgeMetrics.record(metrics.registryWrites, since: started)
         }
-        if let history, !effects.history.isEmpty || !effects.historyQueries.isEmpty {
+        if let history,
+            !effects.history.isEmpty || !effects.historyQueries.isEmpty || !effects.historyAvailability.isEmpty
+        {
             history.enqueue(effects.history)
             for query in effects.historyQueries { ask(history, query) }
+            for query in effects.historyAvailability { ask(history, query) }
         }
         if !effects.subscriptions.isEmpty, let client = clientBox.withLock({ $0 }) {
             for filter in effects.subscriptions { client.subscribe(filter, qos: 1) }  // kept and re-sent on reconnect

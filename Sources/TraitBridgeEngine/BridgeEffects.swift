@@ -23,6 +23,7 @@ public struct BridgeEffects: Sendable {
     /// Changes for the history (empty when it is off), and `history` requests for its thread.
     public var history: [HistoryRecord] = []
     public var historyQueries: [HistoryQuery] = []
+    public var historyAvailability: [HistoryAvailabilityQuery] = []
 
     public init() {}
 
@@ -40,6 +41,7 @@ public struct BridgeEffects: Sendable {
         signalling += other.signalling
         if !other.history.isEmpty { history += other.history }
         if !other.historyQueries.isEmpty { historyQueries += other.historyQueries }
+        if !other.historyAvailability.isEmpty { historyAvailability += other.historyAvailability }
     }
 
     mutating func publish(_ topic: String, _ payload: [UInt8], retain: Bool, qos: Int = 0) {

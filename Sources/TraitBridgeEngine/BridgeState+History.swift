@@ -16,7 +16,7 @@ public struct HistoryQuery: Sendable {
 /// connectivity changes (only when history is on), and `history` requests checked against the home
 /// before the history's thread reads the file.
 extension BridgeState {
-    static let historyOperations = ["history"]
+    static let historyOperations = ["history", "history-availability"]
     static let historyLimit = 10_000
     static let historyDefaultLimit = 1_000
 
@@ -99,8 +99,8 @@ extension BridgeState {
     private mutating func historyFilter(_ root: JSON, device id: DeviceID, now: Date) throws(HistoryRequestError)
         -> HistoryFilter
     {
-        let to = try Self.time(root["to"], field: "to") ?? now
-        let from = try Self.time(root["from"], field: "from") ?? to - 86_400
+        let to = try Self.historyTime(root["to"], field: "to") ?? now
+        let from = try Self.historyTime(root["from"], field: "from") ?? to - 86_400
         guard from <= to else { throw .init("'from' is after 'to'", code: "notInDevice") }
         var limit = Self.historyDefaultLimit
         if let value = root["limit"] {
@@ -146,7 +146,7 @@ extension BridgeState {
         return HistoryFilter(device: id, trait: trait, attribute: attribute, from: from, to: to, limit: limit)
     }
 
-    private static func time(_ value: JSON?, field: String) throws(HistoryRequestError) -> Date? {
+    static func historyTime(_ value: JSON?, field: String) throws(HistoryRequestError) -> Date? {
         guard let value else { return nil }
         guard let text = value.string, text.utf8.count <= 40,
             let date = (try? Date(text, strategy: .iso8601))

@@ -67,6 +67,10 @@ extension BridgeState {
             handleHistoryRequest(payload, sink: sink, now: now, effects: &effects)
             return
         }
+        if operation == "history-availability" {
+            handleAvailabilityRequest(payload, sink: sink, now: now, effects: &effects)
+            return
+        }
         if operation == "camera-sessions" {
             reply(cameraSessionsAnswer(payload, now: now))
             return

@@ -31,9 +31,9 @@ public final class HistoryRecorder: Sendable {
         public var pruned = 0
     }
 
+    /// A read waiting for the writes before it: run on the recorder's thread, then answered.
     struct Query {
-        var filter: HistoryFilter
-        var answer: @Sendable (Result<HistoryPage, StoreError>) -> Void
+        var run: @Sendable (HistoryStore) -> Void
     }
 
     private struct Pending {
@@ -44,7 +44,7 @@ public final class HistoryRecorder: Sendable {
     }
 
     static let capacity = 131_072
-    static let wakeAt = 512
+    static let wakeAt = 16_384
     private static let pruneEvery: Duration = .seconds(60)
 
     public let store: HistoryStore
@@ -96,9 +96,24 @@ public final class HistoryRecorder: Sendable {
 
     /// Asks for a device's history: answered on the recorder's thread after what was enqueued before.
     func query(_ filter: HistoryFilter, answer: @escaping @Sendable (Result<HistoryPage, StoreError>) -> Void) {
+        read({ store throws(StoreError) in try store.page(filter) }, answer: answer)
+    }
+
+    /// Every device's reachability over a time, answered on the recorder's thread.
+    func availability(
+        from: Date, to: Date, answer: @escaping @Sendable (Result<[DeviceAvailability], StoreError>) -> Void
+    ) {
+        read({ store throws(StoreError) in try store.availability(from: from, to: to) }, answer: answer)
+    }
+
+    private func read<Value: Sendable>(
+        _ body: @escaping @Sendable (HistoryStore) throws(StoreError) -> Value,
+        answer: @escaping @Sendable (Result<Value, StoreError>) -> Void
+    ) {
+        let query = Query { store in answer(Result { () throws(StoreError) in try body(store) }) }
         let accepted = pending.withLock { pending in
             guard pending.isRunning else { return false }
-            pending.queries.append(Query(filter: filter, answer: answer))
+            pending.queries.append(query)
             return true
         }
         if accepted { wake.signal() } else { answer(.failure(.readFailed("the bridge is stopping"))) }
@@ -133,10 +148,7 @@ public final class HistoryRecorder: Sendable {
                 return (pending.records, pending.queries, pending.isRunning)
             }
             write(records)
-            for query in queries {
-                let result = Result { () throws(StoreError) in try store.page(query.filter) }
-                query.answer(result)
-            }
+            for query in queries { query.run(store) }
             if !running { break }
             if ContinuousClock.now - lastPrune >= Self.pruneEvery || !records.isEmpty {
                 prune(byAge: ContinuousClock.now - lastPrune >= Self.pruneEvery)

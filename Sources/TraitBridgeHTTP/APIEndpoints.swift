@@ -31,7 +31,7 @@ struct APIEndpoints: Sendable {
         [
             ("api/v1/openapi.json", [.get]), ("api/v1/health", [.get]), ("api/v1/devices", [.get]),
             ("api/v1/devices/:device", [.get]), ("api/v1/devices/:device/commands", [.post]),
-            ("api/v1/devices/:device/history", [.get]),
+            ("api/v1/devices/:device/history", [.get]), ("api/v1/availability", [.get]),
             ("api/v1/changes", [.get]), ("api/v1/changes/socket", [.get]), ("api/v1/homes", [.get]),
         ] + homePaths
 

@@ -148,6 +148,51 @@ extension WebHTML {
         return byType.map { "\($0.type): \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
     }
 
+    /// The home page's reachability: per range, the devices that dropped (or stayed away) most first.
+    func availabilitySection(_ answers: [(title: String, answer: JSONValue)]) -> String {
+        var html = #"<section id="availability"><h2>Reachability</h2>"#
+        for (title, answer) in answers {
+            html += "<h3>\(e(title))</h3>"
+            guard answer["status"]?.stringValue == "ok" else {
+                html += "<p>\(e(answer["message"]?.stringValue ?? "No history."))</p>"
+                continue
+            }
+            let devices = (answer["devices"]?.arrayElements ?? []).filter { entry in
+                entry["drops"] != .int(0) || entry["offlineSeconds"] != .double(0)
+                    || entry["partlySeconds"] != .double(0)
+            }
+            guard !devices.isEmpty else {
+                html += "<p>Every device was reachable all the time.</p>"
+                continue
+            }
+            html += #"<table class="availability"><thead><tr><th scope="col">Device</th><th scope="col">Drops</th>"#
+            html += #"<th scope="col">Unreachable</th><th scope="col">Partly unreachable</th></tr></thead><tbody>"#
+            for entry in devices {
+                let id = entry["device"]?.stringValue ?? ""
+                let name = entry["name"]?.stringValue ?? id
+                html += #"<tr><td><a href="/ui/devices/\#(e(id))#history">\#(e(name))</a></td>"#
+                html += "<td>\(Self.number(entry["drops"]))</td>"
+                html += "<td>\(e(Self.duration(Self.seconds(entry["offlineSeconds"]))))</td>"
+                html += "<td>\(e(Self.duration(Self.seconds(entry["partlySeconds"]))))</td></tr>"
+            }
+            html += "</tbody></table>"
+        }
+        return html + "</section>"
+    }
+
+    private static func seconds(_ value: JSONValue?) -> Double {
+        switch value {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: 0
+        }
+    }
+
+    private static func number(_ value: JSONValue?) -> String {
+        if case .int(let number) = value { return String(number) }
+        return "0"
+    }
+
     private func e(_ text: String) -> String { Self.escape(text) }
 
     static func date(_ text: String) -> Date? {

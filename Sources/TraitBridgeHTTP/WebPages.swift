@@ -29,7 +29,12 @@ struct WebPages: Sendable {
         router.get("ui/assets/app.css") { _, _ in Self.asset(WebAssets.style, type: "text/css; charset=utf-8") }
         router.get("ui/assets/icon.svg") { _, _ in Self.asset(WebAssets.icon, type: "image/svg+xml") }
         router.get("ui") { request, _ in signedIn(request) { session in devicesPage(request, session) } }
-        router.get("ui/home") { request, _ in signedIn(request) { session in homePage(session) } }
+        router.get("ui/home") { request, _ in
+            guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
+                return Self.redirect("/ui/login")
+            }
+            return await homePage(session)
+        }
         router.get("ui/devices/:device") { request, context in
             guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
                 return Self.redirect("/ui/login")
@@ -94,10 +99,21 @@ struct WebPages: Sendable {
         return Self.page(.ok, title, body + history, session: session)
     }
 
-    private func homePage(_ session: WebSessions.Session) -> Response {
+    private func homePage(_ session: WebSessions.Session) async -> Response {
         let render = WebHTML(state: bridge.snapshot, role: session.role, presenter: presenter)
         // The script redraws the sections from /ui/home/sections when something changes.
-        let body = #"<div id="home-sections">"# + render.homePage() + "</div>"
+        var body = #"<div id="home-sections">"# + render.homePage() + "</div>"
+        // Then the devices that dropped most over the last day and week (read once, with the page).
+        var answers: [(title: String, answer: JSONValue)] = []
+        let now = Date()
+        for (title, seconds) in [("Last day", 86_400.0), ("Last week", 604_800.0)] {
+            let ask: JSONValue = [
+                "from": .string(Timestamp.iso8601(now - seconds)), "to": .string(Timestamp.iso8601(now)),
+            ]
+            let bytes = await bridge.request("history-availability", payload: ask.serializedBytes())
+            answers.append((title, (try? JSONDocument.parse(bytes).root.value) ?? ["status": "error"]))
+        }
+        body += render.availabilitySection(answers)
         return Self.page(.ok, "Home", body, session: session)
     }
 

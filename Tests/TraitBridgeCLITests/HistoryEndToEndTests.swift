@@ -86,6 +86,14 @@ extension FulfillmentTests {
         let words = try CommandRunner.run(["history", "Hall light", "--since", "1h", "--broker", home.broker.url])
         #expect(words.standardOutput.contains("On/off"), "in people's words: \(words.standardOutput)")
 
+        // Every device's reachability: the relay dropped once (offline, online, offline), first.
+        let availability = try await send(home, .GET, "/api/v1/availability?limit=2", token: Self.viewerToken)
+        #expect(availability.status == 200, "\(availability.body)")
+        let ranked = (availability.json["devices"] as? [[String: Any]]) ?? []
+        #expect(ranked.first?["name"] as? String == "Relay" && ranked.first?["drops"] as? Int == 1, "\(availability.body)")
+        #expect(ranked.count == 2 && availability.json["known"] as? Int == 3, "\(availability.body)")
+        check.add("Availability", availability, "availability")
+
         // Refusals: each says what is wrong.
         let missing = try await send(home, .GET, "/api/v1/devices/Hal%20light/history", token: Self.staticToken)
         #expect(missing.status == 404 && (missing.json["detail"] as? String)?.contains("Hall light") == true)

@@ -198,4 +198,38 @@ struct HistoryTests {
             return migrations == ["h9: from the future"]
         }
     }
+
+    @Test("reachability: drops from all parts reachable, time with no part and with a part unreachable; first state no drop")
+    func availability() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try HistoryStore(directory: path)
+        let light = EngineFixtures.light
+        let relay = EngineFixtures.relay
+        func change(_ device: DeviceID, _ type: String, _ state: TraitConnectivityState, at seconds: Double)
+            -> HistoryRecord
+        {
+            let address = TraitAddress(deviceTypeKey: type, traitID: .matter("OnOff"))
+            let connectivity = HistoryConnectivity(state: state, locality: .localPeer, reasonCode: "x", reason: "x")
+            return HistoryRecord(
+                device: device, address: address, attribute: "", at: t0 + seconds, change: .connectivity(connectivity))
+        }
+        try store.write([
+            // The light: offline before the range (no drop in it), online at 100, its local part away 200…500
+            // while its cloud part stays, then both away 500…600, back at 600.
+            change(light, "light", .offline, at: -50), change(light, "cloud-light", .online, at: -50),
+            change(light, "light", .online, at: 100), change(light, "light", .offline, at: 200),
+            change(light, "cloud-light", .offline, at: 500), change(light, "light", .online, at: 600),
+            change(light, "cloud-light", .online, at: 600),
+            // The relay: first heard unknown at 10 (not a drop), online at 20, offline 300…400 and 700 on.
+            change(relay, "switch", .unknown, at: 10), change(relay, "switch", .online, at: 20),
+            change(relay, "switch", .offline, at: 300), change(relay, "switch", .online, at: 400),
+            change(relay, "switch", .offline, at: 700),
+        ])
+        let result = try store.availability(from: t0, to: t0 + 1_000)
+        let byDevice = Dictionary(uniqueKeysWithValues: result.map { ($0.device, $0) })
+        #expect(byDevice[light] == DeviceAvailability(device: light, offlineSeconds: 100, partlySeconds: 400, drops: 1))
+        #expect(byDevice[relay] == DeviceAvailability(device: relay, offlineSeconds: 410, partlySeconds: 0, drops: 2))
+        #expect(result.count == 2)
+    }
 }
