@@ -7,7 +7,8 @@
 # 127.0.0.1 port, then `BINARY serve` (or `mqtt-bench relay`), describes 1 000 sensors and warms them up,
 # then drives MESSAGES (200 000) at RATE msg/s (0: flat out) while `perf stat -e task-clock` counts the
 # translator's CPU time (every thread, user and system). Prints one line: msg/s, CPU µs per message, p50 and
-# p99 latency. Everything it starts is stopped by PID; every wait is bounded.
+# p99 latency. Everything it starts is stopped by PID; every wait is bounded. SERVE_CONFIG='{…}' gives
+# `serve` a config file with that JSON (SERVE_CONFIG='{"history": {"enabled": false}}': history off).
 set -euo pipefail
 BENCH=$1 BIN=$2 N=${3:-200000} RATE=${4:-0}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,8 +30,13 @@ sleep 0.3
 if [ "$BIN" = relay ]; then
 	"$BENCH" relay --port "$PORT" >"$WORK/translator.log" 2>&1 &
 else
-	"$BIN" serve --broker "mqtt://127.0.0.1:$PORT" --data-dir "$WORK/data" --mappings "$HERE/mappings" \
-		--log-level warning >"$WORK/translator.log" 2>&1 &
+	CONFIG=()
+	if [ -n "${SERVE_CONFIG:-}" ]; then
+		printf '%s\n' "$SERVE_CONFIG" >"$WORK/config.json"
+		CONFIG=(--config "$WORK/config.json")
+	fi
+	"$BIN" serve "${CONFIG[@]}" --broker "mqtt://127.0.0.1:$PORT" --data-dir "$WORK/data" \
+		--mappings "$HERE/mappings" --log-level warning >"$WORK/translator.log" 2>&1 &
 fi
 TRANSLATOR=$!
 PIDS+=($TRANSLATOR)

@@ -25,10 +25,14 @@ public final class HistoryRecorder: Sendable {
 
     /// Running totals, for `bridge/health` and `/metrics`.
     public struct Totals: Sendable, Hashable {
+        /// Changes written, dropped (too many waiting), and deleted by age or size.
         public var stored = 0
         public var dropped = 0
-        public var failedWrites = 0
         public var pruned = 0
+        /// Batches that could not be written (each logged).
+        public var failedWrites = 0
+        /// The bytes the history's pages hold, after the last batch.
+        public var bytes: Int64 = 0
     }
 
     /// A read waiting for the writes before it: run on the recorder's thread, then answered.
@@ -180,7 +184,11 @@ public final class HistoryRecorder: Sendable {
             let pruned = try store.prune(
                 now: now(), maxAge: byAge ? bounds.maxAge : nil, maxBytes: bounds.maxBytes)
             let removed = pruned.byAge + pruned.bySize
-            if removed > 0 { pending.withLock { $0.totals.pruned += removed } }
+            let bytes = (try? store.usedBytes()) ?? 0
+            pending.withLock { pending in
+                pending.totals.pruned += removed
+                pending.totals.bytes = bytes
+            }
         } catch {
             logger.error("history: \(error)")
         }

@@ -87,6 +87,14 @@ public final class OperationsEndpoints: Sendable {
         for (limit, count) in facts.refusals {
             advance("traitbridge_limit_refusals_total", ("limit", limit), to: count)
         }
+        if let history = bridge.history?.totals {
+            for (outcome, count) in [
+                ("stored", history.stored), ("dropped", history.dropped), ("pruned", history.pruned),
+            ] {
+                advance("traitbridge_history_changes_total", ("outcome", outcome), to: count)
+            }
+            gauge("traitbridge_history_bytes").set(history.bytes)
+        }
         if let bytes = Self.residentBytes() {
             gauge("traitbridge_resident_memory_bytes").set(Int64(bytes))
         }

@@ -167,7 +167,7 @@ enum WebAssets {
             }
           }
           document.addEventListener("click", (event) => {
-            const button = event.target.closest("button[data-path]");
+            const button = event.target.closest("button[data-path]:not([data-live])");
             if (!button) return;
             event.preventDefault();
             const body = button.dataset.body ? JSON.parse(button.dataset.body) : {};
@@ -215,6 +215,63 @@ enum WebAssets {
               attribute: form.dataset.attribute, value: value}, form.dataset.device,
               "set " + form.dataset.attribute + " to " + text);
           });
+          // A camera's live view: this page's offer (no ICE servers), relayed by the bridge to the camera
+          // as startLiveView (signalling only); the camera's video comes straight to the page.
+          let live = null;
+          function stopLive() {
+            if (live) { live.close(); live = null; }
+            const video = document.getElementById("live-video");
+            if (video) video.srcObject = null;
+          }
+          document.addEventListener("click", async (event) => {
+            if (event.target.closest("button[data-live-stop]")) { stopLive(); say("Live view stopped", true); return; }
+            const button = event.target.closest("button[data-live]");
+            if (!button) return;
+            event.preventDefault();
+            stopLive();
+            const video = document.getElementById("live-video");
+            const peer = new RTCPeerConnection({iceServers: []});
+            live = peer;
+            peer.addTransceiver("video", {direction: "recvonly"});
+            peer.addTransceiver("audio", {direction: "recvonly"});
+            peer.addEventListener("track", (track) => {
+              if (track.track.kind !== "video") return;
+              video.srcObject = new MediaStream([track.track]);
+              video.play().catch(() => {});
+            });
+            say("Asking the camera…", true);
+            await peer.setLocalDescription(await peer.createOffer());
+            await new Promise((done) => {
+              if (peer.iceGatheringState === "complete") return done();
+              const timer = setTimeout(done, 5000);
+              peer.addEventListener("icegatheringstatechange", () => {
+                if (peer.iceGatheringState === "complete") { clearTimeout(timer); done(); }
+              });
+            });
+            let response;
+            let answer = {};
+            try {
+              response = await fetch(button.dataset.path, {
+                method: "POST", credentials: "same-origin",
+                headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+                body: JSON.stringify({trait: "google.WebRtcLiveView", command: "startLiveView",
+                  arguments: {offerSdp: peer.localDescription.sdp}}),
+              });
+              answer = await response.json().catch(() => ({}));
+            } catch (error) {
+              say("The bridge did not answer: " + error, false);
+              stopLive();
+              return;
+            }
+            const sdp = answer.response && answer.response.answerSdp;
+            if (!response.ok || !sdp || live !== peer) {
+              say(outcome(response, answer)[0] + (sdp ? "" : " (no answer from the camera)"), false);
+              if (live === peer) stopLive();
+              return;
+            }
+            await peer.setRemoteDescription({type: "answer", sdp: sdp});
+            say("Live view " + (answer.response.mediaSessionId || "") + " started", true);
+          });
           if (home || document.querySelector("[data-device]")) {
             const changes = new EventSource("/api/v1/changes?shape=stream");
             changes.addEventListener("change", (event) => {
@@ -255,6 +312,7 @@ enum WebAssets {
         .history polyline { stroke: #1565c0; stroke-width: 2; } .history circle { fill: #1565c0; }
         .history .marks rect { fill: #6a1b9a; } .timeline .label { margin: .6em 0 .2em; font-weight: 600; }
         .band-list { margin: .2em 0 .8em; font-size: .9em; }
+        #live-video { display: block; max-width: 100%; height: auto; background: #000; }
         .locality { font-size: .85em; color: #444; }
         .reason { font-size: .85em; color: #7f1d1d; }
         .value { font-weight: bold; margin: .2em 0; }

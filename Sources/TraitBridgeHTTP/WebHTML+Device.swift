@@ -17,11 +17,28 @@ extension WebHTML {
         let place = [summary["home"]?.stringValue, summary["room"]?.stringValue].compactMap { $0 }
         let sources = summary["sources"]?.arrayElements?.compactMap(\.stringValue) ?? []
         let placeText = e(place.joined(separator: " › "))
-        let body = """
+        var body = """
             <p>\(e(id.rawValue)) · \(placeText) · sources: \(e(sources.joined(separator: ", ")))</p>
             <div id="traits" data-device="\(e(id.rawValue))">\(traits)</div>
             """
+        let traitIDs = summary["traits"]?.arrayElements?.compactMap(\.stringValue) ?? []
+        if traitIDs.contains("google.WebRtcLiveView") { body += liveView(id.rawValue, name: name) }
         return (name, body)
+    }
+
+    /// A camera's live view: the page makes a WebRTC offer (no ICE servers), the bridge relays it to the
+    /// camera as `startLiveView` (signalling only), the video comes from the camera to the browser.
+    private func liveView(_ id: String, name: String) -> String {
+        guard canControl else {
+            return #"<section id="live"><h2>Live view</h2><p>Watching live needs the control role.</p></section>"#
+        }
+        return """
+            <section id="live"><h2>Live view</h2>
+            <video id="live-video" muted playsinline width="640" height="360" aria-label="\(e(name)), live"></video>
+            <p><button type="button" data-live="\(e(id))" \
+            data-path="/api/v1/devices/\(e(Self.path(id)))/commands">Watch live</button>
+            <button type="button" data-live-stop="\(e(id))">Stop</button></p></section>
+            """
     }
 
     /// Each device type's traits, part by part (redrawn whole when the device changes).

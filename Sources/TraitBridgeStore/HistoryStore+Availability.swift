@@ -23,7 +23,8 @@ public struct DeviceAvailability: Sendable, Hashable {
 
 extension HistoryStore {
     /// Every device's reachability between `from` and `to`, from its traits' connectivity changes (and
-    /// the state each held at `from`); a device counts from its first known state on.
+    /// the state each held at `from`); a device counts from its first known state on, and a trait nothing
+    /// was heard of yet (first seen, or since the bridge restarted) counts as neither.
     public func availability(from: Date, to: Date) throws(StoreError) -> [DeviceAvailability] {
         let start = Self.milliseconds(from)
         let end = Self.milliseconds(to)
@@ -42,7 +43,7 @@ extension HistoryStore {
                 var result: [DeviceAvailability] = []
                 for (device, series) in seriesOf {
                     guard let id = try? DeviceID(device) else { continue }
-                    var events: [(at: Int64, series: Int, online: Bool)] = []
+                    var events: [(at: Int64, series: Int, online: Bool?)] = []
                     for (index, one) in series.enumerated() {
                         var rows = try Row.fetchAll(before, arguments: [one, start])
                         rows += try Row.fetchAll(inRange, arguments: [one, start, end])
@@ -51,7 +52,9 @@ extension HistoryStore {
                                 case .connectivity(let connectivity) = HistoryValueCoding.decode(
                                     kind: row[1], value: row[2])
                             else { continue }
-                            events.append((max(row[0], start), index, connectivity.state == .online))
+                            // Nothing heard yet (first seen, or the bridge restarted) is not known, not a drop.
+                            let online = connectivity.reasonCode == "neverHeard" ? nil : connectivity.state == .online
+                            events.append((max(row[0], start), index, online))
                         }
                     }
                     guard !events.isEmpty else { continue }
@@ -67,7 +70,7 @@ extension HistoryStore {
 
     /// Walks one device's trait changes in time order: all reachable, some, none.
     static func reachability(
-        _ id: DeviceID, _ events: [(at: Int64, series: Int, online: Bool)], series: Int, end: Int64
+        _ id: DeviceID, _ events: [(at: Int64, series: Int, online: Bool?)], series: Int, end: Int64
     ) -> DeviceAvailability {
         var known = [Bool?](repeating: nil, count: series)
         var result = DeviceAvailability(device: id, offlineSeconds: 0, partlySeconds: 0, drops: 0)
@@ -83,6 +86,7 @@ extension HistoryStore {
             let online = states.filter { $0 }.count
             let next = index < events.count ? events[index].at : end
             let seconds = Double(max(0, next - at)) / 1000
+            if states.isEmpty { continue }  // nothing known: neither reachable nor not
             if online == states.count {
                 wasAll = true
                 continue

@@ -21,14 +21,27 @@ struct LiveViewTests {
         let frigate: TestMQTTClient
         let folder: URL
 
-        init() throws {
+        /// `httpPort`: serve's web UI on the sandbox's host address (a browser in the sandbox reaches it
+        /// over the pair), its owner `alice` with the password `correct horse`.
+        init(httpPort: Int? = nil) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("tb-live-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             sandbox = try NetworkSandbox(repository: CommandRunner.repository)
             camera = try CameraPeers.camera(in: sandbox, log: folder.appendingPathComponent("camera.log").path)
             broker = try MosquittoBroker()
             let config = folder.appendingPathComponent("config.json").path
-            try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}}"#.utf8)
+            var http = ""
+            if let httpPort {
+                let path = folder.path
+                try "tb-camera-test-token-0123456789abcdef owner admin\n".write(
+                    toFile: path + "/tokens", atomically: true, encoding: .utf8)
+                try "secret\n".write(toFile: path + "/client-secret", atomically: true, encoding: .utf8)
+                try "correct horse\n".write(toFile: path + "/password", atomically: true, encoding: .utf8)
+                http = #", "http": {"listen": "\#(sandbox.hostAddress):\#(httpPort)", "bearerTokensFile": "\#(path)/tokens", "#
+                    + #""oauth": {"clientId": "google", "clientSecretFile": "\#(path)/client-secret", "#
+                    + #""redirectUris": ["http://127.0.0.1:9/r"], "user": "alice", "passwordFile": "\#(path)/password"}}"#
+            }
+            try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}\#(http)}"#.utf8)
                 .write(to: URL(fileURLWithPath: config))
             serve = try BridgeProcess(
                 [

@@ -89,6 +89,15 @@ struct OperationsTests {
             #expect((value(samples, "traitbridge_resident_memory_bytes") ?? 0) > 1_000_000)
             let build = samples.first { $0.name == "traitbridge_build_info" }
             #expect(build?.value == 1 && build?.labels["commit"]?.isEmpty == false)
+            // The history's writer: the home's first changes stored within its second, its file's bytes.
+            #expect(
+                await eventuallyAsync {
+                    let text = (try? await fulfillment.send(home, .GET, "/metrics"))?.body ?? ""
+                    guard let samples = try? parsed(text) else { return false }
+                    return (value(samples, "traitbridge_history_changes_total", ["outcome": "stored"]) ?? 0) > 0
+                        && (value(samples, "traitbridge_history_bytes") ?? 0) > 0
+                        && value(samples, "traitbridge_history_changes_total", ["outcome": "dropped"]) == 0
+                }, "the history's changes and bytes on /metrics")
 
             home.broker.stop()
             #expect(
