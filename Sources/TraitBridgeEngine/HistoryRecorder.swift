@@ -4,10 +4,14 @@ public import Logging
 import Synchronization
 public import TraitBridgeStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Takes the history's records off the message path and writes them on a thread of its own.
 ///
 /// The engine hands records over inside its lock (``enqueue(_:)``: an append, never I/O, never a
-/// wait); the thread writes them in batches (every second, or at once when ``wakeAt`` are waiting),
+/// wait); the thread writes them in batches (every 5 s, or at once when ``wakeAt`` are waiting),
 /// answers `history` requests after writing what came before them (a change just made is in the
 /// answer), and prunes by age and size. At most ``capacity`` records wait: beyond, they are dropped
 /// and counted (the bridge's relaying never slows for its history).
@@ -49,6 +53,9 @@ public final class HistoryRecorder: Sendable {
 
     static let capacity = 131_072
     static let wakeAt = 16_384
+    /// A batch's cost is nearly fixed (each index page it touches is written once), so batches are
+    /// written every 5 s (or at ``wakeAt`` waiting, or before a read): a `kill -9` loses at most that.
+    static let writeEvery = 5.0
     private static let pruneEvery: Duration = .seconds(60)
 
     public let store: HistoryStore
@@ -141,9 +148,14 @@ public final class HistoryRecorder: Sendable {
     // MARK: The thread
 
     private func run() {
+        // Below the network thread: under CPU pressure the history falls behind (into its queue), the
+        // relaying does not (Linux takes a thread's id for its nice value).
+        #if os(Linux)
+            if let thread = Self.threadID() { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, 10) }
+        #endif
         var lastPrune = ContinuousClock.now - Self.pruneEvery
         while true {
-            _ = wake.wait(timeout: .now() + 1)
+            _ = wake.wait(timeout: .now() + Self.writeEvery)
             let (records, queries, running) = pending.withLock { pending in
                 defer {
                     pending.records = []
@@ -161,6 +173,17 @@ public final class HistoryRecorder: Sendable {
         }
         done.signal()
     }
+
+    #if os(Linux)
+        /// This thread's id (`/proc/thread-self` is `<pid>/task/<tid>`; Swift's Glibc has no `gettid`).
+        private static func threadID() -> id_t? {
+            var buffer = [CChar](repeating: 0, count: 64)
+            let count = readlink("/proc/thread-self", &buffer, 63)
+            guard count > 0 else { return nil }
+            let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return text.split(separator: "/").last.flatMap { id_t($0) }
+        }
+    #endif
 
     private func write(_ records: [HistoryRecord]) {
         guard !records.isEmpty else { return }

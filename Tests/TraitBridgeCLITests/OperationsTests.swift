@@ -89,7 +89,7 @@ struct OperationsTests {
             #expect((value(samples, "traitbridge_resident_memory_bytes") ?? 0) > 1_000_000)
             let build = samples.first { $0.name == "traitbridge_build_info" }
             #expect(build?.value == 1 && build?.labels["commit"]?.isEmpty == false)
-            // The history's writer: the home's first changes stored within its second, its file's bytes.
+            // The history's writer: the home's first changes stored within its 5 s, its file's bytes.
             #expect(
                 await eventuallyAsync {
                     let text = (try? await fulfillment.send(home, .GET, "/metrics"))?.body ?? ""
