@@ -11,7 +11,11 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "Show a device's changes: when each part went offline and why, and its values.",
         discussion: """
-            The bridge keeps every change of a trait's connectivity (with its reason) and of its values, 10 days and 256 MB by default (serve's "history" section). Times are local; --since and --until take a duration back from now (90s, 15m, 24h, 7d, 2w, 1h30m) or a time (2026-11-30T08:00:00Z). At most --limit changes are shown, the newest; the last line says when older ones were left out. Exit codes: 0 shown, 1 refused (the message says why), 3 broker or bridge not reachable, 4 device not found.
+            The bridge keeps every change of a trait's connectivity (with its reason) and of its values, 10 days and \
+            256 MB by default (serve's "history" section). Times are local; --since and --until take a duration back \
+            from now (90s, 15m, 24h, 7d, 2w, 1h30m) or a time (2026-11-30T08:00:00Z). At most --limit changes are \
+            shown, the newest; the last line says when older ones were left out. Exit codes: 0 shown, 1 refused (the \
+            message says why), 3 broker or bridge not reachable, 4 device not found.
 
             Examples:
               traitbridge history "Hall light"
@@ -78,12 +82,7 @@ struct HistoryCommand: ParsableCommand {
 enum HistoryTime {
     static func parse(_ text: String, option: String, now: Date) throws(ValidationError) -> Date {
         if let seconds = duration(text) { return now - seconds }
-        if text.utf8.count <= 40,
-            let date = (try? Date(text, strategy: .iso8601))
-                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        {
-            return date
-        }
+        if let date = Timestamp.parse(text) { return date }
         throw ValidationError(
             "\(option) '\(text.prefix(40))': expected a duration back from now (90s, 15m, 24h, 7d, 2w, 1h30m) "
                 + "or a time (2026-11-30T08:00:00Z)")

@@ -111,10 +111,7 @@ enum HistoryText {
         address.lastIndex(of: "/").map { String(address[..<$0]) } ?? ""
     }
 
-    private static func date(_ text: String) -> Date? {
-        (try? Date(text, strategy: .iso8601))
-            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-    }
+    private static func date(_ text: String) -> Date? { Timestamp.parse(text) }
 
     static func local(_ date: Date, _ timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)

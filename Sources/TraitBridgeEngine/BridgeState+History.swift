@@ -148,10 +148,7 @@ extension BridgeState {
 
     static func historyTime(_ value: JSON?, field: String) throws(HistoryRequestError) -> Date? {
         guard let value else { return nil }
-        guard let text = value.string, text.utf8.count <= 40,
-            let date = (try? Date(text, strategy: .iso8601))
-                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        else {
+        guard let text = value.string, let date = Timestamp.parse(text) else {
             throw .init("'\(field)' must be a time as RFC 3339 gives it (2026-11-30T08:00:00Z)")
         }
         return date

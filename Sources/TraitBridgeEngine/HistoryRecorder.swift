@@ -99,9 +99,10 @@ public final class HistoryRecorder: Sendable {
         if signal { wake.signal() }
         // Said on the first drop and at each power of two after it, not once per record.
         if droppedNow > 0, (dropped - droppedNow) == 0 || (dropped & (dropped - 1)) == 0 {
-            logger.warning(
-                "history: \(dropped) changes dropped, more than \(Self.capacity) waited to be written; the disk of \(store.path) is too slow or too full"
-            )
+            let message =
+                "history: \(dropped) changes dropped, more than \(Self.capacity) waited to be written; "
+                + "the disk of \(store.path) is too slow or too full"
+            logger.warning("\(message)")
         }
     }
 

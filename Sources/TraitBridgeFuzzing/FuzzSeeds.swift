@@ -152,6 +152,13 @@ public enum FuzzSeeds {
                 FuzzInput.encode([
                     ("traitbridge/bridge/request/rename/1", Array(#"{"device":"ha-plug9","name":"Kettle"}"#.utf8)),
                     ("traitbridge/bridge/request/move/2", Array(#"{"device":"Kettle","room":"Kitchen"}"#.utf8)),
+                    (
+                        "traitbridge/bridge/request/history/3",
+                        Array(
+                            (#"{"device":"Kettle","trait":"matter.OnOff","attribute":"onOff","#
+                                + #""from":"2026-11-30T08:00:00Z","limit":5}"#).utf8)
+                    ),
+                    ("traitbridge/bridge/request/history-availability/4", Array(#"{"limit":3}"#.utf8)),
                 ]))
             for (folder, operation) in [
                 ("google-sync", "sync-import"), ("google-query", "query-import"), ("google-execute", "execute"),

@@ -55,6 +55,8 @@ struct FuzzWorld: Sendable {
             ],
             commandTimeout: .seconds(3))
         configuration.sourceLocality = .localPeer
+        // The history's records are made (and its requests read) as `serve` does by default.
+        configuration.recordsHistory = true
         // Home Assistant discovery out, so its status and config topics are fuzzed with the rest.
         let homeAssistantTable = try HomeAssistantExportTable.load(
             mappingsDirectory: mappingsDirectory, catalog: catalog)

@@ -195,10 +195,7 @@ extension WebHTML {
 
     private func e(_ text: String) -> String { Self.escape(text) }
 
-    static func date(_ text: String) -> Date? {
-        (try? Date(text, strategy: .iso8601))
-            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-    }
+    static func date(_ text: String) -> Date? { Timestamp.parse(text) }
 
     /// A time as the page shows it: the bridge's local time, to the second.
     static func clock(_ date: Date) -> String {

@@ -36,7 +36,8 @@ extension HistoryStore {
                 }
                 let before = try db.cachedStatement(
                     sql:
-                        "SELECT at, kind, value FROM history WHERE series = ? AND at < ? ORDER BY at DESC, id DESC LIMIT 1"
+                        "SELECT at, kind, value FROM history WHERE series = ? AND at < ? "
+                        + "ORDER BY at DESC, id DESC LIMIT 1"
                 )
                 let inRange = try db.cachedStatement(
                     sql: "SELECT at, kind, value FROM history WHERE series = ? AND at >= ? AND at <= ? ORDER BY at, id")

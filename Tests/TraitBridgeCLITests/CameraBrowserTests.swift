@@ -10,7 +10,8 @@ import TraitBridgeTesting
 @Suite(
     "Camera live view in the browser", .serialized,
     .enabled(
-        if: CameraPeers.unavailableReason == nil && FileManager.default.isExecutableFile(atPath: WebUIBrowserTests.python)
+        if: CameraPeers.unavailableReason == nil
+            && FileManager.default.isExecutableFile(atPath: WebUIBrowserTests.python)
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
         "\(CameraPeers.unavailableReason ?? "Chromium or selenium is not installed (scripts/install-browser.sh)")"))
 struct CameraBrowserTests {
@@ -20,7 +21,8 @@ struct CameraBrowserTests {
         let home = try LiveViewTests.Home(httpPort: port)
         defer { home.stop() }
         let base = "http://\(home.sandbox.hostAddress):\(port)"
-        try FileManager.default.createDirectory(atPath: WebUIBrowserTests.screenshots, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: WebUIBrowserTests.screenshots, withIntermediateDirectories: true)
         let output = home.folder.appendingPathComponent("browser.json").path
         let browser = try ChildProcess(
             home.sandbox.command([

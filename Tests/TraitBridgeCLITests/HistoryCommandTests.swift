@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Logging
+import Testing
 import TraitBridgeEngine
 import TraitBridgeJSON
 import TraitBridgeStore
@@ -97,7 +97,8 @@ struct HistoryCommandTests {
                         "locality":"localPeer","reasonCode":"messageReceived","reason":"message on zigbee2mqtt/Hall"}],
              "records":[
               {"at":"2026-11-30T08:10:00.000Z","trait":"light/matter.OnOff","attribute":"onOff","value":true},
-              {"at":"2026-11-30T08:20:00.000Z","trait":"light/matter.LevelControl","attribute":"currentLevel","value":254},
+              {"at":"2026-11-30T08:20:00.000Z","trait":"light/matter.LevelControl","attribute":"currentLevel",
+               "value":254},
               {"at":"2026-11-30T08:30:00.000Z","trait":"light/matter.OnOff","connectivity":"offline",
                "locality":"localPeer","reasonCode":"availability","reason":"availability topic z/a said offline"},
               {"at":"2026-11-30T08:30:00.000Z","trait":"light/matter.LevelControl","connectivity":"offline",

@@ -31,11 +31,15 @@ extension FulfillmentTests {
         let z2m = try TestMQTTClient(home.broker, subscribe: ["traitbridge/devices/+/state"])
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"ON","brightness":150}"#)
         #expect(
-            z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") { $0.payloadText.contains(#""onOff":true"#) }
+            z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") {
+                $0.payloadText.contains(#""onOff":true"#)
+            }
                 != nil)
         try z2m.publish("zigbee2mqtt/Hall light", #"{"state":"OFF","brightness":150}"#)
         #expect(
-            z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") { $0.payloadText.contains(#""onOff":false"#) }
+            z2m.waitFor("traitbridge/devices/z2m-0x00158d0001000001/state") {
+                $0.payloadText.contains(#""onOff":false"#)
+            }
                 != nil)
         try z2m.publish("zigbee2mqtt/Relay/availability", "online", retain: true)
         #expect(
@@ -70,13 +74,15 @@ extension FulfillmentTests {
 
         // The relay's connectivity: offline (its availability topic), online, offline again, with the reason.
         let relay = try await send(
-            home, .GET, "/api/v1/devices/Relay/history?trait=switch_l1/matter.OnOff&attribute=connectivity&from=\(from)&to=\(to)",
+            home, .GET,
+            "/api/v1/devices/Relay/history?trait=switch_l1/matter.OnOff&attribute=connectivity&from=\(from)&to=\(to)",
             token: Self.staticToken)
         let relayRecords = (relay.json["records"] as? [[String: Any]]) ?? []
         let states = relayRecords.compactMap { $0["connectivity"] as? String }
         #expect(Array(states.suffix(3)) == ["offline", "online", "offline"], "\(relay.body)")
         #expect(
-            (relayRecords.last?["reason"] as? String)?.contains("zigbee2mqtt/Relay/availability") == true, "\(relay.body)")
+            (relayRecords.last?["reason"] as? String)?.contains("zigbee2mqtt/Relay/availability") == true,
+            "\(relay.body)")
         #expect(relayRecords.allSatisfy { $0["trait"] as? String == "switch_l1/matter.OnOff" && $0["value"] == nil })
         #expect(relayRecords.suffix(3).allSatisfy { $0["locality"] as? String == "localPeer" }, "\(relay.body)")
         let text = try CommandRunner.run(["history", "Relay", "--since", "1h", "--broker", home.broker.url])
@@ -90,14 +96,16 @@ extension FulfillmentTests {
         let availability = try await send(home, .GET, "/api/v1/availability?limit=2", token: Self.viewerToken)
         #expect(availability.status == 200, "\(availability.body)")
         let ranked = (availability.json["devices"] as? [[String: Any]]) ?? []
-        #expect(ranked.first?["name"] as? String == "Relay" && ranked.first?["drops"] as? Int == 1, "\(availability.body)")
+        #expect(
+            ranked.first?["name"] as? String == "Relay" && ranked.first?["drops"] as? Int == 1, "\(availability.body)")
         #expect(ranked.count == 2 && availability.json["known"] as? Int == 3, "\(availability.body)")
         check.add("Availability", availability, "availability")
 
         // Refusals: each says what is wrong.
         let missing = try await send(home, .GET, "/api/v1/devices/Hal%20light/history", token: Self.staticToken)
         #expect(missing.status == 404 && (missing.json["detail"] as? String)?.contains("Hall light") == true)
-        let badTime = try await send(home, .GET, "/api/v1/devices/Relay/history?from=yesterday", token: Self.staticToken)
+        let badTime = try await send(
+            home, .GET, "/api/v1/devices/Relay/history?from=yesterday", token: Self.staticToken)
         #expect(badTime.status == 400 && (badTime.json["detail"] as? String)?.contains("RFC 3339") == true)
         let badTrait = try await send(home, .GET, "/api/v1/devices/Relay/history?trait=OnOf", token: Self.staticToken)
         #expect(badTrait.status == 422 && (badTrait.json["detail"] as? String)?.contains("did you mean") == true)
@@ -120,7 +128,8 @@ extension FulfillmentTests {
 
         // Restart: the same history from the file.
         home.serve.stop()
-        let again = try BridgeProcess(["serve", "--config", home.folder + "/config.json"], log: home.folder + "/serve2.log")
+        let again = try BridgeProcess(
+            ["serve", "--config", home.folder + "/config.json"], log: home.folder + "/serve2.log")
         defer { again.stop() }
         let watcher = try TestMQTTClient(home.broker, subscribe: ["traitbridge/bridge/state"])
         #expect(watcher.waitFor("traitbridge/bridge/state") { $0.payloadText == "online" } != nil)

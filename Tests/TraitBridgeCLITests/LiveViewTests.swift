@@ -37,9 +37,10 @@ struct LiveViewTests {
                     toFile: path + "/tokens", atomically: true, encoding: .utf8)
                 try "secret\n".write(toFile: path + "/client-secret", atomically: true, encoding: .utf8)
                 try "correct horse\n".write(toFile: path + "/password", atomically: true, encoding: .utf8)
-                http = #", "http": {"listen": "\#(sandbox.hostAddress):\#(httpPort)", "bearerTokensFile": "\#(path)/tokens", "#
-                    + #""oauth": {"clientId": "google", "clientSecretFile": "\#(path)/client-secret", "#
-                    + #""redirectUris": ["http://127.0.0.1:9/r"], "user": "alice", "passwordFile": "\#(path)/password"}}"#
+                http = #", "http": {"listen": "\#(sandbox.hostAddress):\#(httpPort)", "#
+                    + #""bearerTokensFile": "\#(path)/tokens", "oauth": {"clientId": "google", "#
+                    + #""clientSecretFile": "\#(path)/client-secret", "redirectUris": ["http://127.0.0.1:9/r"], "#
+                    + #""user": "alice", "passwordFile": "\#(path)/password"}}"#
             }
             try Data(#"{"frigate": {"go2rtc": "http://\#(sandbox.peerAddress):1984"}\#(http)}"#.utf8)
                 .write(to: URL(fileURLWithPath: config))

@@ -120,7 +120,8 @@ struct WebUIBrowserTests {
         try Self.checkCardValues(found)
         try Self.checkHistory(found)
         #expect(
-            found["homeSections"] as? [String] == ["Zones", "Groups", "Scenes", "Automations", "Cloud links", "Reachability"])
+            found["homeSections"] as? [String]
+                == ["Zones", "Groups", "Scenes", "Automations", "Cloud links", "Reachability"])
         #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
         let sceneAfter = found["sceneAfter"] as? String ?? ""
         #expect(

@@ -107,25 +107,34 @@ struct HistoryTests {
         records.append(value(light, "matter.OnOff", "a1", .bool(true), at: t0 + 20))  // the same again: not kept
         let offline = HistoryConnectivity(state: .offline, locality: .localPeer, reasonCode: "stale", reason: "quiet")
         let address = TraitAddress(deviceTypeKey: "light", traitID: .matter("OnOff"))
-        records.append(HistoryRecord(device: light, address: address, attribute: "", at: t0 + 30, change: .connectivity(offline)))
+        records.append(
+            HistoryRecord(device: light, address: address, attribute: "", at: t0 + 30, change: .connectivity(offline)))
         var again = offline
         again.reason = "another reason, same band"
-        records.append(HistoryRecord(device: light, address: address, attribute: "", at: t0 + 31, change: .connectivity(again)))
+        records.append(
+            HistoryRecord(device: light, address: address, attribute: "", at: t0 + 31, change: .connectivity(again)))
         do {
             let store = try HistoryStore(directory: path)
             #expect(try store.write(records) == kinds.count + 1)
         }
         let store = try HistoryStore(directory: path)
-        #expect(try store.write([value(light, "matter.OnOff", "a2", .int(-7), at: t0 + 40)]) == 0, "known after reopening")
-        let all = try store.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100, limit: 100))
+        #expect(
+            try store.write([value(light, "matter.OnOff", "a2", .int(-7), at: t0 + 40)]) == 0, "known after reopening")
+        let all = try store.page(
+            HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100, limit: 100))
         #expect(all.records.map(\.change) == kinds.map { .value($0) } + [.connectivity(offline)])
         #expect(!all.truncated && all.before.isEmpty)
-        let newest = try store.page(HistoryFilter(device: light, trait: "matter.OnOff", attribute: nil, from: t0, to: t0 + 100, limit: 2))
+        let newest = try store.page(
+            HistoryFilter(device: light, trait: "matter.OnOff", attribute: nil, from: t0, to: t0 + 100, limit: 2))
         #expect(newest.truncated && newest.records.map(\.at) == [t0 + 6, t0 + 30])
-        let later = try store.page(HistoryFilter(device: light, trait: nil, attribute: "a3", from: t0 + 5, to: t0 + 100, limit: 10))
-        #expect(later.records.isEmpty && later.before.map(\.change) == [.value(.double(21.5))], "what held at the start")
+        let later = try store.page(
+            HistoryFilter(device: light, trait: nil, attribute: "a3", from: t0 + 5, to: t0 + 100, limit: 10))
+        #expect(
+            later.records.isEmpty && later.before.map(\.change) == [.value(.double(21.5))], "what held at the start")
         let connectivity = try store.page(
-            HistoryFilter(device: light, trait: "light/matter.OnOff", attribute: "connectivity", from: t0, to: t0 + 100, limit: 10))
+            HistoryFilter(
+                device: light, trait: "light/matter.OnOff", attribute: "connectivity", from: t0, to: t0 + 100, limit: 10
+            ))
         #expect(connectivity.records.map(\.at) == [t0 + 30])
     }
 
@@ -136,12 +145,15 @@ struct HistoryTests {
         let store = try HistoryStore(directory: path)
         let light = EngineFixtures.light
         // One change an hour for twelve days.
-        let records = (0..<288).map { hour in value(light, "matter.LevelControl", "currentLevel", .int(Int64(hour)), at: t0 + Double(hour) * 3_600) }
+        let records = (0..<288).map { hour in
+            value(light, "matter.LevelControl", "currentLevel", .int(Int64(hour)), at: t0 + Double(hour) * 3_600)
+        }
         try store.write(records)
         let now = t0 + 288 * 3_600
         let pruned = try store.prune(now: now, maxAge: .seconds(10 * 86_400), maxBytes: 1 << 30, chunk: 50)
         #expect(pruned.byAge == 48 && pruned.bySize == 0 && !pruned.isPartial)
-        let left = try store.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: now, limit: 1_000))
+        let left = try store.page(
+            HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: now, limit: 1_000))
         #expect(left.records.count == 240 && left.records.first?.at == now - 240 * 3_600)
         #expect(try store.prune(now: now, maxAge: .seconds(10 * 86_400), maxBytes: 1 << 30).byAge == 0, "idempotent")
         // An equal value after its series was pruned is stored again (nothing else would show it).
@@ -153,10 +165,11 @@ struct HistoryTests {
         // By size: 60 000 changes, then a bound of 1 MiB.
         let sized = try HistoryStore(directory: path + "/sized")
         for batch in 0..<6 {
-            try sized.write((0..<10_000).map { index in
-                let n = batch * 10_000 + index
-                return value(light, "matter.LevelControl", "currentLevel", .int(Int64(n)), at: t0 + Double(n))
-            })
+            try sized.write(
+                (0..<10_000).map { index in
+                    let n = batch * 10_000 + index
+                    return value(light, "matter.LevelControl", "currentLevel", .int(Int64(n)), at: t0 + Double(n))
+                })
         }
         #expect(try sized.usedBytes() > 1 << 20)
         var passes = 0
@@ -167,7 +180,8 @@ struct HistoryTests {
             result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 20, chunk: 5_000, chunks: 2)
         }
         #expect(try sized.usedBytes() <= 1 << 20)
-        let kept = try sized.page(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100_000, limit: 1))
+        let kept = try sized.page(
+            HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100_000, limit: 1))
         #expect(kept.records.first?.change == .value(.int(59_999)), "the newest stays")
         #expect(try sized.count() < 60_000 && sized.count() > 1_000)
     }
@@ -199,7 +213,9 @@ struct HistoryTests {
         }
     }
 
-    @Test("reachability: drops from all parts reachable, time with no part and with a part unreachable; first state no drop")
+    @Test(
+        "reachability: drops from all reachable, time with no part and with a part unreachable; first state no drop"
+    )
     func availability() throws {
         let path = folder()
         defer { try? FileManager.default.removeItem(atPath: path) }

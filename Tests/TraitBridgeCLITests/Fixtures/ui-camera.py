@@ -53,7 +53,8 @@ try:
     found["consoleErrors"] = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 except Exception as error:  # reported to the test, which fails with it
     found["error"] = repr(error)
-    found["status"] = driver.execute_script("const s = document.getElementById('status'); return s ? s.textContent : ''")
+    found["status"] = driver.execute_script(
+        "const s = document.getElementById('status'); return s ? s.textContent : ''")
     found["page"] = driver.page_source[:3000]
 finally:
     driver.quit()
