@@ -19,14 +19,8 @@ extension BridgeState {
     mutating func handleAvailabilityRequest(
         _ payload: [UInt8], sink: ResponseSink, now: Date, effects: inout BridgeEffects
     ) {
-        func refuse(_ code: String, _ message: String) {
-            let answer: JSONValue = ["status": "error", "code": .string(code), "message": .string(message)]
-            effects.answer(sink, answer.serializedBytes())
-        }
-        guard configuration.recordsHistory else {
-            refuse("historyOff", "this bridge keeps no history; serve's configuration turns it on (\"history\")")
-            return
-        }
+        func refuse(_ code: String, _ message: String) { effects.answer(sink, Self.historyRefusal(code, message)) }
+        if let off = historyOff { return effects.answer(sink, off) }
         guard let root = try? JSONDocument.parse(payload.isEmpty ? Array("{}".utf8) : payload).root,
             root.kind == .object
         else {

@@ -60,19 +60,26 @@ extension BridgeState {
         }
     }
 
+    /// The answer to a history request when this bridge keeps none.
+    var historyOff: [UInt8]? {
+        configuration.recordsHistory
+            ? nil
+            : Self.historyRefusal(
+                "historyOff", "this bridge keeps no history; serve's configuration turns it on (\"history\")")
+    }
+
+    static func historyRefusal(_ code: String, _ message: String) -> [UInt8] {
+        let answer: JSONValue = ["status": "error", "code": .string(code), "message": .string(message)]
+        return answer.serializedBytes()
+    }
+
     /// Checks a `history` request (`{"device", "trait"?, "attribute"?, "from"?, "to"?, "limit"?}`)
     /// and hands it to the history's thread, or answers at once what is wrong.
     mutating func handleHistoryRequest(
         _ payload: [UInt8], sink: ResponseSink, now: Date, effects: inout BridgeEffects
     ) {
-        func refuse(_ code: String, _ message: String) {
-            let answer: JSONValue = ["status": "error", "code": .string(code), "message": .string(message)]
-            effects.answer(sink, answer.serializedBytes())
-        }
-        guard configuration.recordsHistory else {
-            refuse("historyOff", "this bridge keeps no history; serve's configuration turns it on (\"history\")")
-            return
-        }
+        func refuse(_ code: String, _ message: String) { effects.answer(sink, Self.historyRefusal(code, message)) }
+        if let off = historyOff { return effects.answer(sink, off) }
         let shape = #"expected {"device": "<id or name>", "trait"?, "attribute"?, "from"?, "to"?, "limit"?}"#
         guard let root = try? JSONDocument.parse(payload).root, root.kind == .object, let name = root["device"]?.string
         else {

@@ -33,36 +33,47 @@ public final class DeviceStore: Sendable {
     /// Opens (and migrates) `<directory>/traitbridge.sqlite`, creating the folder when needed.
     public init(directory: String) throws(StoreError) {
         path = directory + "/traitbridge.sqlite"
+        queue = try Self.openMigrated(path: path, configuration: Configuration(), migrator: Self.migrator)
+    }
+
+    /// Opens an SQLite file of ours in WAL mode (its folder made when needed) and runs its migrations,
+    /// refusing a file a newer TraitBridge wrote. One process opens and migrates at a time: a new
+    /// file's switch to WAL takes an exclusive lock SQLite does not wait for, and two processes would
+    /// both run the migrations.
+    static func openMigrated(path: String, configuration base: Configuration, migrator: DatabaseMigrator)
+        throws(StoreError) -> DatabaseQueue
+    {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw Self.openingError(path: path, error)
         }
-        // One process opens and migrates at a time: a new file's switch to WAL takes an exclusive
-        // lock SQLite does not wait for, and two processes would both run the migrations.
         let lock = try MigrationLock(path: path + ".lock")
         defer { withExtendedLifetime(lock) {} }
+        let queue: DatabaseQueue
         do {
-            var configuration = Configuration()
+            var configuration = base
             configuration.journalMode = .wal
             // Wait for a lock held by another connection (a previous bridge still closing, which
             // checkpoints the WAL) instead of failing at once.
             configuration.busyMode = .timeout(5)
-            queue = try DatabaseQueue(path: directory + "/traitbridge.sqlite", configuration: configuration)
+            queue = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
-            throw Self.openingError(path: directory + "/traitbridge.sqlite", error)
+            throw Self.openingError(path: path, error)
         }
         do {
             let unknown = try queue.read { db in
-                try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)
+                try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
             }
             guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, migrations: unknown.sorted()) }
-            try Self.migrator.migrate(queue)
+            try migrator.migrate(queue)
         } catch let error as StoreError {
             throw error
         } catch {
             throw Self.openingError(path: path, error)
         }
+        return queue
     }
 
     /// A file that is not SQLite (or is damaged) says so and what to do; anything else, as it is.

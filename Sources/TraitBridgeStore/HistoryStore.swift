@@ -21,36 +21,16 @@ public final class HistoryStore: @unchecked Sendable {
     /// Opens (and migrates) `<directory>/history.sqlite`, creating the folder when needed.
     public init(directory: String) throws(StoreError) {
         path = directory + "/history.sqlite"
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw DeviceStore.openingError(path: path, error)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Losing the last seconds of history to a power cut is fine; an fsync per batch is not.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
+            // The index by series takes a page per series a batch touches: up to 16 MiB of them kept in
+            // memory (3.8 µs a change in batches of 16 384; 7 µs with 4 MiB; BENCHMARKS.md, History).
+            try db.execute(sql: "PRAGMA cache_size = -16384")
         }
-        let lock = try MigrationLock(path: path + ".lock")
-        defer { withExtendedLifetime(lock) {} }
-        do {
-            var configuration = Configuration()
-            configuration.journalMode = .wal
-            configuration.busyMode = .timeout(5)
-            configuration.prepareDatabase { db in
-                // Losing the last second of history to a power cut is fine; an fsync per batch is not.
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                try db.execute(sql: "PRAGMA journal_size_limit = 8388608")
-                // The index by series takes a page per series a batch touches: up to 16 MiB of them kept in
-                // memory (3.8 µs a change in batches of 16 384; 7 µs with 4 MiB; BENCHMARKS.md, History).
-                try db.execute(sql: "PRAGMA cache_size = -16384")
-            }
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            let unknown = try queue.read { db in
-                try Self.migrator.appliedIdentifiers(db).subtracting(Self.migrator.migrations)
-            }
-            guard unknown.isEmpty else { throw StoreError.newerSchema(path: path, migrations: unknown.sorted()) }
-            try Self.migrator.migrate(queue)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw DeviceStore.openingError(path: path, error)
-        }
+        queue = try DeviceStore.openMigrated(path: path, configuration: configuration, migrator: Self.migrator)
     }
 
     /// Migrations are named and never edited; a change is a new migration.
