@@ -354,6 +354,7 @@ let package = Package(
                 "TraitBridgeEngine", "TraitBridgeTesting", "TraitBridgeMQTT", "TraitBridgeStore", "TraitBridgeMapping",
                 "TraitBridgeModel", "TraitBridgeAutomation", "TraitBridgeHomeAssistant", "TraitBridgeCloud",
                 "TraitBridgeJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"],
             swiftSettings: ours

@@ -51,7 +51,8 @@ public final class HistoryRecorder: Sendable {
         var isRunning = true
     }
 
-    static let capacity = 131_072
+    /// At most this many changes wait to be written (131 072 unless a test says fewer).
+    let capacity: Int
     static let wakeAt = 16_384
     /// A batch's cost is nearly fixed (each index page it touches is written once), so batches are
     /// written every 5 s (or at ``wakeAt`` waiting, or before a read): a `kill -9` loses at most that.
@@ -68,9 +69,11 @@ public final class HistoryRecorder: Sendable {
     private let now: @Sendable () -> Date
 
     public init(
-        store: HistoryStore, bounds: Bounds = Bounds(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+        store: HistoryStore, bounds: Bounds = Bounds(), logger: Logger, capacity: Int = 131_072,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
+        self.capacity = max(1, capacity)
         self.bounds = bounds
         self.logger = logger
         self.now = now
@@ -84,7 +87,7 @@ public final class HistoryRecorder: Sendable {
         guard !records.isEmpty else { return }
         let (signal, droppedNow, dropped) = pending.withLock { pending -> (Bool, Int, Int) in
             guard pending.isRunning else { return (false, 0, pending.totals.dropped) }
-            let room = max(0, Self.capacity - pending.records.count)
+            let room = max(0, capacity - pending.records.count)
             let taken = min(room, records.count)
             if taken == records.count {
                 pending.records += records
@@ -97,10 +100,11 @@ public final class HistoryRecorder: Sendable {
             return (crossed, pending.totals.dropped - before, pending.totals.dropped)
         }
         if signal { wake.signal() }
-        // Said on the first drop and at each power of two after it, not once per record.
-        if droppedNow > 0, (dropped - droppedNow) == 0 || (dropped & (dropped - 1)) == 0 {
+        // Said on the first drop and each time the total passes a power of two, not once per record.
+        let before = dropped - droppedNow
+        if droppedNow > 0, before == 0 || before.leadingZeroBitCount != dropped.leadingZeroBitCount {
             let message =
-                "history: \(dropped) changes dropped, more than \(Self.capacity) waited to be written; "
+                "history: \(dropped) changes dropped, more than \(capacity) waited to be written; "
                 + "the disk of \(store.path) is too slow or too full"
             logger.warning("\(message)")
         }

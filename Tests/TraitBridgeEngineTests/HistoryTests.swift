@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import Logging
+import Synchronization
 import Testing
 import TraitBridgeJSON
 import TraitBridgeModel
@@ -249,5 +251,35 @@ struct HistoryTests {
         #expect(byDevice[light] == DeviceAvailability(device: light, offlineSeconds: 100, partlySeconds: 400, drops: 1))
         #expect(byDevice[relay] == DeviceAvailability(device: relay, offlineSeconds: 310, partlySeconds: 0, drops: 2))
         #expect(result.count == 2)
+    }
+
+    @Test("the recorder: beyond its capacity changes are dropped and counted; a read sees the changes before it")
+    func recorder() throws {
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recorder = HistoryRecorder(
+            store: try HistoryStore(directory: path), logger: Logger(label: "test"), capacity: 100)
+        let light = EngineFixtures.light
+        recorder.enqueue(
+            (0..<150).map { value(light, "matter.LevelControl", "currentLevel", .int(Int64($0)), at: t0 + Double($0)) })
+        #expect(recorder.totals.dropped == 50, "\(recorder.totals)")
+        let answered = DispatchSemaphore(value: 0)
+        let seen = Mutex<Int>(-1)
+        recorder.query(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 1_000, limit: 1_000))
+        {
+            result in
+            seen.withLock { $0 = (try? result.get().records.count) ?? -2 }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        #expect(seen.withLock { $0 } == 100, "the read waited for the writes enqueued before it")
+        recorder.stop()
+        #expect(recorder.totals.stored == 100 && recorder.totals.bytes >= 0)
+        let late = Mutex<String?>(nil)
+        recorder.query(HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0, limit: 1)) { result in
+            late.withLock { $0 = String(describing: result) }
+        }
+        #expect(
+            late.withLock { $0 }?.contains("stopping") == true, "after stop: \(late.withLock { $0 } ?? "no answer")")
     }
 }
