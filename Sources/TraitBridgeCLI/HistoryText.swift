@@ -9,16 +9,16 @@ import TraitBridgePresentation
 enum HistoryText {
     static func render(_ root: JSON, catalog: Catalog?, timeZone: TimeZone = .current) -> String {
         let presenter = PeoplesWords.presenter
-        let from = root["from"]?.string.flatMap(date) ?? Date()
-        let to = root["to"]?.string.flatMap(date) ?? Date()
+        let from = root["from"]?.string.flatMap(Timestamp.parse) ?? Date()
+        let to = root["to"]?.string.flatMap(Timestamp.parse) ?? Date()
         var out = "\(root["name"]?.string ?? "?") (\(root["device"]?.string ?? "?")), "
-        out += "\(local(from, timeZone)) to \(local(to, timeZone))\n"
+        out += "\(ValuePresenter.clock(from, timeZone: timeZone)) to \(ValuePresenter.clock(to, timeZone: timeZone))\n"
         let records = root["records"]?.elements ?? []
         var rows: [(time: String, part: String, change: String)] = []
         var index = 0
         while index < records.count {
             let record = records[index]
-            let at = record["at"]?.string.flatMap(date) ?? from
+            let at = record["at"]?.string.flatMap(Timestamp.parse) ?? from
             let address = record["trait"]?.string ?? "?"
             let trait = traitID(address)
             if let state = record["connectivity"]?.string {
@@ -36,7 +36,8 @@ enum HistoryText {
                 let locality = record["locality"]?.string ?? "unspecified"
                 rows.append(
                     (
-                        local(at, timeZone), "\(typeKey(address)) (\(traits.joined(separator: ", ")))",
+                        ValuePresenter.clock(at, timeZone: timeZone),
+                        "\(typeKey(address)) (\(traits.joined(separator: ", ")))",
                         "\(state): \(record["reason"]?.string ?? "") (\(locality))"
                     ))
                 index = next
@@ -48,7 +49,10 @@ enum HistoryText {
             let value = record["value"]?.value ?? .null
             let shown = presenter.text(AttributeValue(jsonValue: value), of: key, metadata: metadata)
             rows.append(
-                (local(at, timeZone), presenter.name(of: key), "\(shown) (\(attribute) = \(value.serialized()))"))
+                (
+                    ValuePresenter.clock(at, timeZone: timeZone), presenter.name(of: key),
+                    "\(shown) (\(attribute) = \(value.serialized()))"
+                ))
             index += 1
         }
         if rows.isEmpty {
@@ -70,7 +74,7 @@ enum HistoryText {
         var bands: [String: [(at: Date, state: String)]] = [:]
         for record in (root["before"]?.elements ?? []) + (root["records"]?.elements ?? []) {
             guard let state = record["connectivity"]?.string, let trait = record["trait"]?.string,
-                let at = record["at"]?.string.flatMap(date)
+                let at = record["at"]?.string.flatMap(Timestamp.parse)
             else { continue }
             bands[trait, default: []].append((max(at, from), state))
         }
@@ -87,20 +91,12 @@ enum HistoryText {
             let summary =
                 seconds == 0
                 ? "reachable all the time"
-                : "unreachable \(words(seconds)) in all, \(drops) drop\(drops == 1 ? "" : "s")"
+                : "unreachable \(ValuePresenter.duration(seconds)) in all, \(drops) drop\(drops == 1 ? "" : "s")"
             lines[summary, default: []].append(trait)
         }
         return lines.sorted { $0.key < $1.key }.map { summary, traits in
             "\(summary): \(traits.sorted().joined(separator: ", "))\n"
         }.joined()
-    }
-
-    static func words(_ seconds: Double) -> String {
-        let whole = Int(min(seconds, 1e9).rounded())
-        if whole < 60 { return "\(whole) s" }
-        if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }
-        if whole < 86_400 { return "\(whole / 3_600) h \(whole % 3_600 / 60) min" }
-        return "\(whole / 86_400) d \(whole % 86_400 / 3_600) h"
     }
 
     private static func traitID(_ address: String) -> String {
@@ -109,16 +105,5 @@ enum HistoryText {
 
     private static func typeKey(_ address: String) -> String {
         address.lastIndex(of: "/").map { String(address[..<$0]) } ?? ""
-    }
-
-    private static func date(_ text: String) -> Date? { Timestamp.parse(text) }
-
-    static func local(_ date: Date, _ timeZone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TraitBridgeEngine
+import TraitBridgeModel
 import TraitBridgeStore
 
 extension ServeCommand {
@@ -9,7 +10,8 @@ extension ServeCommand {
     /// all leaves the bridge running without history, saying why.
     static func openHistory(_ directory: String, _ settings: HistorySettings, logger: Logger) -> HistoryRecorder? {
         let bounds = HistoryRecorder.Bounds(
-            maxAge: .seconds(Int64((settings.maxAgeDays * 86_400).rounded())), maxBytes: settings.maxBytes)
+            maxAge: .seconds(FiniteNumber.int64(clamping: settings.maxAgeDays * 86_400) ?? 864_000),
+            maxBytes: settings.maxBytes)
         do {
             return HistoryRecorder(store: try HistoryStore(directory: directory), bounds: bounds, logger: logger)
         } catch {

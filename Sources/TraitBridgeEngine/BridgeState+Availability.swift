@@ -34,13 +34,7 @@ extension BridgeState {
             let to = try Self.historyTime(root["to"], field: "to") ?? now
             let from = try Self.historyTime(root["from"], field: "from") ?? to - 86_400
             guard from <= to else { throw .init("'from' is after 'to'", code: "notInDevice") }
-            var limit = 50
-            if let value = root["limit"] {
-                guard value.isInteger, let number = value.int64, (1...Int64(Self.historyLimit)).contains(number) else {
-                    throw .init("'limit' must be a whole number from 1 to \(Self.historyLimit)")
-                }
-                limit = Int(number)
-            }
+            let limit = try Self.historyLimit(root["limit"]) ?? 50
             var names: [DeviceID: String] = [:]
             for (id, device) in graph.devices { names[id] = device.name }
             effects.historyAvailability.append(

@@ -109,13 +109,7 @@ extension BridgeState {
         let to = try Self.historyTime(root["to"], field: "to") ?? now
         let from = try Self.historyTime(root["from"], field: "from") ?? to - 86_400
         guard from <= to else { throw .init("'from' is after 'to'", code: "notInDevice") }
-        var limit = Self.historyDefaultLimit
-        if let value = root["limit"] {
-            guard value.isInteger, let number = value.int64, (1...Int64(Self.historyLimit)).contains(number) else {
-                throw .init("'limit' must be a whole number from 1 to \(Self.historyLimit)")
-            }
-            limit = Int(number)
-        }
+        let limit = try Self.historyLimit(root["limit"]) ?? Self.historyDefaultLimit
         let trait = root["trait"]?.string
         if root["trait"] != nil, trait == nil { throw .init("'trait' must be a string") }
         let attribute = root["attribute"]?.string
@@ -151,6 +145,15 @@ extension BridgeState {
             }
         }
         return HistoryFilter(device: id, trait: trait, attribute: attribute, from: from, to: to, limit: limit)
+    }
+
+    /// A request's `limit`: a whole number from 1 to ``historyLimit``; nil when not given.
+    static func historyLimit(_ value: JSON?) throws(HistoryRequestError) -> Int? {
+        guard let value else { return nil }
+        guard value.isInteger, let number = value.int64, (1...Int64(Self.historyLimit)).contains(number) else {
+            throw .init("'limit' must be a whole number from 1 to \(Self.historyLimit)")
+        }
+        return Int(number)
     }
 
     static func historyTime(_ value: JSON?, field: String) throws(HistoryRequestError) -> Date? {

@@ -17,7 +17,6 @@ extension BridgeState {
         var firstValue = false
         let catalog = catalog
         let recordsHistory = configuration.recordsHistory
-        var history: [HistoryRecord] = []
         _ = try? graph.modifyDevice(id) { device in
             for update in updates {
                 // An attribute heard for the first time changes what the device feeds (its description says
@@ -31,7 +30,7 @@ extension BridgeState {
                     {
                         changed = true
                         if recordsHistory {
-                            history.append(
+                            effects.history.append(
                                 HistoryRecord(
                                     device: id, address: update.address, attribute: update.attribute, at: now,
                                     change: .value(update.value)))
@@ -43,7 +42,6 @@ extension BridgeState {
                 }
             }
         }
-        if !history.isEmpty { effects.history += history }
         if changed { published.valuesChanged(id, at: now) }
         for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)

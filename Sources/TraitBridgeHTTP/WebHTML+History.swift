@@ -33,8 +33,8 @@ extension WebHTML {
         }.joined(separator: " · ")
         html += "</p>"
         guard answer["status"]?.stringValue == "ok",
-            let from = answer["from"]?.stringValue.flatMap(Self.date),
-            let to = answer["to"]?.stringValue.flatMap(Self.date),
+            let from = answer["from"]?.stringValue.flatMap(Timestamp.parse),
+            let to = answer["to"]?.stringValue.flatMap(Timestamp.parse),
             to > from
         else {
             return html + "<p>\(e(answer["message"]?.stringValue ?? "No history."))</p></section>"
@@ -43,11 +43,13 @@ extension WebHTML {
         let records = answer["records"]?.arrayElements ?? []
         // A history younger than the range: drawn from its first change, not squeezed to the right.
         var start = from
-        if before.isEmpty, let first = records.first?["at"]?.stringValue.flatMap(Self.date), first > from, first < to {
+        if before.isEmpty, let first = records.first?["at"]?.stringValue.flatMap(Timestamp.parse), first > from,
+            first < to
+        {
             start = first
         }
         let axis = Axis(from: start, to: to)
-        html += "<p>\(e(Self.clock(start))) to \(e(Self.clock(to)))"
+        html += "<p>\(e(ValuePresenter.clock(start))) to \(e(ValuePresenter.clock(to)))"
         if start > from { html += " (the history begins here)" }
         if answer["truncated"] == .bool(true) { html += " (the newest \(records.count) changes only)" }
         html += "</p><h3>Reachable</h3>" + availability(before + records, axis: axis)
@@ -79,7 +81,7 @@ extension WebHTML {
         var order: [String] = []
         for entry in entries {
             guard let state = entry["connectivity"]?.stringValue, let trait = entry["trait"]?.stringValue,
-                let at = entry["at"]?.stringValue.flatMap(Self.date)
+                let at = entry["at"]?.stringValue.flatMap(Timestamp.parse)
             else { continue }
             if changes[trait] == nil { order.append(trait) }
             changes[trait, default: []].append((max(at, axis.from), state, entry["reason"]?.stringValue ?? ""))
@@ -127,8 +129,8 @@ extension WebHTML {
     }
 
     private func bandText(_ band: Band) -> String {
-        let length = Self.duration(band.end.timeIntervalSince(band.start))
-        return "\(band.state) \(Self.clock(band.start)) to \(Self.clock(band.end)) (\(length))"
+        let length = ValuePresenter.duration(band.end.timeIntervalSince(band.start))
+        return "\(band.state) \(ValuePresenter.clock(band.start)) to \(ValuePresenter.clock(band.end)) (\(length))"
             + (band.reason.isEmpty ? "" : ": \(band.reason)")
     }
 
@@ -172,8 +174,8 @@ extension WebHTML {
                 let name = entry["name"]?.stringValue ?? id
                 html += #"<tr><td><a href="/ui/devices/\#(e(id))#history">\#(e(name))</a></td>"#
                 html += "<td>\(Self.number(entry["drops"]))</td>"
-                html += "<td>\(e(Self.duration(Self.seconds(entry["offlineSeconds"]))))</td>"
-                html += "<td>\(e(Self.duration(Self.seconds(entry["partlySeconds"]))))</td></tr>"
+                html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["offlineSeconds"]))))</td>"
+                html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["partlySeconds"]))))</td></tr>"
             }
             html += "</tbody></table>"
         }
@@ -194,22 +196,4 @@ extension WebHTML {
     }
 
     private func e(_ text: String) -> String { Self.escape(text) }
-
-    static func date(_ text: String) -> Date? { Timestamp.parse(text) }
-
-    /// A time as the page shows it: the bridge's local time, to the second.
-    static func clock(_ date: Date) -> String {
-        let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day)) "
-            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))"
-    }
-
-    static func duration(_ seconds: Double) -> String {
-        let whole = Int(max(0, min(seconds, 1e9)).rounded())
-        if whole < 60 { return "\(whole) s" }
-        if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }
-        if whole < 86_400 { return "\(whole / 3_600) h \(whole % 3_600 / 60) min" }
-        return "\(whole / 86_400) d \(whole % 86_400 / 3_600) h"
-    }
 }

@@ -18,7 +18,7 @@ extension WebHTML {
         var series: [Series] = []
         for entry in entries {
             guard let trait = entry["trait"]?.stringValue, let attribute = entry["attribute"]?.stringValue,
-                let value = entry["value"], let at = entry["at"]?.stringValue.flatMap(Self.date)
+                let value = entry["value"], let at = entry["at"]?.stringValue.flatMap(Timestamp.parse)
             else { continue }
             let point = (max(at, axis.from), AttributeValue(jsonValue: value))
             if let index = series.firstIndex(where: { $0.trait == trait && $0.attribute == attribute }) {
@@ -82,7 +82,7 @@ extension WebHTML {
         for (point, word) in zip(points, words) {
             svg += #"<circle r="3" cx="\#(axis.x(point.at))" cy="\#(y(point.number))" "#
             svg += #"data-at="\#(e(Timestamp.iso8601(point.at)))" data-value="\#(point.number)">"#
-            svg += "<title>\(e(Self.clock(point.at))): \(e(word.text))</title></circle>"
+            svg += "<title>\(e(ValuePresenter.clock(point.at))): \(e(word.text))</title></circle>"
         }
         svg += "</svg>"
         return """
@@ -96,7 +96,9 @@ extension WebHTML {
         svg += #"aria-hidden="true">"#
         for word in words {
             svg += #"<rect x="\#(max(0, axis.x(word.at) - 1))" y="0" width="2" height="16" "#
-            svg += #"data-at="\#(e(Timestamp.iso8601(word.at)))"><title>\#(e(Self.clock(word.at))): \#(e(word.text))"#
+            svg +=
+                #"data-at="\#(e(Timestamp.iso8601(word.at)))"><title>"#
+                + "\(e(ValuePresenter.clock(word.at))): \(e(word.text))"
             svg += "</title></rect>"
         }
         svg += "</svg>"
@@ -105,7 +107,7 @@ extension WebHTML {
 
     /// The changes in words (the last 20, newest first), for whoever does not read the drawing.
     private func changeList(_ words: [(at: Date, text: String)]) -> String {
-        let shown = words.suffix(20).reversed().map { "<li>\(e(Self.clock($0.at))): \(e($0.text))</li>" }
+        let shown = words.suffix(20).reversed().map { "<li>\(e(ValuePresenter.clock($0.at))): \(e($0.text))</li>" }
         let more = words.count > 20 ? "<li>and \(words.count - 20) earlier</li>" : ""
         return "<details><summary>\(words.count) change\(words.count == 1 ? "" : "s")</summary><ul>"
             + shown.joined() + more + "</ul></details>"

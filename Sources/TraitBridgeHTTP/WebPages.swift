@@ -29,20 +29,14 @@ struct WebPages: Sendable {
         router.get("ui/assets/app.css") { _, _ in Self.asset(WebAssets.style, type: "text/css; charset=utf-8") }
         router.get("ui/assets/icon.svg") { _, _ in Self.asset(WebAssets.icon, type: "image/svg+xml") }
         router.get("ui") { request, _ in signedIn(request) { session in devicesPage(request, session) } }
-        router.get("ui/home") { request, _ in
-            guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
-                return Self.redirect("/ui/login")
-            }
-            return await homePage(session)
-        }
+        router.get("ui/home") { request, _ in await signedInAsync(request) { session in await homePage(session) } }
         router.get("ui/devices/:device") { request, context in
-            guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
-                return Self.redirect("/ui/login")
+            await signedInAsync(request) { session in
+                let name = APIEndpoints.parameter(context, "device")
+                let range = request.uri.queryParameters["range"].flatMap { WebHTML.HistoryRange(rawValue: String($0)) }
+                return await devicePage(name, range: range ?? .day, session)
+                    ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
             }
-            let name = APIEndpoints.parameter(context, "device")
-            let range = request.uri.queryParameters["range"].flatMap { WebHTML.HistoryRange(rawValue: String($0)) }
-            return await devicePage(name, range: range ?? .day, session)
-                ?? Self.page(.notFound, "No such device", WebHTML.missing(name))
         }
         router.get("ui/home/sections") { request, _ in
             signedIn(request) { session in
@@ -179,6 +173,14 @@ struct WebPages: Sendable {
             return Self.redirect("/ui/login")
         }
         return body(session)
+    }
+
+    /// The same for a page that waits on the bridge (its history).
+    private func signedInAsync(_ request: Request, _ body: (WebSessions.Session) async -> Response) async -> Response {
+        guard let session = sessions.session(cookieHeader: request.headers[.cookie], now: Date()) else {
+            return Self.redirect("/ui/login")
+        }
+        return await body(session)
     }
 
     /// A browser's post names this listener as its origin (or sends none, as old browsers do).
