@@ -43,6 +43,16 @@ enum HistoryText {
                 index = next
                 continue
             }
+            if let note = record["notification"] {
+                rows.append(
+                    (
+                        ValuePresenter.clock(at, timeZone: timeZone),
+                        "\(typeKey(address)) (\(presenter.traitName(trait)))",
+                        "notification: \(ValuePresenter.notificationText(note.value))"
+                    ))
+                index += 1
+                continue
+            }
             let attribute = record["attribute"]?.string ?? "?"
             let key = ValuePresenter.key(trait: trait, attribute: attribute)
             let metadata = TraitID(parsing: trait).flatMap { try? catalog?.attributeMetadata($0, attribute) }

@@ -47,7 +47,7 @@ extension Bridge {
 
     /// The same for `history-availability`.
     func ask(_ history: HistoryRecorder, _ query: HistoryAvailabilityQuery) {
-        history.availability(from: query.from, to: query.to) { [weak self] result in
+        history.availability(from: query.from, to: query.to, sets: query.sets) { [weak self] result in
             self?.answer(query.sink, result.map { BridgeState.availabilityAnswer($0, query: query) })
         }
     }

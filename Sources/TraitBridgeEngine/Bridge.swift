@@ -180,7 +180,11 @@ public final class Bridge: Sendable {
 
     private func tick() {
         let now = Date()
-        state.withLock { perform($0.tick(now: now)) }
+        let totals = history?.totals
+        state.withLock { state in
+            perform(state.tick(now: now))
+            if let totals { perform(state.noteHistory(totals, now: now)) }
+        }
         flushLastSeen(force: false)
     }
 

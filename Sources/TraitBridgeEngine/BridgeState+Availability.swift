@@ -12,6 +12,8 @@ public struct HistoryAvailabilityQuery: Sendable {
     public var limit: Int
     /// Each device's name when asked (a device gone since is left out of the answer).
     public var names: [DeviceID: String]
+    /// Every room with a device in it and every group, with their devices when asked.
+    public var sets: [AvailabilitySet] = []
 }
 
 extension BridgeState {
@@ -36,34 +38,67 @@ extension BridgeState {
             guard from <= to else { throw .init("'from' is after 'to'", code: "notInDevice") }
             let limit = try Self.historyLimit(root["limit"]) ?? 50
             var names: [DeviceID: String] = [:]
-            for (id, device) in graph.devices { names[id] = device.name }
+            var inRoom: [RoomID: [DeviceID]] = [:]
+            for (id, device) in graph.devices {
+                names[id] = device.name
+                if let room = device.roomID { inRoom[room, default: []].append(id) }
+            }
+            var sets: [AvailabilitySet] = []
+            for home in graph.homes {
+                for room in home.rooms {
+                    guard let devices = inRoom[room.id] else { continue }
+                    sets.append(AvailabilitySet(kind: "room", id: room.id.rawValue, name: room.name, devices: devices))
+                }
+                for group in home.groups where !group.members.isEmpty {
+                    let devices = group.members.map(\.device).filter { names[$0] != nil }
+                    sets.append(
+                        AvailabilitySet(kind: "group", id: group.id.rawValue, name: group.name, devices: devices))
+                }
+            }
             effects.historyAvailability.append(
-                HistoryAvailabilityQuery(sink: sink, from: from, to: to, limit: limit, names: names))
+                HistoryAvailabilityQuery(sink: sink, from: from, to: to, limit: limit, names: names, sets: sets))
         } catch {
             refuse(error.code, error.message)
         }
     }
 
-    /// The answer: the devices that dropped most first (then the longest unreachable), at most `limit`.
-    public static func availabilityAnswer(_ list: [DeviceAvailability], query: HistoryAvailabilityQuery) -> [UInt8] {
-        let known = list.filter { query.names[$0.device] != nil }
-        let ordered = known.sorted { a, b in
-            if a.drops != b.drops { return a.drops > b.drops }
-            let x = a.offlineSeconds + a.partlySeconds
-            let y = b.offlineSeconds + b.partlySeconds
-            if x != y { return x > y }
-            return a.device < b.device
+    /// The answer: the devices, rooms and groups that dropped most first (then the longest
+    /// unreachable), at most `limit` of each.
+    public static func availabilityAnswer(_ report: AvailabilityReport, query: HistoryAvailabilityQuery) -> [UInt8] {
+        typealias Entry = (key: String, drops: Int, offline: Double, partly: Double, fields: JSONObject)
+        func ordered(_ entries: [Entry]) -> [JSONValue] {
+            let sorted = entries.sorted { a, b in
+                if a.drops != b.drops { return a.drops > b.drops }
+                if a.offline + a.partly != b.offline + b.partly { return a.offline + a.partly > b.offline + b.partly }
+                return a.key < b.key
+            }
+            return sorted.prefix(query.limit).map { entry in
+                var fields = entry.fields
+                fields["drops"] = .int(Int64(entry.drops))
+                fields["offlineSeconds"] = .double(entry.offline.rounded())
+                fields["partlySeconds"] = .double(entry.partly.rounded())
+                return .object(fields)
+            }
         }
-        let devices: [JSONValue] = ordered.prefix(query.limit).map { entry in
-            [
-                "device": .string(entry.device.rawValue), "name": .string(query.names[entry.device] ?? ""),
-                "drops": .int(Int64(entry.drops)), "offlineSeconds": .double(entry.offlineSeconds.rounded()),
-                "partlySeconds": .double(entry.partlySeconds.rounded()),
-            ]
+        let known = report.devices.compactMap { entry -> Entry? in
+            guard let name = query.names[entry.device] else { return nil }
+            let fields: JSONObject = ["device": .string(entry.device.rawValue), "name": .string(name)]
+            return (entry.device.rawValue, entry.drops, entry.offlineSeconds, entry.partlySeconds, fields)
+        }
+        func sets(_ kind: String) -> [JSONValue] {
+            ordered(
+                report.sets.filter { $0.set.kind == kind }.map { entry in
+                    let fields: JSONObject = [
+                        kind: .string(entry.set.id), "name": .string(entry.set.name),
+                        "devices": .int(Int64(entry.set.devices.count)),
+                    ]
+                    return (entry.set.id, entry.drops, entry.offlineSeconds, entry.partlySeconds, fields)
+                })
         }
         let answer: JSONValue = [
             "status": "ok", "from": .string(Timestamp.iso8601(query.from)), "to": .string(Timestamp.iso8601(query.to)),
-            "devices": .array(devices), "known": .int(Int64(known.count)),
+            "devices": .array(ordered(known)), "known": .int(Int64(known.count)),
+            "rooms": .array(sets("room")), "groups": .array(sets("group")),
         ]
         return answer.serializedBytes()
     }

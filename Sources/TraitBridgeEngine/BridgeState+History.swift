@@ -132,7 +132,7 @@ extension BridgeState {
                         + "its traits: \(names.joined(separator: ", "))", code: "notInDevice")
             }
         }
-        if let attribute, attribute != "connectivity" {
+        if let attribute, attribute != "connectivity", attribute != HistoryRecord.notificationAttribute {
             let known = Set(
                 matching.flatMap { address, keys in
                     catalog.trait(address.traitID).map { definition in definition.attributes.map { $0.name } } ?? keys
@@ -141,7 +141,8 @@ extension BridgeState {
                 let names = known.sorted()
                 throw .init(
                     "no attribute '\(attribute.prefix(80))'\(Suggestions.didYouMean(attribute, among: names)); "
-                        + "its attributes: \((names + ["connectivity"]).joined(separator: ", "))", code: "notInDevice")
+                        + "its attributes: \((names + ["connectivity", "notification"]).joined(separator: ", "))",
+                    code: "notInDevice")
             }
         }
         return HistoryFilter(device: id, trait: trait, attribute: attribute, from: from, to: to, limit: limit)
@@ -179,6 +180,10 @@ extension BridgeState {
                 object.append("locality", .string(connectivity.locality.rawValue))
                 object.append("reasonCode", .string(connectivity.reasonCode))
                 object.append("reason", .string(connectivity.reason))
+            case .notification(let text):
+                object.append("attribute", .string(record.attribute))
+                let parsed = try? JSONDocument.parse(Array(text.utf8)).root.value
+                object.append("notification", parsed ?? .string(text))
             }
             return .object(object)
         }

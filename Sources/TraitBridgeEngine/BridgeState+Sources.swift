@@ -2,6 +2,7 @@ public import FoundationEssentials
 import TraitBridgeJSON
 import TraitBridgeModel
 import TraitBridgeSources
+import TraitBridgeStore
 
 /// The engine's side of the plug-in boundary: one route table (exact topic → plug-in), the
 /// claim test for a topic no route names, and one way to apply what a plug-in says a message
@@ -158,15 +159,25 @@ extension BridgeState {
         _ notification: JSONValue, trait: TraitID, on id: DeviceID, plugin: Int, now: Date,
         effects: inout BridgeEffects
     ) {
-        guard graph.devices[id] != nil else { return }
+        guard let device = graph.devices[id] else { return }
         let plugin = sources[plugin]
+        let bytes = notification.serializedBytes()
+        let kept: JSONValue = bytes.count <= 4096 ? notification : ["truncated": .int(Int64(bytes.count))]
+        if configuration.recordsHistory,
+            let type = device.deviceTypes.first(where: { $0.traits.contains { $0.traitID == trait } })
+        {
+            effects.history.append(
+                HistoryRecord(
+                    device: id, address: TraitAddress(deviceTypeKey: type.key, traitID: trait),
+                    attribute: HistoryRecord.notificationAttribute, at: now,
+                    change: .notification(String(decoding: kept.serializedBytes(), as: UTF8.self))))
+        }
         var event = JSONObject()
         event.append("time", .string(now.formatted(.iso8601)))
         event.append(
             "source", .string(plugin.instance == "default" ? plugin.family : "\(plugin.family)/\(plugin.instance)"))
         event.append("trait", .string(trait.description))
-        let bytes = notification.serializedBytes()
-        event.append("notification", bytes.count <= 4096 ? notification : ["truncated": .int(Int64(bytes.count))])
+        event.append("notification", kept)
         effects.publish(
             configuration.devicesTopicPrefix + id.rawValue + "/event", JSONValue.object(event).serializedBytes(),
             retain: false, qos: 1)

@@ -160,7 +160,13 @@ enum WebAssets {
             if (!fresh) return;
             const hadFocus = card.contains(document.activeElement);
             fresh.dataset.updated = String(Date.now());
+            // A camera's card playing its live view keeps its video element (and so its picture).
+            const playing = card.querySelector("video[data-live-video]");
+            const slot = fresh.querySelector("video[data-live-video]");
+            const keep = playing && !playing.hidden && slot;
+            if (keep) slot.replaceWith(playing);
             card.replaceWith(fresh);
+            if (keep) playing.play().catch(() => {});
             if (hadFocus) {
               const control = fresh.querySelector("button, input");
               if (control) control.focus();
@@ -217,11 +223,14 @@ enum WebAssets {
           });
           // A camera's live view: this page's offer (no ICE servers), relayed by the bridge to the camera
           // as startLiveView (signalling only); the camera's video comes straight to the page.
+          // One live view at a time, on the camera's page or its card (a card redrawn keeps its video).
           let live = null;
           function stopLive() {
             if (live) { live.close(); live = null; }
-            const video = document.getElementById("live-video");
-            if (video) video.srcObject = null;
+            for (const video of document.querySelectorAll("video[data-live-video]")) {
+              video.srcObject = null;
+              if (video.closest("article.card")) video.hidden = true;
+            }
           }
           document.addEventListener("click", async (event) => {
             if (event.target.closest("button[data-live-stop]")) { stopLive(); say("Live view stopped", true); return; }
@@ -229,7 +238,8 @@ enum WebAssets {
             if (!button) return;
             event.preventDefault();
             stopLive();
-            const video = document.getElementById("live-video");
+            const video = button.closest("[data-live-box]").querySelector("video[data-live-video]");
+            video.hidden = false;
             const peer = new RTCPeerConnection({iceServers: []});
             live = peer;
             peer.addTransceiver("video", {direction: "recvonly"});
@@ -312,7 +322,8 @@ enum WebAssets {
         .history polyline { stroke: #1565c0; stroke-width: 2; } .history circle { fill: #1565c0; }
         .history .marks rect { fill: #6a1b9a; } .timeline .label { margin: .6em 0 .2em; font-weight: 600; }
         .band-list { margin: .2em 0 .8em; font-size: .9em; }
-        #live-video { display: block; max-width: 100%; height: auto; background: #000; }
+        video[data-live-video] { display: block; max-width: 100%; height: auto; background: #000; }
+        video[data-live-video][hidden] { display: none; }
         .locality { font-size: .85em; color: #444; }
         .reason { font-size: .85em; color: #7f1d1d; }
         .value { font-weight: bold; margin: .2em 0; }

@@ -36,6 +36,14 @@ extension WebHTML {
             rows += valueRow(device, place, name: name)
         }
         if !rows.isEmpty { html += "<dl class=\"values\">\(rows)</dl>" }
+        let traits = summary["traits"]?.arrayElements ?? []
+        if canControl, traits.contains(.string("google.WebRtcLiveView")) {
+            // A camera's card plays its live view in place (hidden until asked).
+            html += """
+                <div class="live" data-live-box><video data-live-video muted playsinline hidden width="320" \
+                height="180" aria-label="\(e(name)), live"></video><p>\(liveButtons(id.rawValue, name: name))</p></div>
+                """
+        }
         return html + "</article>"
     }
 

@@ -33,12 +33,20 @@ extension WebHTML {
             return #"<section id="live"><h2>Live view</h2><p>Watching live needs the control role.</p></section>"#
         }
         return """
-            <section id="live"><h2>Live view</h2>
-            <video id="live-video" muted playsinline width="640" height="360" aria-label="\(e(name)), live"></video>
-            <p><button type="button" data-live="\(e(id))" \
-            data-path="/api/v1/devices/\(e(Self.path(id)))/commands">Watch live</button>
-            <button type="button" data-live-stop="\(e(id))">Stop</button></p></section>
+            <section id="live" data-live-box><h2>Live view</h2>
+            <video id="live-video" data-live-video muted playsinline width="640" height="360" \
+            aria-label="\(e(name)), live"></video>
+            <p>\(liveButtons(id, name: name))</p></section>
             """
+    }
+
+    /// Watch live and Stop for a camera (its page's or its card's video, whichever box holds them).
+    func liveButtons(_ id: String, name: String) -> String {
+        """
+        <button type="button" data-live="\(e(id))" data-path="/api/v1/devices/\(e(Self.path(id)))/commands" \
+        aria-label="Watch \(e(name)) live">Watch live</button> \
+        <button type="button" data-live-stop="\(e(id))" aria-label="Stop watching \(e(name))">Stop</button>
+        """
     }
 
     /// Each device type's traits, part by part (redrawn whole when the device changes).

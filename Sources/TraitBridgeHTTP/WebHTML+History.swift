@@ -54,7 +54,22 @@ extension WebHTML {
         if answer["truncated"] == .bool(true) { html += " (the newest \(records.count) changes only)" }
         html += "</p><h3>Reachable</h3>" + availability(before + records, axis: axis)
         html += "<h3>Values</h3>" + values(before + records, axis: axis, document: document(id))
-        return html + "</section>"
+        return html + notifications(records) + "</section>"
+    }
+
+    /// A device's notifications in the range (a camera's motion and what it saw, a button's presses),
+    /// the newest first, each with its time: the last 50.
+    private func notifications(_ records: [JSONValue]) -> String {
+        let notes = records.filter { $0["notification"] != nil }
+        guard !notes.isEmpty else { return "" }
+        var html = #"<h3>Notifications</h3><ol class="notifications" reversed>"#
+        for note in notes.suffix(50).reversed() {
+            let at = note["at"]?.stringValue ?? ""
+            let shown = at.isEmpty ? "" : Timestamp.parse(at).map { ValuePresenter.clock($0) } ?? at
+            html += #"<li><time datetime="\#(e(at))">\#(e(shown))</time> "#
+            html += "\(e(ValuePresenter.notificationText(note["notification"] ?? .null)))</li>"
+        }
+        return html + "</ol>"
     }
 
     /// Where a time falls across the chart.
@@ -150,7 +165,8 @@ extension WebHTML {
         return byType.map { "\($0.type): \($0.names.joined(separator: ", "))" }.joined(separator: "; ")
     }
 
-    /// The home page's reachability: per range, the devices that dropped (or stayed away) most first.
+    /// The home page's reachability: per range, the devices that dropped (or stayed away) most first,
+    /// then the rooms and groups the same (a room away: none of its devices' parts reachable).
     func availabilitySection(_ answers: [(title: String, answer: JSONValue)]) -> String {
         var html = #"<section id="availability"><h2>Reachability</h2>"#
         for (title, answer) in answers {
@@ -159,27 +175,43 @@ extension WebHTML {
                 html += "<p>\(e(answer["message"]?.stringValue ?? "No history."))</p>"
                 continue
             }
-            let devices = (answer["devices"]?.arrayElements ?? []).filter { entry in
-                entry["drops"] != .int(0) || entry["offlineSeconds"] != .double(0)
-                    || entry["partlySeconds"] != .double(0)
-            }
+            let devices = Self.unreachable(answer["devices"])
             guard !devices.isEmpty else {
                 html += "<p>Every device was reachable all the time.</p>"
                 continue
             }
-            html += #"<table class="availability"><thead><tr><th scope="col">Device</th><th scope="col">Drops</th>"#
-            html += #"<th scope="col">Unreachable</th><th scope="col">Partly unreachable</th></tr></thead><tbody>"#
-            for entry in devices {
+            html += availabilityTable("Device", devices) { entry in
                 let id = entry["device"]?.stringValue ?? ""
-                let name = entry["name"]?.stringValue ?? id
-                html += #"<tr><td><a href="/ui/devices/\#(e(id))#history">\#(e(name))</a></td>"#
-                html += "<td>\(Self.number(entry["drops"]))</td>"
-                html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["offlineSeconds"]))))</td>"
-                html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["partlySeconds"]))))</td></tr>"
+                return #"<a href="/ui/devices/\#(e(id))#history">\#(e(entry["name"]?.stringValue ?? id))</a>"#
             }
-            html += "</tbody></table>"
+            let sets = Self.unreachable(answer["rooms"]) + Self.unreachable(answer["groups"])
+            if !sets.isEmpty {
+                html += availabilityTable("Room or group", sets) { entry in
+                    let kind = entry["room"] == nil ? "group" : "room"
+                    let name = entry["name"]?.stringValue ?? ""
+                    return "\(e(name)) (\(kind), \(Self.number(entry["devices"])) devices)"
+                }
+            }
         }
         return html + "</section>"
+    }
+
+    /// The entries that were not reachable all the time, in the answer's order.
+    private static func unreachable(_ list: JSONValue?) -> [JSONValue] {
+        (list?.arrayElements ?? []).filter { entry in
+            entry["drops"] != .int(0) || entry["offlineSeconds"] != .double(0) || entry["partlySeconds"] != .double(0)
+        }
+    }
+
+    private func availabilityTable(_ what: String, _ entries: [JSONValue], name: (JSONValue) -> String) -> String {
+        var html = #"<table class="availability"><thead><tr><th scope="col">\#(what)</th><th scope="col">Drops</th>"#
+        html += #"<th scope="col">Unreachable</th><th scope="col">Partly unreachable</th></tr></thead><tbody>"#
+        for entry in entries {
+            html += "<tr><td>\(name(entry))</td><td>\(Self.number(entry["drops"]))</td>"
+            html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["offlineSeconds"]))))</td>"
+            html += "<td>\(e(ValuePresenter.duration(Self.seconds(entry["partlySeconds"]))))</td></tr>"
+        }
+        return html + "</tbody></table>"
     }
 
     private static func seconds(_ value: JSONValue?) -> Double {

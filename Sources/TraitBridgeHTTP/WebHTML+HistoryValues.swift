@@ -16,10 +16,16 @@ extension WebHTML {
 
     func values(_ entries: [JSONValue], axis: Axis, document: JSONValue?) -> String {
         var series: [Series] = []
+        var notes: [(at: Date, text: String)] = []
         for entry in entries {
             guard let trait = entry["trait"]?.stringValue, let attribute = entry["attribute"]?.stringValue,
-                let value = entry["value"], let at = entry["at"]?.stringValue.flatMap(Timestamp.parse)
+                let at = entry["at"]?.stringValue.flatMap(Timestamp.parse)
             else { continue }
+            if let note = entry["notification"] {
+                notes.append((max(at, axis.from), ValuePresenter.notificationText(note)))
+                continue
+            }
+            guard let value = entry["value"] else { continue }
             let point = (max(at, axis.from), AttributeValue(jsonValue: value))
             if let index = series.firstIndex(where: { $0.trait == trait && $0.attribute == attribute }) {
                 series[index].points.append(point)
@@ -27,27 +33,29 @@ extension WebHTML {
                 series.append(Series(trait: trait, attribute: attribute, points: [point]))
             }
         }
-        guard !series.isEmpty else { return "<p>No value change kept for this time.</p>" }
+        guard !series.isEmpty || !notes.isEmpty else { return "<p>No value change kept for this time.</p>" }
         let view = document.map { DeviceView(id: "", document: $0) }
-        return series.map { one in
-            let slash = one.trait.lastIndex(of: "/")
-            let type = slash.map { String(one.trait[..<$0]) } ?? ""
-            let traitID = slash.map { String(one.trait[one.trait.index(after: $0)...]) } ?? one.trait
-            let key = ValuePresenter.key(trait: traitID, attribute: one.attribute)
-            let metadata = view?.metadata(type: type, trait: traitID, attribute: one.attribute)
-            let numbers = one.points.map { presenter.plotted($0.value, of: key, metadata: metadata) }
-            let title = "\(presenter.name(of: key)) (\(type), \(presenter.traitName(traitID)))"
-            let words = one.points.map { (at: $0.at, text: presenter.text($0.value, of: key, metadata: metadata)) }
-            if numbers.allSatisfy({ $0 != nil }) {
-                let shown = presenter.unit(of: key, metadata: metadata)
-                let unit = shown?.symbol ?? metadata?.unit?.rawValue ?? ""
-                return line(
-                    title, unit: unit, decimals: shown?.decimals ?? 2,
-                    points: zip(one.points, numbers).map { ($0.at, $1 ?? 0) }, words: words,
-                    axis: axis)
-            }
-            return marks(title, words: words, axis: axis)
-        }.joined()
+        let noted = notes.isEmpty ? "" : marks("Notifications", words: notes, axis: axis)
+        return noted
+            + series.map { one in
+                let slash = one.trait.lastIndex(of: "/")
+                let type = slash.map { String(one.trait[..<$0]) } ?? ""
+                let traitID = slash.map { String(one.trait[one.trait.index(after: $0)...]) } ?? one.trait
+                let key = ValuePresenter.key(trait: traitID, attribute: one.attribute)
+                let metadata = view?.metadata(type: type, trait: traitID, attribute: one.attribute)
+                let numbers = one.points.map { presenter.plotted($0.value, of: key, metadata: metadata) }
+                let title = "\(presenter.name(of: key)) (\(type), \(presenter.traitName(traitID)))"
+                let words = one.points.map { (at: $0.at, text: presenter.text($0.value, of: key, metadata: metadata)) }
+                if numbers.allSatisfy({ $0 != nil }) {
+                    let shown = presenter.unit(of: key, metadata: metadata)
+                    let unit = shown?.symbol ?? metadata?.unit?.rawValue ?? ""
+                    return line(
+                        title, unit: unit, decimals: shown?.decimals ?? 2,
+                        points: zip(one.points, numbers).map { ($0.at, $1 ?? 0) }, words: words,
+                        axis: axis)
+                }
+                return marks(title, words: words, axis: axis)
+            }.joined()
     }
 
     private func line(

@@ -310,21 +310,34 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case newerSchema(path: String, migrations: [String])
     case writeFailed(String)
     case readFailed(String)
+    /// The history's file (`history.sqlite`) could not be written or read: safe to lose, unlike the registry.
+    case historyWriteFailed(path: String, reason: String)
+    case historyReadFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
-            "cannot open the registry \(path): \(reason); check --data-dir and its permissions"
+            "cannot open \(Self.what(path)) \(path): \(reason); check --data-dir and its permissions"
+        case .damaged(let path, let reason) where Self.isHistory(path):
+            "the history \(path) is not a readable TraitBridge history (\(reason)); move it away "
+                + "(mv \(path) \(path).broken) and start again: the changes kept so far are lost, the registry is not"
         case .damaged(let path, let reason):
             "the registry \(path) is not a readable TraitBridge registry (\(reason)); move it away "
                 + "(mv \(path) \(path).broken) and start again: devices come back from their sources, but names and "
                 + "rooms set with rename/move are lost"
         case .newerSchema(let path, let migrations):
-            "the registry \(path) was written by a newer TraitBridge (it has \(migrations.joined(separator: ", ")), "
-                + "which this version does not know); run that version, or move the file away "
-                + "(mv \(path) \(path).newer) to start afresh"
+            "\(Self.what(path)) \(path) was written by a newer TraitBridge (it has "
+                + "\(migrations.joined(separator: ", ")), which this version does not know); run that version, or move "
+                + "the file away (mv \(path) \(path).newer) to start afresh"
         case .writeFailed(let reason): "registry write failed: \(reason)"
         case .readFailed(let reason): "registry read failed: \(reason)"
+        case .historyWriteFailed(let path, let reason):
+            "history write failed (\(path)): \(reason); these changes are not kept, the bridge goes on: check the "
+                + "disk's free space and the file's permissions"
+        case .historyReadFailed(let path, let reason): "history read failed (\(path)): \(reason)"
         }
     }
+
+    private static func isHistory(_ path: String) -> Bool { path.hasSuffix("history.sqlite") }
+    private static func what(_ path: String) -> String { isHistory(path) ? "the history" : "the registry" }
 }

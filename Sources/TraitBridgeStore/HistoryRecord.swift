@@ -1,7 +1,8 @@
 public import FoundationEssentials
 public import TraitBridgeModel
 
-/// One change the history keeps: a value a device reported, or a trait's connectivity moving.
+/// One change the history keeps: a value a device reported, a trait's connectivity moving, or a
+/// notification (a camera's motion, a button's press) as its event topic carried it.
 ///
 /// Made by the engine where a value or a connectivity changes, written by the history's own
 /// thread in batches (never on the message path), read back by `history` requests.
@@ -10,11 +11,18 @@ public struct HistoryRecord: Sendable, Hashable {
     public enum Change: Sendable, Hashable {
         case value(AttributeValue)
         case connectivity(HistoryConnectivity)
+        /// The notification's JSON text (at most 4 KB: a larger one is only its size). Every one is
+        /// kept, even one equal to the last (a second press is a press).
+        case notification(String)
     }
+
+    /// The attribute name of a trait's notifications' series.
+    public static let notificationAttribute = "notification"
 
     public var device: DeviceID
     public var address: TraitAddress
-    /// The attribute whose value changed; empty for a connectivity change.
+    /// The attribute whose value changed; empty for a connectivity change, ``notificationAttribute``
+    /// for a notification.
     public var attribute: String
     public var at: Date
     public var change: Change

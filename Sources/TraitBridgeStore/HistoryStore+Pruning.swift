@@ -56,12 +56,32 @@ extension HistoryStore {
             }
             pruned.isPartial = budget == 0
             // A series' last change may be gone: the next equal value is stored again.
-            if pruned.byAge + pruned.bySize > 0 { lastChanges = [:] }
+            if pruned.byAge + pruned.bySize > 0 { forgetCaches() }
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .writeFailed("\(path): pruning: \(error)")
+            throw .historyWriteFailed(path: path, reason: "pruning: \(error)")
         }
         return pruned
+    }
+
+    /// Deletes the series no change names any more (a device gone, its changes pruned), so the
+    /// series table and the writer's caches do not keep every device ever seen. One index lookup
+    /// per series; the writer runs it once a day.
+    @discardableResult
+    public func removeEmptySeries() throws(StoreError) -> Int {
+        do {
+            let removed = try queue.write { db in
+                try db.execute(
+                    sql:
+                        "DELETE FROM historySeries WHERE NOT EXISTS (SELECT 1 FROM history WHERE series = historySeries.id)"
+                )
+                return db.changesCount
+            }
+            if removed > 0 { forgetCaches() }
+            return removed
+        } catch {
+            throw .historyWriteFailed(path: path, reason: "removing empty series: \(error)")
+        }
     }
 }

@@ -5,7 +5,7 @@ import TraitBridgeModel
 /// How a change is stored: a kind and a typed value (numbers stay numbers, no JSON for a scalar).
 enum HistoryValueCoding {
     enum Kind: Int64 {
-        case null = 0, bool, int, double, string, json, connectivity
+        case null = 0, bool, int, double, string, json, connectivity, notification
     }
 
     static func encode(_ change: HistoryRecord.Change) throws -> (Int64, DatabaseValue) {
@@ -13,6 +13,7 @@ enum HistoryValueCoding {
         case .connectivity(let connectivity):
             let text = String(decoding: try JSONEncoder().encode(connectivity), as: UTF8.self)
             return (Kind.connectivity.rawValue, text.databaseValue)
+        case .notification(let text): return (Kind.notification.rawValue, text.databaseValue)
         case .value(let value):
             switch value {
             case .null: return (Kind.null.rawValue, .null)
@@ -44,6 +45,7 @@ enum HistoryValueCoding {
                 return .connectivity(decoded)
             }
             return .value(.null)
+        case (.notification, .string(let text)): return .notification(text)
         default: return .value(.null)
         }
     }
@@ -93,7 +95,8 @@ extension HistoryStore {
                     Self.record(row, series: series)
                 }
                 var before: [HistoryRecord] = []
-                for id in ids {
+                // A state holds on into the range; a notification before it is over.
+                for id in ids where series[id]?.attribute != HistoryRecord.notificationAttribute {
                     let row = try Row.fetchOne(
                         db,
                         sql: "SELECT series, at, kind, value FROM history WHERE series = ? AND at < ? "
@@ -104,7 +107,7 @@ extension HistoryStore {
                 return HistoryPage(records: Array(records), before: before, truncated: truncated)
             }
         } catch {
-            throw .readFailed("\(path): \(error)")
+            throw .historyReadFailed(path: path, reason: "\(error)")
         }
     }
 

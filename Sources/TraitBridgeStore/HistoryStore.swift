@@ -14,9 +14,12 @@ public final class HistoryStore: @unchecked Sendable {
     /// The database file.
     public let path: String
     /// Series ids by series, and each series' last stored change (a value equal to it is not
-    /// stored again). Touched only by the thread that writes.
-    var seriesIDs: [HistorySeries: Int64] = [:]
-    var lastChanges: [Int64: HistoryRecord.Change] = [:]
+    /// stored again). Touched only by the thread that writes; caches of the file, emptied when they
+    /// pass ``cacheLimit`` series (read again from the file as they are needed).
+    private var seriesIDs: [HistorySeries: Int64] = [:]
+    private(set) var lastChanges: [Int64: HistoryRecord.Change] = [:]
+    /// 8 series a device for 32 768 devices.
+    static let cacheLimit = 1 << 18
 
     /// Opens (and migrates) `<directory>/history.sqlite`, creating the folder when needed.
     public init(directory: String) throws(StoreError) {
@@ -85,22 +88,28 @@ public final class HistoryStore: @unchecked Sendable {
                 return stored
             }
         } catch {
-            // What this transaction cached may not be on disk: read it again.
-            seriesIDs = [:]
-            lastChanges = [:]
-            throw .writeFailed("\(path): \(error)")
+            forgetCaches()  // what this transaction cached may not be on disk: read it again
+            throw .historyWriteFailed(path: path, reason: "\(error)")
         }
     }
 
     private static func same(_ a: HistoryRecord.Change, _ b: HistoryRecord.Change) -> Bool {
         switch (a, b) {
         case (.connectivity(let x), .connectivity(let y)): x.sameBand(as: y)
+        case (.notification, _): false  // a second press is a press
         default: a == b
         }
     }
 
+    /// Empties the caches: what they held is read again from the file when next needed.
+    func forgetCaches() {
+        seriesIDs = [:]
+        lastChanges = [:]
+    }
+
     private func seriesID(_ series: HistorySeries, in db: Database) throws -> Int64 {
         if let id = seriesIDs[series] { return id }
+        if seriesIDs.count >= Self.cacheLimit || lastChanges.count >= Self.cacheLimit { forgetCaches() }
         let arguments: StatementArguments = [series.device.rawValue, series.address.description, series.attribute]
         try db.cachedStatement(
             sql: "INSERT INTO historySeries (device, trait, attribute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
@@ -146,7 +155,7 @@ public final class HistoryStore: @unchecked Sendable {
                 return (pages - free) * size
             }
         } catch {
-            throw .readFailed("\(path): \(error)")
+            throw .historyReadFailed(path: path, reason: "\(error)")
         }
     }
 
@@ -155,7 +164,7 @@ public final class HistoryStore: @unchecked Sendable {
         do {
             return try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }
         } catch {
-            throw .readFailed("\(path): \(error)")
+            throw .historyReadFailed(path: path, reason: "\(error)")
         }
     }
 }

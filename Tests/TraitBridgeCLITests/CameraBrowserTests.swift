@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraitBridgeJSON
 import TraitBridgeLocalBroker
 import TraitBridgeTesting
 
@@ -15,7 +16,7 @@ import TraitBridgeTesting
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
         "\(CameraPeers.unavailableReason ?? "Chromium or selenium is not installed (scripts/install-browser.sh)")"))
 struct CameraBrowserTests {
-    @Test("Watch live on the camera's page: the video plays (its time advances, frames decoded), then stops")
+    @Test("Watch live on the camera's page and its card (kept across redraws), then stop; its notifications listed")
     func watchLive() throws {
         let port = MosquittoBroker.freeLoopbackPort()
         let home = try LiveViewTests.Home(httpPort: port)
@@ -29,7 +30,12 @@ struct CameraBrowserTests {
                 WebUIBrowserTests.python, CommandRunner.repository + "/Tests/TraitBridgeCLITests/Fixtures/ui-camera.py",
                 base, "alice", "correct horse", "frigate-front_door", WebUIBrowserTests.screenshots,
             ]), logFile: output)
-        let finished = browser.reap(within: .seconds(120))
+        // Motion every second while the browser runs: the camera's card is redrawn under its live view.
+        var finished = false
+        for second in 0..<120 where !finished {
+            try? home.frigate.publish("frigate/front_door/motion", second % 2 == 0 ? "ON" : "OFF")
+            finished = browser.reap(within: .seconds(1))
+        }
         if !finished { browser.kill() }
         let printed = LogFile.read(output)
         let found = LiveViewTests.json(printed) ?? [:]
@@ -42,7 +48,21 @@ struct CameraBrowserTests {
         #expect(size.count == 2 && size[0] > 0 && size[1] > 0, "a picture: \(size)")
         #expect((found["status"] as? String)?.hasPrefix("Live view live-") == true, "\(found["status"] ?? "")")
         #expect(found["stopped"] as? Bool == true)
+        // The card: it plays too, and a redraw of the card (its occupancy moved) keeps the picture.
+        let cardTimes = found["cardTime"] as? [Double] ?? []
+        #expect(cardTimes.count == 2 && cardTimes[1] > cardTimes[0], "the card's video advances: \(cardTimes)")
+        let redrawn = found["cardRedrawn"] as? [String] ?? []
+        #expect(redrawn.count == 2 && redrawn[0] != redrawn[1], "the card was redrawn while playing: \(redrawn)")
+        #expect(found["cardPlaying"] as? Bool == true && found["cardStopped"] as? Bool == true)
+        // Its notifications listed, the newest first, each with its time in words and as RFC 3339.
+        let notes = found["notifications"] as? [String] ?? []
+        #expect(notes.count >= 2, "\(notes)")
+        #expect(notes.allSatisfy { $0.hasSuffix("motion started") || $0.hasSuffix("motion ended") }, "\(notes)")
+        let noted = (found["notificationTimes"] as? [String] ?? []).compactMap { Timestamp.parse($0) }
+        #expect(noted.count == notes.count && noted == noted.sorted(by: >), "newest first: \(noted)")
         #expect((found["consoleErrors"] as? [Any])?.isEmpty == true, "\(found["consoleErrors"] ?? "")")
-        #expect(FileManager.default.fileExists(atPath: WebUIBrowserTests.screenshots + "/camera-live.png"))
+        for shot in ["camera-live", "camera-card", "camera-notifications"] {
+            #expect(FileManager.default.fileExists(atPath: WebUIBrowserTests.screenshots + "/\(shot).png"))
+        }
     }
 }

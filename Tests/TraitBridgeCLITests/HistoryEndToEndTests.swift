@@ -100,6 +100,20 @@ extension FulfillmentTests {
             ranked.first?["name"] as? String == "Relay" && ranked.first?["drops"] as? Int == 1, "\(availability.body)")
         #expect(ranked.count == 2 && availability.json["known"] as? Int == 3, "\(availability.body)")
         check.add("Availability", availability, "availability")
+        // A room and a group: each as one device of its devices' parts (the relay's drop is theirs).
+        for (operation, body) in [
+            ("room-add", #"{"name":"Attic"}"#), ("move", #"{"device":"z2m-0x00158d0001000003","room":"Attic"}"#),
+            ("group-add", #"{"name":"Lamps","members":["z2m-0x00158d0001000001","z2m-0x00158d0001000003"]}"#),
+        ] {
+            let edit = try await send(home, .POST, "/api/v1/requests/\(operation)", body: body, token: Self.adminToken)
+            #expect(edit.status == 200, "\(operation): \(edit.body)")
+        }
+        let sets = try await send(home, .GET, "/api/v1/availability", token: Self.viewerToken)
+        let attic = (sets.json["rooms"] as? [[String: Any]])?.first { $0["name"] as? String == "Attic" }
+        #expect(attic?["devices"] as? Int == 1 && attic?["drops"] as? Int == 1, "\(sets.body)")
+        let lamps = (sets.json["groups"] as? [[String: Any]])?.first { $0["name"] as? String == "Lamps" }
+        #expect(lamps?["devices"] as? Int == 2 && lamps?["drops"] as? Int == 1, "\(sets.body)")
+        check.add("Availability", sets, "availability of rooms and groups")
 
         // Refusals: each says what is wrong.
         let missing = try await send(home, .GET, "/api/v1/devices/Hal%20light/history", token: Self.staticToken)

@@ -122,6 +122,11 @@ struct WebUIBrowserTests {
         #expect(
             found["homeSections"] as? [String]
                 == ["Zones", "Groups", "Scenes", "Automations", "Cloud links", "Reachability"])
+        // The Hall light's local path dropped: it, and its group as one device of its lights' parts.
+        let reachability = found["reachabilityRows"] as? [String] ?? []
+        #expect(
+            reachability.contains("Hall light") && reachability.contains("Downstairs lights (group, 4 devices)"),
+            "\(reachability)")
         #expect((found["sceneStatus"] as? String)?.hasPrefix("ok") == true, "\(found["sceneStatus"] ?? "")")
         let sceneAfter = found["sceneAfter"] as? String ?? ""
         #expect(

@@ -61,6 +61,37 @@ struct HistoryTests {
         #expect(answer.contains(#""code":"historyOff""#), "\(answer)")
     }
 
+    @Test("notifications: each recorded (an equal second one too), stored, answered as sent, never in `before`")
+    func notifications() throws {
+        var state = try LiveViewStateTests.ready(at: t0)
+        state.configuration.recordsHistory = true
+        let motion = state.receive("frigate/front_door/motion", "ON", at: t0 + 1)
+        let notes = motion.history.filter { $0.attribute == HistoryRecord.notificationAttribute }
+        let note = try #require(notes.first)
+        #expect(notes.count == 1 && note.change == .notification(#"{"kind":"motion","state":"start"}"#), "\(notes)")
+        #expect(note.address.traitID == .matter("OccupancySensing") && note.at == t0 + 1)
+        let asked = state.runRequest(
+            "history", payload: Array(#"{"device":"frigate-front_door","attribute":"notification"}"#.utf8), waiter: 1,
+            now: t0 + 10)
+        #expect(asked.historyQueries.count == 1, "'notification' is an attribute a request may name")
+
+        let path = folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try HistoryStore(directory: path)
+        var again = note
+        again.at = t0 + 2
+        #expect(try store.write([note, again]) == 2, "a second press is a press")
+        let filter = HistoryFilter(
+            device: note.device, trait: nil, attribute: nil, from: t0 + 1.5, to: t0 + 9, limit: 9)
+        let page = try store.page(filter)
+        #expect(page.records == [again] && page.before.isEmpty, "\(page)")
+        let query = HistoryQuery(sink: .waiter(1), filter: filter, name: "Front door")
+        let answer = try JSONDocument.parse(BridgeState.historyAnswer(page, query: query)).root.value
+        let record = answer["records"]?.arrayElements?.first
+        #expect(record?["attribute"] == .string("notification") && record?["value"] == nil)
+        #expect(record?["notification"] == ["kind": "motion", "state": "start"], "as sent: \(answer)")
+    }
+
     @Test("a request: checked against the home (device, trait, attribute, times, limit), else one query")
     func requests() throws {
         var state = try discovered()
@@ -163,6 +194,15 @@ struct HistoryTests {
         try quiet.write([value(light, "matter.OnOff", "onOff", .bool(true), at: t0)])
         try quiet.prune(now: t0 + 20 * 86_400, maxAge: .seconds(86_400), maxBytes: 1 << 30)
         #expect(try quiet.write([value(light, "matter.OnOff", "onOff", .bool(true), at: t0 + 20 * 86_400)]) == 1)
+        // A series no change names any more (its changes pruned) is deleted by the daily sweep; written again, it
+        // is a new series whose first change is stored.
+        try quiet.write([value(light, "matter.LevelControl", "currentLevel", .int(5), at: t0 + 20 * 86_400)])
+        try quiet.prune(now: t0 + 40 * 86_400, maxAge: .seconds(86_400), maxBytes: 1 << 30)
+        #expect(try quiet.removeEmptySeries() == 2 && quiet.removeEmptySeries() == 0)
+        #expect(try quiet.write([value(light, "matter.OnOff", "onOff", .bool(true), at: t0 + 40 * 86_400)]) == 1)
+        let back = try quiet.page(
+            HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 50 * 86_400, limit: 10))
+        #expect(back.records.map(\.attribute) == ["onOff"], "\(back.records)")
 
         // By size: 60 000 changes, then a bound of 1 MiB.
         let sized = try HistoryStore(directory: path + "/sized")
@@ -197,8 +237,11 @@ struct HistoryTests {
         #expect {
             _ = try HistoryStore(directory: path)
         } throws: { error in
-            guard case .damaged(let file, _) = error as? StoreError else { return false }
-            return file.hasSuffix("history.sqlite")
+            guard let error = error as? StoreError, case .damaged(let file, _) = error else { return false }
+            let text = "\(error)"
+            return file.hasSuffix("history.sqlite") && text.hasPrefix("the history ")
+                && !text.contains("TraitBridge registry")
+                && text.contains("mv \(file) \(file).broken")
         }
         let newer = folder()
         defer { try? FileManager.default.removeItem(atPath: newer) }
@@ -210,8 +253,8 @@ struct HistoryTests {
         #expect {
             _ = try HistoryStore(directory: newer)
         } throws: { error in
-            guard case .newerSchema(_, let migrations) = error as? StoreError else { return false }
-            return migrations == ["h9: from the future"]
+            guard let error = error as? StoreError, case .newerSchema(_, let migrations) = error else { return false }
+            return migrations == ["h9: from the future"] && "\(error)".hasPrefix("the history ")
         }
     }
 
@@ -246,11 +289,39 @@ struct HistoryTests {
             // The bridge restarted at 900: nothing heard yet is no drop and no time away; back online at 950.
             change(relay, "switch", .unknown, at: 900, code: "neverHeard"), change(relay, "switch", .online, at: 950),
         ])
-        let result = try store.availability(from: t0, to: t0 + 1_000)
-        let byDevice = Dictionary(uniqueKeysWithValues: result.map { ($0.device, $0) })
+        // A room of both (and a device with no history), and a group of one nothing was heard of.
+        let room = AvailabilitySet(
+            kind: "room", id: "hall", name: "Hall", devices: [light, relay, EngineFixtures.climate])
+        let silent = AvailabilitySet(kind: "group", id: "quiet", name: "Quiet", devices: [EngineFixtures.climate])
+        let result = try store.availability(from: t0, to: t0 + 1_000, sets: [room, silent])
+        let byDevice = Dictionary(uniqueKeysWithValues: result.devices.map { ($0.device, $0) })
         #expect(byDevice[light] == DeviceAvailability(device: light, offlineSeconds: 100, partlySeconds: 400, drops: 1))
         #expect(byDevice[relay] == DeviceAvailability(device: relay, offlineSeconds: 310, partlySeconds: 0, drops: 2))
-        #expect(result.count == 2)
+        #expect(result.devices.count == 2)
+        // The room as one device of three parts: never all away (the cloud part or the relay stayed), partly
+        // 0…100, 200…600 and 700…900 (the restart's unknown is no time away), a drop at 200 and at 700.
+        #expect(result.sets == [SetAvailability(set: room, offlineSeconds: 0, partlySeconds: 700, drops: 2)])
+    }
+
+    @Test("bridge/health says the history's totals: a drop at once, the counts of each batch at most once a minute")
+    func health() throws {
+        var state = try discovered()
+        _ = state.tick(now: t0)
+        var totals = HistoryRecorder.Totals()
+        totals.stored = 10
+        totals.bytes = 4_096
+        let first = try #require(state.noteHistory(totals, now: t0).last("traitbridge/bridge/health"))
+        #expect(first["history"]?["stored"]?.int64 == 10 && first["history"]?["bytes"]?.int64 == 4_096)
+        totals.stored = 20
+        #expect(!state.noteHistory(totals, now: t0 + 5).published("traitbridge/bridge/health"), "a batch: not yet")
+        totals.dropped = 3
+        let dropped = try #require(state.noteHistory(totals, now: t0 + 6).last("traitbridge/bridge/health"))
+        #expect(dropped["history"]?["dropped"]?.int64 == 3 && dropped["history"]?["stored"]?.int64 == 20)
+        totals.stored = 30
+        #expect(!state.noteHistory(totals, now: t0 + 30).published("traitbridge/bridge/health"))
+        let later = try #require(state.noteHistory(totals, now: t0 + 67).last("traitbridge/bridge/health"))
+        #expect(later["history"]?["stored"]?.int64 == 30, "a minute after the last: said")
+        #expect(!state.noteHistory(totals, now: t0 + 200).published("traitbridge/bridge/health"), "unchanged")
     }
 
     @Test("the recorder: beyond its capacity changes are dropped and counted; a read sees the changes before it")

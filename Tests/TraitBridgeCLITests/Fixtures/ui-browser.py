@@ -293,6 +293,8 @@ try:
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "section"))
     found["homeSections"] = again(
         lambda: [h.text for h in driver.find_elements(By.CSS_SELECTOR, "main section > h2")])
+    found["reachabilityRows"] = [
+        td.text for td in driver.find_elements(By.CSS_SELECTOR, "#availability tbody tr > td:first-child")]
     scene_text = """
         const button = document.querySelector("button[aria-label='Run Movie night']");
         return button ? button.closest('li').innerText : '';"""
