@@ -74,7 +74,8 @@ extension HistoryStore {
             let removed = try queue.write { db in
                 try db.execute(
                     sql:
-                        "DELETE FROM historySeries WHERE NOT EXISTS (SELECT 1 FROM history WHERE series = historySeries.id)"
+                        "DELETE FROM historySeries "
+                        + "WHERE NOT EXISTS (SELECT 1 FROM history WHERE series = historySeries.id)"
                 )
                 return db.changesCount
             }
