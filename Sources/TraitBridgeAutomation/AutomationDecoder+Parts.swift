@@ -7,8 +7,8 @@ extension AutomationDecoder {
     mutating func trigger(_ entry: JSON, at path: JSONPath) -> AutomationTrigger? {
         switch entry["type"]?.string {
         case "timer":
-            guard let text = entry["fireDate"]?.string, let fireDate = Self.date(text) else {
-                fail(path.appending("fireDate"), "give \"fireDate\" as an ISO 8601 time, e.g. \"2026-12-01T07:00:00Z\"")
+            guard let text = entry["fireDate"]?.string, let fireDate = Timestamp.parse(text) else {
+                fail(path.appending("fireDate"), "give \"fireDate\" as an RFC 3339 time, e.g. \"2026-12-01T07:00:00Z\"")
                 return nil
             }
             var recurrence: Recurrence?
@@ -221,9 +221,5 @@ extension AutomationDecoder {
             return nil
         }
         return FiniteNumber.int(clamping: seconds) ?? 0
-    }
-
-    static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601)
     }
 }

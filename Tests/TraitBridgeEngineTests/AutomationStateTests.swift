@@ -105,7 +105,7 @@ struct AutomationStateTests {
         var state = try home()
         let definition =
             #"{"name": "Morning", "runMissed": true, "triggers": [{"type": "calendar", "at": "07:00"}],"#
-                + #" "actions": [{"type": "notify", "message": "hi"}]}"#
+            + #" "actions": [{"type": "notify", "message": "hi"}]}"#
         let added = state.handleMessage(
             topic: "traitbridge/bridge/request/automation-add", payload: Array(definition.utf8), now: evening,
             replyTo: Self.address)
@@ -146,6 +146,17 @@ struct AutomationStateTests {
                 #"{"name": "A", "triggers": [{"type": "solar", "event": "sunset"}], "actions": [{"type": "notify","#
                     + #" "message": "x"}], "home": "Cabin"}"#,
                 "needs the home's place"
+            ),
+            (
+                // RFC 3339 with a fraction and an offset is read (17:00:00.5Z), then refused for its seconds.
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "2026-11-25T18:00:00.5+01:00"}],"#
+                    + #" "actions": [{"type": "notify", "message": "x"}]}"#,
+                "the fire date 2026-11-25T17:00:00Z has seconds"
+            ),
+            (
+                #"{"name": "A", "triggers": [{"type": "timer", "fireDate": "tomorrow"}],"#
+                    + #" "actions": [{"type": "notify", "message": "x"}]}"#,
+                "as an RFC 3339 time"
             ),
             (
                 #"{"name": "A", "triggers": [], "actions": []}"#,
