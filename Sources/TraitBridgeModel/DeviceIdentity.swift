@@ -4,12 +4,20 @@
 /// never reused, so retained topics, rooms and names survive restarts and renames.
 public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public let rawValue: String
+    /// The text's hash, made once (a device's id is looked up ten times a message).
+    private let textHash: Int
 
     /// Accepts 1–128 characters of `A–Z a–z 0–9 . _ -`, not starting with `.`.
     public init(_ rawValue: String) throws(ModelError) {
         guard Self.isValid(rawValue) else { throw .invalidDeviceID(rawValue) }
-        self.rawValue = rawValue
+        self.init(unchecked: rawValue)
     }
+
+    public static func == (lhs: DeviceID, rhs: DeviceID) -> Bool {
+        lhs.textHash == rhs.textHash && lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
 
     /// Builds a valid id from arbitrary native ids: lower-cases, replaces every other character
     /// with `-`, and keeps the result under 128 characters.
@@ -30,7 +38,10 @@ public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringCon
         return DeviceID(unchecked: String(text.prefix(128)))
     }
 
-    private init(unchecked rawValue: String) { self.rawValue = rawValue }
+    private init(unchecked rawValue: String) {
+        self.rawValue = rawValue
+        textHash = StableHash.of(rawValue)
+    }
 
     public static func isValid(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 128 && !text.hasPrefix(".") && text.unicodeScalars.allSatisfy(isAllowed)
@@ -50,7 +61,7 @@ public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringCon
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: ModelError.invalidDeviceID(text).description))
         }
-        rawValue = text
+        self.init(unchecked: text)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -19,16 +19,53 @@ public struct TraitAddress: Sendable, Hashable, Codable, CustomStringConvertible
 /// Which source feeds a trait or a device: the family, the instance and the device's native id.
 public struct SourceReference: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `zigbee2mqtt`, `tasmota`, `shelly`, `homeassistant`, `generic`, `google-c2c`.
-    public var family: String
+    public var family: String { didSet { rehash() } }
     /// The configured instance (one broker may carry two zigbee2mqtt networks).
-    public var instance: String
+    public var instance: String { didSet { rehash() } }
     /// The id the source knows the device by: IEEE address, MAC, Shelly id, unique_id, C2C id.
-    public var nativeID: String
+    public var nativeID: String { didSet { rehash() } }
+    /// The three texts' hash, made once (a reference is looked up six times a message).
+    private var textHash = 0
 
     public init(family: String, instance: String, nativeID: String) {
         self.family = family
         self.instance = instance
         self.nativeID = nativeID
+        rehash()
+    }
+
+    private mutating func rehash() {
+        var state = StableHash.seed
+        StableHash.mix(family, into: &state)
+        StableHash.separate(&state)
+        StableHash.mix(instance, into: &state)
+        StableHash.separate(&state)
+        StableHash.mix(nativeID, into: &state)
+        textHash = Int(truncatingIfNeeded: state)
+    }
+
+    public static func == (lhs: SourceReference, rhs: SourceReference) -> Bool {
+        lhs.textHash == rhs.textHash && lhs.nativeID == rhs.nativeID && lhs.family == rhs.family
+            && lhs.instance == rhs.instance
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(textHash) }
+
+    private enum CodingKeys: String, CodingKey { case family, instance, nativeID }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            family: try container.decode(String.self, forKey: .family),
+            instance: try container.decode(String.self, forKey: .instance),
+            nativeID: try container.decode(String.self, forKey: .nativeID))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(family, forKey: .family)
+        try container.encode(instance, forKey: .instance)
+        try container.encode(nativeID, forKey: .nativeID)
     }
 
     public var description: String { "\(family)[\(instance)]:\(nativeID)" }
@@ -36,10 +73,11 @@ public struct SourceReference: Sendable, Hashable, Codable, CustomStringConverti
     /// Reads back ``description`` (`family[instance]:nativeID`); nil for any other text.
     public init?(parsing text: String) {
         guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]"),
-              text.index(after: close) < text.endIndex, text[text.index(after: close)] == ":", open > text.startIndex
+            text.index(after: close) < text.endIndex, text[text.index(after: close)] == ":", open > text.startIndex
         else { return nil }
-        self.init(family: String(text[..<open]), instance: String(text[text.index(after: open)..<close]),
-                  nativeID: String(text[text.index(close, offsetBy: 2)...]))
+        self.init(
+            family: String(text[..<open]), instance: String(text[text.index(after: open)..<close]),
+            nativeID: String(text[text.index(close, offsetBy: 2)...]))
     }
 }
 
