@@ -18,7 +18,9 @@ One JSON line per start. Loops and waits are bounded (--timeout). Only loopback 
 TIMELINE_LOG_LEVEL=info runs serve at that level; TIMELINE_DEBUG=1 prints the end of serve's log (and
 the first differences of two states that did not come back), TIMELINE_DEBUG=<text> its lines holding <text>.
 TIMELINE_RESTART_PREFIX="perf record -g -o restart.data --" runs the restart under that command (its RSS is
-then the wrapper's; TIMELINE_COLD_PREFIX the cold start).
+then the wrapper's; TIMELINE_COLD_PREFIX the cold start). TIMELINE_HISTORY=<history.sqlite> puts that file in
+the data directory before the restart (a week of history: TB_BENCH=history-seed of TraitBridgeBench);
+TIMELINE_CONFIG=<file> gives serve that config (`{"history": {"enabled": false}}`: history off).
 """
 import argparse, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 
@@ -63,8 +65,9 @@ def measure(bin_, port, data, log, expected, finals, timeout, prefix=()):
     watch.subscribe("traitbridge/devices/+/state")
     list(watch.messages(1.0))  # what an earlier run left (cleared before a restart)
     t0 = time.time()
-    serve = subprocess.Popen([*prefix, bin_, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
-                              "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")],
+    config = ["--config", os.environ["TIMELINE_CONFIG"]] if os.environ.get("TIMELINE_CONFIG") else []
+    serve = subprocess.Popen([*prefix, bin_, "serve", *config, "--broker", f"mqtt://127.0.0.1:{port}",
+                              "--data-dir", data, "--log-level", os.environ.get("TIMELINE_LOG_LEVEL", "warning")],
                              stdout=log, stderr=subprocess.STDOUT)
     samples, stop = [], threading.Event()
     sampler = threading.Thread(target=sample_rss, args=(serve.pid, samples, stop))
@@ -151,6 +154,11 @@ def main():
                 clear.publish(topic, b"", retain=True)
             clear.close()
             time.sleep(1)
+            if os.environ.get("TIMELINE_HISTORY"):  # a history to restart beside (TB_BENCH=history-seed)
+                for suffix in ("-wal", "-shm"):
+                    if os.path.exists(os.path.join(data, "history.sqlite" + suffix)):
+                        os.remove(os.path.join(data, "history.sqlite" + suffix))
+                shutil.copyfile(os.environ["TIMELINE_HISTORY"], os.path.join(data, "history.sqlite"))
             prefix = os.environ.get("TIMELINE_RESTART_PREFIX", "").split()
             serve, warm, _ = measure(a.bin, port, data, log, a.n, finals, a.timeout, prefix)
             procs.append(serve)

@@ -50,3 +50,50 @@ func benchmarkHistory() throws {
         "history: size prune to a quarter: \(pruned.bySize) changes in \(String(format: "%.2f", pruneSeconds)) s, "
             + "\(String(format: "%.1f", Double(try store.usedBytes()) / 1_048_576)) MiB left")
 }
+
+/// `TB_BENCH=history-seed`: a week of history for the scale script's zigbee2mqtt devices, to start
+/// `serve` beside (`TIMELINE_HISTORY` in `scripts/bench-scale-timeline.py`): `TB_N` devices (10 000)
+/// with the scale script's ids, each a temperature and a trait's connectivity changing every 35
+/// minutes over 7 days (288 changes a series, 5.8 million in all), then pruned to the default 256 MiB
+/// bound as `serve` keeps it, in `TB_HISTORY_OUT/history.sqlite`.
+func seedHistory() throws {
+    let environment = ProcessInfo.processInfo.environment
+    guard let folder = environment["TB_HISTORY_OUT"] else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "set TB_HISTORY_OUT to a folder"])
+    }
+    let count = Int(environment["TB_N"] ?? "") ?? 10_000
+    let store = try HistoryStore(directory: folder)
+    let devices = try (0..<count).map { try DeviceID("z2m-0x00158d\(String(format: "%010x", $0 + 1))") }
+    let temperature = TraitAddress(deviceTypeKey: "temperatureSensor", traitID: .matter("TemperatureMeasurement"))
+    let end = Date()
+    let step = 35.0 * 60
+    let changes = Int(7 * 86_400 / step)
+    var batch: [HistoryRecord] = []
+    var written = 0
+    for round in 0..<changes {
+        let at = end - Double(changes - round) * step
+        for device in devices {
+            batch.append(
+                HistoryRecord(
+                    device: device, address: temperature, attribute: "measuredValue", at: at,
+                    change: .value(.int(Int64(1_800 + round % 2 * 100)))))
+            let connectivity = HistoryConnectivity(
+                state: round % 2 == 0 ? .online : .offline, locality: .localPeer, reasonCode: "availability",
+                reason: "availability topic said so")
+            batch.append(
+                HistoryRecord(
+                    device: device, address: temperature, attribute: "", at: at, change: .connectivity(connectivity)))
+            if batch.count >= 16_384 {
+                written += try store.write(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+    written += try store.write(batch)
+    // As `serve` keeps it: within the default 256 MiB, the oldest gone.
+    var pruned = try store.prune(now: end, maxAge: nil, maxBytes: 256 << 20, chunk: 50_000, chunks: 1_000)
+    while pruned.isPartial { pruned = try store.prune(now: end, maxAge: nil, maxBytes: 256 << 20, chunks: 1_000) }
+    print(
+        "history-seed: \(written) changes of \(count) devices over 7 days, the oldest pruned to the bound, "
+            + "\(String(format: "%.1f", Double(try store.usedBytes()) / 1_048_576)) MiB in \(store.path)")
+}

@@ -74,6 +74,10 @@ if ProcessInfo.processInfo.environment["TB_BENCH"] == "ha-export" {
     try benchmarkHomeAssistantExport(mappings: CommandLine.arguments.dropFirst().first ?? "mappings")
     exit(0)
 }
+if ProcessInfo.processInfo.environment["TB_BENCH"] == "history-seed" {
+    try seedHistory()
+    exit(0)
+}
 if ProcessInfo.processInfo.environment["TB_BENCH"] == "history" {
     try benchmarkHistory()
     exit(0)

@@ -40,7 +40,7 @@ public struct DeviceID: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     private init(unchecked rawValue: String) {
         self.rawValue = rawValue
-        textHash = StableHash.of(rawValue)
+        textHash = IdentifierHash.of(rawValue)
     }
 
     public static func isValid(_ text: String) -> Bool {

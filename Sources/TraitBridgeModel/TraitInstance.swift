@@ -35,13 +35,7 @@ public struct SourceReference: Sendable, Hashable, Codable, CustomStringConverti
     }
 
     private mutating func rehash() {
-        var state = StableHash.seed
-        StableHash.mix(family, into: &state)
-        StableHash.separate(&state)
-        StableHash.mix(instance, into: &state)
-        StableHash.separate(&state)
-        StableHash.mix(nativeID, into: &state)
-        textHash = Int(truncatingIfNeeded: state)
+        textHash = IdentifierHash.of(family, instance, nativeID)
     }
 
     public static func == (lhs: SourceReference, rhs: SourceReference) -> Bool {

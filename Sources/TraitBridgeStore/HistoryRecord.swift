@@ -60,10 +60,6 @@ public struct HistoryConnectivity: Sendable, Hashable, Codable {
             state: connectivity.state, locality: connectivity.locality, reasonCode: reason.code,
             reason: reason.description)
     }
-
-    /// The same band of a timeline: a new reason with the same state and locality is not a change
-    /// (a device heard on two topics names one then the other).
-    func sameBand(as other: HistoryConnectivity) -> Bool { state == other.state && locality == other.locality }
 }
 
 /// One device's trait's attribute, or its connectivity (attribute empty): what a timeline draws.
