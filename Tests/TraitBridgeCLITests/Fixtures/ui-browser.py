@@ -18,8 +18,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
+
+from uiredraw import again
 
 base, login_url, token, shots = sys.argv[1:5]
 found = {}
@@ -44,18 +45,6 @@ options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(30)
 wait = WebDriverWait(driver, 20)
-
-
-def again(step, tries=10):
-    """Runs one step that holds an element, again when a live redraw replaced that element under it
-    (the page redraws a card whenever its device changes, so any reference may go stale)."""
-    for attempt in range(tries):
-        try:
-            return step()
-        except StaleElementReferenceException:
-            if attempt == tries - 1:
-                raise
-            time.sleep(0.1)
 
 
 def card_button_centre(name):

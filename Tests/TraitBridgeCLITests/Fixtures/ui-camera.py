@@ -11,9 +11,10 @@ import urllib.parse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from uiredraw import again
 
 base, user, password, device, shots = sys.argv[1:6]
 host = urllib.parse.urlparse(base).hostname
@@ -30,18 +31,6 @@ options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(30)
 wait = WebDriverWait(driver, 30)
-
-
-def again(step, tries=10):
-    """Runs one step that holds an element, again when a live redraw replaced it under it (the test publishes
-    motion every second, and the page redraws the camera's card or parts each time)."""
-    for attempt in range(tries):
-        try:
-            return step()
-        except StaleElementReferenceException:
-            if attempt == tries - 1:
-                raise
-            time.sleep(0.1)
 
 
 try:
