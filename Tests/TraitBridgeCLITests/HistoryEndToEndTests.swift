@@ -112,7 +112,10 @@ extension FulfillmentTests {
         let attic = (sets.json["rooms"] as? [[String: Any]])?.first { $0["name"] as? String == "Attic" }
         #expect(attic?["devices"] as? Int == 1 && attic?["drops"] as? Int == 1, "\(sets.body)")
         let lamps = (sets.json["groups"] as? [[String: Any]])?.first { $0["name"] as? String == "Lamps" }
-        #expect(lamps?["devices"] as? Int == 2 && lamps?["drops"] as? Int == 1, "\(sets.body)")
+        // The group is everything reachable once the light is heard; the relay's offline, online, offline then
+        // drops it once or twice: whether its first offline came before the light's first message or after.
+        let lampDrops = lamps?["drops"] as? Int ?? 0
+        #expect(lamps?["devices"] as? Int == 2 && (1...2).contains(lampDrops), "\(sets.body)")
         check.add("Availability", sets, "availability of rooms and groups")
 
         // Refusals: each says what is wrong.
