@@ -66,8 +66,9 @@ func seedHistory() throws {
     let devices = try (0..<count).map { try DeviceID("z2m-0x00158d\(String(format: "%010x", $0 + 1))") }
     let temperature = TraitAddress(deviceTypeKey: "temperatureSensor", traitID: .matter("TemperatureMeasurement"))
     let end = Date()
-    let step = 35.0 * 60
-    let changes = Int(7 * 86_400 / step)
+    let stepSeconds = 35 * 60
+    let step = Double(stepSeconds)
+    let changes = 7 * 86_400 / stepSeconds
     var batch: [HistoryRecord] = []
     var written = 0
     for round in 0..<changes {

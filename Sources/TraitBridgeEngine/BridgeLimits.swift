@@ -112,15 +112,14 @@ extension BridgeState {
         if !logins.isEmpty {
             root.append("logins", ["failed": .int(Int64(logins.failed)), "waited": .int(Int64(logins.waited))])
         }
-        if let history = historyHealth.payload { root.append("history", .object(history)) }
+        if let history = sources.history.payload { root.append("history", .object(history)) }
         return JSONValue.object(root).serializedBytes()
     }
 
     /// The history recorder's running totals (read by the runtime at its ticks).
     mutating func noteHistory(_ totals: HistoryRecorder.Totals, now: Date) -> BridgeEffects {
         var effects = BridgeEffects()
-        guard historyHealth.update(totals, now: now) else { return effects }
-        sources.markHealthChanged()
+        guard sources.noteHistory(totals, now: now) else { return effects }
         publishHealthIfChanged(effects: &effects)
         return effects
     }

@@ -33,8 +33,6 @@ public struct BridgeState: Sendable {
     var layout = HomeLayoutState()
     /// The automations: scheduler, histories, fires waiting for the broker.
     var automations = AutomationState()
-    /// The history's totals as `bridge/health` says them.
-    var historyHealth = HistoryHealth()
 
     /// A bridge with no device yet but those its plug-ins know before any message (generic
     /// mappings), described at `now`: the state reads no clock, every event brings its time.

@@ -214,13 +214,7 @@ extension WebHTML {
         return html + "</tbody></table>"
     }
 
-    private static func seconds(_ value: JSONValue?) -> Double {
-        switch value {
-        case .int(let number): Double(number)
-        case .double(let number): number
-        default: 0
-        }
-    }
+    private static func seconds(_ value: JSONValue?) -> Double { value?.numberValue ?? 0 }
 
     private static func number(_ value: JSONValue?) -> String {
         if case .int(let number) = value { return String(number) }

@@ -24,6 +24,15 @@ public enum JSONValue: Sendable, Equatable {
         return text
     }
 
+    /// A number value (an integer or not) as a `Double`, else nil.
+    public var numberValue: Double? {
+        switch self {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
+
     /// The elements of an array value, else nil.
     public var arrayElements: [JSONValue]? {
         guard case .array(let elements) = self else { return nil }

@@ -13,7 +13,9 @@ extension ValuePresenter {
             return text("state") == "end" ? "motion ended" : "motion started"
         case "object":
             var words = "\(text("label") ?? "something") \(ended ? "gone" : "seen")"
-            if let score = number(note["score"]), let percent = FiniteNumber.int(clamping: (score * 100).rounded()) {
+            if let score = note["score"]?.numberValue, score.isFinite,
+                let percent = FiniteNumber.int(clamping: (score * 100).rounded())
+            {
                 words += " (\(percent) %)"
             }
             let zones = names("zones")
@@ -30,14 +32,6 @@ extension ValuePresenter {
             if case .int(let size)? = note["truncated"] { return "a notification of \(size) bytes" }
             let raw = note.serialized()
             return raw.count > 120 ? String(raw.prefix(119)) + "…" : raw
-        }
-    }
-
-    private static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .double(let number)?: number.isFinite ? number : nil
-        case .int(let number)?: Double(number)
-        default: nil
         }
     }
 }

@@ -26,6 +26,8 @@ struct SourceIngress: Sendable {
     private var refusals: [LimitKind: Int] = [:]
     /// The login pages' refusals, as the HTTP edge reports them (beside the limits' on health).
     private(set) var logins = LoginRefusals()
+    /// The history's totals as the health topic says them (nil payload: no history kept).
+    private(set) var history = HistoryHealth()
     /// Messages each plug-in was handed since start (for `/metrics`).
     private var received: [Int]
     /// The broker connection: the first link of every MQTT-sourced trait's chain.
@@ -192,6 +194,13 @@ struct SourceIngress: Sendable {
     /// The login pages' running totals; whether they changed (the health topic changes then).
     mutating func noteLogins(failed: Int, waited: Int) -> Bool {
         guard logins.update(failed: failed, waited: waited) else { return false }
+        isHealthChanged = true
+        return true
+    }
+
+    /// The history recorder's totals; whether the health topic should say them (it changes then).
+    mutating func noteHistory(_ totals: HistoryRecorder.Totals, now: Date) -> Bool {
+        guard history.update(totals, now: now) else { return false }
         isHealthChanged = true
         return true
     }

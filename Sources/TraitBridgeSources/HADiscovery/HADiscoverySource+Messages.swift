@@ -282,14 +282,9 @@ extension HADiscoverySource {
     /// An rgb light is sent `color: {r, g, b}`: the xy written (with the current other half when
     /// only one was) as the brightest sRGB colour of that chromaticity.
     private static func xyToRGB(_ object: inout JSONObject, entity: HADiscoveryEntity) throws(SourceProblem) {
-        func number(_ value: JSONValue?) -> Double? {
-            switch value {
-            case .double(let number)?: number
-            case .int(let number)?: Double(number)
-            default: nil
-            }
-        }
-        guard case .object(let color)? = object["color"], let x = number(color["x"]), let y = number(color["y"]) else {
+        guard case .object(let color)? = object["color"], let x = color["x"]?.numberValue,
+            let y = color["y"]?.numberValue
+        else {
             if object["color"] != nil {
                 throw SourceProblem(
                     location: "color", message: "an rgb light needs both currentX and currentY in one command")
