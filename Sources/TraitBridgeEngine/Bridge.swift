@@ -91,13 +91,13 @@ public final class Bridge: Sendable {
         client.start()
         ticker.withLock { $0.isRunning = true }
         let thread = Thread { [self] in
+            nameThisThread("tb-timer")
             while ticker.withLock({ $0.isRunning }) {
                 Thread.sleep(forTimeInterval: 0.1)
                 tick()
             }
             tickerDone.signal()
         }
-        thread.name = "traitbridge-timer"
         thread.start()
     }
 

@@ -2,6 +2,7 @@ import Foundation
 public import FoundationEssentials
 public import Logging
 import Synchronization
+import TraitBridgeMQTT
 public import TraitBridgeStore
 
 #if canImport(Glibc)
@@ -79,9 +80,7 @@ public final class HistoryRecorder: Sendable {
         self.bounds = bounds
         self.logger = logger
         self.now = now
-        let thread = Thread { [self] in run() }
-        thread.name = "traitbridge-history"
-        thread.start()
+        Thread { [self] in run() }.start()
     }
 
     /// Hands records over (inside the engine's lock): never blocks on the disk.
@@ -160,6 +159,7 @@ public final class HistoryRecorder: Sendable {
     // MARK: The thread
 
     private func run() {
+        nameThisThread("tb-history")
         Self.yieldToEveryOtherThread()
         var lastPrune = ContinuousClock.now - Self.pruneEvery
         var lastSweep = ContinuousClock.now

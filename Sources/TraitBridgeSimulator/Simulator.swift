@@ -53,9 +53,10 @@ public final class Simulator: Sendable {
         Thread.sleep(forTimeInterval: 0.05)  // let the subscriptions settle before the first command can come
         publish(core.withLock { $0.startMessages() })
         control.withLock { $0.pendingSteps = timeline.count }
-        let thread = Thread { [self] in loop(timeline: timeline) }
-        thread.name = "traitbridge-simulator"
-        thread.start()
+        Thread { [self] in
+            nameThisThread("tb-simulator")
+            loop(timeline: timeline)
+        }.start()
     }
 
     /// Stops answering and disconnects (retained messages stay, as a real home's would).

@@ -344,6 +344,12 @@ struct HistoryTests {
         }
         #expect(answered.wait(timeout: .now() + 10) == .success)
         #expect(seen.withLock { $0 } == 100, "the read waited for the writes enqueued before it")
+        #if os(Linux)
+            // The writer is named (as `top -H` and `perf` show it) and runs below the relaying.
+            let writer = Self.threads().first { $0.name == "tb-history" }
+            #expect(writer != nil, "threads: \(Self.threads().map(\.name))")
+            #expect(writer.map { $0.policy == 5 || $0.nice == 10 } == true, "\(String(describing: writer))")
+        #endif
         recorder.stop()
         #expect(recorder.totals.stored == 100 && recorder.totals.bytes >= 0)
         let late = Mutex<String?>(nil)
@@ -352,5 +358,21 @@ struct HistoryTests {
         }
         #expect(
             late.withLock { $0 }?.contains("stopping") == true, "after stop: \(late.withLock { $0 } ?? "no answer")")
+    }
+
+    /// This process's threads as `/proc/self/task` gives them: name, scheduling policy, nice value.
+    static func threads() -> [(name: String, policy: Int, nice: Int)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task in
+            guard
+                let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After the name's ")": state is field 3; nice field 19, policy field 41.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 38, let nice = Int(fields[16]), let policy = Int(fields[38]) else { return nil }
+            return (name.trimmingCharacters(in: .whitespacesAndNewlines), policy, nice)
+        }
     }
 }
