@@ -73,6 +73,8 @@ public final class JSONDocument: @unchecked Sendable {
             throw JSONParseError(reason: "text is larger than 2 GiB", line: 1, column: 1, byteOffset: 0)
         }
         let tokener = reusable.pointer
+        let locale = CNumericLocale.enter()
+        defer { locale.leave() }
         json_tokener_reset(tokener)
         json_tokener_set_flags(tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8))
 
@@ -132,6 +134,8 @@ public final class JSONDocument: @unchecked Sendable {
             return nil
         }
         let tokener = reusable.pointer
+        let locale = CNumericLocale.enter()
+        defer { locale.leave() }
         json_tokener_reset(tokener)
         json_tokener_set_flags(
             tokener, Int32(JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 | JSON_TOKENER_ALLOW_TRAILING_CHARS))
