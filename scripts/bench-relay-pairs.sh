@@ -36,8 +36,12 @@ for line in open(sys.argv[1]):
     result = json.loads(text)
     current[(label, result["label"], result["rate_target"])] = result
     if result["label"] == "bridge" and result["rate_target"] == rate:
-        relay_max, relay_rate = current[(label, "relay", 0.0)], current[(label, "relay", rate)]
-        bridge_max = current[(label, "bridge", 0.0)]
+        wanted = (("relay", 0.0), ("relay", rate), ("bridge", 0.0))
+        parts = [current.get((label, name, target)) for name, target in wanted]
+        if None in parts:
+            print(f"{label}: a run without its relay or flat-out rows, left out", file=sys.stderr)
+            continue
+        relay_max, relay_rate, bridge_max = parts
         runs[label].append((bridge_max["msgs_per_s"] / relay_max["msgs_per_s"],
                             result["latency_us"]["p99"] / relay_rate["latency_us"]["p99"],
                             result["latency_us"]["p99"], bridge_max["msgs_per_s"]))
