@@ -2,10 +2,6 @@ internal import CMosquitto
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// An MQTT connection through libmosquitto that stays up: it reconnects forever with jittered
 /// backoff, re-sends its subscriptions on every connect, and keeps a Last Will on the broker.
 ///
@@ -396,15 +392,4 @@ public final class MQTTClient: @unchecked Sendable {
                         detail: "the broker keeps dropping the connection right after it is made")))
         }
     }
-}
-
-/// Names the calling thread as Linux shows it (`top -H`, `perf`, `/proc/<pid>/task`): Foundation's
-/// `Thread.name` does not reach the kernel, and a name is 15 bytes at most.
-public func nameThisThread(_ name: String) {
-    #if os(Linux)
-        let file = open("/proc/thread-self/comm", O_WRONLY)
-        guard file >= 0 else { return }
-        _ = name.withCString { write(file, $0, min(strlen($0), 15)) }
-        close(file)
-    #endif
 }
