@@ -14,15 +14,15 @@ extension BridgeState {
         effects: inout BridgeEffects
     ) {
         var changed = false
-        var firstValue = false
+        var firstHeard: [TraitAddress] = []
         let catalog = catalog
         let recordsHistory = configuration.recordsHistory
         _ = try? graph.modifyDevice(id) { device in
             for update in updates {
-                // An attribute heard for the first time changes what the device feeds (its description says
-                // so, for a source that declares no bindings: Tasmota, Shelly).
-                if !firstValue, device.trait(at: update.address)?.attributes[update.attribute] == nil {
-                    firstValue = true
+                if device.trait(at: update.address)?.attributes[update.attribute] == nil,
+                    !firstHeard.contains(update.address)
+                {
+                    firstHeard.append(update.address)
                 }
                 do {
                     if try device.report(
@@ -45,10 +45,22 @@ extension BridgeState {
         if changed { published.valuesChanged(id, at: now) }
         for reference in seen { directory.heard(reference, topic: topic, now: now) }
         confirmCommands(for: id, now: now, effects: &effects)
-        if firstValue && changed {
+        if changed && feedsFollowValues(id, at: firstHeard) {
             storeAndPublish(id, now: now, effects: &effects)
         } else {
             refresh(id, now: now, effects: &effects, valuesChanged: changed)
+        }
+    }
+
+    /// Whether an attribute heard for the first time at these addresses changes what the device's
+    /// description says it feeds: only where its source declares no bindings (Tasmota, Shelly) and no
+    /// registry row says it (``fedAttributes(_:at:bindings:)``'s last resort is the values held). A
+    /// zigbee2mqtt device's first values leave its description as it was: it is not made again.
+    func feedsFollowValues(_ id: DeviceID, at addresses: [TraitAddress]) -> Bool {
+        guard !addresses.isEmpty, let device = graph.devices[id] else { return false }
+        let restored = published[id]?.restoredFeeds
+        return addresses.contains { address in
+            restored?[address] == nil && sourceBindings(of: device, at: address) == nil
         }
     }
 

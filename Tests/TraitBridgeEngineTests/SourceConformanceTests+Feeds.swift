@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import TraitBridgeEngine
+import TraitBridgeJSON
+import TraitBridgeModel
+import TraitBridgeStore
+
+extension SourceConformanceTests {
+    /// A source that declares what a device feeds (zigbee2mqtt's exposes) says so at discovery; one that does
+    /// not (Tasmota, Shelly) says it once the value is heard. Either way the description names it after the
+    /// first value, and the registry row is written exactly when that value changed the description.
+    @Test(
+        "after its first value a device's description names what it feeds; the registry row follows the description",
+        arguments: drivers)
+    func feedsAfterFirstValue(_ driver: Driver) throws {
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        let topic = "traitbridge/devices/\(driver.id)"
+        var described: JSON?
+        for message in driver.discover {
+            described = state.receive(message.topic, message.payload).last(topic) ?? described
+        }
+        let effects = state.receive(driver.value.topic, driver.value.payload)
+        let description = try #require(effects.last(topic) ?? described, "\(driver.name): a description was published")
+        let at = driver.valueAt
+        #expect(
+            description[
+                path: JSONPath(components: [
+                    .key("types"), .key(at.key), .key("traits"), .key("matter.\(at.trait)"), .key("attributes"),
+                    .key(at.attribute),
+                ])] != nil,
+            "\(driver.name): \(at.key) \(at.trait).\(at.attribute) in \(description)")
+        let rows = effects.storeChanges.filter { change in
+            if case .upsert(let record) = change { record.id.rawValue == driver.id } else { false }
+        }
+        #expect(rows.count == (effects.published(topic) ? 1 : 0), "\(driver.name): \(effects.storeChanges)")
+    }
+}
