@@ -9,6 +9,7 @@
 # translator's CPU time (every thread, user and system). Prints one line: msg/s, CPU µs per message, p50 and
 # p99 latency. Everything it starts is stopped by PID; every wait is bounded. SERVE_CONFIG='{…}' gives
 # `serve` a config file with that JSON (SERVE_CONFIG='{"history": {"enabled": false}}': history off).
+# MAPPINGS=<dir> gives it those mapping files (another commit's binary needs its own).
 set -euo pipefail
 BENCH=$1 BIN=$2 N=${3:-200000} RATE=${4:-0}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +37,7 @@ else
 		CONFIG=(--config "$WORK/config.json")
 	fi
 	"$BIN" serve "${CONFIG[@]}" --broker "mqtt://127.0.0.1:$PORT" --data-dir "$WORK/data" \
-		--mappings "$HERE/mappings" --log-level warning >"$WORK/translator.log" 2>&1 &
+		--mappings "${MAPPINGS:-$HERE/mappings}" --log-level warning >"$WORK/translator.log" 2>&1 &
 fi
 TRANSLATOR=$!
 PIDS+=($TRANSLATOR)
