@@ -63,6 +63,8 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("--ca-file, --cert-file and --key-file need an mqtts:// broker; the broker is \(url)")
         }
         let tls = url.isTLS ? MQTTClientConfiguration.TLS(caFile: caFile, certificateFile: certFile, keyFile: keyFile) : nil
-        return MQTTClientConfiguration(broker: url, clientID: clientID, protocolVersion: protocolVersion, tls: tls)
+        return MQTTClientConfiguration(
+            broker: url, clientID: clientID, protocolVersion: protocolVersion, tls: tls,
+            wakeTopic: prefix + "/bridge/wake")
     }
 }

@@ -229,7 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
         let client = MQTTClientConfiguration(
             broker: url, clientID: settings.clientID, keepAlive: .seconds(settings.keepAliveSeconds),
             isCleanSession: settings.isCleanSession, protocolVersion: settings.protocolVersion == "5" ? .v5 : .v311,
-            tls: tls)
+            tls: tls, wakeTopic: configuration.prefix + "/bridge/wake")
         let state = try BridgeState(
             configuration: configuration, catalog: catalog, tables: tables, graph: HomeGraph(), cloud: cloudTable,
             now: Date())

@@ -26,6 +26,7 @@ extension MQTTClient {
     /// A message, in its callback (network thread): queued to be handed on after the round's reads.
     func didReceive(_ message: UnsafeMutablePointer<mosquitto_message>, properties: OpaquePointer?) {
         let topic = String(cString: message.pointee.topic)
+        guard topic != configuration.wakeTopic else { return }  // ours (``publishWake``), or another client's
         let count = Int(message.pointee.payloadlen)
         var received = MQTTMessage(
             topic: topic, payload: [], qos: Int(message.pointee.qos), isRetained: message.pointee.retain)

@@ -91,7 +91,9 @@ public final class MQTTClient: @unchecked Sendable {
         self.onMessage = onMessage
         self.onEvent = onEvent
         self.onDelivered = onDelivered
-        self.state = Mutex(State(backoff: configuration.backoff))
+        var initial = State(backoff: configuration.backoff)
+        initial.subscriptions[configuration.wakeTopic] = (qos: 0, noLocal: false)  // see ``publishWake()``
+        self.state = Mutex(initial)
         self.wakeSignal = try WakeSignal()
         guard let handle = mosquitto_new(configuration.clientID, configuration.isCleanSession, nil) else {
             throw .library(
@@ -171,8 +173,19 @@ public final class MQTTClient: @unchecked Sendable {
         }
         if connected {
             sendSubscribe(filter, qos: Int32(qos), noLocal: noLocal)
+            publishWake()
             wakeUnlessNetworkThread()
         }
+    }
+
+    /// An empty message on ``MQTTClientConfiguration/wakeTopic``, after subscriptions: mosquitto 2.0
+    /// (up to 2.0.22) queues the retained messages of a SUBSCRIBE that arrives while the client's
+    /// socket is still full and sends them only when another message for the client arrives — a
+    /// restart that published nothing back to itself waited for its devices' retained messages
+    /// until one of them spoke. This is that message. Not when the broker is away (sent again on
+    /// the next connection).
+    private func publishWake() {
+        _ = try? publish(configuration.wakeTopic, payload: [], qos: 0, retain: false)
     }
 
     /// `noLocal` (MQTT 5's No Local option): the broker does not send this client its own
@@ -338,7 +351,10 @@ public final class MQTTClient: @unchecked Sendable {
                 // libmosquitto's packet is gone: two copies at most, and the handler holds the only one left.
                 onMessage(message.carrying(Self.copyAndFree(payload)))
             case .event(let event):
-                if case .connected = event { connected = true }
+                if case .connected = event {
+                    connected = true
+                    publishWake()  // after the subscriptions didConnect sent, before the handler's publications
+                }
                 onEvent(event)
             case .handedOn: break
             }

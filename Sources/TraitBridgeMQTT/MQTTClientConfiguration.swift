@@ -27,7 +27,9 @@ public struct MQTTClientConfiguration: Sendable {
         public var keyFile: String?
         public var isInsecure: Bool
 
-        public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil, isInsecure: Bool = false) {
+        public init(
+            caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil, isInsecure: Bool = false
+        ) {
             self.caFile = caFile
             self.certificateFile = certificateFile
             self.keyFile = keyFile
@@ -45,6 +47,11 @@ public struct MQTTClientConfiguration: Sendable {
     public var will: Will?
     public var tls: TLS?
     public var backoff: ReconnectBackoff
+    /// A topic this client subscribes to and publishes an empty message on after its subscriptions
+    /// (every connection's, and any made later); what arrives there is never handed on. mosquitto 2.0
+    /// keeps the retained messages of a subscription that arrives while it is still writing to the
+    /// client until a new message for that client comes: without one, they may never come.
+    public var wakeTopic: String
 
     public init(
         broker: BrokerURL,
@@ -54,7 +61,8 @@ public struct MQTTClientConfiguration: Sendable {
         protocolVersion: ProtocolVersion = .v311,
         will: Will? = nil,
         tls: TLS? = nil,
-        backoff: ReconnectBackoff = ReconnectBackoff()
+        backoff: ReconnectBackoff = ReconnectBackoff(),
+        wakeTopic: String = "traitbridge/bridge/wake"
     ) {
         self.broker = broker
         self.clientID = clientID ?? Self.uniqueClientID()
@@ -64,6 +72,7 @@ public struct MQTTClientConfiguration: Sendable {
         self.will = will
         self.tls = tls
         self.backoff = backoff
+        self.wakeTopic = wakeTopic
     }
 
     /// `traitbridge-` and 8 random hex digits.
@@ -85,7 +94,10 @@ public struct MQTTMessage: Sendable {
     public var responseTopic: String?
     public var correlationData: [UInt8]?
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, isRetained: Bool = false, responseTopic: String? = nil, correlationData: [UInt8]? = nil) {
+    public init(
+        topic: String, payload: [UInt8], qos: Int = 0, isRetained: Bool = false, responseTopic: String? = nil,
+        correlationData: [UInt8]? = nil
+    ) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
