@@ -34,11 +34,9 @@ public final class Bridge: Sendable {
     let signallingSender = Mutex<(@Sendable (SignallingRequest) -> Void)?>(nil)
     /// Edge connections of plug-ins that do not speak through the broker (a Matter Server), by channel.
     let channelSenders = Mutex<[String: @Sendable (Outgoing) -> Void]>([:])
-    /// Effects of broker messages not performed yet (taken only inside the state lock): up to
-    /// ``deferredLimit`` messages' registry rows in one transaction, not one each. Performed before
-    /// anything else is, and once the network thread has handed on what it received.
-    private let deferred = Mutex<(effects: BridgeEffects, messages: Int)>((BridgeEffects(), 0))
-    private static let deferredLimit = 64
+    /// Effects of broker messages not performed yet (taken only inside the state lock; ``DeferredEffects``).
+    /// Performed before anything else is, and once the network thread has handed on what it received.
+    private let deferred = Mutex(DeferredEffects())
     private static let slicePublications = 1_024
     /// Callers in this process waiting for an answer (HTTP EXECUTE), by the number in their sink.
     let waiters = Mutex<(next: Int, pending: [Int: CheckedContinuation<[UInt8], Never>])>((0, [:]))
@@ -140,10 +138,8 @@ public final class Bridge: Sendable {
             BridgeMetrics.record(metrics.handling, since: started)
             metrics.received.increment()
             let full = deferred.withLock { held in
-                // The first (often the only one): its effects are taken as they are, not copied.
-                if held.messages > 0 { held.effects.append(contentsOf: effects) } else { held.effects = effects }
-                held.messages += 1
-                return held.messages >= Self.deferredLimit
+                held.add(effects, fromRetained: message.isRetained)
+                return held.isFull
             }
             if full { performDeferred() }
         }
@@ -151,12 +147,7 @@ public final class Bridge: Sendable {
 
     /// Performs what ``deferred`` holds (inside the state lock).
     private func performDeferred() {
-        let pending = deferred.withLock { deferred -> BridgeEffects? in
-            guard deferred.messages > 0 else { return nil }
-            defer { deferred = (BridgeEffects(), 0) }
-            return deferred.effects
-        }
-        if let pending { performNow(pending) }
+        if let pending = deferred.withLock({ $0.take() }) { performNow(pending) }
     }
 
     private func handle(_ event: MQTTConnectionEvent) {
