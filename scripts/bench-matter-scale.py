@@ -9,7 +9,8 @@ cold; the time until every node's unified state is on the broker, and serve's pe
 
 Prints one line of JSON: import_s (loading the nodes into the server, not TraitBridge's),
 live_s, rss_mb, restart_s (the registry on disk), rss_restart_mb. Run from the project's root.
-Figures are noisy: take the median of 3.
+Figures are noisy: take the median of 3. SERVE_CONFIG='{"history": {"enabled": false}}' gives serve
+a config file with that JSON (here: history off).
 """
 import argparse, asyncio, glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
@@ -67,10 +68,15 @@ def measure(binary, port, data, matter_url, log, expected, timeout):
     watcher = mqttlite.Client(port, f"matter-scale-{time.time_ns()}")
     watcher.subscribe("traitbridge/devices/+/state")
     list(watcher.messages(1.0))  # retained states of an earlier start
+    config = []
+    if os.environ.get("SERVE_CONFIG"):
+        path = os.path.join(os.path.dirname(data), "serve-config.json")
+        open(path, "w").write(os.environ["SERVE_CONFIG"])
+        config = ["--config", path]
     started = time.time()
     serve = subprocess.Popen(
-        [binary, "serve", "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data, "--matter-server", matter_url,
-         "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
+        [binary, "serve", *config, "--broker", f"mqtt://127.0.0.1:{port}", "--data-dir", data,
+         "--matter-server", matter_url, "--log-level", "warning"], stdout=log, stderr=subprocess.STDOUT)
     seen = set()
     for topic, payload in watcher.messages(timeout):
         if payload:
