@@ -149,7 +149,8 @@ struct BridgeSnapshot: Sendable {
         do { url = try BrokerURL(broker) } catch { throw ValidationError(error.description) }
         return try read(
             MQTTClientConfiguration(
-                broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli")),
+                broker: url, clientID: MQTTClientConfiguration.uniqueClientID(prefix: "traitbridge-cli"),
+                wakeTopic: prefix + "/cli/marker/wake"),
             prefix: prefix, timeout: timeout)
     }
 

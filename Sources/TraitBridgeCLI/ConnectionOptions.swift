@@ -65,6 +65,6 @@ struct ConnectionOptions: ParsableArguments {
         let tls = url.isTLS ? MQTTClientConfiguration.TLS(caFile: caFile, certificateFile: certFile, keyFile: keyFile) : nil
         return MQTTClientConfiguration(
             broker: url, clientID: clientID, protocolVersion: protocolVersion, tls: tls,
-            wakeTopic: prefix + "/bridge/wake")
+            wakeTopic: prefix + "/cli/marker/wake")  // a viewer may write there (examples/mosquitto.acl)
     }
 }
