@@ -24,7 +24,7 @@ extension BridgeState {
         valuesChanged: Bool = true,
         description precomputed: (bytes: [UInt8], hash: Int)? = nil
     ) {
-        guard let references = graph.readDevice(id, { $0.sources }) else { return }
+        guard !published.isWaiting(id), let references = graph.readDevice(id, { $0.sources }) else { return }
         var connectivityChanged = false
         for source in references.isEmpty ? [nil] : references.map(Optional.some) {
             // Cloud traits keep what the cloud last said (SYNC: unknown; QUERY: its answer).
@@ -185,6 +185,8 @@ extension BridgeState {
     /// Returns whether the row changed (a device described again as it was writes nothing).
     @discardableResult
     mutating func storeAndPublish(_ id: DeviceID, now: Date, effects: inout BridgeEffects) -> Bool {
+        if published.descriptionWaits(id) { return false }
+        published.descriptionMade(id)
         var feeds: [TraitAddress: TraitFeed] = [:]
         let description = descriptionPayload(id, feeds: &feeds)
         let hash = DeviceRuntime.hash(description)

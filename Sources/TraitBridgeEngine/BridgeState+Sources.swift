@@ -91,9 +91,30 @@ extension BridgeState {
         _ events: [SourceEvent], from index: Int, topic: String, payload: [UInt8], isRetained: Bool, now: Date,
         effects: inout BridgeEffects
     ) {
-        for event in events {
-            apply(
-                event, from: index, topic: topic, payload: payload, isRetained: isRetained, now: now, effects: &effects)
+        var position = events.startIndex
+        while position < events.endIndex {
+            let event = events[position]
+            if case .described(let described) = event, position + 1 < events.endIndex,
+                case .values(let id, _, _) = events[position + 1], id == described.device.id
+            {
+                // Described and given its first values by one message (a Matter node): its description,
+                // state and registry row made once, with the values, not first without them.
+                published.holdDescriptions()
+                apply(
+                    event, from: index, topic: topic, payload: payload, isRetained: isRetained, now: now,
+                    effects: &effects)
+                published.stopHolding()
+                apply(
+                    events[position + 1], from: index, topic: topic, payload: payload, isRetained: isRetained, now: now,
+                    effects: &effects)
+                for waiting in published.releaseDescriptions() { storeAndPublish(waiting, now: now, effects: &effects) }
+                position += 2
+            } else {
+                apply(
+                    event, from: index, topic: topic, payload: payload, isRetained: isRetained, now: now,
+                    effects: &effects)
+                position += 1
+            }
             performSliceIfDue(&effects)
         }
     }

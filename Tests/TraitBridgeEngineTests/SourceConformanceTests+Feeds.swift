@@ -35,4 +35,31 @@ extension SourceConformanceTests {
         }
         #expect(rows.count == (effects.published(topic) ? 1 : 0), "\(driver.name): \(effects.storeChanges)")
     }
+
+    /// A Matter node's message describes its devices and gives their values: each device is described,
+    /// published and stored once, with the attributes its values hold — not first without them.
+    @Test("a device described and given its first values by one message is published and stored once")
+    func describedWithValues() throws {
+        let driver = try #require(Self.drivers.first { $0.name == "Matter Server" })
+        var state = try driver.makeState()
+        _ = state.brokerConnected(now: Date())
+        let topic = "traitbridge/devices/\(driver.id)"
+        var effects = BridgeEffects()
+        for message in driver.discover { effects = state.receive(message.topic, message.payload) }
+        #expect(effects.publications.filter { $0.topic == topic }.count == 1, "\(effects.publications.map(\.topic))")
+        let rows = effects.storeChanges.filter { change in
+            if case .upsert(let record) = change { record.id.rawValue == driver.id } else { false }
+        }
+        #expect(rows.count == 1, "\(effects.storeChanges)")
+        let description = try #require(effects.last(topic))
+        let at = driver.valueAt
+        #expect(
+            description[
+                path: JSONPath(components: [
+                    .key("types"), .key(at.key), .key("traits"), .key("matter.\(at.trait)"), .key("attributes"),
+                    .key(at.attribute),
+                ])] != nil, "\(description)")
+        let states = effects.publications.filter { $0.topic == topic + "/state" }
+        #expect(!states.isEmpty && states.allSatisfy { !$0.payload.isEmpty })
+    }
 }

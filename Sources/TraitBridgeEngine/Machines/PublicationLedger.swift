@@ -46,6 +46,9 @@ struct PublicationLedger: Sendable {
     var slice: EffectsSlice?
     /// What Home Assistant's discovery was given (its configs follow the descriptions), when the export is on.
     var homeAssistant = HomeAssistantLedger()
+    /// Devices whose publication waits while their source describes them and gives their first values in
+    /// one message (``holdDescriptions()``): made once, with the values, not first without them.
+    private var waiting: (ids: Set<DeviceID>, isHolding: Bool)?
 
     subscript(id: DeviceID) -> DeviceRuntime? { devices[id] }
 
@@ -104,6 +107,32 @@ struct PublicationLedger: Sendable {
         devices[id, default: DeviceRuntime()].storedDescription = hash
         devices[id]?.isRestoredRow = false
         return true
+    }
+
+    /// From now until ``stopHolding()``, a device's publication waits (``descriptionWaits(_:)``).
+    mutating func holdDescriptions() { waiting = ([], true) }
+
+    /// Publications are made again; those that waited are kept for ``releaseDescriptions()``.
+    mutating func stopHolding() { waiting?.isHolding = false }
+
+    /// Whether device `id`'s description, state and registry row are to wait (noted: they are made
+    /// when released, unless made before).
+    mutating func descriptionWaits(_ id: DeviceID) -> Bool {
+        guard waiting?.isHolding == true else { return false }
+        waiting?.ids.insert(id)
+        return true
+    }
+
+    /// Whether device `id`'s publication waits now (nil fast: the message path asks it every time).
+    func isWaiting(_ id: DeviceID) -> Bool { waiting?.isHolding == true && waiting?.ids.contains(id) == true }
+
+    /// Device `id`'s description was made: it no longer waits.
+    mutating func descriptionMade(_ id: DeviceID) { waiting?.ids.remove(id) }
+
+    /// The devices still waiting, in order; nothing waits after.
+    mutating func releaseDescriptions() -> [DeviceID] {
+        defer { waiting = nil }
+        return waiting?.ids.sorted() ?? []
     }
 
     /// Device `id` went: its records go (the user's placement is kept elsewhere).
