@@ -22,18 +22,28 @@ extension SourceConformanceTests {
         }
         let effects = state.receive(driver.value.topic, driver.value.payload)
         let description = try #require(effects.last(topic) ?? described, "\(driver.name): a description was published")
-        let at = driver.valueAt
+        #expect(Self.names(description, driver.valueAt), "\(driver.name): \(driver.valueAt) in \(description)")
         #expect(
-            description[
-                path: JSONPath(components: [
-                    .key("types"), .key(at.key), .key("traits"), .key("matter.\(at.trait)"), .key("attributes"),
-                    .key(at.attribute),
-                ])] != nil,
-            "\(driver.name): \(at.key) \(at.trait).\(at.attribute) in \(description)")
-        let rows = effects.storeChanges.filter { change in
+            Self.rows(effects, driver).count == (effects.published(topic) ? 1 : 0),
+            "\(driver.name): \(effects.storeChanges)")
+    }
+
+    /// Whether a description names the attribute `at` among those its trait feeds.
+    static func names(_ description: JSON, _ at: (key: String, trait: String, attribute: String, value: AttributeValue))
+        -> Bool
+    {
+        let path = JSONPath(components: [
+            .key("types"), .key(at.key), .key("traits"), .key("matter.\(at.trait)"), .key("attributes"),
+            .key(at.attribute),
+        ])
+        return description[path: path] != nil
+    }
+
+    /// The registry rows the effects write for the driver's device.
+    static func rows(_ effects: BridgeEffects, _ driver: Driver) -> [StoreChange] {
+        effects.storeChanges.filter { change in
             if case .upsert(let record) = change { record.id.rawValue == driver.id } else { false }
         }
-        #expect(rows.count == (effects.published(topic) ? 1 : 0), "\(driver.name): \(effects.storeChanges)")
     }
 
     /// A Matter node's message describes its devices and gives their values: each device is described,
@@ -47,18 +57,9 @@ extension SourceConformanceTests {
         var effects = BridgeEffects()
         for message in driver.discover { effects = state.receive(message.topic, message.payload) }
         #expect(effects.publications.filter { $0.topic == topic }.count == 1, "\(effects.publications.map(\.topic))")
-        let rows = effects.storeChanges.filter { change in
-            if case .upsert(let record) = change { record.id.rawValue == driver.id } else { false }
-        }
-        #expect(rows.count == 1, "\(effects.storeChanges)")
+        #expect(Self.rows(effects, driver).count == 1, "\(effects.storeChanges)")
         let description = try #require(effects.last(topic))
-        let at = driver.valueAt
-        #expect(
-            description[
-                path: JSONPath(components: [
-                    .key("types"), .key(at.key), .key("traits"), .key("matter.\(at.trait)"), .key("attributes"),
-                    .key(at.attribute),
-                ])] != nil, "\(description)")
+        #expect(Self.names(description, driver.valueAt), "\(description)")
         let states = effects.publications.filter { $0.topic == topic + "/state" }
         #expect(!states.isEmpty && states.allSatisfy { !$0.payload.isEmpty })
     }
