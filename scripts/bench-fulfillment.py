@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Throughput of `POST /smarthome` QUERY against a real `serve` with N zigbee2mqtt lights.
 
-  scripts/bench-fulfillment.py [--devices 500] [--runs 3] [--seconds 10] [--connections 8]
+  scripts/bench-fulfillment.py [--devices 500] [--runs 3] [--seconds 10] [--connections 8] [--binary BIN]
 
 Starts a private mosquitto on a free 127.0.0.1 port, publishes N retained zigbee2mqtt lights (the
 demo's Hall light, cycled with new addresses), starts `.build/release/traitbridge serve` with an
 `http` section on another free loopback port, waits until SYNC lists every light, then loads the
 endpoint with wrk (installed from Debian's packages when missing) for two requests: a QUERY of one
 light (what Google sends after a voice query) and a QUERY of all N. Prints requests/s and p99 of
-each run and the median of the runs. Only loopback; every wait is bounded.
+each run and the median of the runs. --binary runs that build instead of building this tree's (another
+commit's, for a comparison). Only loopback; every wait is bounded.
 """
 import argparse, json, os, re, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -70,10 +71,12 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--binary")
     args = parser.parse_args()
     ensure_wrk()
-    binary = os.path.join(ROOT, ".build/release/traitbridge")
-    subprocess.run(["swift", "build", "-c", "release", "--product", "traitbridge"], cwd=ROOT, check=True)
+    binary = os.path.abspath(args.binary) if args.binary else os.path.join(ROOT, ".build/release/traitbridge")
+    if not args.binary:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "traitbridge"], cwd=ROOT, check=True)
     work = tempfile.mkdtemp(prefix="tb-bench-http-")
     processes = []
     try:
