@@ -106,24 +106,17 @@ extension HistoryStore {
         for row in try Row.fetchAll(db, sql: "SELECT id, device FROM historySeries WHERE attribute = ''") {
             seriesOf[row[1], default: []].append(row[0])
         }
-        let before = try db.cachedStatement(
-            sql: "SELECT at, kind, value FROM history WHERE series = ? AND at < ? ORDER BY at DESC, id DESC LIMIT 1")
-        let inRange = try db.cachedStatement(
-            sql: "SELECT at, kind, value FROM history WHERE series = ? AND at >= ? AND at <= ? ORDER BY at, id")
         var result: [DeviceID: Events] = [:]
         for (device, series) in seriesOf {
             guard let id = try? DeviceID(device) else { continue }
             var events: [(at: Int64, series: Int, online: Bool?)] = []
             for (index, one) in series.enumerated() {
-                var rows = try Row.fetchAll(before, arguments: [one, start])
-                rows += try Row.fetchAll(inRange, arguments: [one, start, end])
-                for row in rows {
-                    guard
-                        case .connectivity(let connectivity) = HistoryValueCoding.decode(kind: row[1], value: row[2])
-                    else { continue }
+                let changes = try changes(of: one, from: start, to: end, in: db)
+                for entry in [changes.before].compactMap({ $0 }) + changes.inRange.map(\.entry) {
+                    guard case .connectivity(let connectivity) = entry.change else { continue }
                     // Nothing heard yet (first seen, or the bridge restarted) is not known, not a drop.
                     let online = connectivity.reasonCode == "neverHeard" ? nil : connectivity.state == .online
-                    events.append((max(row[0], start), index, online))
+                    events.append((max(entry.at, start), index, online))
                 }
             }
             guard !events.isEmpty else { continue }

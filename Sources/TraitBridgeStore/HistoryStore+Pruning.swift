@@ -10,11 +10,12 @@ extension HistoryStore {
         public var isPartial = false
     }
 
-    /// Deletes changes older than `maxAge` before `now` (none when nil) (from the oldest written: the row order is
-    /// the time order, but for a clock stepped back), then the oldest changes while the history
+    /// Deletes changes older than `maxAge` before `now` (none when nil) (from the oldest written: the order
+    /// blocks were written in is the time order, but for a clock stepped back; a block goes when its newest
+    /// change is older, so up to ``HistoryBlock/span`` more is kept), then the oldest changes while the history
     /// holds more than `maxBytes` (down to 90 % of it, so the next batch does not start again).
     ///
-    /// In chunks of `chunk` rows, one transaction each, at most `chunks` of them: the writer
+    /// In chunks of `chunk` blocks, one transaction each, at most `chunks` of them: the writer
     /// stores the pending batches between two passes, so pruning a large file never holds them up
     /// for long. Freed pages are reused by later writes; the file does not shrink.
     @discardableResult
@@ -27,14 +28,9 @@ extension HistoryStore {
             while let maxAge, budget > 0 {
                 let cutoff = Self.milliseconds(now - Double(maxAge.components.seconds))
                 budget -= 1
-                let deleted = try queue.write { db in
-                    try db.execute(
-                        sql: "DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?) AND at < ?",
-                        arguments: [chunk, cutoff])
-                    return db.changesCount
-                }
-                pruned.byAge += deleted
-                if deleted < chunk { break }
+                let (blocks, changes) = try deleteOldest(chunk, before: cutoff)
+                pruned.byAge += changes
+                if blocks < chunk { break }
             }
             var target: Int64?
             while budget > 0 {
@@ -45,14 +41,9 @@ extension HistoryStore {
                 }
                 guard let target, used > target else { break }
                 budget -= 1
-                let deleted = try queue.write { db in
-                    try db.execute(
-                        sql: "DELETE FROM history WHERE id IN (SELECT id FROM history ORDER BY id LIMIT ?)",
-                        arguments: [chunk])
-                    return db.changesCount
-                }
-                pruned.bySize += deleted
-                if deleted == 0 { break }
+                let (blocks, changes) = try deleteOldest(chunk, before: nil)
+                pruned.bySize += changes
+                if blocks == 0 { break }
             }
             pruned.isPartial = budget == 0
             // A series' last change may be gone: the next equal value is stored again.
@@ -65,6 +56,25 @@ extension HistoryStore {
         return pruned
     }
 
+    /// Deletes the blocks among the oldest `chunk` written (whose newest change is before `cutoff`, when given).
+    /// - Returns: the blocks and changes deleted.
+    private func deleteOldest(_ chunk: Int, before cutoff: Int64?) throws -> (blocks: Int, changes: Int) {
+        try queue.write { db in
+            var condition = "id IN (SELECT id FROM historyBlock ORDER BY id LIMIT ?)"
+            var arguments: StatementArguments = [chunk]
+            if let cutoff {
+                condition += " AND lastAt < ?"
+                arguments += [cutoff]
+            }
+            let changes =
+                try Int.fetchOne(
+                    db, sql: "SELECT coalesce(sum(count), 0) FROM historyBlock WHERE \(condition)",
+                    arguments: arguments) ?? 0
+            try db.execute(sql: "DELETE FROM historyBlock WHERE \(condition)", arguments: arguments)
+            return (db.changesCount, changes)
+        }
+    }
+
     /// Deletes the series no change names any more (a device gone, its changes pruned), so the
     /// series table and the writer's caches do not keep every device ever seen. One index lookup
     /// per series; the writer runs it once a day.
@@ -75,7 +85,7 @@ extension HistoryStore {
                 try db.execute(
                     sql:
                         "DELETE FROM historySeries "
-                        + "WHERE NOT EXISTS (SELECT 1 FROM history WHERE series = historySeries.id)"
+                        + "WHERE NOT EXISTS (SELECT 1 FROM historyBlock WHERE series = historySeries.id)"
                 )
                 return db.changesCount
             }

@@ -2,30 +2,10 @@ import FoundationEssentials
 import GRDB
 import TraitBridgeModel
 
-/// How a change is stored: a kind and a typed value (numbers stay numbers, no JSON for a scalar).
+/// How migration h1 stored a change, a row each: a kind and a typed value (the kinds are the block's too).
 enum HistoryValueCoding {
     enum Kind: Int64 {
         case null = 0, bool, int, double, string, json, connectivity, notification
-    }
-
-    static func encode(_ change: HistoryRecord.Change) throws -> (Int64, DatabaseValue) {
-        switch change {
-        case .connectivity(let connectivity):
-            let text = String(decoding: try JSONEncoder().encode(connectivity), as: UTF8.self)
-            return (Kind.connectivity.rawValue, text.databaseValue)
-        case .notification(let text): return (Kind.notification.rawValue, text.databaseValue)
-        case .value(let value):
-            switch value {
-            case .null: return (Kind.null.rawValue, .null)
-            case .bool(let flag): return (Kind.bool.rawValue, (flag ? 1 : 0).databaseValue)
-            case .int(let number): return (Kind.int.rawValue, number.databaseValue)
-            case .double(let number): return (Kind.double.rawValue, number.databaseValue)
-            case .string(let text): return (Kind.string.rawValue, text.databaseValue)
-            case .list, .structure:
-                let text = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-                return (Kind.json.rawValue, text.databaseValue)
-            }
-        }
     }
 
     /// A stored change read back; a row this version cannot read is a null value (never a throw:
@@ -79,31 +59,28 @@ extension HistoryStore {
                 }
                 guard !series.isEmpty else { return HistoryPage(records: [], before: [], truncated: false) }
                 let ids = series.keys.sorted()
-                let list = ids.map(String.init).joined(separator: ",")
                 let from = Self.milliseconds(filter.from)
                 let to = Self.milliseconds(filter.to)
                 let limit = max(1, filter.limit)
-                // The newest `limit + 1` in range (one more says whether some were left out), then oldest first.
-                let rows = try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT series, at, kind, value FROM history WHERE series IN (\(list)) AND at >= ? AND at <= ? "
-                        + "ORDER BY at DESC, id DESC LIMIT ?",
-                    arguments: [from, to, limit + 1])
-                let truncated = rows.count > limit
-                let records = rows.prefix(limit).reversed().compactMap { row in
-                    Self.record(row, series: series)
-                }
+                var found: [(key: ChangeKey, record: HistoryRecord)] = []
                 var before: [HistoryRecord] = []
-                // A state holds on into the range; a notification before it is over.
-                for id in ids where series[id]?.attribute != HistoryRecord.notificationAttribute {
-                    let row = try Row.fetchOne(
-                        db,
-                        sql: "SELECT series, at, kind, value FROM history WHERE series = ? AND at < ? "
-                            + "ORDER BY at DESC, id DESC LIMIT 1",
-                        arguments: [id, from])
-                    if let row, let record = Self.record(row, series: series) { before.append(record) }
+                for id in ids {
+                    guard let key = series[id] else { continue }
+                    let changes = try Self.changes(of: id, from: from, to: to, newest: limit + 1, in: db)
+                    found += changes.inRange.map { ($0.key, Self.record(key, $0.entry)) }
+                    if found.count > limit + 1 {
+                        found.sort { $0.key > $1.key }
+                        found.removeLast(found.count - limit - 1)
+                    }
+                    // A state holds on into the range; a notification before it is over.
+                    if key.attribute != HistoryRecord.notificationAttribute, let last = changes.before {
+                        before.append(Self.record(key, last))
+                    }
                 }
+                // The newest `limit` in range, then oldest first.
+                found.sort { $0.key > $1.key }
+                let truncated = found.count > limit
+                let records = found.prefix(limit).reversed().map(\.record)
                 return HistoryPage(records: Array(records), before: before, truncated: truncated)
             }
         } catch {
@@ -111,11 +88,65 @@ extension HistoryStore {
         }
     }
 
-    private static func record(_ row: Row, series: [Int64: HistorySeries]) -> HistoryRecord? {
-        guard let key = series[row[0]] else { return nil }
-        return HistoryRecord(
-            device: key.device, address: key.address, attribute: key.attribute,
-            at: date(milliseconds: row[1]), change: HistoryValueCoding.decode(kind: row[2], value: row[3]))
+    private static func record(_ series: HistorySeries, _ entry: HistoryBlock.Entry) -> HistoryRecord {
+        HistoryRecord(
+            device: series.device, address: series.address, attribute: series.attribute,
+            at: date(milliseconds: entry.at), change: entry.change)
+    }
+
+    /// Orders changes as they happened: by time, then as written (block, place in it).
+    struct ChangeKey: Comparable {
+        var at: Int64
+        var block: Int64
+        var index: Int
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.at, lhs.block, lhs.index) < (rhs.at, rhs.block, rhs.index)
+        }
+    }
+
+    /// One series' changes from `from` to `to` in time order (the newest `newest` of them), and its last
+    /// change before `from` (what held at the start). Reads the blocks that reach into the range and the
+    /// last one before it; holds at most twice `newest` changes and one block, however long the range.
+    static func changes(
+        of series: Int64, from: Int64, to: Int64, newest: Int = .max, in db: Database
+    ) throws -> (before: HistoryBlock.Entry?, inRange: [(key: ChangeKey, entry: HistoryBlock.Entry)]) {
+        let keep = max(1, newest)
+        var before: (key: ChangeKey, entry: HistoryBlock.Entry)?
+        var inRange: [(key: ChangeKey, entry: HistoryBlock.Entry)] = []
+        let statements = [
+            try db.cachedStatement(
+                sql: "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt >= ? AND firstAt <= ?"),
+            try db.cachedStatement(
+                sql: "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt < ? "
+                    + "ORDER BY lastAt DESC, id DESC LIMIT 1"),
+        ]
+        for (index, statement) in statements.enumerated() {
+            let arguments: StatementArguments = index == 0 ? [series, from, to] : [series, from]
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                let block: Int64 = row[0]
+                let blob: Data = row[1]
+                for (place, entry) in HistoryBlock.decode([UInt8](blob)).enumerated() {
+                    let key = ChangeKey(at: entry.at, block: block, index: place)
+                    if entry.at < from {
+                        if before.map({ $0.key < key }) ?? true { before = (key, entry) }
+                    } else if entry.at <= to {
+                        inRange.append((key, entry))
+                    }
+                }
+                if inRange.count / 2 > keep { newestOnly(&inRange, keep) }
+            }
+        }
+        newestOnly(&inRange, keep)
+        inRange.reverse()
+        return (before?.entry, inRange)
+    }
+
+    /// Keeps the newest `count` changes, newest first.
+    static func newestOnly(_ changes: inout [(key: ChangeKey, entry: HistoryBlock.Entry)], _ count: Int) {
+        changes.sort { $0.key > $1.key }
+        if changes.count > count { changes.removeLast(changes.count - count) }
     }
 
     static func address(_ text: String) -> TraitAddress? {

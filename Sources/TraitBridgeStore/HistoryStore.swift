@@ -57,12 +57,28 @@ public final class HistoryStore: @unchecked Sendable {
                     CREATE INDEX historyBySeries ON history (series, at);
                     """)
         }
+        migrator.registerMigration("h2: history in blocks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE historyBlock (
+                      id INTEGER PRIMARY KEY,
+                      series INTEGER NOT NULL,
+                      firstAt INTEGER NOT NULL,
+                      lastAt INTEGER NOT NULL,
+                      count INTEGER NOT NULL,
+                      changes BLOB NOT NULL);
+                    CREATE INDEX historyBlockBySeries ON historyBlock (series, lastAt);
+                    """)
+            try HistoryBlockWriter.convertRows(db)
+            try db.execute(sql: "DROP TABLE history")
+        }
         return migrator
     }
 
     // MARK: Writing
 
-    /// Writes `records` in one transaction, leaving out a change equal to its series' last one.
+    /// Writes `records` in one transaction, leaving out a change equal to its series' last one: each
+    /// series' changes in blocks (``HistoryBlock``), one row for many.
     ///
     /// - Returns: how many were stored.
     @discardableResult
@@ -71,22 +87,16 @@ public final class HistoryStore: @unchecked Sendable {
         do {
             return try queue.write { db in
                 var stored = 0
-                // One compiled insert for the batch, its values bound through SQLite's C API.
-                var insert = try RowWriter(db, sql: "INSERT INTO history (series, at, kind, value) VALUES (?, ?, ?, ?)")
+                var blocks = try HistoryBlockWriter(db)
                 for record in records {
                     let series = try seriesID(record.series, in: db)
                     let fingerprint = Self.fingerprint(record.change)
                     if let fingerprint, try lastChange(of: series, in: db) == fingerprint { continue }
-                    let (kind, value) = try HistoryValueCoding.encode(record.change)
-                    try insert.run { row in
-                        try row.int64(series)
-                        try row.int64(Self.milliseconds(record.at))
-                        try row.int64(kind)
-                        try row.value(value)
-                    }
+                    try blocks.append(series: series, at: Self.milliseconds(record.at), record.change)
                     lastChanges[series] = fingerprint ?? 0
                     stored += 1
                 }
+                try blocks.finish()
                 return stored
             }
         } catch {
@@ -139,12 +149,12 @@ public final class HistoryStore: @unchecked Sendable {
     /// The fingerprint of a series' last stored change (nil: none, or a notification).
     private func lastChange(of series: Int64, in db: Database) throws -> Int? {
         if let fingerprint = lastChanges[series] { return fingerprint }
-        let row = try Row.fetchOne(
+        let blob = try Data.fetchOne(
             db.cachedStatement(
-                sql: "SELECT kind, value FROM history WHERE series = ? ORDER BY at DESC, id DESC LIMIT 1"),
+                sql: "SELECT changes FROM historyBlock WHERE series = ? ORDER BY lastAt DESC, id DESC LIMIT 1"),
             arguments: [series])
-        guard let row else { return nil }
-        let fingerprint = Self.fingerprint(HistoryValueCoding.decode(kind: row[0], value: row[1])) ?? 0
+        guard let blob, let last = HistoryBlock.decode([UInt8](blob)).last else { return nil }
+        let fingerprint = Self.fingerprint(last.change) ?? 0
         lastChanges[series] = fingerprint
         return fingerprint
     }
@@ -176,7 +186,9 @@ public final class HistoryStore: @unchecked Sendable {
     /// How many changes are stored.
     public func count() throws(StoreError) -> Int {
         do {
-            return try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }
+            return try queue.read { db in
+                try Int.fetchOne(db, sql: "SELECT coalesce(sum(count), 0) FROM historyBlock") ?? 0
+            }
         } catch {
             throw .historyReadFailed(path: path, reason: "\(error)")
         }

@@ -54,6 +54,16 @@ struct RowWriter {
 
     mutating func bool(_ value: Bool) throws { try int(value ? 1 : 0) }
 
+    mutating func bytes(_ value: [UInt8]) throws {
+        index += 1
+        let handle = statement.sqliteStatement
+        let position = index
+        let code = value.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(clamping: bytes.count), transient)
+        }
+        try check(code)
+    }
+
     /// A value GRDB converted (a date, as GRDB writes dates everywhere else in the registry).
     mutating func value(_ value: DatabaseValue) throws {
         switch value.storage {
