@@ -204,7 +204,7 @@ struct HistoryTests {
             HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 50 * 86_400, limit: 10))
         #expect(back.records.map(\.attribute) == ["onOff"], "\(back.records)")
 
-        // By size: 60 000 changes, then a bound of 1 MiB.
+        // By size: 60 000 changes (a few bytes each in their blocks), then a bound of 128 KiB.
         let sized = try HistoryStore(directory: path + "/sized")
         for batch in 0..<6 {
             try sized.write(
@@ -213,15 +213,15 @@ struct HistoryTests {
                     return value(light, "matter.LevelControl", "currentLevel", .int(Int64(n)), at: t0 + Double(n))
                 })
         }
-        #expect(try sized.usedBytes() > 1 << 20)
+        #expect(try sized.usedBytes() > 1 << 17)
         var passes = 0
-        var result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 20, chunk: 5_000, chunks: 2)
+        var result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 17, chunk: 50, chunks: 2)
         #expect(result.isPartial, "a pass does at most its chunks: \(result)")
         while result.isPartial && passes < 20 {
             passes += 1
-            result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 20, chunk: 5_000, chunks: 2)
+            result = try sized.prune(now: t0, maxAge: nil, maxBytes: 1 << 17, chunk: 50, chunks: 2)
         }
-        #expect(try sized.usedBytes() <= 1 << 20)
+        #expect(try sized.usedBytes() <= 1 << 17)
         let kept = try sized.page(
             HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 100_000, limit: 1))
         #expect(kept.records.first?.change == .value(.int(59_999)), "the newest stays")
