@@ -12,6 +12,12 @@ extension ServeCommand {
         let bounds = HistoryRecorder.Bounds(
             maxAge: .seconds(FiniteNumber.int64(clamping: settings.maxAgeDays * 86_400) ?? 864_000),
             maxBytes: settings.maxBytes)
+        if let count = HistoryStore.changesToConvert(directory: directory) {
+            let message =
+                "history: converting about \(count) changes of \(directory)/history.sqlite to blocks, once "
+                + "(written by an earlier TraitBridge; some 8 s a million changes)"
+            logger.notice("\(message)")
+        }
         do {
             return HistoryRecorder(store: try HistoryStore(directory: directory), bounds: bounds, logger: logger)
         } catch {

@@ -38,6 +38,23 @@ public final class HistoryStore: @unchecked Sendable {
         queue = try DeviceStore.openMigrated(path: path, configuration: configuration, migrator: Self.migrator)
     }
 
+    /// About how many changes opening the history in `directory` converts to blocks (migration h2: a file
+    /// an earlier TraitBridge wrote, a row a change), so that the start can say why it waits; nil when none.
+    public static func changesToConvert(directory: String) -> Int? {
+        let path = directory + "/history.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
+        defer { try? queue.close() }
+        return try? queue.read { db -> Int? in
+            guard try db.tableExists("history"), try !db.tableExists("historyBlock") else { return nil }
+            let row = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM history")
+            guard let first = row?[0] as Int64?, let last = row?[1] as Int64? else { return nil }
+            return Int(clamping: last - first + 1)
+        }
+    }
+
     /// Migrations are named and never edited; a change is a new migration.
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -130,7 +130,9 @@ struct HistoryBlockTests {
                 sql: "INSERT INTO history (series, at, kind, value) VALUES (1, ?, 3, 21.5)", arguments: [t + 1_000])
         }
         try queue.close()
+        #expect(HistoryStore.changesToConvert(directory: path) == 3, "the start says why it waits")
         let store = try HistoryStore(directory: path)
+        #expect(HistoryStore.changesToConvert(directory: path) == nil)
         let page = try store.page(
             HistoryFilter(device: light, trait: nil, attribute: nil, from: t0, to: t0 + 10, limit: 10))
         let offline = HistoryConnectivity(state: .offline, locality: .direct, reasonCode: "stale", reason: "q")
