@@ -129,8 +129,17 @@ extension BridgeState {
         applyPlacement(id, effects: &effects)
         // Said only of a device that changed: a restart's sources describe every device again.
         if storeAndPublish(id, now: now, effects: &effects), previous != nil {
-            effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
+            logUpdated(id, effects: &effects)
+        } else if previous != nil, published.isWaiting(id) {
+            published.heldWasKnown(id)  // said when released, if it changed
         }
+    }
+
+    /// "updated device": a device the graph held changed shape.
+    mutating func logUpdated(_ id: DeviceID, effects: inout BridgeEffects) {
+        guard let device = graph.devices[id] else { return }
+        let family = directory[id].map { sources[$0.plugin].family } ?? device.sources.first?.family ?? ""
+        effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
     }
 
     /// Adds a joined member's device types to `device`, each key renamed while it is taken.

@@ -107,7 +107,10 @@ extension BridgeState {
                 apply(
                     events[position + 1], from: index, topic: topic, payload: payload, isRetained: isRetained, now: now,
                     effects: &effects)
-                for waiting in published.releaseDescriptions() { storeAndPublish(waiting, now: now, effects: &effects) }
+                for waiting in published.releaseDescriptions()
+                where storeAndPublish(waiting.id, now: now, effects: &effects) && waiting.wasKnown {
+                    logUpdated(waiting.id, effects: &effects)
+                }
                 position += 2
             } else {
                 apply(

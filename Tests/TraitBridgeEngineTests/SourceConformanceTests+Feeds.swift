@@ -48,7 +48,7 @@ extension SourceConformanceTests {
 
     /// A Matter node's message describes its devices and gives their values: each device is described,
     /// published and stored once, with the attributes its values hold — not first without them.
-    @Test("a device described and given its first values by one message is published and stored once")
+    @Test("described and given its values by one message: stored once; again: \"updated device\" only if it changed")
     func describedWithValues() throws {
         let driver = try #require(Self.drivers.first { $0.name == "Matter Server" })
         var state = try driver.makeState()
@@ -62,5 +62,15 @@ extension SourceConformanceTests {
         #expect(Self.names(description, driver.valueAt), "\(description)")
         let states = effects.publications.filter { $0.topic == topic + "/state" }
         #expect(!states.isEmpty && states.allSatisfy { !$0.payload.isEmpty })
+        // Described again in one message: as it was, no row and no line; renamed, one row and "updated device".
+        func updatedLines(_ effects: BridgeEffects) -> Int {
+            effects.logs.filter { $0.message.hasPrefix("updated device") }.count
+        }
+        let same = state.receive(driver.online.topic, driver.online.payload)
+        #expect(Self.rows(same, driver).isEmpty && updatedLines(same) == 0, "\(same.logs)")
+        let update = try #require(driver.update)
+        var renamed = BridgeEffects()
+        for message in update.messages { renamed = state.receive(message.topic, message.payload) }
+        #expect(Self.rows(renamed, driver).count == 1 && updatedLines(renamed) == 1, "\(renamed.logs)")
     }
 }

@@ -48,7 +48,8 @@ struct PublicationLedger: Sendable {
     var homeAssistant = HomeAssistantLedger()
     /// Devices whose publication waits while their source describes them and gives their first values in
     /// one message (``holdDescriptions()``): made once, with the values, not first without them.
-    private var waiting: (ids: Set<DeviceID>, isHolding: Bool)?
+    /// `known`: those the graph held before, whose "updated device" line is said when released, if changed.
+    private var waiting: (ids: Set<DeviceID>, isHolding: Bool, known: Set<DeviceID>)?
 
     subscript(id: DeviceID) -> DeviceRuntime? { devices[id] }
 
@@ -110,7 +111,7 @@ struct PublicationLedger: Sendable {
     }
 
     /// From now until ``stopHolding()``, a device's publication waits (``descriptionWaits(_:)``).
-    mutating func holdDescriptions() { waiting = ([], true) }
+    mutating func holdDescriptions() { waiting = ([], true, []) }
 
     /// Publications are made again; those that waited are kept for ``releaseDescriptions()``.
     mutating func stopHolding() { waiting?.isHolding = false }
@@ -129,10 +130,14 @@ struct PublicationLedger: Sendable {
     /// Device `id`'s description was made: it no longer waits.
     mutating func descriptionMade(_ id: DeviceID) { waiting?.ids.remove(id) }
 
-    /// The devices still waiting, in order; nothing waits after.
-    mutating func releaseDescriptions() -> [DeviceID] {
+    /// Device `id`, held, was in the graph before: its release says so if it changed.
+    mutating func heldWasKnown(_ id: DeviceID) { waiting?.known.insert(id) }
+
+    /// The devices still waiting, in order, each with whether it was known before; nothing waits after.
+    mutating func releaseDescriptions() -> [(id: DeviceID, wasKnown: Bool)] {
         defer { waiting = nil }
-        return waiting?.ids.sorted() ?? []
+        guard let waiting else { return [] }
+        return waiting.ids.sorted().map { ($0, waiting.known.contains($0)) }
     }
 
     /// Device `id` went: its records go (the user's placement is kept elsewhere).
