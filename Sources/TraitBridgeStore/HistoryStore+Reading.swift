@@ -61,7 +61,7 @@ extension HistoryStore {
                 let ids = series.keys.sorted()
                 let from = Self.milliseconds(filter.from)
                 let to = Self.milliseconds(filter.to)
-                let limit = max(1, filter.limit)
+                let limit = min(max(1, filter.limit), Int.max - 1)  // one more is read: never past Int.max
                 var found: [(key: ChangeKey, record: HistoryRecord)] = []
                 var before: [HistoryRecord] = []
                 for id in ids {

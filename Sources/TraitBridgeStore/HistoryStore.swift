@@ -17,7 +17,7 @@ public final class HistoryStore: @unchecked Sendable {
     /// the same hash is not stored again). Hashes, not the series and changes themselves: 16 bytes an
     /// entry instead of some 150 (10 000 devices have 80 000 series); `Hasher`'s, seeded afresh in each
     /// process, so no one can choose texts that collide. Touched only by the thread that writes;
-    /// caches of the file, emptied when they pass ``cacheLimit`` series (read again as needed).
+    /// caches of the file, emptied before a batch when they hold ``cacheLimit`` series (read again as needed).
     private var seriesIDs: [Int: Int64] = [:]
     private var lastChanges: [Int64: Int] = [:]
     /// 8 series a device for 32 768 devices.
@@ -101,6 +101,8 @@ public final class HistoryStore: @unchecked Sendable {
     @discardableResult
     public func write(_ records: [HistoryRecord]) throws(StoreError) -> Int {
         guard !records.isEmpty else { return 0 }
+        // Emptied between batches, never inside one: a series' open block is its last change until written.
+        if seriesIDs.count >= Self.cacheLimit || lastChanges.count >= Self.cacheLimit { forgetCaches() }
         do {
             return try queue.write { db in
                 var stored = 0
@@ -149,7 +151,6 @@ public final class HistoryStore: @unchecked Sendable {
     private func seriesID(_ series: HistorySeries, in db: Database) throws -> Int64 {
         let key = series.hashValue
         if let id = seriesIDs[key] { return id }
-        if seriesIDs.count >= Self.cacheLimit || lastChanges.count >= Self.cacheLimit { forgetCaches() }
         let arguments: StatementArguments = [series.device.rawValue, series.address.description, series.attribute]
         try db.cachedStatement(
             sql: "INSERT INTO historySeries (device, trait, attribute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
