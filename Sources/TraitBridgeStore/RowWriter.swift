@@ -54,14 +54,14 @@ struct RowWriter {
 
     mutating func bool(_ value: Bool) throws { try int(value ? 1 : 0) }
 
-    mutating func bytes(_ value: [UInt8]) throws {
+    mutating func bytes(_ value: [UInt8]) throws { try value.withUnsafeBytes { try blob($0) } }
+
+    /// Binds a blob (copied by SQLite: `transient`).
+    private mutating func blob(_ bytes: UnsafeRawBufferPointer) throws {
         index += 1
-        let handle = statement.sqliteStatement
-        let position = index
-        let code = value.withUnsafeBytes { bytes in
-            sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(clamping: bytes.count), transient)
-        }
-        try check(code)
+        try check(
+            sqlite3_bind_blob(
+                statement.sqliteStatement, index, bytes.baseAddress, Int32(clamping: bytes.count), transient))
     }
 
     /// A value GRDB converted (a date, as GRDB writes dates everywhere else in the registry).
@@ -73,14 +73,7 @@ struct RowWriter {
             index += 1
             try check(sqlite3_bind_double(statement.sqliteStatement, index, number))
         case .string(let string): try text(string)
-        case .blob(let data):
-            index += 1
-            let handle = statement.sqliteStatement
-            let position = index
-            let code = data.withUnsafeBytes { bytes in
-                sqlite3_bind_blob(handle, position, bytes.baseAddress, Int32(clamping: bytes.count), transient)
-            }
-            try check(code)
+        case .blob(let data): try data.withUnsafeBytes { try blob($0) }
         }
     }
 
