@@ -96,7 +96,7 @@ extension BridgeState {
         let previous = graph.devices[id]
         let own = directory[id].flatMap { $0.target == id ? $0.described : nil }
         guard var device = own?.device ?? previous.map(withoutJoinedTypes) else { return }
-        let family = directory[id].map { sources[$0.plugin].family } ?? device.sources.first?.family ?? ""
+        let family = sourceFamily(id, device)
         for other in directory.joined(to: id) { attach(other, to: &device) }
         attachCloud(to: &device, effects: &effects)
         // Values, last updates and connectivity: from the device as it was, and from any that just moved in.
@@ -138,8 +138,13 @@ extension BridgeState {
     /// "updated device": a device the graph held changed shape.
     mutating func logUpdated(_ id: DeviceID, effects: inout BridgeEffects) {
         guard let device = graph.devices[id] else { return }
-        let family = directory[id].map { sources[$0.plugin].family } ?? device.sources.first?.family ?? ""
+        let family = sourceFamily(id, device)
         effects.log(.info, "updated device \(device.name)", ["tb.device.id": id.rawValue, "tb.source": family])
+    }
+
+    /// The family a device's log lines name: its own source's, else its first source's.
+    private func sourceFamily(_ id: DeviceID, _ device: Device) -> String {
+        directory[id].map { sources[$0.plugin].family } ?? device.sources.first?.family ?? ""
     }
 
     /// Adds a joined member's device types to `device`, each key renamed while it is taken.

@@ -170,7 +170,7 @@ struct HistoryBlock {
 
         mutating func text() -> String? {
             guard let length = signed(), length >= 0, length <= bytes.count - position else { return nil }
-            let end = position + Int(length)
+            let end = position + Int(truncatingIfNeeded: length)  // within the bytes: checked above
             defer { position = end }
             return String(decoding: bytes[position..<end], as: UTF8.self)
         }

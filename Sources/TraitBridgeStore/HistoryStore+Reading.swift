@@ -68,17 +68,13 @@ extension HistoryStore {
                     guard let key = series[id] else { continue }
                     let changes = try Self.changes(of: id, from: from, to: to, newest: limit + 1, in: db)
                     found += changes.inRange.map { ($0.key, Self.record(key, $0.entry)) }
-                    if found.count > limit + 1 {
-                        found.sort { $0.key > $1.key }
-                        found.removeLast(found.count - limit - 1)
-                    }
+                    Self.keepNewest(&found, limit + 1, key: \.key)
                     // A state holds on into the range; a notification before it is over.
                     if key.attribute != HistoryRecord.notificationAttribute, let last = changes.before {
                         before.append(Self.record(key, last))
                     }
                 }
                 // The newest `limit` in range, then oldest first.
-                found.sort { $0.key > $1.key }
                 let truncated = found.count > limit
                 let records = found.prefix(limit).reversed().map(\.record)
                 return HistoryPage(records: Array(records), before: before, truncated: truncated)
@@ -114,16 +110,8 @@ extension HistoryStore {
         let keep = max(1, newest)
         var before: (key: ChangeKey, entry: HistoryBlock.Entry)?
         var inRange: [(key: ChangeKey, entry: HistoryBlock.Entry)] = []
-        let statements = [
-            try db.cachedStatement(
-                sql: "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt >= ? AND firstAt <= ?"),
-            try db.cachedStatement(
-                sql: "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt < ? "
-                    + "ORDER BY lastAt DESC, id DESC LIMIT 1"),
-        ]
-        for (index, statement) in statements.enumerated() {
-            let arguments: StatementArguments = index == 0 ? [series, from, to] : [series, from]
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
+        func read(_ sql: String, _ arguments: StatementArguments) throws {
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             while let row = try rows.next() {
                 let block: Int64 = row[0]
                 let blob: Data = row[1]
@@ -135,18 +123,24 @@ extension HistoryStore {
                         inRange.append((key, entry))
                     }
                 }
-                if inRange.count / 2 > keep { newestOnly(&inRange, keep) }
+                if inRange.count / 2 > keep { keepNewest(&inRange, keep, key: \.key) }
             }
         }
-        newestOnly(&inRange, keep)
+        try read(
+            "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt >= ? AND firstAt <= ?",
+            [series, from, to])
+        try read(
+            "SELECT id, changes FROM historyBlock WHERE series = ? AND lastAt < ? "
+                + "ORDER BY lastAt DESC, id DESC LIMIT 1", [series, from])
+        keepNewest(&inRange, keep, key: \.key)
         inRange.reverse()
         return (before?.entry, inRange)
     }
 
-    /// Keeps the newest `count` changes, newest first.
-    static func newestOnly(_ changes: inout [(key: ChangeKey, entry: HistoryBlock.Entry)], _ count: Int) {
-        changes.sort { $0.key > $1.key }
-        if changes.count > count { changes.removeLast(changes.count - count) }
+    /// Keeps the newest `count` of `items` (by `key`), newest first.
+    static func keepNewest<Item>(_ items: inout [Item], _ count: Int, key: (Item) -> ChangeKey) {
+        items.sort { key($0) > key($1) }
+        if items.count > count { items.removeLast(items.count - count) }
     }
 
     static func address(_ text: String) -> TraitAddress? {

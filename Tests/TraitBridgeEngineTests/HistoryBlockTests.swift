@@ -108,7 +108,7 @@ struct HistoryBlockTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let queue = try DatabaseQueue(path: path + "/history.sqlite")
-        let t = Int64(t0.timeIntervalSince1970 * 1_000)
+        let t = HistoryStore.milliseconds(t0)
         try queue.write { db in
             try db.execute(
                 sql: """
